@@ -1,0 +1,28 @@
+"""The Definitions object that workspace.yaml loads: all assets, checks and resources."""
+from __future__ import annotations
+
+import os
+
+import dagster as dg
+
+from assets import checks, indexes, ingestion, knowledge_base
+from radar_pipeline.config import EncoderSpec, get_settings
+from resources import CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource, OcrResource
+
+_s = get_settings()
+
+defs = dg.Definitions(
+    assets=dg.load_assets_from_modules([ingestion, knowledge_base, indexes]),
+    asset_checks=checks.contract_checks,
+    jobs=[dg.define_asset_job("knowledge_base_job", selection=dg.AssetSelection.all(),
+                              description="Everything from source files to indexes (the README's main job).")],
+    resources={
+        "database": DatabaseResource(
+            database_url=dg.EnvVar("DATABASE_URL") if os.environ.get("DATABASE_URL") else None,
+            pgdata=str(_s.pgdata)),
+        "corpus": CorpusResource(corpus_dir=str(_s.corpus), workers=_s.workers),
+        "ocr": OcrResource(languages=_s.ocr_languages, dpi=_s.ocr_dpi),
+        "encoder": EncoderResource(**EncoderSpec().model_dump(exclude={"max_seq_length"})),
+        "index_store": IndexStoreResource(index_dir=str(_s.index_dir)),
+    },
+)

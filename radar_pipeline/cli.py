@@ -1,0 +1,126 @@
+"""The ``radar`` command line: materialize, ui, search, doctor.
+
+Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
+``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
+PostgreSQL (or using ``DATABASE_URL``), so runs show up in the Dagster UI with their lineage.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from radar_pipeline.config import PROJECT_ROOT, EncoderSpec, RadarSettings, get_settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Radar: strategic-trends knowledge base.")
+
+
+def dagster_env(settings: RadarSettings) -> dict[str, str]:
+    """Environment for Dagster child processes: storage URL, DAGSTER_HOME, corpus and state paths."""
+    from radar_pipeline import db
+
+    url = db.resolve_database_url(settings.database_url, settings.pgdata)
+    env = dict(os.environ)
+    env.update({"RADAR_PG_URL": url, "DAGSTER_HOME": str(PROJECT_ROOT), "RADAR_HOME": str(settings.home),
+                "RADAR_CORPUS_DIR": str(settings.corpus), "OMP_THREAD_LIMIT": env.get("OMP_THREAD_LIMIT", "1"),
+                "PYTHONUNBUFFERED": "1"})
+    return env
+
+
+def _dagster_bin() -> str:
+    exe = Path(sys.executable).with_name("dagster")
+    return str(exe) if exe.exists() else "dagster"
+
+
+@app.command()
+def materialize(select: str = typer.Option("*", help="Dagster asset selection, e.g. 'chunks+' or 'documents'"),
+                corpus: Optional[Path] = typer.Option(None, help="corpus root (default RADAR_CORPUS_DIR or ../shared/corpus)")):
+    """Materialize the assets (default: all of them, with their checks) into PostgreSQL and on-disk indexes."""
+    settings = get_settings(**({"corpus_dir": corpus} if corpus else {}))
+    env = dagster_env(settings)
+    typer.echo(f"corpus: {settings.corpus}\nstate: {settings.home}\nDagster runs are stored in PostgreSQL; open them with `radar ui`.")
+    cmd = [_dagster_bin(), "asset", "materialize", "-m", "assets.definitions", "--select", select]
+    rc = subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
+    raise typer.Exit(rc)
+
+
+@app.command()
+def ui(port: int = 3000, host: str = "127.0.0.1"):
+    """Start the Dagster UI (webserver + daemon) on the project's instance."""
+    env = dagster_env(get_settings())
+    typer.echo(f"Dagster UI on http://{host}:{port}")
+    raise typer.Exit(subprocess.call([_dagster_bin(), "dev", "-w", "workspace.yaml", "-h", host, "-p", str(port)],
+                                     cwd=PROJECT_ROOT, env=env))
+
+
+def _searcher(settings: RadarSettings):
+    from radar_pipeline.encoders import build_encoder
+    from radar_pipeline.retrieval.search import Searcher
+
+    encoder = build_encoder(EncoderSpec())
+    return Searcher(settings.index_dir / encoder.name, encoder)
+
+
+def _print_result(res: dict) -> None:
+    typer.echo(f"\nQ: {res['query']}   ({res['latency_ms']} ms)\n\nTop documents")
+    for d in res["documents"]:
+        typer.echo(f"  {d['rank']}. {d['score']:.4f}  {d['doc_id']}  {d['source_path']}")
+    typer.echo("\nTop passages")
+    for p in res["passages"]:
+        excerpt = " ".join(p["text"].split())[:240]
+        typer.echo(f"  {p['rank']:>2}. {p['score']:.4f}  {p['chunk_id']}  {p['source_path']} p.{p['page']}\n      {excerpt}")
+
+
+@app.command()
+def search(question: Optional[str] = typer.Argument(None, help="a question, in Spanish or English"),
+           as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+           queries: Optional[Path] = typer.Option(None, help="JSONL of {query_id, question}"),
+           out: Optional[Path] = typer.Option(None, help="JSONL output for --queries")):
+    """Top 3 documents and top 10 passages, with doc_id, chunk_id, source path, page and score."""
+    if not question and not queries:
+        raise typer.BadParameter("give a question or --queries FILE")
+    try:
+        searcher = _searcher(get_settings())
+    except FileNotFoundError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2)
+    if queries:
+        from tqdm import tqdm
+
+        lines = [json.loads(line) for line in queries.read_text(encoding="utf-8").splitlines() if line.strip()]
+        sink = out.open("w", encoding="utf-8") if out else sys.stdout
+        for q in tqdm(lines, desc="queries", disable=out is None):
+            res = searcher.search(q["question"])
+            keep_p = ("rank", "chunk_id", "doc_id", "source_path", "text", "score")
+            row = {"query_id": q["query_id"], "documents": res.documents,
+                   "passages": [{k: p[k] for k in keep_p} for p in res.passages]}
+            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+        if out:
+            sink.close()
+            typer.echo(f"wrote {len(lines)} results to {out}")
+        return
+    res = searcher.search(question).as_dict()
+    if as_json:
+        typer.echo(json.dumps(res, ensure_ascii=False, indent=1))
+    else:
+        _print_result(res)
+
+
+@app.command()
+def doctor(path: Path):
+    """What Radar makes of one file: format, encoding, language, per-page text source, status, reason."""
+    from radar_pipeline.ingest.doctor import doctor_report
+
+    if not path.exists():
+        typer.echo(f"error: no such file: {path}", err=True)
+        raise typer.Exit(2)
+    typer.echo(json.dumps(doctor_report(path), ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    app()

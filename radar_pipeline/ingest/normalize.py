@@ -1,0 +1,192 @@
+"""The one place where extracted text is cleaned.
+
+Every reader (PDF text layer, OCR, CSV/XLSX cells, JSON strings, plain text) passes its text
+through :func:`normalize_text` (or :func:`clean_value` for single cell values) so that no
+ligature code point, NUL, stray C1 control character, lone surrogate or line-break hyphen reaches
+PostgreSQL, BM25 or an encoder. :func:`json_safe` makes metadata/records storable as JSONB.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import math
+import re
+import unicodedata
+from typing import Any
+
+__all__ = [
+    "normalize_text",
+    "clean_value",
+    "strip_controls",
+    "map_c1_controls",
+    "dehyphenate",
+    "json_safe",
+]
+
+# --- character classes -------------------------------------------------------------------
+
+# cp1252 assigns printable characters to most of 0x80-0x9F; text decoded as latin-1 (or a
+# PDF/JSON that carries the raw code points) shows them as C1 controls. Map them back.
+_C1_TO_CP1252: dict[int, str] = {}
+for _b in range(0x80, 0xA0):
+    try:
+        _C1_TO_CP1252[_b] = bytes([_b]).decode("cp1252")
+    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D are undefined in cp1252
+        _C1_TO_CP1252[_b] = ""
+
+# Characters NFKC would rewrite but that carry meaning in Spanish/Portuguese text
+# ("nº 12", "1ª"): NFKC turns them into plain "o"/"a", and "nº" would become the stopword "no".
+_NFKC_PROTECT = {"\u00ba": "\ue000", "\u00aa": "\ue001"}
+_NFKC_RESTORE = {v: k for k, v in _NFKC_PROTECT.items()}
+
+# Deleted outright: C0 controls except \t and \n (\r, \v, \f are turned into \n first), DEL,
+# C1 (after the cp1252 mapping), zero-width characters, BOM, soft hyphen, replacement char,
+# private-use code points (symbol-font glyphs), lone surrogates and non-characters.
+_DELETE_RE = re.compile(
+    "[\x00-\x08\x0e-\x1f\x7f-\x9f\u200b\u200c\u200d\u2060\ufeff\u00ad\ufffd"
+    "\ue000-\uf8ff\ud800-\udfff\ufffe\uffff]"
+)
+_NEWLINE_RE = re.compile("\r\n|[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+_HSPACE_RE = re.compile(r"[^\S\n\t]+")  # horizontal whitespace except tab
+_TABRUN_RE = re.compile(r"[^\S\n]*\t[^\S\n]*")  # a tab with surrounding spaces -> one tab
+_MANY_NL_RE = re.compile(r"\n{3,}")
+_LINE_EDGE_RE = re.compile(r"[^\S\n]*\n[^\S\n]*")
+
+# A hyphen (ASCII or U+2010) ending a line right after a letter, with a letter after the break.
+_LINEBREAK_HYPHEN_RE = re.compile(r"(?P<left>[^\W\d_]+)[-\u2010]\n(?P<right>[^\W\d_]+)")
+_INLINE_COMPOUND_RE = re.compile(r"[^\W\d_]+[-\u2010][^\W\d_]+")
+
+
+def map_c1_controls(text: str) -> str:
+    """Replace U+0080-U+009F by the cp1252 character of the same byte ('\\x96' -> '–').
+
+    Bytes undefined in cp1252 (0x81, 0x8D, 0x8F, 0x90, 0x9D) are dropped.
+    """
+    if not any("\x80" <= c <= "\x9f" for c in text):
+        return text
+    return "".join(_C1_TO_CP1252.get(ord(c), c) if "\x80" <= c <= "\x9f" else c for c in text)
+
+
+def strip_controls(text: str) -> str:
+    """Remove NUL and other control/invisible code points; line breaks become ``\\n``.
+
+    Keeps ``\\n`` and ``\\t``. Stray C1 characters are first mapped through cp1252.
+    """
+    text = _NEWLINE_RE.sub("\n", text)
+    text = map_c1_controls(text)
+    return _DELETE_RE.sub("", text)
+
+
+def _nfkc(text: str) -> str:
+    if text.isascii():
+        return text
+    for k, v in _NFKC_PROTECT.items():
+        if k in text:
+            text = text.replace(k, v)
+    text = unicodedata.normalize("NFKC", text)
+    for k, v in _NFKC_RESTORE.items():
+        if k in text:
+            text = text.replace(k, v)
+    return text
+
+
+def dehyphenate(text: str) -> str:
+    """Join words split by a hyphen at a line break: ``"informa-\\nción"`` -> ``"información"``.
+
+    Hyphens inside a line are never touched ("anti-satellite", "Sierra-Nevada" stay). At a line
+    break the hyphen is kept (and the line joined) when the second part starts with a capital
+    ("Sierra-\\nNevada" -> "Sierra-Nevada") or when the same hyphenated compound occurs inside a
+    line elsewhere in the text ("anti-\\nsatellite" with "anti-satellite" elsewhere).
+    """
+    if "-\n" not in text and "\u2010\n" not in text:
+        return text
+    compounds = {m.group(0).lower().replace("\u2010", "-") for m in _INLINE_COMPOUND_RE.finditer(text)}
+
+    def repl(m: re.Match[str]) -> str:
+        left, right = m.group("left"), m.group("right")
+        keep = right[0].isupper() or f"{left}-{right}".lower() in compounds
+        return f"{left}-{right}" if keep else f"{left}{right}"
+
+    return _LINEBREAK_HYPHEN_RE.sub(repl, text)
+
+
+def normalize_text(text: str | None, *, dehyphenate_lines: bool = True) -> str:
+    """Clean extracted text for storage, BM25 and encoders.
+
+    Steps: line breaks unified to ``\\n``; stray C1 characters mapped through cp1252; NFKC
+    (expands ligatures U+FB00-U+FB06, full-width forms, odd spaces; keeps ``º``/``ª``); NUL,
+    other control characters, zero-width characters, soft hyphens, U+FFFD, private-use code
+    points and lone surrogates removed; line-break hyphenation joined (see :func:`dehyphenate`);
+    runs of spaces collapsed to one (a tab run to one tab), lines stripped, 3+ newlines reduced to
+    a blank line, the whole text stripped.
+
+    Args:
+        text: any string (``None`` gives ``""``).
+        dehyphenate_lines: join line-break hyphens (default True).
+    Returns:
+        The cleaned string; idempotent (``normalize_text(normalize_text(t)) == normalize_text(t)``).
+    """
+    if not text:
+        return ""
+    if not isinstance(text, str):
+        text = str(text)
+    text = _NEWLINE_RE.sub("\n", text)
+    text = map_c1_controls(text)
+    text = _DELETE_RE.sub("", text)  # before NFKC: private-use code points are its placeholders
+    text = _nfkc(text)
+    # NFKC can produce new line separators / controls from compatibility forms; clean after it.
+    text = _NEWLINE_RE.sub("\n", text)
+    text = _DELETE_RE.sub("", text)
+    text = _TABRUN_RE.sub("\t", text)
+    text = _HSPACE_RE.sub(" ", text)
+    text = _LINE_EDGE_RE.sub("\n", text)
+    if dehyphenate_lines:
+        text = dehyphenate(text)
+    text = _MANY_NL_RE.sub("\n\n", text)
+    return text.strip()
+
+
+def clean_value(value: str) -> str:
+    """Normalize one short field value (a CSV/XLSX cell, a JSON string): same cleaning as
+    :func:`normalize_text` but without joining line-break hyphens."""
+    return normalize_text(value, dehyphenate_lines=False)
+
+
+def json_safe(obj: Any, *, _depth: int = 0) -> Any:
+    """Return a copy of ``obj`` that ``json.dumps(..., allow_nan=False)`` accepts and that
+    PostgreSQL JSONB stores.
+
+    NaN/Infinity floats -> ``None``; strings lose NUL and other control characters (keys too);
+    dict keys become strings; tuples/sets -> lists; date/datetime/time -> ISO strings;
+    ``Decimal`` -> float (or None when not finite); bytes -> text (UTF-8, replacement dropped);
+    numpy scalars -> Python scalars; anything else -> ``str(obj)``. Nesting deeper than 100
+    levels is cut to a string.
+    """
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, str):
+        return _DELETE_RE.sub("", map_c1_controls(obj)) if not obj.isprintable() or "\ufffd" in obj else obj
+    if _depth > 100:
+        return str(obj)[:1000]
+    if isinstance(obj, dict):
+        return {str(json_safe(k, _depth=_depth + 1)): json_safe(v, _depth=_depth + 1) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [json_safe(v, _depth=_depth + 1) for v in obj]
+    if isinstance(obj, (_dt.datetime, _dt.date, _dt.time)):
+        return obj.isoformat()
+    if isinstance(obj, decimal.Decimal):
+        f = float(obj)
+        return f if math.isfinite(f) else None
+    if isinstance(obj, (bytes, bytearray)):
+        return json_safe(bytes(obj).decode("utf-8", errors="replace"), _depth=_depth + 1)
+    item = getattr(obj, "item", None)  # numpy scalar
+    if callable(item):
+        try:
+            return json_safe(item(), _depth=_depth + 1)
+        except Exception:  # noqa: BLE001 - fall through to str()
+            pass
+    return json_safe(str(obj), _depth=_depth + 1)

@@ -1,0 +1,1 @@
+"""Retrieval: candidate generation, fusion and the passage/document policy."""

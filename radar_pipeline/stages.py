@@ -1,0 +1,309 @@
+"""The knowledge-base stages as plain functions over PostgreSQL (no Dagster here).
+
+Each stage is incremental by content hash: ``documents`` only extracts files whose SHA-256 it
+has not extracted with the current extractor version; ``chunks`` only chunks documents whose
+chunker version differs; ``embeddings`` only encodes chunks whose text hash has no vector for the
+encoder. Each returns a stats dict that the Dagster assets attach as metadata. ``log`` is any
+callable taking a string (Dagster's ``context.log.info``, ``print``, a tqdm writer).
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+import polars as pl
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+from radar_pipeline import db
+from radar_pipeline.chunking import CHUNKER_VERSION, chunk_pages, text_sha
+from radar_pipeline.corpus import phenomenon_for, scan_corpus
+from radar_pipeline.encoders import Encoder
+from radar_pipeline.ingest import EXTRACTOR_VERSION, ExtractedDocument, OcrSettings, extract
+from radar_pipeline.ingest.normalize import json_safe
+from radar_pipeline.stores import faiss_store
+from radar_pipeline.stores.bm25_store import Bm25Index
+from radar_pipeline.stores.passages import save_passages
+
+Log = Callable[[str], None]
+# Statuses whose pages are chunked and indexed (a damaged/partial file keeps what was readable).
+INDEXABLE_STATUSES = ("ok", "partial", "damaged")
+
+
+def _noop(_: str) -> None:
+    pass
+
+
+# --------------------------------------------------------------------------- source_files
+def sync_source_files(engine: sa.Engine, corpus_root: Path, log: Log = _noop) -> dict:
+    """Scan ``corpus_root`` into ``source_files`` (insert/update/delete). Returns counts."""
+    t0 = time.perf_counter()
+    with engine.begin() as conn:
+        known = {r.path: r._asdict() for r in conn.execute(sa.select(db.source_files))}
+    rows = [sf.as_row() for sf in scan_corpus(corpus_root, known)]
+    seen = {r["path"] for r in rows}
+    changed = [r for r in rows if known.get(r["path"], {}).get("sha256") != r["sha256"]]
+    removed = sorted(set(known) - seen)
+    with engine.begin() as conn:
+        if removed:
+            conn.execute(sa.delete(db.source_files).where(db.source_files.c.path.in_(removed)))
+        for i in range(0, len(rows), 1000):
+            stmt = pg_insert(db.source_files).values(rows[i:i + 1000])
+            stmt = stmt.on_conflict_do_update(index_elements=["path"], set_={
+                c: stmt.excluded[c] for c in rows[0] if c != "path"})
+            conn.execute(stmt)
+    log(f"source_files: {len(rows)} files, {len(changed)} new or changed, {len(removed)} removed")
+    return {
+        "files": len(rows), "new_or_changed": len(changed), "removed": len(removed),
+        "bytes": sum(r["size_bytes"] for r in rows), "distinct_contents": len({r["sha256"] for r in rows}),
+        "by_extension": dict(Counter(r["extension"] or "(none)" for r in rows).most_common()),
+        "by_phenomenon": dict(Counter(r["phenomenon"] or "(none)" for r in rows).most_common()),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+# --------------------------------------------------------------------------- documents + pages
+def _extract_one(doc_id: str, path: str, ocr: OcrSettings) -> tuple[str, ExtractedDocument, float]:
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    t0 = time.perf_counter()
+    doc = extract(Path(path), ocr=ocr)
+    return doc_id, doc, time.perf_counter() - t0
+
+
+def _document_row(doc_id: str, sha: str, paths: list[str], size: int, doc: ExtractedDocument, seconds: float) -> dict:
+    primary = paths[0]
+    n_chars = sum(len(p.text) for p in doc.pages)
+    return {
+        "doc_id": doc_id, "sha256": sha, "source_paths": paths, "primary_path": primary,
+        "title": str(doc.metadata.get("title") or Path(primary).stem)[:500],
+        "format": doc.format, "status": doc.status, "reason": doc.reason, "encoding": doc.encoding,
+        "language": doc.language, "phenomenon": phenomenon_for(primary), "is_tabular": doc.is_tabular,
+        "n_pages": len(doc.pages), "n_pages_total": doc.n_pages_total or len(doc.pages),
+        "n_ocr_pages": sum(1 for p in doc.pages if "ocr" in p.source), "n_chars": n_chars,
+        "size_bytes": size, "extractor_version": EXTRACTOR_VERSION, "extract_seconds": round(seconds, 4),
+        "chunker_version": None,
+        "metadata": json_safe(doc.metadata), "warnings": json_safe(list(doc.warnings)),
+    }
+
+
+def _store_document(engine: sa.Engine, row: dict, doc: ExtractedDocument) -> None:
+    page_rows = [{"doc_id": row["doc_id"], "page_no": p.page_no, "text": p.text, "source": p.source,
+                  "reason": p.reason, "ocr_rotation": p.ocr_rotation, "status": p.status} for p in doc.pages]
+    with engine.begin() as conn:
+        conn.execute(sa.delete(db.documents).where(db.documents.c.doc_id == row["doc_id"]))  # cascades
+        conn.execute(db.documents.insert(), [row])
+        for i in range(0, len(page_rows), 2000):
+            conn.execute(db.pages.insert(), page_rows[i:i + 2000])
+
+
+def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, workers: int = 2,
+                      log: Log = _noop, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Materialize ``documents`` and ``pages`` from ``source_files``; only new contents are read.
+
+    A file that cannot be read still gets a ``documents`` row with its status and reason. Worker
+    processes isolate crashes in native readers (a crashed worker marks its file ``corrupt``).
+    """
+    t0 = time.perf_counter()
+    with engine.begin() as conn:
+        files = conn.execute(sa.select(db.source_files).order_by(db.source_files.c.path)).all()
+        existing = {r.doc_id: r for r in conn.execute(sa.select(
+            db.documents.c.doc_id, db.documents.c.extractor_version, db.documents.c.source_paths))}
+    groups: dict[str, list] = defaultdict(list)
+    for f in files:
+        groups[f.doc_id].append(f)
+    todo = [d for d in groups if d not in existing or existing[d].extractor_version != EXTRACTOR_VERSION]
+    orphans = sorted(set(existing) - set(groups))
+    with engine.begin() as conn:
+        if orphans:
+            conn.execute(sa.delete(db.documents).where(db.documents.c.doc_id.in_(orphans)))
+        for d, fs in groups.items():  # keep path lists current for unchanged contents
+            paths = sorted(f.path for f in fs)
+            if d in existing and d not in todo and existing[d].source_paths != paths:
+                conn.execute(sa.update(db.documents).where(db.documents.c.doc_id == d).values(
+                    source_paths=paths, primary_path=paths[0], phenomenon=phenomenon_for(paths[0])))
+    log(f"documents: {len(groups)} contents, {len(todo)} to extract, {len(orphans)} removed")
+    # largest first so one big PDF does not finish the run alone
+    todo.sort(key=lambda d: -groups[d][0].size_bytes)
+    done = 0
+    timings: dict[str, list[float]] = defaultdict(list)
+    pages_by_fmt: Counter = Counter()
+
+    def handle(doc_id: str, doc: ExtractedDocument, seconds: float) -> None:
+        nonlocal done
+        fs = groups[doc_id]
+        paths = sorted(f.path for f in fs)
+        row = _document_row(doc_id, fs[0].sha256, paths, fs[0].size_bytes, doc, seconds)
+        _store_document(engine, row, doc)
+        timings[doc.format].append(seconds)
+        pages_by_fmt[doc.format] += len(doc.pages)
+        done += 1
+        if progress:
+            progress(done, len(todo))
+        if doc.status != "ok":
+            log(f"{paths[0]}: {doc.status} ({doc.reason})")
+        elif done % 100 == 0 or done == len(todo):
+            log(f"documents: {done}/{len(todo)} extracted")
+
+    if workers <= 1:
+        for d in todo:
+            handle(*_extract_one(d, str(corpus_root / groups[d][0].path), ocr))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futs = {pool.submit(_extract_one, d, str(corpus_root / groups[d][0].path), ocr): d for d in todo}
+            for fut in as_completed(futs):
+                d = futs[fut]
+                try:
+                    handle(*fut.result())
+                except Exception as exc:  # a worker died (native crash) or storing failed
+                    failed = ExtractedDocument(format="unknown", status="corrupt",
+                                               reason=f"extraction crashed: {type(exc).__name__}: {exc}"[:500], pages=[])
+                    handle(d, failed, 0.0)
+    with engine.begin() as conn:
+        status_counts = dict(conn.execute(sa.select(db.documents.c.status, sa.func.count()).group_by(db.documents.c.status)).all())
+        failed_rows = conn.execute(sa.select(db.documents.c.primary_path, db.documents.c.status, db.documents.c.reason)
+                                   .where(db.documents.c.status != "ok").order_by(db.documents.c.primary_path)).all()
+        n_pages, n_ocr = conn.execute(sa.select(sa.func.count(), sa.func.count().filter(db.pages.c.source.like("%ocr%")))).one()
+    return {
+        "documents": len(groups), "extracted_now": len(todo), "removed": len(orphans),
+        "pages": int(n_pages), "ocr_pages": int(n_ocr), "by_status": status_counts,
+        "not_ok": [f"{r.primary_path}: {r.status} ({r.reason})" for r in failed_rows],
+        "seconds_by_format": {k: round(sum(v), 2) for k, v in timings.items()},
+        "files_by_format": {k: len(v) for k, v in timings.items()},
+        "pages_by_format": dict(pages_by_fmt),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+# --------------------------------------------------------------------------- chunks
+def chunk_documents(engine: sa.Engine, *, budget: int = 500, overlap: float = 0.15, tabular_max_chunks: int = 400,
+                    log: Log = _noop) -> dict:
+    """Materialize ``chunks`` for documents not yet chunked with ``CHUNKER_VERSION``."""
+    t0 = time.perf_counter()
+    d = db.documents
+    with engine.begin() as conn:
+        todo = conn.execute(sa.select(d.c.doc_id, d.c.language, d.c.is_tabular, d.c.phenomenon, d.c.status)
+                            .where(sa.or_(d.c.chunker_version.is_(None), d.c.chunker_version != CHUNKER_VERSION))).all()
+    made = 0
+    for i, doc in enumerate(todo, 1):
+        with engine.begin() as conn:
+            conn.execute(sa.delete(db.chunks).where(db.chunks.c.doc_id == doc.doc_id))
+            new = []
+            if doc.status in INDEXABLE_STATUSES:
+                page_rows = conn.execute(sa.select(db.pages.c.page_no, db.pages.c.text)
+                                         .where(db.pages.c.doc_id == doc.doc_id).order_by(db.pages.c.page_no)).all()
+                new = chunk_pages(doc.doc_id, [(r.page_no, r.text) for r in page_rows], language=doc.language,
+                                  tabular=doc.is_tabular, budget=budget, overlap=overlap,
+                                  tabular_max_chunks=tabular_max_chunks)
+            rows = [{"chunk_id": c.chunk_id, "doc_id": c.doc_id, "seq": c.seq, "text": c.text, "text_sha": c.text_sha,
+                     "page_start": c.page_start, "page_end": c.page_end, "n_tokens": c.n_tokens,
+                     "n_sentences": c.n_sentences, "language": doc.language, "phenomenon": doc.phenomenon,
+                     "chunker_version": CHUNKER_VERSION} for c in new]
+            for j in range(0, len(rows), 2000):
+                conn.execute(db.chunks.insert(), rows[j:j + 2000])
+            conn.execute(sa.update(d).where(d.c.doc_id == doc.doc_id).values(chunker_version=CHUNKER_VERSION))
+        made += len(new)
+        if i % 200 == 0 or i == len(todo):
+            log(f"chunks: {i}/{len(todo)} documents chunked, {made} chunks")
+    with engine.begin() as conn:
+        total, tokens = conn.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.avg(db.chunks.c.n_tokens), 0))).one()
+        capped = conn.execute(sa.text(
+            "SELECT count(*) FROM (SELECT c.doc_id FROM chunks c JOIN documents d USING (doc_id) "
+            "WHERE d.is_tabular GROUP BY c.doc_id HAVING count(*) >= :cap) s"), {"cap": tabular_max_chunks}).scalar()
+    return {"documents_chunked_now": len(todo), "chunks_made_now": made, "chunks": int(total),
+            "mean_tokens": round(float(tokens), 1), "tabular_files_at_cap": int(capped),
+            "chunker_version": CHUNKER_VERSION, "seconds": round(time.perf_counter() - t0, 3)}
+
+
+# --------------------------------------------------------------------------- embeddings
+def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, log: Log = _noop,
+                 progress: Callable[[int, int], None] | None = None) -> dict:
+    """Encode every chunk whose text has no vector for ``encoder.name`` (cache by text hash)."""
+    t0 = time.perf_counter()
+    c, e = db.chunks, db.embeddings
+    missing = (sa.select(c.c.chunk_id, c.c.text, c.c.text_sha)
+               .select_from(c.outerjoin(e, sa.and_(e.c.chunk_id == c.c.chunk_id, e.c.encoder == encoder.name)))
+               .where(sa.or_(e.c.chunk_id.is_(None), e.c.text_sha != c.c.text_sha)).order_by(c.c.chunk_id))
+    with engine.begin() as conn:
+        todo = conn.execute(missing).all()
+    encode_seconds = 0.0
+    for i in range(0, len(todo), batch_size):
+        batch = todo[i:i + batch_size]
+        t1 = time.perf_counter()
+        vecs = encoder.encode_passages([r.text for r in batch])
+        encode_seconds += time.perf_counter() - t1
+        rows = [{"chunk_id": r.chunk_id, "encoder": encoder.name, "text_sha": r.text_sha, "dim": encoder.dim,
+                 "embedding": v} for r, v in zip(batch, vecs)]
+        stmt = pg_insert(e).values(rows)
+        stmt = stmt.on_conflict_do_update(index_elements=["chunk_id", "encoder"],
+                                          set_={"text_sha": stmt.excluded.text_sha, "embedding": stmt.excluded.embedding,
+                                                "dim": stmt.excluded.dim})
+        with engine.begin() as conn:
+            conn.execute(stmt)
+        done = min(i + batch_size, len(todo))
+        if progress:
+            progress(done, len(todo))
+        if (i // batch_size) % 10 == 0 or done == len(todo):
+            log(f"embeddings[{encoder.name}]: {done}/{len(todo)} encoded")
+    with engine.begin() as conn:
+        total = conn.execute(sa.select(sa.func.count()).select_from(e).where(e.c.encoder == encoder.name)).scalar()
+    return {"encoder": encoder.name, "encoder_version": encoder.version, "dim": encoder.dim,
+            "encoded_now": len(todo), "vectors": int(total),
+            "passages_per_second": round(len(todo) / encode_seconds, 2) if encode_seconds else None,
+            "seconds": round(time.perf_counter() - t0, 3)}
+
+
+# --------------------------------------------------------------------------- indexes
+def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFrame, np.ndarray]:
+    """All embedded chunks of ``encoder_name`` with their metadata, in (doc_id, seq) order, and the
+    aligned vector matrix (float32, (n, dim))."""
+    q = sa.text(
+        "SELECT c.chunk_id, c.doc_id, d.primary_path AS source_path, d.title, c.page_start, c.page_end, "
+        "c.phenomenon, c.language, c.text, e.embedding FROM chunks c JOIN documents d USING (doc_id) "
+        "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.encoder = :enc AND e.text_sha = c.text_sha "
+        "ORDER BY c.doc_id, c.seq")
+    with engine.connect() as conn:
+        conn = conn.execution_options(stream_results=True)
+        rows = conn.execute(q.columns(embedding=db.embeddings.c.embedding.type), {"enc": encoder_name}).all()
+    frame = pl.DataFrame([r._asdict() for r in rows], schema_overrides={"page_start": pl.Int32, "page_end": pl.Int32},
+                         infer_schema_length=None) if rows else pl.DataFrame(
+        schema={"chunk_id": pl.Utf8, "doc_id": pl.Utf8, "source_path": pl.Utf8, "title": pl.Utf8,
+                "page_start": pl.Int32, "page_end": pl.Int32, "phenomenon": pl.Utf8, "language": pl.Utf8,
+                "text": pl.Utf8, "embedding": pl.Object})
+    vectors = np.vstack([np.asarray(r.embedding, dtype=np.float32) for r in rows]) if rows else np.zeros((0, 1), np.float32)
+    return frame.drop("embedding"), vectors
+
+
+def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
+    """Write ``faiss.index`` + ``passages.parquet`` (row-aligned) under ``index_dir``."""
+    t0 = time.perf_counter()
+    frame, vectors = load_passage_frame(engine, encoder_name)
+    if frame.height == 0:
+        raise ValueError(f"no embeddings for encoder {encoder_name!r}: materialize embeddings first")
+    t1 = time.perf_counter()
+    index = faiss_store.build_flat_ip(vectors)
+    build_s = time.perf_counter() - t1
+    faiss_store.save_index(index, index_dir)
+    save_passages(frame, index_dir)
+    (index_dir / "manifest.json").write_text(json.dumps({"encoder": encoder_name, "rows": frame.height,
+                                                         "dim": int(vectors.shape[1])}, indent=1))
+    log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}")
+    return {"rows": frame.height, "dim": int(vectors.shape[1]), "build_seconds": round(build_s, 3),
+            "seconds": round(time.perf_counter() - t0, 3), "path": str(index_dir)}
+
+
+def build_bm25_index(index_dir: Path, log: Log = _noop) -> dict:
+    """BM25 over the same passage table the FAISS index wrote (same row order)."""
+    from radar_pipeline.stores.passages import load_passages
+
+    t0 = time.perf_counter()
+    frame = load_passages(index_dir)
+    index = Bm25Index.build(frame["text"].to_list())
+    index.save(index_dir)
+    log(f"bm25_index: {frame.height} passages, {len(index.vocab)} terms")
+    return {"rows": frame.height, "vocabulary": len(index.vocab), "seconds": round(time.perf_counter() - t0, 3)}

@@ -1,0 +1,38 @@
+"""Exact inner-product search with FAISS ``IndexFlatIP`` over unit vectors (= cosine)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+FAISS_FILE = "faiss.index"
+
+
+def build_flat_ip(vectors: np.ndarray) -> faiss.Index:
+    """An ``IndexFlatIP`` holding ``vectors`` (float32, shape (n, d), unit-normalised)."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    index = faiss.IndexFlatIP(vectors.shape[1])
+    index.add(vectors)
+    return index
+
+
+def save_index(index: faiss.Index, index_dir: Path) -> Path:
+    index_dir.mkdir(parents=True, exist_ok=True)
+    path = index_dir / FAISS_FILE
+    faiss.write_index(index, str(path))
+    return path
+
+
+def load_index(index_dir: Path) -> faiss.Index:
+    """Read the index. Raises ``FileNotFoundError`` when it was never built."""
+    path = index_dir / FAISS_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"no FAISS index at {path}: materialize faiss_index first")
+    return faiss.read_index(str(path))
+
+
+def search(index: faiss.Index, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-``k`` rows per query: ``(scores, row_ids)``, both shape (n_queries, k); missing = -1."""
+    k = min(k, index.ntotal) or 1
+    return index.search(np.ascontiguousarray(queries, dtype=np.float32), k)

@@ -1,0 +1,50 @@
+"""pgvector: HNSW (cosine) partial expression index per encoder over ``embeddings``.
+
+HNSW: Malkov & Yashunin 2018 (IEEE TPAMI); pgvector defaults ``m=16``, ``ef_construction=64``.
+The index is built on ``embedding::vector(dim)`` restricted to one encoder, so encoders of
+different dimensions share one table; queries must use the same expression and predicate.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import sqlalchemy as sa
+
+
+def hnsw_index_name(encoder: str) -> str:
+    return "embeddings_hnsw_" + re.sub(r"[^a-z0-9_]", "_", encoder.lower())[:40]
+
+
+def ensure_hnsw_index(engine: sa.Engine, encoder: str, dim: int, m: int = 16, ef_construction: int = 64) -> bool:
+    """Create the encoder's HNSW index if missing; return True when it was created now.
+
+    New rows inserted later are added to the graph by PostgreSQL itself (no rebuild needed).
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_\-.]+", encoder):
+        raise ValueError(f"unsafe encoder name {encoder!r}")
+    name = hnsw_index_name(encoder)
+    with engine.begin() as conn:
+        exists = conn.execute(sa.text("SELECT to_regclass(:n) IS NOT NULL"), {"n": name}).scalar()
+        if exists:
+            return False
+        conn.execute(sa.text("SET maintenance_work_mem = '512MB'"))
+        conn.execute(sa.text(
+            f"CREATE INDEX {name} ON embeddings USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) "
+            f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) WHERE encoder = '{encoder}'"
+        ))
+    return True
+
+
+def search_pgvector(engine: sa.Engine, encoder: str, dim: int, query: np.ndarray, k: int = 10,
+                    ef_search: int = 100) -> list[tuple[str, float]]:
+    """Approximate top-``k`` ``(chunk_id, cosine_similarity)`` for one unit query vector of ``dim``."""
+    vec = "[" + ",".join(f"{x:.7g}" for x in np.asarray(query, dtype=np.float32).ravel()) + "]"
+    with engine.begin() as conn:
+        conn.execute(sa.text(f"SET LOCAL hnsw.ef_search = {int(ef_search)}"))
+        rows = conn.execute(sa.text(
+            f"SELECT chunk_id, 1 - ((embedding::vector({int(dim)})) <=> CAST(:q AS vector({int(dim)}))) AS score "
+            f"FROM embeddings WHERE encoder = :enc "
+            f"ORDER BY (embedding::vector({int(dim)})) <=> CAST(:q AS vector({int(dim)})) LIMIT :k"
+        ), {"q": vec, "enc": encoder, "k": int(k)}).all()
+    return [(r[0], float(r[1])) for r in rows]

