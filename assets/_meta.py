@@ -1,5 +1,4 @@
 """Small helpers that turn stage stats into Dagster metadata."""
-from __future__ import annotations
 
 from typing import Any
 

@@ -1,5 +1,4 @@
 """Asset checks: every table's pandera contract, validated on the rows actually stored."""
-from __future__ import annotations
 
 import dagster as dg
 import pandera.polars as pa

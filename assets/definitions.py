@@ -1,5 +1,4 @@
 """The Definitions object that workspace.yaml loads: all assets, checks and resources."""
-from __future__ import annotations
 
 import os
 

@@ -1,5 +1,4 @@
 """faiss_index, pgvector_index and bm25_index over the embedded chunks."""
-from __future__ import annotations
 
 import time
 

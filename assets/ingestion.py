@@ -1,5 +1,4 @@
 """source_files → documents + pages."""
-from __future__ import annotations
 
 import sqlalchemy as sa
 import dagster as dg
@@ -26,12 +25,11 @@ def source_files(context: dg.AssetExecutionContext, database: DatabaseResource, 
 
 @dg.multi_asset(
     group_name="ingestion",
-    deps=[source_files],
     specs=[
-        dg.AssetSpec("documents", kinds={"postgres"}, skippable=False,
+        dg.AssetSpec("documents", kinds={"postgres"}, skippable=False, deps=[source_files],
                      description="One row per distinct content: format, status (ok/partial/damaged/encrypted/corrupt/"
                                  "empty/unsupported) and reason, language, pages, source paths."),
-        dg.AssetSpec("pages", kinds={"postgres"}, deps=["documents"],
+        dg.AssetSpec("pages", kinds={"postgres"}, deps=[source_files],
                      description="Normalized text per PDF page (text layer or OCR, with the reason) or per record "
                                  "of a tabular file."),
     ],

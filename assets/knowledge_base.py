@@ -1,5 +1,4 @@
 """chunks → embeddings."""
-from __future__ import annotations
 
 import sqlalchemy as sa
 import dagster as dg

@@ -6,10 +6,8 @@ Conventions shared by all functions:
 
 - Ranks are 1-based; ``k`` is a cut-off (the first ``k`` items of the ranking) and must be >= 1.
 - Id-based metrics (precision, recall, MRR, F1) de-duplicate the ranked ids in rank order before
-  cutting at ``k`` (a repeated id is not a second hit), as ``trec_eval`` does when a run lists a
-  document twice.
-- A query with no relevant item scores 0.0 (the ``trec_eval`` convention for queries that are in
-  the qrels with no relevant document); callers decide whether such queries belong in a mean.
+  cutting at ``k``: a repeated id is neither a second hit nor a second miss.
+- A query with no relevant item scores 0.0; callers decide whether such queries belong in a mean.
 
 Sources: Järvelin & Kekäläinen (2002), "Cumulated gain-based evaluation of IR techniques", ACM
 TOIS 20(4); Voorhees (1999), "The TREC-8 question answering track report" (reciprocal rank);
@@ -61,8 +59,10 @@ def dcg_at_k(gains: Sequence[float], k: int = 10) -> float:
     """Discounted cumulative gain of the first ``k`` gains: ``sum_i gain_i / log2(i + 1)``, i 1-based.
 
     Linear gain (the gain *is* the relevance grade), the formulation of Järvelin & Kekäläinen
-    (2002) with a log2 discount applied from rank 1, which is what ``trec_eval -m ndcg`` computes.
-    (The "exponential" variant ``2^grade - 1`` of Burges et al. 2005 is *not* used.)
+    (2002) with a log2(rank + 1) discount from rank 1, as computed by NIST ``trec_eval`` 9.x
+    (``m_ndcg.c``: ``gain / log2(i + 2)`` for 0-based ``i``, default gain = relevance level;
+    ``ndcg_cut.k`` cuts at ``k``). The "exponential" gain ``2^grade - 1`` (Burges et al. 2005)
+    is *not* used.
 
     Raises ``ValueError`` for ``k < 1`` or a negative or non-finite gain.
     """
@@ -77,7 +77,7 @@ def dcg_at_k(gains: Sequence[float], k: int = 10) -> float:
 
 
 def ndcg_at_k(ranked_gains: Sequence[float], ideal_gains: Sequence[float], k: int = 10) -> float:
-    """Normalised DCG at ``k`` with graded relevance and linear gain (``trec_eval``'s ``ndcg``).
+    """Normalised DCG at ``k`` with graded relevance and linear gain (``trec_eval``'s ``ndcg_cut.k``).
 
     ``ranked_gains[i]`` is the relevance grade (e.g. 0/1/2) of the item at rank ``i + 1`` of the
     run; unjudged items count as 0. ``ideal_gains`` is the multiset of *all* judged grades of the
@@ -143,7 +143,7 @@ def mrr_at_k(ranked_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable], k
 
 
 def f1_at_k(ranked_doc_ids: Sequence[Hashable], relevant_doc_ids: Iterable[Hashable], k: int = 3) -> float:
-    """F1 at ``k`` as the Codefest Ad Astra 2026 challenge scored documents.
+    """F1 at ``k`` with the Codefest Ad Astra 2026 challenge's recall normalisation (documents).
 
     With ``hits = |top-k ∩ relevant|`` over the first ``k`` *distinct* document ids:
 

@@ -11,7 +11,13 @@ import polars as pl
 PHENOMENA = ["ai_military", "space_security", "territorial"]
 STATUSES = ["ok", "partial", "damaged", "encrypted", "corrupt", "empty", "unsupported"]
 PAGE_SOURCES = ["text_layer", "ocr", "text_layer+ocr", "record", "plain"]
-NUL_FREE = pa.Check(lambda s: ~s.str.contains("\x00", literal=True), element_wise=False, name="no_nul")
+NUL_FREE = pa.Check(lambda data: data.lazyframe.select(~pl.col(data.key).str.contains("\x00", literal=True)),
+                    name="no_nul")
+
+
+def _frame_check(expr: pl.Expr, name: str) -> pa.Check:
+    """A row-wise check over the whole frame (pandera-polars passes ``PolarsData``)."""
+    return pa.Check(lambda data: data.lazyframe.select(expr), name=name)
 
 SourceFilesSchema = pa.DataFrameSchema({
     "path": pa.Column(pl.Utf8, unique=True),
@@ -29,16 +35,16 @@ DocumentsSchema = pa.DataFrameSchema({
     "status": pa.Column(pl.Utf8, pa.Check.isin(STATUSES)),
     "reason": pa.Column(pl.Utf8, nullable=True),
     "language": pa.Column(pl.Utf8, pa.Check.isin(["en", "es", "pt"]), nullable=True),
-    "n_pages": pa.Column(pl.Int32, pa.Check.ge(0)),
+    "n_pages": pa.Column(pl.Int64, pa.Check.ge(0)),
     "n_chars": pa.Column(pl.Int64, pa.Check.ge(0)),
 }, strict=False, checks=[
     # a failed file always says why
-    pa.Check(lambda df: (pl.col("status") == "ok") | pl.col("reason").is_not_null(), name="failure_has_reason"),
+    _frame_check((pl.col("status") == "ok") | pl.col("reason").is_not_null(), "failure_has_reason"),
 ])
 
 PagesSchema = pa.DataFrameSchema({
     "doc_id": pa.Column(pl.Utf8),
-    "page_no": pa.Column(pl.Int32, pa.Check.ge(1)),
+    "page_no": pa.Column(pl.Int64, pa.Check.ge(1)),
     "source": pa.Column(pl.Utf8, pa.Check.isin(PAGE_SOURCES)),
     "text": pa.Column(pl.Utf8, NUL_FREE),
 }, strict=False, unique=["doc_id", "page_no"])
@@ -46,20 +52,20 @@ PagesSchema = pa.DataFrameSchema({
 ChunksSchema = pa.DataFrameSchema({
     "chunk_id": pa.Column(pl.Utf8, unique=True),
     "doc_id": pa.Column(pl.Utf8),
-    "seq": pa.Column(pl.Int32, pa.Check.ge(0)),
+    "seq": pa.Column(pl.Int64, pa.Check.ge(0)),
     "text": pa.Column(pl.Utf8, [NUL_FREE, pa.Check.str_length(min_value=1)]),
-    "n_tokens": pa.Column(pl.Int32, pa.Check.gt(0)),
-    "page_start": pa.Column(pl.Int32, pa.Check.ge(1)),
-    "page_end": pa.Column(pl.Int32, pa.Check.ge(1)),
+    "n_tokens": pa.Column(pl.Int64, pa.Check.gt(0)),
+    "page_start": pa.Column(pl.Int64, pa.Check.ge(1)),
+    "page_end": pa.Column(pl.Int64, pa.Check.ge(1)),
 }, strict=False, checks=[
-    pa.Check(lambda df: pl.col("chunk_id") == pl.col("doc_id") + "-" + pl.col("seq").cast(pl.Utf8), name="chunk_id_is_doc_seq"),
-    pa.Check(lambda df: pl.col("page_end") >= pl.col("page_start"), name="page_span_ordered"),
+    _frame_check(pl.col("chunk_id") == pl.col("doc_id") + "-" + pl.col("seq").cast(pl.Utf8), "chunk_id_is_doc_seq"),
+    _frame_check(pl.col("page_end") >= pl.col("page_start"), "page_span_ordered"),
 ])
 
 EmbeddingsSchema = pa.DataFrameSchema({
     "chunk_id": pa.Column(pl.Utf8),
     "encoder": pa.Column(pl.Utf8),
-    "dim": pa.Column(pl.Int32, pa.Check.gt(0)),
+    "dim": pa.Column(pl.Int64, pa.Check.gt(0)),
     "norm": pa.Column(pl.Float64, pa.Check.in_range(0.999, 1.001)),
 }, strict=False, unique=["chunk_id", "encoder"])
 

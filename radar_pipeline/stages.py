@@ -27,6 +27,7 @@ from radar_pipeline.corpus import phenomenon_for, scan_corpus
 from radar_pipeline.encoders import Encoder
 from radar_pipeline.ingest import EXTRACTOR_VERSION, ExtractedDocument, OcrSettings, extract
 from radar_pipeline.ingest.normalize import json_safe
+from radar_pipeline.retrieval.phenomenon import compute_centroids, save_centroids
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
 from radar_pipeline.stores.passages import save_passages
@@ -290,6 +291,7 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     build_s = time.perf_counter() - t1
     faiss_store.save_index(index, index_dir)
     save_passages(frame, index_dir)
+    save_centroids(compute_centroids(vectors, frame["phenomenon"].to_list()), index_dir)
     (index_dir / "manifest.json").write_text(json.dumps({"encoder": encoder_name, "rows": frame.height,
                                                          "dim": int(vectors.shape[1])}, indent=1))
     log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}")

@@ -1,5 +1,4 @@
 """PostgreSQL (+pgvector) for every asset: ``DATABASE_URL`` when set, else the embedded server."""
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Optional

@@ -1,6 +1,5 @@
 """The dense encoder, configurable in the launchpad: offline USE by default, any local
 sentence-transformers model with explicit pooling and prefixes otherwise."""
-from __future__ import annotations
 
 from dagster import ConfigurableResource
 from pydantic import Field

@@ -1,5 +1,4 @@
 """Where the corpus is read from, where on-disk indexes go, and how OCR runs."""
-from __future__ import annotations
 
 from pathlib import Path
 

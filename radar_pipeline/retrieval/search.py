@@ -1,21 +1,54 @@
-"""Search over the materialized indexes: the engine behind ``radar search`` and the API.
+"""Search over the materialized indexes: the engine behind ``radar search``, the evals and the API.
 
-Loads the row-aligned passage table, the FAISS index and the BM25 index of one encoder from the
-index directory (no raw corpus, no PostgreSQL), then applies ``policy``. Dense-only for now.
+Loads one encoder's row-aligned passage table, FAISS index, BM25 index and phenomenon centroids
+from the index directory (no raw corpus, no PostgreSQL), then:
+
+1. candidates: top ``candidates`` rows from each enabled ranker (dense FAISS; BM25 on the
+   question plus its glossary expansion);
+2. every candidate gets both rankers' exact scores (dense by dot product with its stored vector,
+   BM25 from the full score vector), each min–max normalised over that ranker's own top list and
+   clipped to [0, 1], then fused (convex combination or RRF);
+3. phenomenon boost (× ``phenomenon_boost`` for passages of the predicted phenomenon, never a
+   filter);
+4. ``policy``: passages (dedupe, ≤ 3 per document, top 10) and documents (mean of best 2, top 3).
+
+Every rule is a field of ``RetrievalConfig`` so evaluations can switch it off and measure it.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from radar_pipeline.encoders import Encoder
+from radar_pipeline.retrieval.fusion import convex_fusion, rrf
+from radar_pipeline.retrieval.glossary import expand_query
+from radar_pipeline.retrieval.phenomenon import load_centroids, predict_phenomenon
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 from radar_pipeline.stores import faiss_store
-from radar_pipeline.stores.bm25_store import Bm25Index
-from radar_pipeline.stores.passages import load_passages
+from radar_pipeline.stores.bm25_store import Bm25Index, tokenize
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """A named, switchable retrieval configuration (see evals/README.md for measurements)."""
+
+    name: str = "default"
+    candidates: int = 200            # per ranker; SPEC: measured saturation point of the original
+    dense_weight: float = 1.0
+    bm25_weight: float = 0.0
+    fusion: str = "convex"           # "convex" | "rrf"
+    glossary_bm25: bool = True       # add glossary English terms to the BM25 query
+    glossary_dense: bool = False     # also encode "question + English terms" for the dense query
+    phenomenon_boost: float = 1.05   # × on passages of the question's phenomenon; 1.0 = off
+    passage_ranking: str = "fused"   # "fused" | "dense": which score orders passages
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+
+    def with_(self, **changes) -> "RetrievalConfig":
+        return replace(self, **changes)
 
 
 @dataclass
@@ -25,6 +58,7 @@ class SearchResult:
     query: str
     documents: list[dict] = field(default_factory=list)
     passages: list[dict] = field(default_factory=list)
+    phenomenon: str | None = None
     latency_ms: float = 0.0
 
     def as_dict(self) -> dict:
@@ -32,44 +66,108 @@ class SearchResult:
 
 
 class Searcher:
-    """Query-time view of one encoder's indexes. Thread-safe for reads."""
+    """Query-time view of one encoder's indexes. Read-only after construction."""
 
-    def __init__(self, index_dir: Path, encoder: Encoder, policy: PolicyConfig | None = None, candidates: int = 200):
+    def __init__(self, index_dir: Path, encoder: Encoder, config: RetrievalConfig | None = None):
         self.index_dir = index_dir
         self.encoder = encoder
-        self.policy = policy or PolicyConfig()
-        self.candidates = candidates
-        self.passages: pl.DataFrame = load_passages(index_dir)
+        self.config = config or RetrievalConfig()
+        self.passages: pl.DataFrame = load_passages_frame(index_dir)
         self.faiss = faiss_store.load_index(index_dir)
+        if self.faiss.ntotal != self.passages.height:
+            raise ValueError(f"index/passage table mismatch: {self.faiss.ntotal} vs {self.passages.height} rows")
+        self.vectors = self.faiss.reconstruct_n(0, self.faiss.ntotal)
         try:
             self.bm25: Bm25Index | None = Bm25Index.load(index_dir)
         except FileNotFoundError:
             self.bm25 = None
-        cols = self.passages
-        self._chunk_ids = cols["chunk_id"].to_list()
-        self._doc_ids = cols["doc_id"].to_list()
-        self._paths = cols["source_path"].to_list()
-        self._texts = cols["text"].to_list()
-        self._pages = cols["page_start"].to_list()
-        self._titles = cols["title"].to_list()
+        self.centroids = load_centroids(index_dir)
+        p = self.passages
+        self._chunk_ids = p["chunk_id"].to_list()
+        self._doc_ids = p["doc_id"].to_list()
+        self._paths = p["source_path"].to_list()
+        self._texts = p["text"].to_list()
+        self._pages = p["page_start"].to_list()
+        self._titles = p["title"].to_list()
+        self._phen = np.array([x or "" for x in p["phenomenon"].to_list()])
+
+    # ------------------------------------------------------------------ rankers
+    def query_vector(self, question: str, cfg: RetrievalConfig) -> np.ndarray:
+        q = self.encoder.encode_queries([question])[0]
+        if cfg.glossary_dense:
+            extra = expand_query(question)
+            if extra:
+                q2 = self.encoder.encode_queries([f"{question} {extra}"])[0]
+                q = q + q2
+                q = q / (np.linalg.norm(q) or 1.0)
+        return q.astype(np.float32)
+
+    def dense_run(self, qvec: np.ndarray, k: int) -> dict[int, float]:
+        scores, rows = faiss_store.search(self.faiss, qvec[None, :], k)
+        return {int(r): float(s) for s, r in zip(scores[0], rows[0]) if r >= 0}
+
+    def bm25_scores(self, question: str, cfg: RetrievalConfig) -> np.ndarray | None:
+        if self.bm25 is None:
+            return None
+        text = f"{question} {expand_query(question)}" if cfg.glossary_bm25 else question
+        toks = [t for t in tokenize(text) if t in self.bm25.vocab]
+        if not toks:
+            return np.zeros(self.passages.height, dtype=np.float32)
+        return np.asarray(self.bm25.retriever.get_scores(toks), dtype=np.float32)
+
+    @staticmethod
+    def _top(scores: np.ndarray, k: int) -> dict[int, float]:
+        k = min(k, scores.shape[0])
+        idx = np.argpartition(-scores, k - 1)[:k]
+        return {int(i): float(scores[i]) for i in idx if scores[i] > 0}
+
+    # ------------------------------------------------------------------ search
+    def candidates(self, question: str, cfg: RetrievalConfig | None = None) -> tuple[list[Candidate], list[Candidate], str | None]:
+        """``(fused candidates, dense-ordered candidates, predicted phenomenon)``; scores include the boost."""
+        cfg = cfg or self.config
+        qvec = self.query_vector(question, cfg)
+        runs, weights = [], []
+        dense = self.dense_run(qvec, cfg.candidates)
+        bm25_all = self.bm25_scores(question, cfg) if cfg.bm25_weight > 0 else None
+        bm25 = self._top(bm25_all, cfg.candidates) if bm25_all is not None else {}
+        union = set(dense) | set(bm25)
+        if cfg.dense_weight > 0:
+            # exact dense scores for BM25-only candidates, normalised on the dense list's range
+            lo, hi = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)
+            rows = np.fromiter(union, dtype=np.int64)
+            exact = self.vectors[rows] @ qvec
+            full = {int(r): float(s) for r, s in zip(rows, exact)}
+            runs.append(_clip_norm(full, lo, hi) if cfg.fusion == "convex" else dense)
+            weights.append(cfg.dense_weight)
+        if cfg.bm25_weight > 0 and bm25_all is not None:
+            lo, hi = (min(bm25.values()), max(bm25.values())) if bm25 else (0.0, 1.0)
+            full = {r: float(bm25_all[r]) for r in union}
+            runs.append(_clip_norm(full, lo, hi) if cfg.fusion == "convex" else bm25)
+            weights.append(cfg.bm25_weight)
+        fused = (rrf(runs, weights=weights) if cfg.fusion == "rrf"
+                 else {r: sum(w * run.get(r, 0.0) for run, w in zip(runs, weights)) for r in union})
+        phen = predict_phenomenon(question, qvec, self.centroids) if cfg.phenomenon_boost != 1.0 else None
+
+        def boost(r: int) -> float:
+            return cfg.phenomenon_boost if phen and self._phen[r] == phen else 1.0
+
+        fused_c = [self._candidate(r, s * boost(r)) for r, s in fused.items()]
+        dense_c = [self._candidate(r, s * boost(r)) for r, s in dense.items()]
+        return fused_c, dense_c, phen
 
     def _candidate(self, row: int, score: float) -> Candidate:
         return Candidate(row, self._chunk_ids[row], self._doc_ids[row], self._paths[row], self._texts[row], float(score))
 
-    def dense_candidates(self, question: str) -> list[Candidate]:
-        q = self.encoder.encode_queries([question])
-        scores, rows = faiss_store.search(self.faiss, q, self.candidates)
-        return [self._candidate(int(r), s) for s, r in zip(scores[0], rows[0]) if r >= 0]
-
-    def search(self, question: str) -> SearchResult:
+    def search(self, question: str, cfg: RetrievalConfig | None = None) -> SearchResult:
         """Top documents and passages for one question. Raises ``ValueError`` on an empty question."""
         if not question or not question.strip():
             raise ValueError("empty question")
+        cfg = cfg or self.config
         t0 = time.perf_counter()
-        cands = self.dense_candidates(question)
-        passages = rank_passages(cands, self.policy)
-        docs = rank_documents(cands, self.policy)
-        res = SearchResult(query=question)
+        fused, dense, phen = self.candidates(question, cfg)
+        passages = rank_passages(dense if cfg.passage_ranking == "dense" else fused, cfg.policy)
+        docs = rank_documents(fused, cfg.policy)
+        res = SearchResult(query=question, phenomenon=phen)
         res.documents = [{"rank": i, "doc_id": d.doc_id, "source_path": d.source_path, "score": round(d.score, 6)}
                          for i, d in enumerate(docs, 1)]
         res.passages = [{"rank": i, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "source_path": c.source_path,
@@ -77,3 +175,16 @@ class Searcher:
                          "score": round(c.score, 6)} for i, c in enumerate(passages, 1)]
         res.latency_ms = round((time.perf_counter() - t0) * 1000, 2)
         return res
+
+
+def _clip_norm(scores: dict[int, float], lo: float, hi: float) -> dict[int, float]:
+    span = hi - lo
+    if span <= 1e-12:
+        return {r: 1.0 if s >= hi else 0.0 for r, s in scores.items()}
+    return {r: min(1.0, max(0.0, (s - lo) / span)) for r, s in scores.items()}
+
+
+def load_passages_frame(index_dir: Path) -> pl.DataFrame:
+    from radar_pipeline.stores.passages import load_passages
+
+    return load_passages(index_dir)

@@ -1,0 +1,156 @@
+"""Pipeline benchmark: materialize the full corpus and write a JSON report.
+
+Not a test: it measures. Steps:
+1. mirror ``RADAR_CORPUS_DIR`` (default ``../shared/corpus``) as a tree of symlinks under
+   ``<home>/bench_corpus`` plus one small file the benchmark owns (``bench/touched.txt``);
+2. ``radar materialize`` everything (cold on a fresh ``--home``, warm otherwise), timed;
+3. per-format files/s and pages/s, OCR pages/s, chunks, passages/s encoded, index build times
+   from the tables and the Dagster materialization metadata the stages recorded;
+4. search latency p50/p95 over 100 questions (the 25 Codefest dev questions + 75 XQuAD ones);
+5. rewrite ``touched.txt`` and re-materialize: the incremental re-run time;
+6. peak RSS of the materialization processes (``RUSAGE_CHILDREN`` max RSS).
+
+Usage: ``python evals/bench_pipeline.py [--home DIR] [--out evals/reports/bench_pipeline.json]``
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from radar_pipeline import db  # noqa: E402
+from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402
+
+
+def mirror(src: Path, dst: Path) -> int:
+    """Symlink every file of ``src`` under ``dst`` (same relative paths). Returns the file count."""
+    n = 0
+    for p in sorted(src.rglob("*")):
+        if p.is_file():
+            target = dst / p.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if not target.exists():
+                target.symlink_to(p.resolve())
+            n += 1
+    return n
+
+
+def run_materialize(env: dict) -> float:
+    t0 = time.perf_counter()
+    rc = subprocess.call([sys.executable, "-m", "radar_pipeline.cli", "materialize"], cwd=ROOT, env=env)
+    if rc != 0:
+        raise SystemExit(f"materialize failed with exit code {rc}")
+    return time.perf_counter() - t0
+
+
+def latest_metadata(url: str, assets: list[str]) -> dict[str, dict]:
+    """The metadata of each asset's latest materialization, read from the Dagster instance."""
+    import dagster as dg
+
+    os.environ.setdefault("DAGSTER_HOME", str(ROOT))
+    os.environ["RADAR_PG_URL"] = url
+    out = {}
+    with dg.DagsterInstance.get() as instance:
+        for name in assets:
+            ev = instance.get_latest_materialization_event(dg.AssetKey(name))
+            if ev and ev.asset_materialization:
+                out[name] = {k: getattr(v, "value", v) for k, v in ev.asset_materialization.metadata.items()}
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    idx = min(len(values) - 1, max(0, round(q * (len(values) - 1))))
+    return values[idx]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--home", type=Path, default=None, help="RADAR_HOME for the run (default: the project's)")
+    ap.add_argument("--out", type=Path, default=ROOT / "evals" / "reports" / "bench_pipeline.json")
+    args = ap.parse_args()
+    base = get_settings(**({"home": args.home} if args.home else {}))
+    corpus = base.home / "bench_corpus"
+    n_files = mirror(base.corpus, corpus)
+    touched = corpus / "bench" / "touched.txt"
+    touched.parent.mkdir(parents=True, exist_ok=True)
+    touched.write_text("Benchmark file. Orbital debris from anti-satellite tests stays in orbit for decades.\n")
+    env = dict(os.environ, RADAR_HOME=str(base.home), RADAR_CORPUS_DIR=str(corpus), PYTHONUNBUFFERED="1")
+    settings = get_settings(home=base.home, corpus_dir=corpus)
+
+    full_s = run_materialize(env)
+    url = db.resolve_database_url(settings.database_url, settings.pgdata)
+    engine = db.create_engine(url)
+    with engine.begin() as conn:
+        per_format = [dict(r._mapping) for r in conn.execute(sa.text(
+            "SELECT format, count(*) AS files, sum(n_pages) AS pages, sum(n_ocr_pages) AS ocr_pages, "
+            "sum(extract_seconds) AS seconds FROM documents GROUP BY format ORDER BY files DESC"))]
+        ocr_pages, ocr_docs_s = conn.execute(sa.text(
+            "SELECT coalesce(sum(n_ocr_pages),0), coalesce(sum(extract_seconds) FILTER (WHERE n_ocr_pages > 0),0) FROM documents")).one()
+        n_chunks = conn.execute(sa.text("SELECT count(*) FROM chunks")).scalar()
+        by_status = dict(conn.execute(sa.text("SELECT status, count(*) FROM documents GROUP BY status")).all())
+    stage_meta = latest_metadata(url, ["embeddings", "faiss_index", "bm25_index", "pgvector_index", "chunks"])
+
+    for f in per_format:
+        s = float(f["seconds"] or 0)
+        f["seconds"] = round(s, 2)
+        f["files_per_s"] = round(f["files"] / s, 2) if s else None
+        f["pages_per_s"] = round(float(f["pages"] or 0) / s, 2) if s else None
+
+    # search latency
+    from evals.datasets import load_codefest_dev, load_xquad  # noqa: E402
+    from radar_pipeline.encoders import build_encoder
+    from radar_pipeline.retrieval.search import Searcher
+
+    questions = [q.question for q in load_codefest_dev().questions]
+    questions += [q.text for q in load_xquad("xquad_es_en").queries[:100 - len(questions)]]
+    encoder = build_encoder(EncoderSpec())
+    t0 = time.perf_counter()
+    searcher = Searcher(settings.index_dir / encoder.name, encoder)
+    load_s = time.perf_counter() - t0
+    searcher.search("warm-up")
+    lat = []
+    for q in questions:
+        t1 = time.perf_counter()
+        searcher.search(q)
+        lat.append((time.perf_counter() - t1) * 1000)
+
+    touched.write_text(touched.read_text() + f"Edited at {time.time()}: the re-run must only redo this file.\n")
+    incr_s = run_materialize(env)
+    peak_rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+    report = {
+        "corpus_files": n_files, "documents_by_status": by_status,
+        "full_materialize_seconds": round(full_s, 1),
+        "per_format": per_format,
+        "ocr_pages": int(ocr_pages), "ocr_pages_per_s": round(int(ocr_pages) / float(ocr_docs_s), 3) if ocr_docs_s else None,
+        "chunks": int(n_chunks),
+        "embeddings": {k: stage_meta.get("embeddings", {}).get(k) for k in ("passages_per_second", "encoded_now", "seconds")},
+        "faiss_index": {k: stage_meta.get("faiss_index", {}).get(k) for k in ("build_seconds", "seconds", "rows")},
+        "bm25_index": {k: stage_meta.get("bm25_index", {}).get(k) for k in ("seconds", "vocabulary")},
+        "pgvector_index": {k: stage_meta.get("pgvector_index", {}).get(k) for k in ("build_seconds", "created_now")},
+        "search": {"queries": len(lat), "index_load_seconds": round(load_s, 2),
+                   "p50_ms": round(statistics.median(lat), 2), "p95_ms": round(percentile(lat, 0.95), 2),
+                   "max_ms": round(max(lat), 2)},
+        "incremental_rerun_seconds": round(incr_s, 1),
+        "peak_rss_mb_children": round(peak_rss_mb, 1),
+        "machine": {"cpus": os.cpu_count()},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1, default=str))
+    print(json.dumps(report, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()

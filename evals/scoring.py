@@ -1,0 +1,313 @@
+"""Score Radar runs: Codefest dev (graded passages + documents) and BEIR-style benchmarks (XQuAD).
+
+A Codefest run is one JSON object per question, in the shape ``radar search`` writes plus the
+question id::
+
+    {"query_id": "q001",
+     "documents": [{"rank": 1, "doc_id": "…", "source_path": "codefest/F1/F1-CSET-005.txt", "score": 0.8}, …],
+     "passages":  [{"rank": 1, "chunk_id": "…", "doc_id": "…", "source_path": "…", "text": "…", "score": 0.7}, …]}
+
+Per question (:func:`score_codefest_run`):
+
+- ``ndcg@10``: passages in rank order, each graded 0/1/2 by word 5-gram containment against the
+  question's judged passages (``radar_pipeline.relevance``; the judgments were made on another
+  chunking); ideal = all judged grades of the question; linear gain (``radar_pipeline.metrics``).
+- ``f1@3``: Radar's first 3 documents, each mapped to its benchmark id through ``source_path``
+  (``evals.datasets.benchmark_doc_id``); relevant = ``qrels_docs.relevant_doc_ids``. A benchmark id
+  that appears twice in the top 3 (two source files with one stem) counts once and the repeated
+  slot is a miss: the cut is made on what Radar shows (its top 3), not after de-duplication. A
+  document with no benchmark id (a non-Codefest file) is a miss.
+- ``recall@10``: share of the question's judged passages with grade >= 1 that some top-10 passage
+  matches (containment >= threshold in the favourable direction).
+- ``mrr@10``: 1 / rank of the first top-10 passage with grade >= 1.
+
+A question missing from the run scores 0 on every metric and is listed in the aggregate.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import polars as pl
+
+from evals.datasets import CodefestDev, PHENOMENA, BeirDataset, benchmark_doc_id, load_codefest_dev
+from radar_pipeline.metrics import (
+    PairedTestResult,
+    dcg_at_k,
+    f1_at_k,
+    mrr_at_k,
+    ndcg_at_k,
+    paired_randomization_test,
+    recall_at_k,
+)
+from radar_pipeline.relevance import DEFAULT_N, DEFAULT_THRESHOLD, JudgedPassageIndex
+
+__all__ = [
+    "RunScores",
+    "build_judged_index",
+    "compare",
+    "load_run",
+    "score_beir_run",
+    "score_codefest_run",
+]
+
+
+class RunScores(NamedTuple):
+    """Scores of one run: a per-query table and the aggregate means (unpacks as ``df, agg``)."""
+
+    per_query: pl.DataFrame
+    aggregate: dict[str, Any]
+
+
+def load_run(path: str | os.PathLike[str]) -> list[dict]:
+    """Read a run file: JSON Lines, one result object per query (blank lines skipped).
+
+    Raises ``ValueError`` (with file and line) on a line that is not a JSON object.
+    """
+    out: list[dict] = []
+    with Path(path).open(encoding="utf-8") as f:
+        for ln, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{ln}: invalid JSON ({e.msg})") from e
+            if not isinstance(obj, dict):
+                raise ValueError(f"{path}:{ln}: expected a JSON object")
+            out.append(obj)
+    return out
+
+
+def build_judged_index(dev: CodefestDev, n: int = DEFAULT_N,
+                       threshold: float = DEFAULT_THRESHOLD) -> JudgedPassageIndex:
+    """A :class:`JudgedPassageIndex` over every judged passage of ``dev`` (build once, reuse)."""
+    return JudgedPassageIndex.from_records(dev.all_judged(), n=n, threshold=threshold)
+
+
+def _ranked(items: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
+    """Items sorted by their ``rank`` field (stable; items without a rank keep list order)."""
+    items = list(items or [])
+    if all("rank" in it for it in items):
+        return sorted(items, key=lambda it: it["rank"])
+    return items
+
+
+def _means(df: pl.DataFrame, metrics: Sequence[str]) -> dict[str, float | int]:
+    out: dict[str, float | int] = {"n": df.height}
+    for m in metrics:
+        out[m] = float(df[m].mean()) if df.height else float("nan")
+    return out
+
+
+def score_codefest_run(
+    results: Iterable[Mapping[str, Any]] | Mapping[str, Mapping[str, Any]],
+    dev: CodefestDev | None = None,
+    index: JudgedPassageIndex | None = None,
+    k_passages: int = 10,
+    k_docs: int = 3,
+    strict: bool = True,
+) -> RunScores:
+    """Per-question NDCG@10, F1@3, Recall@10, MRR@10 of a Codefest run, and their means.
+
+    ``results``: result objects (see the module docstring), either an iterable of objects each
+    with ``query_id`` or a mapping query id → object. ``dev`` defaults to
+    :func:`evals.datasets.load_codefest_dev`; ``index`` to :func:`build_judged_index` of ``dev``
+    (pass one to reuse it across runs, or to change ``n``/threshold).
+
+    Returns ``RunScores(per_query, aggregate)``:
+
+    - ``per_query``: one row per dev question in question order, columns ``query_id``,
+      ``phenomenon``, ``ndcg@{k_passages}``, ``f1@{k_docs}``, ``recall@{k_passages}``,
+      ``mrr@{k_passages}`` (floats in [0, 1]) and diagnostics: ``missing`` (no result for the
+      question), ``n_passages``, ``grades`` (grades of the top passages), ``n_judged_relevant``
+      (judged passages with grade >= 1), ``repeat_matches`` (top passages whose matched judged
+      passages were all already matched higher up — several Radar chunks inside one judged
+      chunk), ``ndcg_clipped`` (DCG exceeded the ideal; NDCG clipped to 1), ``top_doc_ids``
+      (benchmark ids of the top documents, null for non-Codefest files).
+    - ``aggregate``: ``{"overall": {"n", <metric>: mean}, "F1": {...}, "F2": {...}, "F3": {...},
+      "missing_query_ids": [...], "unknown_query_ids": [...]}``.
+
+    Raises ``ValueError`` for a result without ``query_id`` or with a ``query_id`` twice, and —
+    when ``strict`` — for a ``query_id`` that is not a dev question (otherwise it is ignored and
+    listed under ``unknown_query_ids``).
+    """
+    dev = dev if dev is not None else load_codefest_dev()
+    index = index if index is not None else build_judged_index(dev)
+    by_q: dict[str, Mapping[str, Any]] = {}
+    items = results.items() if isinstance(results, Mapping) else ((None, r) for r in results)
+    for key, r in items:
+        qid = r.get("query_id", key)
+        if qid is None:
+            raise ValueError("a result has no query_id")
+        if qid in by_q:
+            raise ValueError(f"query_id {qid!r} appears twice in the run")
+        by_q[str(qid)] = r
+    known = set(dev.query_ids)
+    unknown = sorted(set(by_q) - known)
+    if unknown and strict:
+        raise ValueError(f"run has query ids that are not dev questions: {unknown[:5]}…" if len(unknown) > 5
+                         else f"run has query ids that are not dev questions: {unknown}")
+
+    m_ndcg, m_f1 = f"ndcg@{k_passages}", f"f1@{k_docs}"
+    m_rec, m_mrr = f"recall@{k_passages}", f"mrr@{k_passages}"
+    rows: list[dict[str, Any]] = []
+    for q in dev.questions:
+        qid = q.query_id
+        r = by_q.get(qid)
+        relevant_judged = {jp.judged_id for jp in index.judged(qid) if jp.grade >= 1}
+        row: dict[str, Any] = {"query_id": qid, "phenomenon": q.phenomenon, "missing": r is None,
+                               "n_judged_relevant": len(relevant_judged)}
+        if r is None:
+            row.update({m_ndcg: 0.0, m_f1: 0.0, m_rec: 0.0, m_mrr: 0.0, "n_passages": 0, "grades": [],
+                        "repeat_matches": 0, "ndcg_clipped": False, "top_doc_ids": []})
+            rows.append(row)
+            continue
+
+        # passages: grade each of the top k by overlap with the judged passages
+        top_p = _ranked(r.get("passages"))[:k_passages]
+        grades: list[int] = []
+        covered: set[str] = set()
+        matched_any: set[str] = set()
+        repeats = 0
+        for p in top_p:
+            ms = index.matches(qid, str(p.get("text") or ""))
+            grades.append(ms[0].grade if ms else 0)
+            ids = {m.judged_id for m in ms}
+            if ids and ids <= matched_any:
+                repeats += 1
+            matched_any |= ids
+            covered |= {m.judged_id for m in ms if m.grade >= 1}
+        ideal = index.ideal_gains(qid)
+        idcg = dcg_at_k(sorted(ideal, reverse=True), k_passages)
+        row[m_ndcg] = ndcg_at_k(grades, ideal, k_passages)
+        row["ndcg_clipped"] = bool(idcg > 0 and dcg_at_k(grades, k_passages) > idcg * (1 + 1e-12))
+        # recall: judged relevant passages covered by some top-k passage, over all judged relevant
+        row[m_rec] = len(covered & relevant_judged) / len(relevant_judged) if relevant_judged else 0.0
+        row[m_mrr] = mrr_at_k(list(range(len(grades))), {i for i, g in enumerate(grades) if g >= 1}, k_passages)
+        row["n_passages"] = len(top_p)
+        row["grades"] = grades
+        row["repeat_matches"] = repeats
+
+        # documents: Radar's top k_docs, mapped to benchmark ids; a repeated id counts once
+        top_d = _ranked(r.get("documents"))[:k_docs]
+        bench = [benchmark_doc_id(str(d.get("source_path") or "")) for d in top_d]
+        ranked_ids: list[str] = []
+        seen: set[str] = set()
+        for i, b in enumerate(bench):
+            if b is None or b in seen:
+                ranked_ids.append(f"\x00miss:{i}")  # occupies the slot, never relevant
+            else:
+                seen.add(b)
+                ranked_ids.append(b)
+        row[m_f1] = f1_at_k(ranked_ids, dev.relevant_docs.get(qid, frozenset()), k_docs)
+        row["top_doc_ids"] = bench
+        rows.append(row)
+
+    schema = {
+        "query_id": pl.Utf8, "phenomenon": pl.Utf8, m_ndcg: pl.Float64, m_f1: pl.Float64,
+        m_rec: pl.Float64, m_mrr: pl.Float64, "missing": pl.Boolean, "n_passages": pl.Int64,
+        "grades": pl.List(pl.Int64), "n_judged_relevant": pl.Int64, "repeat_matches": pl.Int64,
+        "ndcg_clipped": pl.Boolean, "top_doc_ids": pl.List(pl.Utf8),
+    }
+    df = pl.DataFrame([{c: row[c] for c in schema} for row in rows], schema=schema, orient="row") \
+        if rows else pl.DataFrame(schema=schema)
+    metrics = [m_ndcg, m_f1, m_rec, m_mrr]
+    agg: dict[str, Any] = {"overall": _means(df, metrics)}
+    for ph in PHENOMENA:
+        agg[ph] = _means(df.filter(pl.col("phenomenon") == ph), metrics)
+    agg["missing_query_ids"] = df.filter(pl.col("missing"))["query_id"].to_list()
+    agg["unknown_query_ids"] = unknown
+    return RunScores(df, agg)
+
+
+def score_beir_run(
+    run: Mapping[str, Sequence[tuple[str, float]]],
+    qrels: BeirDataset | Mapping[str, Mapping[str, int]],
+    k: int = 10,
+) -> RunScores:
+    """Per-query NDCG@k, Recall@k and MRR@k of a BEIR-style run (e.g. XQuAD), and their means.
+
+    ``run``: query id → ``[(corpus_id, score), ...]`` in any order; each list is sorted by score
+    descending, ties broken by corpus id descending (``trec_eval``'s order, hence
+    ``pytrec_eval``/BEIR's). ``qrels``: a :class:`BeirDataset` or query id → {corpus id: grade};
+    grades are the gains of NDCG (binary 1 for XQuAD) and any grade > 0 is relevant for recall
+    and MRR.
+
+    Queries are those of the qrels: a query absent from the run scores 0 and is listed under
+    ``missing_query_ids``; run queries without qrels are ignored (as BEIR does) and listed under
+    ``unknown_query_ids``. Returns ``RunScores(per_query, aggregate)`` with columns ``query_id``,
+    ``ndcg@k``, ``recall@k``, ``mrr@k``, ``missing`` and aggregate ``{"overall": {"n", means},
+    "missing_query_ids", "unknown_query_ids"}``. Raises ``ValueError`` for ``k < 1``.
+    """
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    q = qrels.qrels if isinstance(qrels, BeirDataset) else qrels
+    m_ndcg, m_rec, m_mrr = f"ndcg@{k}", f"recall@{k}", f"mrr@{k}"
+    rows = []
+    for qid, judged in q.items():
+        rel = {d for d, g in judged.items() if g > 0}
+        hits = run.get(qid)
+        if hits is None:
+            rows.append({"query_id": qid, m_ndcg: 0.0, m_rec: 0.0, m_mrr: 0.0, "missing": True})
+            continue
+        ranked = [d for d, _ in sorted(((str(d), float(s)) for d, s in hits),
+                                       key=lambda x: (x[1], x[0]), reverse=True)]
+        # de-duplicate: a passage listed twice is retrieved once, at its best rank
+        seen: set[str] = set()
+        ranked = [d for d in ranked if not (d in seen or seen.add(d))]
+        gains = [float(judged.get(d, 0)) for d in ranked[:k]]
+        rows.append({
+            "query_id": qid,
+            m_ndcg: ndcg_at_k(gains, [float(g) for g in judged.values()], k),
+            m_rec: recall_at_k(ranked, rel, k),
+            m_mrr: mrr_at_k(ranked, rel, k),
+            "missing": False,
+        })
+    schema = {"query_id": pl.Utf8, m_ndcg: pl.Float64, m_rec: pl.Float64, m_mrr: pl.Float64,
+              "missing": pl.Boolean}
+    df = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+    agg = {
+        "overall": _means(df, [m_ndcg, m_rec, m_mrr]),
+        "missing_query_ids": df.filter(pl.col("missing"))["query_id"].to_list(),
+        "unknown_query_ids": sorted(set(run) - set(q)),
+    }
+    return RunScores(df, agg)
+
+
+def _per_query_values(x: pl.DataFrame | Mapping[str, float], metric: str) -> dict[str, float]:
+    if isinstance(x, pl.DataFrame):
+        if "query_id" not in x.columns or metric not in x.columns:
+            raise ValueError(f"per-query table needs columns 'query_id' and {metric!r}")
+        vals = dict(zip(x["query_id"].to_list(), x[metric].to_list()))
+        if len(vals) != x.height:
+            raise ValueError("per-query table has a duplicate query_id")
+        return {str(k): float(v) for k, v in vals.items()}
+    return {str(k): float(v) for k, v in x.items()}
+
+
+def compare(
+    per_query_a: pl.DataFrame | Mapping[str, float],
+    per_query_b: pl.DataFrame | Mapping[str, float],
+    metric: str,
+    n_resamples: int = 10000,
+    seed: int = 0,
+) -> PairedTestResult:
+    """Paired randomization test of system A vs B on one per-query metric (e.g. ``"ndcg@10"``).
+
+    Inputs are the ``per_query`` tables of two scorings (or mappings query id → value), paired on
+    ``query_id``. Both must cover the same queries; raises ``ValueError`` otherwise, or when the
+    metric column is missing. ``diff`` is ``mean_a - mean_b``; see
+    :func:`radar_pipeline.metrics.paired_randomization_test` for the p-value.
+    """
+    va = _per_query_values(per_query_a, metric)
+    vb = _per_query_values(per_query_b, metric)
+    if set(va) != set(vb):
+        only_a, only_b = sorted(set(va) - set(vb)), sorted(set(vb) - set(va))
+        raise ValueError(f"runs cover different queries (only A: {only_a[:5]}, only B: {only_b[:5]})")
+    qids = sorted(va)
+    return paired_randomization_test([va[q] for q in qids], [vb[q] for q in qids],
+                                     n_resamples=n_resamples, seed=seed)

@@ -1,0 +1,349 @@
+"""PDF extraction: PyMuPDF text layer per page, a cheap usability judgement, OCR only where needed.
+
+Per page:
+1. ``get_text`` with ligatures expanded (NFKC in ``normalize`` is the second guard).
+2. :func:`judge_text_layer` on the raw string (string statistics only, no rendering):
+   - ``empty``: no text → OCR if the page shows anything (``no_text_layer -> ocr``), otherwise a
+     blank page (never OCR'd, never called a scan);
+   - ``garbled``: control characters / replacement characters / private-use glyphs, or a Latin
+     text with almost no stopwords that looks like shifted glyph ids (",QIRUPH" = "Informe") →
+     ``garbled_text_layer -> ocr``; the native text is discarded;
+   - ``ok``: kept. Only when it is short (< ``IMAGE_PAGE_MAX_CHARS`` non-space characters) are the
+     page's images measured; if they cover ≥ ``IMAGE_COVERAGE_MIN`` of the page →
+     ``image_dominant_page -> ocr`` and the OCR text is appended to the native text, minus the
+     OCR lines that repeat native lines (so a stamped header is not duplicated).
+3. MuPDF warnings raised while reading the page ("cannot load content stream part …") mark the
+   page ``partial`` (truncated content stream).
+
+Document status: encrypted (user password) → ``encrypted``, no page read, no OCR; repaired xref,
+missing ``%%EOF``, truncated pages or pages missing in a repaired file → ``damaged`` with the
+reasons; pages that needed OCR but got none (disabled/failed) → ``partial``; no text at all →
+``empty``; else ``ok``.
+
+Note: MuPDF's warning buffer is process-global; run extractions in separate processes (not
+threads) to keep the per-page truncation detection exact.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+
+from .document import ExtractedDocument, PageText
+from .normalize import json_safe, normalize_text
+from .ocr import OcrSettings, ocr_page
+
+__all__ = ["extract_pdf", "judge_text_layer", "image_coverage", "merge_native_and_ocr"]
+
+# A page whose native text has fewer non-space characters than this is checked for image
+# coverage. Case 07 (header stamp over a scanned letter) has 68; a normal text page has 1,500+.
+IMAGE_PAGE_MAX_CHARS = 400
+# Share of the page area covered by images above which a short-text page is OCR'd.
+IMAGE_COVERAGE_MIN = 0.5
+# Minimum letter tokens before the dictionary-word test is applied.
+MIN_TOKENS_FOR_WORD_TEST = 12
+
+_WORD_RE = re.compile(r"[^\W\d_]+")
+_LATIN_RE = re.compile(r"^[A-Za-z\u00c0-\u024f]+$")
+_VOWELS = set("aeiouyáéíóúàèìòùâêîôûãõäëïöüåæø")
+_TRUNCATION_MARKERS = (
+    "cannot load content stream",
+    "premature end",
+    "object is not a stream",
+    "unexpected end of",
+    "truncated",
+)
+# Stopwords of en/es/pt plus the commonest of fr/de/it, so that a real page in those languages is
+# never judged "no dictionary words".
+_STOP_ANY = frozenset(
+    """the of and to in is that for it with as was on are by this be from or an which at have
+    el la los las de del y en que por con para una un se su es al lo como más
+    o os a as da do das dos e em no na nos nas com uma um é ao não mais
+    le les des et du une est pour pas qui dans sur au der die das und ist von zu den mit im nicht
+    il di che per non sono""".split()
+)
+
+
+def _bad_char(c: str) -> bool:
+    o = ord(c)
+    return (o < 32 and c not in "\n\t\r") or 0x7F <= o <= 0x9F or c == "\ufffd" or 0xE000 <= o <= 0xF8FF
+
+
+def _shift_decodes(tokens: list[str], shift: int = 29) -> bool:
+    """True when shifting every character by ``shift`` code points yields real stopwords
+    (the classic 'glyph id = char code - 29' text layer of subset TrueType fonts)."""
+    decoded = ["".join(chr(ord(ch) + shift) for ch in t).lower() for t in tokens[:400]]
+    words = [w for d in decoded for w in _WORD_RE.findall(d)]
+    if not words:
+        return False
+    return sum(1 for w in words if w in _STOP_ANY) / len(words) >= 0.12
+
+
+def judge_text_layer(raw: str) -> tuple[str, str | None]:
+    """Judge whether a page's native text is usable, from the string alone (cheap).
+
+    Returns:
+        ``('empty', 'no_text_layer')``, ``('garbled', detail)`` or ``('ok', None)``. Garbled when
+        > 5% of the non-space characters are control/replacement/private-use characters, or when
+        ≥ 12 Latin letter tokens contain < 3% stopwords and either look like shifted glyph ids,
+        are > 60% ALL-CAPS, or > 35% have no vowel.
+    """
+    stripped = raw.strip()
+    if not stripped:
+        return "empty", "no_text_layer"
+    nonspace = sum(1 for c in stripped if not c.isspace())
+    bad = sum(1 for c in stripped if _bad_char(c))
+    if nonspace and bad >= 3 and bad / nonspace > 0.05:
+        return "garbled", "control characters in text layer"
+    tokens = _WORD_RE.findall(stripped)
+    if len(tokens) < MIN_TOKENS_FOR_WORD_TEST:
+        return "ok", None
+    latin = [t for t in tokens if _LATIN_RE.match(t)]
+    if len(latin) < 0.8 * len(tokens):
+        return "ok", None  # other scripts: no dictionary test
+    lower = [t.lower() for t in latin]
+    stop_share = sum(1 for t in lower if t in _STOP_ANY) / len(lower)
+    if stop_share >= 0.03:
+        return "ok", None
+    longish = [t for t in latin if len(t) >= 2]
+    if not longish:
+        return "ok", None
+    caps = sum(1 for t in longish if t.isupper()) / len(longish)
+    novowel = sum(1 for t in longish if not (set(t.lower()) & _VOWELS)) / len(longish)
+    if _shift_decodes(re.findall(r"\S+", stripped)):
+        return "garbled", "shifted glyph ids in text layer"
+    if caps > 0.6 or novowel > 0.35:
+        return "garbled", "no dictionary words in text layer"
+    return "ok", None
+
+
+def image_coverage(page) -> float:
+    """Share (0-1) of the page area covered by images (union, on a 64×64 grid when several)."""
+    rect = page.rect
+    area = rect.width * rect.height
+    if area <= 0:
+        return 0.0
+    boxes = []
+    for info in page.get_image_info():
+        x0, y0, x1, y1 = info["bbox"]
+        x0, y0 = max(x0, rect.x0), max(y0, rect.y0)
+        x1, y1 = min(x1, rect.x1), min(y1, rect.y1)
+        if x1 > x0 and y1 > y0:
+            boxes.append((x0, y0, x1, y1))
+    if not boxes:
+        return 0.0
+    if len(boxes) == 1:
+        x0, y0, x1, y1 = boxes[0]
+        return (x1 - x0) * (y1 - y0) / area
+    n = 64
+    cw, ch = rect.width / n, rect.height / n
+    covered = set()
+    for x0, y0, x1, y1 in boxes:
+        for i in range(int((x0 - rect.x0) / cw), min(n, int((x1 - rect.x0) / cw) + 1)):
+            for j in range(int((y0 - rect.y0) / ch), min(n, int((y1 - rect.y0) / ch) + 1)):
+                cx, cy = rect.x0 + (i + 0.5) * cw, rect.y0 + (j + 0.5) * ch
+                if x0 <= cx <= x1 and y0 <= cy <= y1:
+                    covered.add((i, j))
+    return len(covered) / (n * n)
+
+
+def _line_key(line: str) -> str:
+    return re.sub(r"[\W_]+", "", line.lower())
+
+
+def merge_native_and_ocr(native: str, ocr: str) -> str:
+    """Native text first, then the OCR lines that do not repeat a native line.
+
+    An OCR line is a repeat when its letters/digits match a native line with a difflib ratio
+    ≥ 0.8 (OCR misreads a character or two of the header it also sees on the rendered page).
+    """
+    native_keys = [k for k in (_line_key(x) for x in native.splitlines()) if k]
+    kept: list[str] = []
+    for line in ocr.splitlines():
+        k = _line_key(line)
+        if k and native_keys:
+            dup = False
+            for nk in native_keys:
+                if abs(len(nk) - len(k)) <= 0.3 * max(len(nk), len(k)):
+                    if k == nk or difflib.SequenceMatcher(None, k, nk, autojunk=False).ratio() >= 0.8:
+                        dup = True
+                        break
+            if dup:
+                continue
+        kept.append(line)
+    body = "\n".join(kept).strip()
+    return (native.strip() + "\n\n" + body).strip() if body else native.strip()
+
+
+def _is_blank(page) -> bool:
+    """True when the page draws nothing: no content stream, or a low-res render of one colour."""
+    try:
+        if not page.get_contents():
+            return True
+    except Exception:  # noqa: BLE001 - broken page object: treat as blank-with-content? no: render
+        pass
+    try:
+        import pymupdf
+
+        pix = page.get_pixmap(matrix=pymupdf.Matrix(0.25, 0.25), colorspace=pymupdf.csGRAY, alpha=False)
+        return bool(pix.is_unicolor)
+    except Exception:  # noqa: BLE001
+        return True
+
+
+def _page_warnings(pymupdf) -> str:
+    try:
+        return pymupdf.TOOLS.mupdf_warnings(reset=True) or ""
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def extract_pdf(
+    data: bytes,
+    *,
+    ocr: OcrSettings | None = None,
+    max_pages: int | None = None,
+    pages: Sequence[int] | None = None,
+) -> ExtractedDocument:
+    """Extract a PDF from its bytes (see module docstring for the page rules).
+
+    Args:
+        data: the PDF file's bytes.
+        ocr: OCR settings (default ``OcrSettings()``; ``enabled=False`` never OCRs).
+        max_pages: read only the first N pages (of the selection).
+        pages: 1-based page numbers to read (default all).
+    Returns:
+        ExtractedDocument with format 'pdf'. Raises nothing for bad PDFs except unexpected
+        programming errors, which ``extract()`` turns into status 'corrupt'.
+    """
+    import pymupdf
+
+    settings = ocr or OcrSettings()
+    warnings: list[str] = []
+    _page_warnings(pymupdf)
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # noqa: BLE001
+        return ExtractedDocument(format="pdf", status="corrupt", reason=f"{type(exc).__name__}: {exc}", pages=[])
+    open_warnings = _page_warnings(pymupdf)
+    try:
+        n_total = doc.page_count
+        if doc.needs_pass and not doc.authenticate(""):
+            return ExtractedDocument(
+                format="pdf", status="encrypted", reason="user password required", pages=[],
+                n_pages_total=n_total, metadata={"encrypted": True},
+            )
+        damage: list[str] = []
+        if doc.is_repaired:
+            damage.append("xref repaired (damaged or truncated file)")
+        if b"%%EOF" not in data[-2048:]:
+            damage.append("truncated file (no %%EOF)")
+        meta = {k: v for k, v in (doc.metadata or {}).items() if v}
+        metadata: dict = {"pdf": meta, "is_repaired": bool(doc.is_repaired)}
+        if open_warnings:
+            metadata["open_warnings"] = open_warnings.splitlines()[:20]
+
+        numbers = list(range(1, n_total + 1)) if pages is None else [p for p in pages if 1 <= p <= n_total]
+        if max_pages is not None and len(numbers) > max_pages:
+            numbers = numbers[: max(0, max_pages)]
+        if len(numbers) < n_total:
+            warnings.append(f"extracted {len(numbers)} of {n_total} pages")
+
+        flags = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
+        out: list[PageText] = []
+        needs_ocr_unmet: list[str] = []
+        for no in numbers:
+            _page_warnings(pymupdf)
+            try:
+                page = doc.load_page(no - 1)
+                raw = page.get_text("text", flags=flags)
+            except Exception as exc:  # noqa: BLE001
+                out.append(PageText(no, "", "text_layer", f"page error: {type(exc).__name__}: {exc}", status="empty"))
+                damage.append(f"page {no}: unreadable")
+                continue
+            warn = _page_warnings(pymupdf).lower()
+            truncated = any(m in warn for m in _TRUNCATION_MARKERS)
+            verdict, detail = judge_text_layer(raw)
+            native = normalize_text(raw) if verdict == "ok" else ""
+            action = None  # None | 'garbled' | 'empty' | 'image'
+            if verdict == "garbled":
+                action = "garbled"
+            elif verdict == "empty" or not native:
+                action = "empty"
+            elif len(re.sub(r"\s", "", native)) < IMAGE_PAGE_MAX_CHARS and page.get_images(full=False):
+                if image_coverage(page) >= IMAGE_COVERAGE_MIN:
+                    action = "image"
+
+            if action == "empty" and _is_blank(page):
+                if damage or truncated:
+                    reason = "no content (missing in damaged file)"
+                    damage.append(f"page {no}: no content")
+                else:
+                    reason = "blank page"
+                out.append(PageText(no, "", "text_layer", reason, status="empty"))
+                continue
+
+            if action is None:
+                pt = PageText(no, native, "text_layer")
+            else:
+                label = {"garbled": "garbled_text_layer", "empty": "no_text_layer", "image": "image_dominant_page"}[action]
+                if not settings.enabled:
+                    if action == "image":
+                        pt = PageText(no, native, "text_layer", f"{label} (ocr disabled)", status="partial")
+                    else:
+                        pt = PageText(no, "", "text_layer", f"{label} (ocr disabled)", status="empty")
+                    needs_ocr_unmet.append(f"page {no}: {label}")
+                else:
+                    try:
+                        res = ocr_page(page, settings)
+                        ocr_text = normalize_text(res.text)
+                        ocr_err = None
+                    except Exception as exc:  # noqa: BLE001 - tesseract missing / timeout
+                        res, ocr_text, ocr_err = None, "", f"{type(exc).__name__}: {exc}"
+                    if ocr_err is not None:
+                        reason = f"{label} -> ocr failed ({ocr_err[:200]})"
+                        pt = PageText(no, native if action == "image" else "", "text_layer", reason,
+                                      status="partial" if (action == "image" and native) else "empty")
+                        needs_ocr_unmet.append(f"page {no}: ocr failed")
+                    elif action == "image":
+                        merged = merge_native_and_ocr(native, ocr_text) if ocr_text else native
+                        pt = PageText(no, merged, "text_layer+ocr" if ocr_text else "text_layer",
+                                      f"{label} -> ocr", ocr_rotation=res.rotation)
+                    else:
+                        pt = PageText(no, ocr_text, "ocr", f"{label} -> ocr", ocr_rotation=res.rotation,
+                                      status="ok" if ocr_text else "empty")
+                        if not ocr_text:
+                            pt.reason = f"{label} -> ocr (no text found)"
+                    if res is not None and ocr_text:
+                        metadata.setdefault("ocr", []).append(
+                            {"page": no, "rotation": res.rotation, "mean_confidence": res.mean_confidence,
+                             "words": res.n_words, "tried": res.tried}
+                        )
+                        if res.mean_confidence < 50:
+                            warnings.append(f"page {no}: low OCR confidence ({res.mean_confidence})")
+                if detail and action == "garbled":
+                    metadata.setdefault("garbled_pages", []).append({"page": no, "detail": detail})
+            if truncated:
+                pt.status = "partial"
+                pt.reason = "truncated content stream" + (f"; {pt.reason}" if pt.reason else "")
+                damage.append(f"page {no}: truncated content stream")
+            out.append(pt)
+
+        has_text = any(p.text for p in out)
+        if damage:
+            status, reason = "damaged", "; ".join(dict.fromkeys(damage))
+        elif not has_text:
+            status = "empty"
+            reason = "no extractable text" + (f" ({'; '.join(needs_ocr_unmet[:5])})" if needs_ocr_unmet else "")
+        elif needs_ocr_unmet:
+            status = "partial"
+            more = f" (+{len(needs_ocr_unmet) - 5} more)" if len(needs_ocr_unmet) > 5 else ""
+            reason = "pages without usable text: " + "; ".join(needs_ocr_unmet[:5]) + more
+        else:
+            status, reason = "ok", None
+        return ExtractedDocument(
+            format="pdf", status=status, reason=reason, pages=out, metadata=json_safe(metadata),
+            warnings=warnings, n_pages_total=n_total,
+        )
+    finally:
+        doc.close()

@@ -1,0 +1,46 @@
+"""Rank fusion of several rankers' candidate lists.
+
+* Convex combination (CC) of per-query min–max normalised scores: Bruch, Gai & Ingber 2023,
+  "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS 42(1) — shown to beat RRF when
+  a few queries tune the weight.
+* Reciprocal rank fusion (RRF), k = 60: Cormack, Clarke & Büttcher 2009, SIGIR.
+
+A ranker's candidates are ``{row: score}``; a row absent from one ranker's list scores 0 there
+after normalisation (it was below that ranker's cut-off).
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+
+def minmax(scores: Mapping[int, float]) -> dict[int, float]:
+    """Scale scores to [0, 1] over this candidate list (all equal → all 1.0)."""
+    if not scores:
+        return {}
+    lo, hi = min(scores.values()), max(scores.values())
+    if hi - lo <= 1e-12:
+        return {r: 1.0 for r in scores}
+    return {r: (s - lo) / (hi - lo) for r, s in scores.items()}
+
+
+def convex_fusion(runs: Sequence[Mapping[int, float]], weights: Sequence[float]) -> dict[int, float]:
+    """Σ_i w_i · minmax(run_i)[row] over the union of rows. ``weights`` need not sum to 1."""
+    if len(runs) != len(weights):
+        raise ValueError("one weight per run")
+    fused: dict[int, float] = {}
+    for run, w in zip(runs, weights):
+        if w == 0:
+            continue
+        for r, s in minmax(run).items():
+            fused[r] = fused.get(r, 0.0) + w * s
+    return fused
+
+
+def rrf(runs: Sequence[Mapping[int, float]], k: int = 60, weights: Sequence[float] | None = None) -> dict[int, float]:
+    """Σ_i w_i / (k + rank_i(row)), ranks 1-based by descending score."""
+    weights = weights or [1.0] * len(runs)
+    fused: dict[int, float] = {}
+    for run, w in zip(runs, weights):
+        for rank, (r, _) in enumerate(sorted(run.items(), key=lambda x: -x[1]), 1):
+            fused[r] = fused.get(r, 0.0) + w / (k + rank)
+    return fused

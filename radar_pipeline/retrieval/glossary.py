@@ -1,0 +1,65 @@
+"""Deterministic Spanish→English query expansion from a reviewed domain glossary.
+
+The glossary (``data/glossary_es_en.tsv``) maps Spanish terms and phrases of the three phenomena
+to their English equivalents ("desechos orbitales" → "orbital debris", "NBQR" → "CBRN"). Matching
+is case- and accent-folded on word boundaries, longest phrase first, non-overlapping. The result
+feeds the lexical ranker (BM25 cannot match a Spanish question to English text on its own) and,
+optionally, the dense query.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from radar_pipeline.stores.bm25_store import fold
+
+GLOSSARY_VERSION = "glossary-es-en-1"
+GLOSSARY_PATH = Path(__file__).with_name("data") / "glossary_es_en.tsv"
+
+
+@dataclass(frozen=True)
+class GlossaryEntry:
+    spanish: str
+    english: tuple[str, ...]
+    domain: str
+
+
+@lru_cache(maxsize=4)
+def load_glossary(path: Path = GLOSSARY_PATH) -> tuple[GlossaryEntry, ...]:
+    """Parse the TSV (``#`` comments). Raises ``ValueError`` naming a malformed line."""
+    entries = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3 or not parts[0].strip() or not parts[1].strip():
+            raise ValueError(f"{path.name}:{n}: expected 'spanish<TAB>english|...<TAB>domain'")
+        entries.append(GlossaryEntry(parts[0].strip(), tuple(e.strip() for e in parts[1].split("|") if e.strip()),
+                                     parts[2].strip()))
+    return tuple(entries)
+
+
+@lru_cache(maxsize=4)
+def _matcher(path: Path = GLOSSARY_PATH) -> tuple[re.Pattern, dict[str, GlossaryEntry]]:
+    entries = load_glossary(path)
+    by_key = {fold(e.spanish): e for e in entries}
+    keys = sorted(by_key, key=len, reverse=True)  # longest first: alternation picks the longest phrase
+    rx = re.compile(r"(?<!\w)(" + "|".join(re.escape(k) for k in keys) + r")(?!\w)")
+    return rx, by_key
+
+
+def glossary_matches(question: str, path: Path = GLOSSARY_PATH) -> list[GlossaryEntry]:
+    """Glossary entries found in ``question``, in order of appearance (non-overlapping)."""
+    rx, by_key = _matcher(path)
+    return [by_key[m.group(1)] for m in rx.finditer(fold(question))]
+
+
+def expand_query(question: str, path: Path = GLOSSARY_PATH) -> str:
+    """English terms for the Spanish terms of ``question`` (space-joined, deduplicated, in order)."""
+    seen: dict[str, None] = {}
+    for entry in glossary_matches(question, path):
+        for term in entry.english:
+            seen.setdefault(term, None)
+    return " ".join(seen)
