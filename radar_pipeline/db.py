@@ -81,17 +81,19 @@ chunks = sa.Table(
     sa.Column("chunker_version", sa.Text, nullable=False),
 )
 
-# One table for every encoder: the vector column has no fixed dimension, and the HNSW index is a
-# partial expression index per encoder (``(embedding::vector(d)) ... WHERE encoder = '...'``), the
-# pgvector-documented way to index vectors of several dimensions in one column.
+# Vectors are cached by content: one row per (chunk text hash, encoder), so re-extracting or
+# re-chunking a document re-uses every vector whose text did not change. One table serves every
+# encoder: the vector column has no fixed dimension and the HNSW index is a partial expression
+# index per encoder (``(embedding::vector(d)) ... WHERE encoder = '...'``), the pgvector-documented
+# way to index vectors of several dimensions in one column.
 embeddings = sa.Table(
     "embeddings", metadata,
-    sa.Column("chunk_id", sa.Text, sa.ForeignKey("chunks.chunk_id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("text_sha", sa.Text, primary_key=True),
     sa.Column("encoder", sa.Text, primary_key=True),
-    sa.Column("text_sha", sa.Text, nullable=False),
     sa.Column("dim", sa.Integer, nullable=False),
     sa.Column("embedding", Vector(), nullable=False),
 )
+sa.Index("chunks_text_sha", chunks.c.text_sha)
 
 
 def normalize_url(url: str) -> str:

@@ -63,18 +63,18 @@ ChunksSchema = pa.DataFrameSchema({
 ])
 
 EmbeddingsSchema = pa.DataFrameSchema({
-    "chunk_id": pa.Column(pl.Utf8),
+    "text_sha": pa.Column(pl.Utf8, pa.Check.str_matches(r"^[0-9a-f]{64}$")),
     "encoder": pa.Column(pl.Utf8),
     "dim": pa.Column(pl.Int64, pa.Check.gt(0)),
     "norm": pa.Column(pl.Float64, pa.Check.in_range(0.999, 1.001)),
-}, strict=False, unique=["chunk_id", "encoder"])
+}, strict=False, unique=["text_sha", "encoder"])
 
 TABLE_QUERIES = {
     "source_files": "SELECT path, doc_id, sha256, size_bytes, extension, phenomenon FROM source_files",
     "documents": "SELECT doc_id, primary_path, format, status, reason, language, n_pages, n_chars FROM documents",
     "pages": "SELECT doc_id, page_no, source, text FROM pages",
     "chunks": "SELECT chunk_id, doc_id, seq, text, n_tokens, page_start, page_end FROM chunks",
-    "embeddings": "SELECT chunk_id, encoder, dim, vector_norm(embedding)::float8 AS norm FROM embeddings",
+    "embeddings": "SELECT text_sha, encoder, dim, vector_norm(embedding)::float8 AS norm FROM embeddings",
 }
 SCHEMAS = {"source_files": SourceFilesSchema, "documents": DocumentsSchema, "pages": PagesSchema,
            "chunks": ChunksSchema, "embeddings": EmbeddingsSchema}

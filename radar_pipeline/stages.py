@@ -224,13 +224,19 @@ def chunk_documents(engine: sa.Engine, *, budget: int = 500, overlap: float = 0.
 # --------------------------------------------------------------------------- embeddings
 def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, log: Log = _noop,
                  progress: Callable[[int, int], None] | None = None) -> dict:
-    """Encode every chunk whose text has no vector for ``encoder.name`` (cache by text hash)."""
+    """Encode every distinct chunk text that has no vector for ``encoder.name`` yet.
+
+    Vectors are keyed by (text SHA-256, encoder): unchanged texts are never re-encoded, whatever
+    happened to their document. Vectors no chunk refers to any more are deleted.
+    """
     t0 = time.perf_counter()
     c, e = db.chunks, db.embeddings
-    missing = (sa.select(c.c.chunk_id, c.c.text, c.c.text_sha)
-               .select_from(c.outerjoin(e, sa.and_(e.c.chunk_id == c.c.chunk_id, e.c.encoder == encoder.name)))
-               .where(sa.or_(e.c.chunk_id.is_(None), e.c.text_sha != c.c.text_sha)).order_by(c.c.chunk_id))
+    have = sa.select(e.c.text_sha).where(e.c.encoder == encoder.name, e.c.text_sha == c.c.text_sha)
+    missing = (sa.select(c.c.text_sha, sa.func.min(c.c.text).label("text"))
+               .where(~sa.exists(have)).group_by(c.c.text_sha).order_by(c.c.text_sha))
     with engine.begin() as conn:
+        gc = conn.execute(sa.delete(e).where(e.c.encoder == encoder.name, ~sa.exists(
+            sa.select(c.c.chunk_id).where(c.c.text_sha == e.c.text_sha)))).rowcount
         todo = conn.execute(missing).all()
     encode_seconds = 0.0
     for i in range(0, len(todo), batch_size):
@@ -238,23 +244,20 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
         t1 = time.perf_counter()
         vecs = encoder.encode_passages([r.text for r in batch])
         encode_seconds += time.perf_counter() - t1
-        rows = [{"chunk_id": r.chunk_id, "encoder": encoder.name, "text_sha": r.text_sha, "dim": encoder.dim,
-                 "embedding": v} for r, v in zip(batch, vecs)]
-        stmt = pg_insert(e).values(rows)
-        stmt = stmt.on_conflict_do_update(index_elements=["chunk_id", "encoder"],
-                                          set_={"text_sha": stmt.excluded.text_sha, "embedding": stmt.excluded.embedding,
-                                                "dim": stmt.excluded.dim})
+        rows = [{"text_sha": r.text_sha, "encoder": encoder.name, "dim": encoder.dim, "embedding": v}
+                for r, v in zip(batch, vecs)]
+        stmt = pg_insert(e).values(rows).on_conflict_do_nothing(index_elements=["text_sha", "encoder"])
         with engine.begin() as conn:
             conn.execute(stmt)
         done = min(i + batch_size, len(todo))
         if progress:
             progress(done, len(todo))
         if (i // batch_size) % 10 == 0 or done == len(todo):
-            log(f"embeddings[{encoder.name}]: {done}/{len(todo)} encoded")
+            log(f"embeddings[{encoder.name}]: {done}/{len(todo)} texts encoded")
     with engine.begin() as conn:
         total = conn.execute(sa.select(sa.func.count()).select_from(e).where(e.c.encoder == encoder.name)).scalar()
     return {"encoder": encoder.name, "encoder_version": encoder.version, "dim": encoder.dim,
-            "encoded_now": len(todo), "vectors": int(total),
+            "encoded_now": len(todo), "vectors": int(total), "deleted_unused": int(gc or 0),
             "passages_per_second": round(len(todo) / encode_seconds, 2) if encode_seconds else None,
             "seconds": round(time.perf_counter() - t0, 3)}
 
@@ -266,7 +269,7 @@ def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFra
     q = sa.text(
         "SELECT c.chunk_id, c.doc_id, d.primary_path AS source_path, d.title, c.page_start, c.page_end, "
         "c.phenomenon, c.language, c.text, e.embedding FROM chunks c JOIN documents d USING (doc_id) "
-        "JOIN embeddings e ON e.chunk_id = c.chunk_id AND e.encoder = :enc AND e.text_sha = c.text_sha "
+        "JOIN embeddings e ON e.text_sha = c.text_sha AND e.encoder = :enc "
         "ORDER BY c.doc_id, c.seq")
     with engine.connect() as conn:
         conn = conn.execution_options(stream_results=True)

@@ -30,7 +30,7 @@ def test_chunks_contract():
 
 
 def test_embeddings_contract_checks_unit_norm():
-    ok = dict(chunk_id="d-0", encoder="usem3", dim=512, norm=1.0)
+    ok = dict(text_sha="f" * 64, encoder="usem3", dim=512, norm=1.0)
     SCHEMAS["embeddings"].validate(pl.DataFrame([ok]))
     with pytest.raises((pa.errors.SchemaError, pa.errors.SchemaErrors)):
         SCHEMAS["embeddings"].validate(pl.DataFrame([dict(ok, norm=0.5)]), lazy=True)

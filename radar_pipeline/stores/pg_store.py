@@ -38,13 +38,18 @@ def ensure_hnsw_index(engine: sa.Engine, encoder: str, dim: int, m: int = 16, ef
 
 def search_pgvector(engine: sa.Engine, encoder: str, dim: int, query: np.ndarray, k: int = 10,
                     ef_search: int = 100) -> list[tuple[str, float]]:
-    """Approximate top-``k`` ``(chunk_id, cosine_similarity)`` for one unit query vector of ``dim``."""
+    """Approximate top-``k`` ``(chunk_id, cosine_similarity)`` for one unit query vector of ``dim``.
+
+    The HNSW index ranks distinct texts; chunks sharing a text all come back with its score.
+    """
     vec = "[" + ",".join(f"{x:.7g}" for x in np.asarray(query, dtype=np.float32).ravel()) + "]"
+    d = int(dim)
     with engine.begin() as conn:
         conn.execute(sa.text(f"SET LOCAL hnsw.ef_search = {int(ef_search)}"))
         rows = conn.execute(sa.text(
-            f"SELECT chunk_id, 1 - ((embedding::vector({int(dim)})) <=> CAST(:q AS vector({int(dim)}))) AS score "
-            f"FROM embeddings WHERE encoder = :enc "
-            f"ORDER BY (embedding::vector({int(dim)})) <=> CAST(:q AS vector({int(dim)})) LIMIT :k"
+            f"WITH top AS (SELECT text_sha, (embedding::vector({d})) <=> CAST(:q AS vector({d})) AS dist "
+            f"FROM embeddings WHERE encoder = :enc ORDER BY (embedding::vector({d})) <=> CAST(:q AS vector({d})) "
+            f"LIMIT :k) SELECT c.chunk_id, 1 - top.dist AS score FROM top JOIN chunks c USING (text_sha) "
+            f"ORDER BY top.dist, c.chunk_id"
         ), {"q": vec, "enc": encoder, "k": int(k)}).all()
     return [(r[0], float(r[1])) for r in rows]
