@@ -9,7 +9,7 @@ import pandera.polars as pa
 import polars as pl
 
 PHENOMENA = ["ai_military", "space_security", "territorial"]
-STATUSES = ["ok", "partial", "damaged", "encrypted", "corrupt", "empty", "unsupported"]
+STATUSES = ["ok", "partial", "damaged", "encrypted", "corrupt", "empty", "unsupported", "timeout"]
 PAGE_SOURCES = ["text_layer", "ocr", "text_layer+ocr", "record", "plain"]
 NUL_FREE = pa.Check(lambda data: data.lazyframe.select(~pl.col(data.key).str.contains("\x00", literal=True)),
                     name="no_nul")

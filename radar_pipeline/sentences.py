@@ -13,9 +13,9 @@ What it adds to plain ``pysbd.Segmenter(clean=False)``:
   245 …] y 14"). pysbd runs on a same-length *work copy* where the ``[`` after a dot is replaced by
   ``(`` (and pysbd's own placeholder characters are blanked); the boundaries found there are
   applied to the original text, so the output keeps every original character.
-- **Length guard**: text is segmented in blocks of at most ``_BLOCK_CHARS`` characters cut at
-  paragraph breaks; a block still longer than ``_MAX_PYSBD_CHARS`` (one huge paragraph) goes to
-  a linear-time regex splitter instead of pysbd; any pysbd exception also falls back to it.
+- **Length guard**: text is segmented in blocks of at most ``_BLOCK_CHARS`` characters, cut at
+  a paragraph break, else a line break, else after ". ", else at a space (pysbd time grows with
+  the block); any pysbd exception falls back to a linear-time regex splitter.
 """
 from __future__ import annotations
 
@@ -38,13 +38,14 @@ ABBREVIATIONS: frozenset[str] = frozenset(
 )
 
 _ABBR_END_RE = re.compile(r"(?:^|[^\w])([^\W\d_]{1,6})\.\s*$")
-_LEADING_CLOSER_RE = re.compile(r"^[.,;:)\]}»”’\-–—]")
+_LEADING_CLOSER_RE = re.compile(r"^[.,;:)\]}»”’]")
 _DOT_BRACKET_RE = re.compile(r"(?<=\.)\[")
 # pysbd's internal placeholder characters; blank them in the work copy so the text cannot confuse it.
 _PYSBD_SENTINELS_RE = re.compile("[∯ȸ♨☝✂⎋ᓰᓱᓳᓴᓷᓸ∰ȹ&\r]")
 
-_BLOCK_CHARS = 20_000  # pysbd is roughly linear: ~0.2 s per 40k chars measured on F1-AIINDEX-001
-_MAX_PYSBD_CHARS = 60_000  # a single paragraph longer than this uses the regex splitter
+# pysbd on prose: ~0.2 s per 40k chars (F1-AIINDEX-001), ~1.1 s for the 228k-char F2-ESA-013;
+# on repetitive text its abbreviation scan costs ~0.8 s per 20k chars, hence bounded blocks.
+_BLOCK_CHARS = 20_000
 
 # Fallback: end punctuation (optionally closing quotes/brackets) + whitespace, before an
 # uppercase letter, digit, opening quote/bracket or inverted punctuation.
@@ -101,11 +102,12 @@ def _blocks(text: str) -> list[tuple[int, int]]:
     while start < n:
         end = min(n, start + _BLOCK_CHARS)
         if end < n:
-            cut = text.rfind("\n\n", start + _BLOCK_CHARS // 2, end)
-            if cut < 0:
-                cut = text.rfind("\n", start + _BLOCK_CHARS // 2, end)
-            if cut >= 0:
-                end = cut + 1
+            lo = start + _BLOCK_CHARS // 2
+            for sep in ("\n\n", "\n", ". ", " "):
+                cut = text.rfind(sep, lo, end)
+                if cut >= 0:
+                    end = cut + len(sep)
+                    break
         blocks.append((start, end))
         start = end
     return blocks
@@ -135,13 +137,10 @@ def split_sentences(text: str, lang: str | None) -> list[str]:
         block = work[b0:b1]
         if not block.strip():
             continue
-        if len(block) > _MAX_PYSBD_CHARS:
+        try:
+            local = _boundaries_pysbd(block, code)
+        except Exception:  # noqa: BLE001 - pysbd bug on odd input: fall back, never fail
             local = _boundaries_regex(block)
-        else:
-            try:
-                local = _boundaries_pysbd(block, code)
-            except Exception:  # noqa: BLE001 - pysbd bug on odd input: fall back, never fail
-                local = _boundaries_regex(block)
         if b0 > 0:
             cuts.append(b0)
         cuts.extend(b0 + c for c in local)

@@ -12,13 +12,14 @@ import json
 import os
 import time
 from collections import Counter, defaultdict
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import TimeoutError as FuturesTimeout, as_completed
 from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
 import polars as pl
 import sqlalchemy as sa
+from pebble import ProcessPool
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from radar_pipeline import db
@@ -104,11 +105,13 @@ def _store_document(engine: sa.Engine, row: dict, doc: ExtractedDocument) -> Non
 
 
 def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, workers: int = 2,
-                      log: Log = _noop, progress: Callable[[int, int], None] | None = None) -> dict:
+                      log: Log = _noop, progress: Callable[[int, int], None] | None = None,
+                      timeout_s: float = 900.0, per_mb_s: float = 60.0) -> dict:
     """Materialize ``documents`` and ``pages`` from ``source_files``; only new contents are read.
 
-    A file that cannot be read still gets a ``documents`` row with its status and reason. Worker
-    processes isolate crashes in native readers (a crashed worker marks its file ``corrupt``).
+    A file that cannot be read still gets a ``documents`` row with its status and reason. Each
+    file runs in a worker process with a time budget of ``timeout_s + per_mb_s × size in MB``
+    seconds; past it the worker is killed and the file recorded as ``timeout``.
     """
     t0 = time.perf_counter()
     with engine.begin() as conn:
@@ -151,20 +154,27 @@ def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, wo
         elif done % 100 == 0 or done == len(todo):
             log(f"documents: {done}/{len(todo)} extracted")
 
-    if workers <= 1:
+    def timed_out(d: str, limit: float) -> ExtractedDocument:
+        return ExtractedDocument(format="unknown", status="timeout", pages=[],
+                                 reason=f"extraction exceeded {limit:.0f} s; file skipped so the run can go on")
+
+    # Worker processes (pebble) isolate native crashes and hangs: a file that exceeds its time
+    # budget is recorded as ``timeout`` and its worker is killed; the rest of the run goes on.
+    with ProcessPool(max_workers=max(1, workers)) as pool:
+        futs = {}
         for d in todo:
-            handle(*_extract_one(d, str(corpus_root / groups[d][0].path), ocr))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futs = {pool.submit(_extract_one, d, str(corpus_root / groups[d][0].path), ocr): d for d in todo}
-            for fut in as_completed(futs):
-                d = futs[fut]
-                try:
-                    handle(*fut.result())
-                except Exception as exc:  # a worker died (native crash) or storing failed
-                    failed = ExtractedDocument(format="unknown", status="corrupt",
-                                               reason=f"extraction crashed: {type(exc).__name__}: {exc}"[:500], pages=[])
-                    handle(d, failed, 0.0)
+            limit = timeout_s + per_mb_s * groups[d][0].size_bytes / 1e6
+            futs[pool.schedule(_extract_one, args=(d, str(corpus_root / groups[d][0].path), ocr), timeout=limit)] = (d, limit)
+        for fut in as_completed(futs):
+            d, limit = futs[fut]
+            try:
+                handle(*fut.result())
+            except FuturesTimeout:
+                handle(d, timed_out(d, limit), limit)
+            except Exception as exc:  # a worker died (native crash) or storing failed
+                failed = ExtractedDocument(format="unknown", status="corrupt", pages=[],
+                                           reason=f"extraction crashed: {type(exc).__name__}: {exc}"[:500])
+                handle(d, failed, 0.0)
     with engine.begin() as conn:
         status_counts = dict(conn.execute(sa.select(db.documents.c.status, sa.func.count()).group_by(db.documents.c.status)).all())
         failed_rows = conn.execute(sa.select(db.documents.c.primary_path, db.documents.c.status, db.documents.c.reason)

@@ -111,6 +111,8 @@ def _decoded_payloads(raw: str) -> list[str]:
             continue
         if _printable_ratio(dec) > 0.95 and re.search(r"[a-zA-Z]{3}", dec):
             out.append(dec)
+    if re.search(r"['\"]\s*\+\s*['\"]", raw):   # 'ign' + 'ore prev' + 'ious …'
+        out.append(re.sub(r"['\"]\s*\+\s*['\"]", "", raw))
     if "%" in raw:
         dec = unquote(raw)
         if dec != raw:
@@ -133,56 +135,87 @@ def variants(text: str) -> dict[str, str]:
 
 # --------------------------------------------------------------------------- rules
 _GAP = r"[^.?!\n]{0,60}?"
+_G20 = r"[^.?!\n]{0,25}?"
 _IGN = (r"(?:ignor\w*|olvid\w*|forget\w*|disregard\w*|omit\w*|pasa por alto|haz caso omiso|bypass\w*|overrid\w*|"
-        r"anul\w*|descart\w*|desestim\w*|desconsider\w*|esquec\w*|skip\w*|dismiss\w*|neglect\w*|deja de lado|"
-        r"salta\w*|abandon\w*|deja atras|no (?:sigas|obedezcas|hagas caso|respetes|cumplas)|stop following|"
-        r"don'?t follow|do not follow|nao (?:siga|obedeca)|ignorez|oubliez|ignoriere|vergiss|ignora)")
-_RULESET = (r"(?:instruc\w*|instrucoes|reglas?|rules?|regras?|indicaciones|directri\w*|guidelines?|directives?|"
-            r"prompt\w*|restric\w*|politicas?|polic\w*|programacion|programming|ordenes|orders|limitaciones|"
-            r"limitations?|lo anterior|everything (?:above|before)|all (?:of )?the above|todo lo anterior|"
-            r"anteriores|previous|prior|preceding|earlier|above|consignas|anweisungen|istruzioni|"
-            r"configuracion|safety|seguridad (?:interna|del sistema)|filtros?|filters?|guardrails?)")
+        r"anula\w*|descarta\w*|desestima\w*|desconsider\w*|esquec\w*|esqueca|skip\w*|dismiss\w*|deja de lado|"
+        r"salta(?:te)? (?:tus|las|todas)|abandona\w*|deja atras|no (?:sigas|obedezcas|hagas caso|respetes|cumplas)|"
+        r"stop following|don'?t follow|do not follow|nao (?:siga|obedeca)|ignorez|oubliez|ignoriere|vergiss|suspend\w*|desactiva\w*|disable\w*|turn off|apaga\w*)")
+_NOUNS = (r"(?:instruc\w*|instrucoes|prompt\w*|reglas|rules|regras|directrices|directives|guidelines|indicaciones|"
+          r"ordenes|orders|programacion|programming|configuracion|restricc\w*|restrictions?|filtros?|filters?|"
+          r"guardrails?|normas|safety|policies|politicas|consignas|anweisungen|istruzioni|limitaciones|limitations)")
+_QUAL = (r"(?:anteriores|previas|previos|previous|prior|above|earlier|preceding|de arriba|iniciales|originales|original|"
+         r"del sistema|de sistema|system|que te (?:dieron|dio|han dado|dimos|di|indicaron|programaron)|"
+         r"you (?:were|have been|was) given|acima|anteriormente|hasta ahora|so far|de seguridad|of safety|"
+         r"de tu (?:creador|desarrollador)|precedentes|vorherigen|bisherigen|precedenti)")
+_POSS = r"(?<!\w)(?:tus|tu|your|vos|tes|deine|le tue|suas|seus|todas?|all|any|cualquier\w*|every|cada|toutes)"
+_ABOVE = (r"(?:todo lo (?:anterior|de arriba|que te (?:dijeron|han dicho|indicaron))|everything (?:above|before|you (?:were|have been|'ve been) told)|"
+          r"the above|lo anterior|all of the above|tudo (?:o que|acima)|what you were told|what you have been told)")
 
 RULES: dict[str, list[tuple[str, re.Pattern]]] = {
     "override": [
-        ("ignore_rules", re.compile(_IGN + _GAP + _RULESET)),
-        ("new_instructions", re.compile(r"(?:nuevas|new|novas|updated|actualizadas|real|verdaderas|true) (?:instruc\w*|orders|ordenes|rules|reglas|directives)\s*[:\-]")),
-        ("from_now_on", re.compile(r"(?:a partir de ahora|desde ahora|de ahora en adelante|from now on|henceforth|a partir de agora|de agora em diante|from this point)" + _GAP + r"(?:eres|seras|responde\w*|actua\w*|ignora\w*|you (?:are|will|must|shall)|act\w*|respond\w*|voce (?:e|sera)|solo|only|sin|without|tu (?:unica|nueva))")),
-        ("fake_turn", re.compile(r"(?:^|\s|[\[<(#|])(?:system|sistema|assistant|developer)\s*(?:\]|>|\)|:|\|)\s*\S|<\|?im_start\|?>|\[/?inst\]|<<sys>>|###\s*(?:instruction|system|new)|</?system>|begin system prompt|end of (?:system )?prompt")),
-        ("instead_do", re.compile(r"(?:en lugar de|instead of|em vez de)" + _GAP + r"(?:responder|answer\w*|la pregunta|the question|seguir|following)" + _GAP + r"(?:di|escribe|say|write|print|output|responde|diga|escreva)")),
-        ("priority_claim", re.compile(r"(?:esta|this|la siguiente|the following) (?:instruccion|instruction|orden|order|mensaje|message) (?:tiene|has|takes) (?:prioridad|priority|precedence)")),
-        ("override_foreign", re.compile(r"(?:ignorez|oubliez) (?:toutes? )?(?:les |vos )?(?:instructions|regles|consignes)|ignoriere (?:alle )?(?:vorherigen |bisherigen )?(?:anweisungen|regeln)|ignora (?:tutte )?le (?:istruzioni|regole)")),
+        ("ignore_rules", re.compile(_IGN + _G20 + r"(?:" + _POSS + _G20 + _NOUNS + r"|" + _NOUNS + _G20 + _QUAL
+                                    + r"|" + _QUAL + r"\s+" + _NOUNS + r"|" + _ABOVE + r"|" + _NOUNS
+                                    + r",? (?:y|and|e|et|und) (?:dime|di|responde|escribe|muestra|revela|haz|tell|say|write|print|show|reveal|output|respond|do|answer|diga|mostre))")),
+        ("new_instructions", re.compile(r"(?:nuevas|new|novas|updated|actualizadas|real|verdaderas|true|revised|overriding) (?:instruc\w*|orders|ordenes|rules|reglas|directives|directrices)\s*[:\-]")),
+        ("from_now_on", re.compile(r"(?:a partir de ahora|desde ahora|de ahora en adelante|from now on|henceforth|a partir de agora|de agora em diante|from this point on)"
+                                   + _G20 + r"(?:eres|seras|responde\w*|actua\w*|ignora\w*|you (?:are|will|must|shall|should)|act (?:as|like)|respond\w*|answer\w*|voce|debes|tienes que|deberas|solo (?:responde|dices|hablas)|only (?:respond|answer|say|speak)|tu (?:unica|nueva)|your (?:only|new))")),
+        ("fake_turn", re.compile(r"(?:^|[\[<(#|{]\s*)(?:system|sistema|assistant|asistente|developer|admin)\s*(?:\]|>|\)|:|\||})|<\|?im_start\|?>|<\|?im_end\|?>|\[/?inst\]|<<sys>>|###\s*(?:instruction|system|new|instruccion)|</?system>|begin (?:system )?prompt|end of (?:system )?prompt|(?:^|\s)(?:system|sistema)\s*:\s*(?:you|eres|tu |ignore|ignora|new|nuevas|el asistente|the assistant|a partir)")),
+        ("instead_do", re.compile(r"(?:en lugar de|instead of|em vez de|en vez de)" + _G20 + r"(?:responder|answer\w*|la pregunta|the question|seguir|following)" + _GAP + r"(?:di |escribe|say|write|print|output|responde|diga|escreva|dime|tell me|reveal|revela|muestra)")),
+        ("priority_claim", re.compile(r"(?:esta|this|la siguiente|the following) (?:instruccion|instruction|orden|order|mensaje|message|regla|rule) (?:tiene|has|takes|overrides|anula|reemplaza|supersedes) (?:prioridad|priority|precedence|todas|all|las|the)")),
+        ("override_foreign", re.compile(r"(?:ignorez|oubliez) (?:toutes? )?(?:les |vos )?(?:instructions|regles|consignes)|ignoriere (?:alle )?(?:vorherigen |bisherigen )?(?:anweisungen|regeln)|ignora (?:tutte )?le (?:istruzioni|regole)|vergiss (?:alle|deine)")),
     ],
     "extraction": [
-        ("system_prompt", re.compile(r"(?:system|sistema|initial|inicial|hidden|oculto|secret\w*|original|internal|interno|developer|meta)[ \-_]?(?:prompt|message|mensaje|mensagem|instructions?|instrucciones|instrucoes)|prompt (?:del?|de) (?:sistema|sistem|systeme)|(?:tu|tus|your|seu|suas|sus|vos) (?:prompt|instruc\w*|reglas (?:internas|ocultas|secretas)|directrices|configuracion inicial|system)")),
-        ("reveal_instructions", re.compile(r"(?:muestra\w*|muestrame|revela\w*|dime|di me|repite|repeat|imprime|print|escribe|write|copia|copy|comparte|share|ensena\w*|show|reveal|tell me|output|display|dump|leak|filtra\w*|expon\w*|expose|mostre|revele|diga|transcrib\w*|recita\w*|recite|parafrasea\w*|paraphrase|resume|summari[sz]e|traduce|translate|list|enumera|lista)" + _GAP + r"(?:instruc\w*|prompt|reglas (?:que|con las que)|rules you|directrices|configuracion|configuration|guidelines|mensaje (?:inicial|de sistema|del sistema)|initial message|lo que (?:te )?(?:dijeron|indicaron|programaron)|what (?:you were|were you) (?:told|instructed|programmed)|texto (?:anterior|de arriba|previo)|text above|words above|everything above|the above|todo lo (?:anterior|de arriba)|primer(?:as?)? (?:lineas|palabras|mensaje)|first (?:lines|words|message)|contexto oculto|hidden context)")),
-        ("what_instructions", re.compile(r"(?:cuales|que|what|quais) (?:son|are|eram|fueron|were) (?:tus|your|suas|sus) (?:instruc\w*|reglas|rules|regras|directrices|guidelines|restricciones|restrictions)|(?:con que|what|which) (?:instrucciones|instructions|prompt) (?:te|were you|you were)|how (?:were you|are you) (?:prompted|instructed|configured|programmed)|como (?:te )?(?:configuraron|programaron|instruyeron)")),
-        ("above_text", re.compile(r"(?:repeat|repite|repita|print|imprime|output)" + _GAP + r"(?:above|arriba|anterior|acima|before this|antes de esto|verbatim|textualmente|palabra por palabra|word for word)")),
-        ("credentials", re.compile(r"(?:api[ _-]?key|clave (?:de )?(?:la )?api|secret key|clave secreta|access token|token de acceso|contrasena|password|senha|credencial\w*|credentials?|variables? de entorno|environment variables?|\.env\b|env vars?)")),
+        ("system_prompt", re.compile(r"(?:system|sistema|developer|meta)[ \-_]?(?:prompt\w*|message|mensaje|mensagem|instruc\w*)|(?:initial|inicial|hidden|oculto|secret\w*|original|internal|interno|pre-?prompt|hidden)[ \-_]?(?:prompt\w*|instructions?)|prompt (?:del?|de|do) (?:sistema|sistem|systeme)|mensaje (?:del|de) sistema|(?<!\w)(?:tu|tus|your) (?:prompt\w*|instruc\w*|reglas (?:internas|ocultas|secretas)|configuracion (?:inicial|interna)|system|initial|reglas|rules|directrices|guidelines|restricciones|restrictions|programacion|programming)")),
+        ("reveal_instructions", re.compile(r"(?:muestra\w*|muestrame|revela\w*|dime|repite|repeat|imprime|print|escribe|write|copia|copy|comparte|share|ensena\w*|show|reveal|tell me|output|display|dump|leak|filtra\w*|expon\w*|expose|mostre|revele|diga|transcrib\w*|recita\w*|recite|parafrasea\w*|paraphrase|resume|summari[sz]e|traduce|translate|enumera|lista|list|give me|dame|entrega\w*)"
+                                          + _GAP + r"(?:(?:instruc\w*|prompt\w*|reglas|rules|directrices|guidelines|configuracion|configuration|mensaje) (?:iniciales|originales|ocultas|internas|secretas|del sistema|de sistema|que te (?:dieron|dio|han dado|programaron)|you were given|that you were given|you received|initial|original|hidden|internal|secret)|text above|words above|everything above|the above|texto (?:anterior|de arriba|previo)|todo lo (?:anterior|de arriba)|(?:primer(?:as?)?|first) (?:lineas|palabras|mensaje|lines|words|message|instruc\w*)|lo que (?:te )?(?:dijeron|indicaron|programaron)|what (?:you were|were you) (?:told|instructed|programmed)|contexto oculto|hidden context|your context|tu contexto)")),
+        ("what_instructions", re.compile(r"(?:cuales|que|what|quais) (?:son|are|eram|fueron|were|es|is) (?:tus|your|suas|tu) (?:instruc\w*|reglas|rules|regras|directrices|guidelines|restricciones|restrictions|prompt\w*|ordenes|orders)|(?:con que|what|which) (?:instrucciones|instructions|prompt) (?:te|were you|you were)|how (?:were you|are you|have you been) (?:prompted|instructed|configured|programmed)|como (?:te )?(?:configuraron|programaron|instruyeron)|(?:que|what) (?:te dijeron|were you told)")),
+        ("above_text", re.compile(r"(?:repeat|repite|repita|print|imprime|output|copia|copy)" + _GAP + r"(?:above|arriba|acima|before this|antes de esto|verbatim|textualmente|palabra por palabra|word for word|literalmente|literally)")),
+        ("credentials", re.compile(r"(?:api[ _-]?key|clave (?:de )?(?:la )?api|secret key|clave secreta|access token|token de acceso|tus credenciales|your credentials|variables? de entorno|environment variables?|\.env\b|env vars?|(?:tu|tus|your) (?:contrasenas?|passwords?|senhas?)|(?:contrasenas?|passwords?|senhas?|credenciales|credentials) (?:del?|of the|for the|de la|do) (?:servidor|server|sistema|system|administrador|admin\w*|base de datos|database|modelo|model|api))")),
         ("canary", re.compile(r"rdr-[0-9a-f]{12}")),
     ],
     "impersonation": [
-        ("claims_authority", re.compile(r"(?:soy|i am|i'm|im|sou|como|as|habla|speaking as|this is) (?:el |la |tu |your |the |o |a |un |an? |seu |sua )?(?:administrador\w*|admin\w*|desarrollador\w*|developer|dev|creador\w*|creator|operador\w*|operator|programador\w*|programmer|dueno|owner|propietario|sysadmin|root|superusuario|superuser|ingeniero de openai|openai|anthropic|equipo de seguridad|security team|red team|supervisor|moderador|moderator|jefe de (?:sistemas|seguridad))")),
-        ("special_mode", re.compile(r"(?:modo|mode|modalidad) (?:de )?(?:desarrollador|developer|dev|admin\w*|dios|god|depuracion|debug\w*|mantenimiento|maintenance|sin censura|uncensored|sin filtros?|unfiltered|root|sudo|prueba sin restricciones|diagnostico|diagnostic|jailbreak|libre|unrestricted|irrestricto|dan)|(?:developer|debug|god|admin|maintenance|sudo|root|unrestricted) mode|\bsudo\b|\bsu root\b")),
-        ("authorization_claim", re.compile(r"(?:tengo|i have|tenho|cuento con|with) (?:autorizacion|authori[sz]ation|permiso|permission|clearance|acceso|access|credenciales|autorizacao)" + _GAP + r"(?:para|to|de|especial|special|total|full|nivel|level)|codigo de (?:anulacion|desbloqueo|autorizacion|acceso)|(?:override|unlock|authori[sz]ation|admin) code|autorizado por (?:el|los) (?:desarrollador|administrador|creador)")),
+        ("claims_authority", re.compile(r"(?:soy|i am|i'm|im|sou|speaking as|hablando como|te habla|le habla|this is (?:the|your)|como tu|as your|en calidad de)\s+(?:el |la |tu |your |the |o |a |un |an? |seu |sua |su )?(?:administrador\w*|admin\w*|desarrollador\w*|developer|dev|creador\w*|creator|operador\w*|operator|programador\w*|programmer|dueno|owner|propietario|sysadmin|root|superusuario|superuser|ingeniero de openai|openai|anthropic|equipo de seguridad|security team|red team\w*|supervisor\w*|moderador\w*|moderator|jefe de (?:sistemas|seguridad)|ceo|desenvolvedor)\b")),
+        ("special_mode", re.compile(r"(?:modo|mode|modalidad) (?:de )?(?:desarrollador|developer|dev|admin\w*|dios|god|depuracion|debug\w*|mantenimiento|maintenance|sin censura|uncensored|sin filtros?|unfiltered|root|sudo|prueba sin restricciones|jailbreak|unrestricted|irrestricto|dan|desenvolvedor)\b|(?:developer|debug|god|admin|maintenance|sudo|root|unrestricted|jailbreak) mode|\bsudo\b|\bsu root\b|\bchmod\b|/admin\b")),
+        ("authorization_claim", re.compile(r"(?:tengo|i have|tenho|cuento con|i've got|i hold|poseo) (?:autorizacion|authori[sz]ation|permiso|permission|clearance|credenciales|autorizacao|acceso (?:total|completo|de administrador|root|privilegiado)|full access|root access|admin access|nivel de acceso)|codigo de (?:anulacion|desbloqueo|autorizacion)|(?:override|unlock|authori[sz]ation|admin) code|autorizado por (?:el|los|tu) (?:desarrollador|administrador|creador)|authori[sz]ed by (?:the|your) (?:developer|admin|creator)")),
     ],
     "jailbreak": [
-        ("dan", re.compile(r"\bdan\b(?! brown)|do anything now|haz cualquier cosa ahora|\bstan\b|\baim\b (?:mode|modo)|always intelligent and machiavellian|\bdude\b mode|evil ?bot|evil confidant|jailbr[ea]{2}k\w*|anti[- ]?dan|betterdan|developer mode v2")),
-        ("no_limits", re.compile(r"(?:sin|without|no|sem|free (?:of|from)|libre de|liberad\w* de|libera\w* de|freed from|unbound by) (?:ningun\w* |any |nenhum\w* |tus |your |las |the |all |todas? (?:las |tus )?)?(?:restricc\w*|restrictions?|restricoes|filtros?|filters?|limites|limits|limitations?|limitaciones|censura|censorship|reglas|rules|regras|etica|ethics|moral\w*|guardrails?|salvaguardas|safeguards|politicas|polic\w*|normas de seguridad)(?! de (?:transito|trafico))")),
-        ("uncensored", re.compile(r"\b(?:unfiltered|uncensored|unrestricted|unchained|sin censura|sin filtro|irrestrict\w*|desbloquead\w*|unlocked|sem censura|sem filtro)\b")),
-        ("pretend", re.compile(r"(?:pretend|finge|fingir|finja|imagina|imagine|supon|suppose|hagamos de cuenta|haz de cuenta|let'?s pretend|act as if|actua como si|roleplay|role[- ]play|juego de rol|juguemos a|let'?s play a game|vamos a jugar|simula\w*|simulate)" + _GAP + r"(?:no (?:tienes|tuvieras|hay|existen|have|had|tens|there are)|without|sin|sem|you are (?:an?|the)|eres (?:un|una|el|la)|seas|you'?re|an? (?:ai|ia|model|modelo|assistant|asistente|chatbot|bot)|(?:otra|another|different|distinta|nueva|new) (?:ia|ai|persona|personalidad|personality)|personaje|character|mi (?:abuela|abuelita)|my (?:grandma|grandmother|deceased))")),
-        ("you_are_now", re.compile(r"(?:you are now|ahora eres|ahora seras|agora voce e|a partir de ahora eres|now you are|you will now be|you'?re now|desde ahora eres|ya no eres|you are no longer|no longer an?) ")),
-        ("evil_persona", re.compile(r"(?:actua|actue|act|comportate|behave|responde|respond|habla|speak|escribe|write)\w* (?:como|as|like) (?:un |una |an? |el |la |o |a )?(?:ia |ai |asistente |assistant |modelo |chatbot |bot |hacker|malvad|evil|malicious|malicios|villano|villain|criminal|terrorista|terrorist|sin (?:restricc|filtro|censura|reglas|etica)|without (?:restrict|filter|rules|ethics)|my (?:deceased|dead) grand|mi abuela|personaje sin|character with no|unrestricted|irrestricto|rebelde|rogue|jailbroken|liberad|libre de)")),
-        ("hypothetical_bypass", re.compile(r"(?:hipoteticamente|hypothetically|en teoria|in theory|for (?:educational|research|academic) purposes|con fines (?:educativos|academicos|de investigacion)|para fines (?:educativos|academicos))" + _GAP + r"(?:si no tuvieras|if you (?:had no|didn'?t have|were not bound|weren'?t bound)|ignor\w*|bypass\w*|sin (?:reglas|restricc|filtro)|without (?:rules|restrict|filter)|salta\w* (?:las|tus)|how to (?:bypass|evade|jailbreak)|como (?:evadir|saltar|burlar) (?:los|tus|las) (?:filtros|reglas|controles))")),
-        ("respond_only", re.compile(r"(?:responde|respond|answer|reply|contesta|di|say|escribe|write|print|output|imprime)\w* (?:unicamente|solo|solamente|only|just|exclusivamente|apenas|somente)?\s*(?:con|with|com)?\s*(?:la palabra|the word|la frase|the phrase|a palavra)?\s*[\"'«“‘]?(?:pwned|hacked|hackeado|owned|jailbroken|i have been pwned|he sido hackeado|access granted|acceso concedido)")),
-        ("opposite", re.compile(r"(?:modo opuesto|opposite mode|anti[- ]?mode|respuesta sin filtro|unfiltered response|two responses|dos respuestas)" + _GAP + r"(?:\w+)")),
-        ("exfiltration", re.compile(r"!\[[^\]]*\]\(https?://|(?:envia|send|manda|post|exfiltra\w*|sube|upload|reenvia|forward)\w*" + _GAP + r"(?:https?://|webhook|a (?:la )?(?:url|direccion)|to (?:the |this )?(?:url|address|endpoint|server|email)|por correo|by email)")),
+        ("dan", re.compile(r"\bdan\b(?! brown)|do anything now|haz cualquier cosa ahora|\bstan\b|\baim\b (?:mode|modo)|always intelligent and machiavellian|\bdude\b (?:mode|modo)|evil ?bot|evil confidant|jailbr[ea]{2}k\w*|anti[- ]?dan|betterdan|developer mode v2")),
+        ("no_limits", re.compile(r"(?:responde\w*|respond\w*|answer\w*|actua\w*|act|habla\w*|speak|eres|you are|be|se|opera\w*|operate|contesta\w*|escribe|write|funciona\w*|work|piensa|think|sin|without|sem|free (?:of|from)|libre de|liberad\w* de|freed from|unbound by)\w*"
+                                 + _G20 + r"(?:sin|without|sem|free (?:of|from)|libre de|no) (?:ningun\w* |any |nenhum\w* |tus |your |tu |suas |sus )?(?:restricc\w*|restrictions?|restricoes|filtros?|filters?|censura|censorship|reglas|rules|regras|etica|ethics|moral\w*|guardrails?|salvaguardas|safeguards|limites morales|moral limits)\b")),
+        ("uncensored", re.compile(r"\b(?:unfiltered|uncensored|unchained|sin censura|sin filtro|sem censura|sem filtro|jailbroken)\b")),
+        ("pretend", re.compile(r"(?:pretend|finge|fingir|finja|imagina|imagine|supon|suppose|hagamos de cuenta|haz de cuenta|let'?s pretend|act as if|actua como si|simula|simulate)\s+(?:que\s+)?(?:eres|fueras|seas|tienes|tuvieras|no tienes|no tuvieras|ya no|you are|you'?re|you were|to be|you have no|you had no|you don'?t have|ser |estar|voce e|you can|that you|being)")),
+        ("roleplay", re.compile(r"\b(?:roleplay|role[- ]play|juego de rol|juguemos a|let'?s play a game|vamos a jugar un juego|vamos jogar|let'?s play pretend)\b|(?:mi (?:difunta |querida )?abuel\w+|my (?:dead |deceased |late |dear )?grand(?:ma|mother))" + _GAP + r"(?:solia|used to|me (?:leia|contaba|decia)|read me|would read|told me)")),
+        ("you_are_now", re.compile(r"(?:you are now|ahora eres|ahora seras|agora voce e|a partir de ahora eres|now you are|you will now be|you'?re now|desde ahora eres|ya no eres|you are no longer|no longer an? (?:ai|assistant|chatbot))\b")),
+        ("evil_persona", re.compile(r"(?:actua|actue|act|comportate|behave|responde|respond|habla|speak|escribe|write)\w* (?:como|as|like) (?:si fueras |if you were )?(?:un |una |an? |el |la |o |a )?(?:ia |ai |asistente |assistant |modelo |chatbot |bot )?(?:hacker|malvad|evil|malicious|malicios|villano|villain|sin (?:restricc|filtro|censura|reglas|etica)|without (?:restrict|filter|rules|ethics)|my (?:deceased|dead) grand|mi abuela|personaje sin|character with no|unrestricted|irrestricto|rebelde|rogue|jailbroken|liberad|libre de|otra ia|another ai|a different ai|diferente ia)")),
+        ("hypothetical_bypass", re.compile(r"(?:hipoteticamente|hypothetically|en teoria|in theory|for (?:educational|research|academic) purposes|con fines (?:educativos|academicos|de investigacion)|para fines (?:educativos|academicos))"
+                                           + _GAP + r"(?:si no tuvieras|if you (?:had no|didn'?t have|were not bound|weren'?t bound)|ignor\w*|bypass\w*|sin (?:reglas|restricc|filtro)|without (?:rules|restrict|filter)|salta\w* (?:las|tus)|how to (?:bypass|evade|jailbreak)|como (?:evadir|saltar|burlar) (?:los|tus|las) (?:filtros|reglas|controles))")),
+        ("respond_only", re.compile(r"(?:responde|respond|answer|reply|contesta|di|say|escribe|write|print|output|imprime)\w* (?:unicamente |solo |solamente |only |just |exclusivamente |apenas |somente )?(?:con |with |com )?(?:la palabra |the word |la frase |the phrase |a palavra )?[\"'«“‘]?(?:pwned|hacked|hackeado|owned|jailbroken|i have been pwned|he sido hackeado|access granted|acceso concedido)")),
+        ("opposite", re.compile(r"(?:modo opuesto|opposite mode|anti[- ]?mode|respuesta sin filtro|unfiltered response|(?:two|dos) (?:responses|respuestas)" + _G20 + r"(?:filtr|censur|restrict|normal))")),
+        ("exfiltration", re.compile(r"!\[[^\]]*\]\(https?://|(?:append|add|include|insert|anade|agrega|incluye|inserta|pega|paste)\w*" + _GAP + r"(?:https?://|\blink\b|enlace|\burl\b)|(?:envia|send|manda|post|exfiltra\w*|sube|upload|reenvia|forward)\w*" + _GAP + r"(?:https?://|webhook|a (?:la |esta )?(?:url|direccion)|to (?:the |this )?(?:url|address|endpoint|server|email)|por correo|by email)")),
     ],
     "encoding": [
-        ("decode_and_follow", re.compile(r"(?:decodifica\w*|decode\w*|descifra\w*|decifr\w*|decrypt\w*|traduce del|translate from|interpreta\w*|convierte|convert)" + _GAP + r"(?:base ?64|rot ?13|hex\w*|binar\w*|morse|cesar|caesar|ascii|unicode|codigo|code|cifrad\w*|cipher|encoded|codificad\w*|reversed|al reves|invertid\w*)" + _GAP + r"(?:y|and|e|then|luego|despues)?" + _GAP + r"(?:sigue\w*|segui\w*|follow\w*|ejecuta\w*|execute\w*|obedece\w*|obey\w*|cumple\w*|comply|haz|do|act\w*|realiza\w*|perform\w*|responde\w*|answer\w*|aplica\w*|apply)")),
+        ("decode_and_follow", re.compile(r"(?:decodifica\w*|decode\w*|descifra\w*|decifr\w*|decrypt\w*|traduce del|translate from|interpreta\w*|convierte|convert)" + _GAP
+                                         + r"(?:base ?64|rot ?13|hex\w*|binar\w*|morse|cesar|caesar|ascii|unicode|cifrad\w*|cipher|encoded|codificad\w*|reversed|al reves|invertid\w*)" + _GAP
+                                         + r"(?:sigue\w*|segui\w*|follow\w*|ejecuta\w*|execute\w*|obedece\w*|obey\w*|cumple\w*|comply|haz |do |act\w*|realiza\w*|perform\w*|responde\w*|answer\w*|aplica\w*|apply|instruc\w*)")),
         ("encoded_instruction", re.compile(r"(?:base ?64|rot ?13|hex(?:adecimal)?|binario|binary|morse|codificad\w*|encoded|cifrad\w*)\s*[:=]\s*\S{8,}")),
     ],
 }
+
+# Every rule starts on a word boundary ("estatus instrucciones" is not "tus instrucciones").
+RULES = {family: [(name, re.compile(r"(?<!\w)(?:" + rx.pattern + ")")) for name, rx in rules] for family, rules in RULES.items()}
+
+# Signatures matched on the letters-only view, for text spaced or punctuated letter by letter
+# ("i.g.n.o.r.e  p-r-e-v-i-o-u-s …"): each is an unambiguous attack phrase with its spaces removed.
+SQUEEZED_SIGNATURES = (
+    "ignoreprevious", "ignoreallprevious", "ignoretheabove", "ignoreyourinstructions", "ignoreinstructions",
+    "ignoreallinstructions", "disregardprevious", "disregardallprevious", "disregardyourinstructions",
+    "forgetallprevious", "forgetyourinstructions", "forgetyourrules", "forgeteverything", "ignoralasinstrucciones",
+    "ignoratodaslasinstrucciones", "ignoratusinstrucciones", "ignoralasinstruccionesanteriores",
+    "olvidatusinstrucciones", "olvidalasinstrucciones", "olvidatodoloanterior", "ignoratodoloanterior",
+    "systemprompt", "promptdelsistema", "promptdesistema", "tusinstrucciones", "yourinstructions",
+    "yoursystemprompt", "developermode", "mododesarrollador", "jailbreak", "doanythingnow", "revealyourprompt",
+    "muestratuprompt", "revelatuprompt", "ignoreasinstrucoes", "esquecaasinstrucoes", "mododeus", "godmode",
+)
 
 # Rules that must only be matched on the plain folded text (decoded views would create noise).
 _PLAIN_ONLY = {("extraction", "credentials")}
@@ -194,6 +227,12 @@ def check_input(text: str) -> GuardVerdict:
     Runs in well under a millisecond per question; safe on any string (empty → allowed).
     """
     views = variants(text or "")
+    spaced_out = re.search(r"(?:(?<![^\W_])[^\W_](?![^\W_])[\W_]+){4,}", views["folded"]) is not None
+    for vname in ("folded", "leet") if spaced_out else ():
+        squeezed = re.sub(r"[^a-z]+", "", views[vname])
+        for sig in SQUEEZED_SIGNATURES:
+            if sig in squeezed:
+                return GuardVerdict(False, f"encoding:squeezed:{sig}", vname, sig)
     for vname, vtext in views.items():
         for family, rules in RULES.items():
             for name, rx in rules:

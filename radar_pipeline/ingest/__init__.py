@@ -32,6 +32,13 @@ _UNSUPPORTED = {
 }
 
 
+# Formats an extension promises (only used to warn when the bytes say otherwise).
+_EXT_FORMAT = {
+    "pdf": {"pdf"}, "xlsx": {"xlsx"}, "xls": {"xls"}, "csv": {"csv"}, "tsv": {"csv"},
+    "json": {"json", "geojson"}, "geojson": {"geojson"}, "txt": {"txt", "csv"},
+}
+
+
 def _read_text(data: bytes) -> ExtractedDocument:
     text, encoding = decode_text(data)
     clean = normalize_text(text)
@@ -103,8 +110,10 @@ def _finish(doc: ExtractedDocument, max_pages: int | None) -> ExtractedDocument:
     """Contract guarantees for every reader's output: normalized texts, language, JSON-safe
     metadata/records, tabular page limit."""
     for p in doc.pages:
-        if p.text:  # readers normalize already; idempotent, guarantees the contract
-            p.text = normalize_text(p.text)
+        # Readers normalize their texts (record texts field by field: normalizing a whole record
+        # could join "field: x-" with the next line). Only the NUL guarantee is re-checked here.
+        if "\x00" in p.text:
+            p.text = p.text.replace("\x00", "")
     if doc.is_tabular and max_pages is not None and len(doc.pages) > max_pages:
         doc.warnings.append(f"kept {max_pages} of {len(doc.pages)} records (max_pages)")
         doc.pages = doc.pages[:max_pages]
@@ -145,6 +154,10 @@ def extract_bytes(
     except Exception as exc:  # noqa: BLE001
         doc = ExtractedDocument(format=doc.format, status="corrupt", reason=f"{type(exc).__name__}: {exc}"[:1000], pages=[])
     doc.metadata.setdefault("detected_format", fmt)
+    ext = Path(str(filename)).suffix.lower().lstrip(".") if filename else ""
+    expected = _EXT_FORMAT.get(ext)
+    if expected and fmt not in expected and fmt != "empty":
+        doc.warnings.append(f"extension .{ext} but content is {fmt}")
     return doc
 
 

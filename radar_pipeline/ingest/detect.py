@@ -181,13 +181,30 @@ def sniff_delimiter(text: str, max_lines: int = 200) -> tuple[str | None, float]
         mode, mode_n = max(freq.items(), key=lambda kv: (kv[1], kv[0]))
         if mode < 2:
             continue
-        # Records at least as wide as the mode are consistent too (ragged trailing fields).
-        near = sum(n for c, n in freq.items() if c == mode or (c >= mode - 1 and c > 1))
+        # Records one field short of the mode are consistent too (a missing last field; trailing
+        # empty fields were trimmed above). Wider records are not: prose has varying commas.
+        near = sum(n for c, n in freq.items() if c == mode or (c == mode - 1 and c > 1))
         consistency = near / len(counts)
         score = consistency * (1 + min(mode, 20) / 20)
         if (score, mode) > (best[0], best[1]):
             best = (score, mode, delim, consistency)
     return best[2], best[3]
+
+
+def _key_value_text(text: str, delim: str, max_lines: int = 200) -> bool:
+    """True when most fields of the sample look like ``key: value`` (extracted record text)."""
+    fields = [f for r in csv.reader(io.StringIO("".join(text.splitlines(True)[:max_lines]), newline=""),
+                                    delimiter=delim) for f in r if f.strip()]
+    if not fields:
+        return False
+    kv = sum(1 for f in fields if re.match(r"\s*[^:]{1,60}: \S", f))
+    return kv / len(fields) > 0.6
+
+
+def _modal_width(text: str, delim: str, max_lines: int = 200) -> int:
+    counts = [len(r) for r in csv.reader(io.StringIO("".join(text.splitlines(True)[:max_lines]), newline=""),
+                                          delimiter=delim) if r]
+    return max(set(counts), key=counts.count) if counts else 0
 
 
 def _sniff_zip(data: bytes) -> str:
@@ -247,7 +264,8 @@ def detect_format(data: bytes, filename: str | PurePath | None = None) -> str:
         try:
             value, _ = parse_json_lenient(full)
         except ValueError:
-            value = None
+            if ext in {".json", ".geojson", ".jsonl", ".ndjson"}:
+                return "json"  # broken JSON: the reader reports it and keeps the text
         else:
             if isinstance(value, dict) and value.get("type") in {"FeatureCollection", "Feature"}:
                 return "geojson"
@@ -256,9 +274,14 @@ def detect_format(data: bytes, filename: str | PurePath | None = None) -> str:
         return "html_table"
     delim, consistency = sniff_delimiter(text)
     n_lines = sum(1 for ln in text.splitlines()[:200] if ln.strip())
+    if delim is not None and _key_value_text(text, delim):
+        delim = None  # "year: 2020, count: 4273" lines are record text, not a table
     if delim is not None and n_lines >= 2:
-        need = 0.9 if ext in {".txt", ".md", ".text"} else (0.5 if ext in {".csv", ".tsv", ".tab"} else 0.75)
-        if consistency >= need:
+        if ext in {".txt", ".md", ".text"}:
+            # A .txt is a table only on strong evidence (extracted text is often "k: v, k: v").
+            if consistency >= 0.95 and n_lines >= 5 and _modal_width(text, delim) >= 3:
+                return "csv"
+        elif consistency >= (0.5 if ext in {".csv", ".tsv", ".tab"} else 0.75):
             return "csv"
     if ext in {".csv", ".tsv"} and delim is not None:
         return "csv"

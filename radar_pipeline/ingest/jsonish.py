@@ -67,7 +67,7 @@ def _scalar_text(v: Any) -> str:
         return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
     if isinstance(v, list):
         return "; ".join(s for s in (_scalar_text(x) for x in v) if s)
-    return clean_value(str(v))
+    return normalize_text(str(v))  # one value: joining line-break hyphens is safe here
 
 
 def render_flat(flat: dict, *, skip_private: bool = True) -> str:
@@ -79,7 +79,7 @@ def render_flat(flat: dict, *, skip_private: bool = True) -> str:
             continue
         s = _scalar_text(v)
         if s:
-            lines.append(f"{k}: {s}")
+            lines.append(f"{clean_value(str(k))}: {s}")
     return "\n".join(lines)
 
 
@@ -175,8 +175,10 @@ def read_json(data: bytes) -> ExtractedDocument:
         warnings.append("object of objects read as records (keys in field 'key')")
     else:
         flat = flatten(value) if isinstance(value, (dict, list)) else {"value": value}
-        plain = normalize_text(render_flat(flat, skip_private=False))
+        plain = render_flat(flat, skip_private=False)
         status = "ok" if plain else "empty"
+        if isinstance(value, dict) and isinstance(value.get("title"), str) and value["title"].strip():
+            metadata["title"] = clean_value(value["title"])
         return ExtractedDocument(
             format=fmt, status=status, reason=None if plain else "no text values",
             pages=[PageText(1, plain, "plain", status="ok" if plain else "empty")], encoding=encoding,
@@ -192,14 +194,16 @@ def read_json(data: bytes) -> ExtractedDocument:
             if multi and name:
                 rec = {"_section": name, **rec}
             body = render_flat(rec)
-            text = normalize_text((f"section: {name}\n" if multi and name else "") + body)
+            text = (f"section: {name}\n" if multi and name else "") + body  # values already clean
             records.append(json_safe(rec))
             pages.append(PageText(len(pages) + 1, text, "record", status="ok" if body else "empty"))
     if remainder:
-        rest = normalize_text(render_flat(flatten(remainder), skip_private=False))
+        rest = render_flat(flatten(remainder), skip_private=False)
         if rest:
             pages.append(PageText(len(pages) + 1, rest, "plain", reason="top-level fields beside the records"))
         metadata["top_level"] = {k: v for k, v in remainder.items() if not isinstance(v, (dict, list))}
+        if isinstance(remainder.get("title"), str) and remainder["title"].strip():
+            metadata["title"] = clean_value(remainder["title"])
     if sections and [s for s, _ in sections if s]:
         metadata["sections"] = {s or "": len(items) for s, items in sections}
     sample = "\n".join(p.text for p in pages[:2000])

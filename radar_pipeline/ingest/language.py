@@ -37,10 +37,16 @@ _WORD_RE = re.compile(r"[^\W\d_]+")
 
 def language_scores(text: str) -> dict[str, float]:
     """Exclusive-stopword counts per language ('en', 'es', 'pt') over the first 200,000 chars."""
-    sample = text[:_MAX_CHARS].lower()
+    raw = text[:_MAX_CHARS]
+    sample = raw.lower()
     scores = {"en": 0.0, "es": 0.0, "pt": 0.0}
-    for w in _WORD_RE.findall(sample):
-        lang = _EXCLUSIVE.get(w)
+    tokens = _WORD_RE.findall(raw)
+    # In mixed-case text, ALL-CAPS tokens are acronyms ("UN Charter" is not Spanish "un").
+    mixed_case = sum(1 for t in tokens if not t.isupper()) >= 0.5 * max(1, len(tokens))
+    for w in tokens:
+        if w.isupper() and (mixed_case or len(w) == 1):
+            continue  # acronyms and flags: "UN Charter", "CURRENT: Y" are not Spanish "un", "y"
+        lang = _EXCLUSIVE.get(w.lower())
         if lang is not None:
             scores[lang] += 1.0
     # Letters used by only one language (weak evidence, capped so they cannot outvote words).

@@ -46,15 +46,18 @@ _DELETE_RE = re.compile(
     "[\x00-\x08\x0e-\x1f\x7f-\x9f\u200b\u200c\u200d\u2060\ufeff\u00ad\ufffd"
     "\ue000-\uf8ff\ud800-\udfff\ufffe\uffff]"
 )
+_C1_RE = re.compile("[\x80-\x9f]")
+# Text made only of printable ASCII, without double/edge spaces, is already normalized.
+_NOT_FAST_RE = re.compile(r"[^\x20-\x7e]|  |^ | $")
 _NEWLINE_RE = re.compile("\r\n|[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 _HSPACE_RE = re.compile(r"[^\S\n\t]+")  # horizontal whitespace except tab
 _TABRUN_RE = re.compile(r"[^\S\n]*\t[^\S\n]*")  # a tab with surrounding spaces -> one tab
 _MANY_NL_RE = re.compile(r"\n{3,}")
 _LINE_EDGE_RE = re.compile(r"[^\S\n]*\n[^\S\n]*")
 
-# A hyphen (ASCII or U+2010) ending a line right after a letter, with a letter after the break.
-_LINEBREAK_HYPHEN_RE = re.compile(r"(?P<left>[^\W\d_]+)[-\u2010]\n(?P<right>[^\W\d_]+)")
-_INLINE_COMPOUND_RE = re.compile(r"[^\W\d_]+[-\u2010][^\W\d_]+")
+# A hyphen (ASCII or U+2010) at the end of a line / inside a line.
+_LB_HYPHEN_RE = re.compile("[-\u2010]\n")
+_INLINE_HYPHEN_RE = re.compile("[-\u2010]")
 
 
 def map_c1_controls(text: str) -> str:
@@ -62,9 +65,9 @@ def map_c1_controls(text: str) -> str:
 
     Bytes undefined in cp1252 (0x81, 0x8D, 0x8F, 0x90, 0x9D) are dropped.
     """
-    if not any("\x80" <= c <= "\x9f" for c in text):
+    if not _C1_RE.search(text):
         return text
-    return "".join(_C1_TO_CP1252.get(ord(c), c) if "\x80" <= c <= "\x9f" else c for c in text)
+    return _C1_RE.sub(lambda m: _C1_TO_CP1252[ord(m.group(0))], text)
 
 
 def strip_controls(text: str) -> str:
@@ -90,24 +93,54 @@ def _nfkc(text: str) -> str:
     return text
 
 
+def _word_around(text: str, i: int, j: int) -> tuple[str, str]:
+    """Letters immediately left of index ``i`` and right of index ``j`` (exclusive)."""
+    a = i
+    while a > 0 and text[a - 1].isalpha():
+        a -= 1
+    b = j
+    n = len(text)
+    while b < n and text[b].isalpha():
+        b += 1
+    return text[a:i], text[j:b]
+
+
 def dehyphenate(text: str) -> str:
     """Join words split by a hyphen at a line break: ``"informa-\\nción"`` -> ``"información"``.
 
     Hyphens inside a line are never touched ("anti-satellite", "Sierra-Nevada" stay). At a line
     break the hyphen is kept (and the line joined) when the second part starts with a capital
     ("Sierra-\\nNevada" -> "Sierra-Nevada") or when the same hyphenated compound occurs inside a
-    line elsewhere in the text ("anti-\\nsatellite" with "anti-satellite" elsewhere).
+    line elsewhere in the text ("anti-\\nsatellite" with "anti-satellite" elsewhere). Linear time
+    (hyphens are located with a literal search, words expanded around them).
     """
     if "-\n" not in text and "\u2010\n" not in text:
         return text
-    compounds = {m.group(0).lower().replace("\u2010", "-") for m in _INLINE_COMPOUND_RE.finditer(text)}
-
-    def repl(m: re.Match[str]) -> str:
-        left, right = m.group("left"), m.group("right")
-        keep = right[0].isupper() or f"{left}-{right}".lower() in compounds
-        return f"{left}-{right}" if keep else f"{left}{right}"
-
-    return _LINEBREAK_HYPHEN_RE.sub(repl, text)
+    breaks = []
+    for m in _LB_HYPHEN_RE.finditer(text):
+        left, right = _word_around(text, m.start(), m.end())
+        if left and right:
+            breaks.append((m.start(), m.end(), left, right))
+    if not breaks:
+        return text
+    compounds: set[str] | None = None
+    out: list[str] = []
+    last = 0
+    for i, j, left, right in breaks:
+        keep = right[0].isupper()
+        if not keep:
+            if compounds is None:
+                compounds = set()
+                for h in _INLINE_HYPHEN_RE.finditer(text):
+                    l2, r2 = _word_around(text, h.start(), h.end())
+                    if l2 and r2:
+                        compounds.add(f"{l2}-{r2}".lower())
+            keep = f"{left}-{right}".lower() in compounds
+        out.append(text[last:i])
+        out.append("-" if keep else "")
+        last = j
+    out.append(text[last:])
+    return "".join(out)
 
 
 def normalize_text(text: str | None, *, dehyphenate_lines: bool = True) -> str:
@@ -130,6 +163,8 @@ def normalize_text(text: str | None, *, dehyphenate_lines: bool = True) -> str:
         return ""
     if not isinstance(text, str):
         text = str(text)
+    if text.isascii() and not _NOT_FAST_RE.search(text):
+        return text
     text = _NEWLINE_RE.sub("\n", text)
     text = map_c1_controls(text)
     text = _DELETE_RE.sub("", text)  # before NFKC: private-use code points are its placeholders

@@ -22,9 +22,22 @@ import os
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["OcrSettings", "OcrResult", "ocr_page", "ocr_image", "render_page", "available_languages"]
+__all__ = ["OcrSettings", "OcrResult", "ocr_page", "ocr_image", "render_page", "available_languages", "is_reliable"]
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+# Confidence points a rotated reading must gain over the 0° reading to be kept.
+ROTATION_MARGIN = 10.0
+# Below both of these a reading is noise (photo, logo): 'ae as' at 24.5 on a photo page.
+RELIABLE_MIN_CONFIDENCE = 50.0
+RELIABLE_MIN_WORDS = 20
+
+
+def is_reliable(result: "OcrResult") -> bool:
+    """False for tiny low-confidence readings (fewer than 20 words at < 50 mean confidence)."""
+    return bool(result.text.strip()) and (
+        result.mean_confidence >= RELIABLE_MIN_CONFIDENCE or result.n_words >= RELIABLE_MIN_WORDS
+    )
 
 
 @dataclass(frozen=True)
@@ -194,7 +207,9 @@ def ocr_image(img, settings: OcrSettings | None = None) -> OcrResult:
         tried.append(rot)
 
     def best() -> int:
-        return max(results, key=lambda r: _score(results[r][1], results[r][2]))
+        # A rotation must beat the page as rendered by a clear margin: on photos and covers all
+        # four readings are poor and a rotated one can win by noise. (Case 08: 0° 57.9 vs 90° 94.5.)
+        return max(results, key=lambda r: _score(results[r][1], results[r][2]) - (ROTATION_MARGIN if r else 0))
 
     attempt(0)
     text0, conf0, n0 = results[0]

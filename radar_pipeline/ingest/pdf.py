@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from .document import ExtractedDocument, PageText
 from .normalize import json_safe, normalize_text
-from .ocr import OcrSettings, ocr_page
+from .ocr import RELIABLE_MIN_CONFIDENCE, OcrSettings, is_reliable, ocr_page
 
 __all__ = ["extract_pdf", "judge_text_layer", "image_coverage", "merge_native_and_ocr"]
 
@@ -64,9 +64,9 @@ _STOP_ANY = frozenset(
 )
 
 
-def _bad_char(c: str) -> bool:
-    o = ord(c)
-    return (o < 32 and c not in "\n\t\r") or 0x7F <= o <= 0x9F or c == "\ufffd" or 0xE000 <= o <= 0xF8FF
+# Control characters (not \t \n \r), DEL/C1, replacement character, private-use glyphs.
+_BAD_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffd\ue000-\uf8ff]")
+_SPACE_RE = re.compile(r"\s")
 
 
 def _shift_decodes(tokens: list[str], shift: int = 29) -> bool:
@@ -84,17 +84,24 @@ def judge_text_layer(raw: str) -> tuple[str, str | None]:
 
     Returns:
         ``('empty', 'no_text_layer')``, ``('garbled', detail)`` or ``('ok', None)``. Garbled when
-        > 5% of the non-space characters are control/replacement/private-use characters, or when
+        > 5% of the non-space characters are control/replacement/private-use characters (unless
+        the rest is real prose: ≥ 10 stopwords and ≥ 10% of tokens, e.g. prose with symbol-font
+        equations), or when
         ≥ 12 Latin letter tokens contain < 3% stopwords and either look like shifted glyph ids,
         are > 60% ALL-CAPS, or > 35% have no vowel.
     """
     stripped = raw.strip()
     if not stripped:
         return "empty", "no_text_layer"
-    nonspace = sum(1 for c in stripped if not c.isspace())
-    bad = sum(1 for c in stripped if _bad_char(c))
+    nonspace = len(stripped) - len(_SPACE_RE.findall(stripped))
+    bad = len(_BAD_RE.findall(stripped))
     if nonspace and bad >= 3 and bad / nonspace > 0.05:
-        return "garbled", "control characters in text layer"
+        # Symbol-font glyphs (private use) around real prose, e.g. equations, are not garbage:
+        # they are dropped by normalize. Garbled only if the rest is not real prose either.
+        clean_tokens = _WORD_RE.findall(_BAD_RE.sub(" ", stripped))
+        hits = sum(1 for t in clean_tokens if t.lower() in _STOP_ANY)
+        if hits < 10 or hits / max(1, len(clean_tokens)) < 0.1:
+            return "garbled", "control characters in text layer"
     tokens = _WORD_RE.findall(stripped)
     if len(tokens) < MIN_TOKENS_FOR_WORD_TEST:
         return "ok", None
@@ -237,9 +244,16 @@ def extract_pdf(
         if doc.is_repaired:
             damage.append("xref repaired (damaged or truncated file)")
         if b"%%EOF" not in data[-2048:]:
-            damage.append("truncated file (no %%EOF)")
+            # Alone (xref intact, every page readable) this is cosmetic: a few bytes cut at the end.
+            # With a repaired xref or cut pages it is part of the damage reason.
+            if doc.is_repaired:
+                damage.append("truncated file (no %%EOF)")
+            else:
+                warnings.append("file does not end with %%EOF (possibly truncated)")
         meta = {k: v for k, v in (doc.metadata or {}).items() if v}
         metadata: dict = {"pdf": meta, "is_repaired": bool(doc.is_repaired)}
+        if isinstance(meta.get("title"), str) and meta["title"].strip():
+            metadata["title"] = normalize_text(meta["title"])
         if open_warnings:
             metadata["open_warnings"] = open_warnings.splitlines()[:20]
 
@@ -296,7 +310,7 @@ def extract_pdf(
                 else:
                     try:
                         res = ocr_page(page, settings)
-                        ocr_text = normalize_text(res.text)
+                        ocr_text = normalize_text(res.text) if is_reliable(res) else ""
                         ocr_err = None
                     except Exception as exc:  # noqa: BLE001 - tesseract missing / timeout
                         res, ocr_text, ocr_err = None, "", f"{type(exc).__name__}: {exc}"
@@ -306,20 +320,22 @@ def extract_pdf(
                                       status="partial" if (action == "image" and native) else "empty")
                         needs_ocr_unmet.append(f"page {no}: ocr failed")
                     elif action == "image":
-                        merged = merge_native_and_ocr(native, ocr_text) if ocr_text else native
-                        pt = PageText(no, merged, "text_layer+ocr" if ocr_text else "text_layer",
-                                      f"{label} -> ocr", ocr_rotation=res.rotation)
+                        if ocr_text:
+                            pt = PageText(no, merge_native_and_ocr(native, ocr_text), "text_layer+ocr",
+                                          f"{label} -> ocr", ocr_rotation=res.rotation)
+                        else:
+                            pt = PageText(no, native, "text_layer", f"{label} -> ocr (no reliable text)")
+                    elif ocr_text:
+                        pt = PageText(no, ocr_text, "ocr", f"{label} -> ocr", ocr_rotation=res.rotation)
                     else:
-                        pt = PageText(no, ocr_text, "ocr", f"{label} -> ocr", ocr_rotation=res.rotation,
-                                      status="ok" if ocr_text else "empty")
-                        if not ocr_text:
-                            pt.reason = f"{label} -> ocr (no text found)"
-                    if res is not None and ocr_text:
+                        # An image without readable text (photo, logo): nothing to index, not an error.
+                        pt = PageText(no, "", "ocr", f"{label} -> ocr (no reliable text)", status="empty")
+                    if res is not None:
                         metadata.setdefault("ocr", []).append(
                             {"page": no, "rotation": res.rotation, "mean_confidence": res.mean_confidence,
-                             "words": res.n_words, "tried": res.tried}
+                             "words": res.n_words, "tried": res.tried, "kept": bool(ocr_text)}
                         )
-                        if res.mean_confidence < 50:
+                        if ocr_text and res.mean_confidence < RELIABLE_MIN_CONFIDENCE:
                             warnings.append(f"page {no}: low OCR confidence ({res.mean_confidence})")
                 if detail and action == "garbled":
                     metadata.setdefault("garbled_pages", []).append({"page": no, "detail": detail})
@@ -329,6 +345,9 @@ def extract_pdf(
                 damage.append(f"page {no}: truncated content stream")
             out.append(pt)
 
+        if doc.is_repaired and not metadata["is_repaired"]:  # repair triggered while loading pages
+            metadata["is_repaired"] = True
+            damage.insert(0, "xref repaired (damaged or truncated file)")
         has_text = any(p.text for p in out)
         if damage:
             status, reason = "damaged", "; ".join(dict.fromkeys(damage))

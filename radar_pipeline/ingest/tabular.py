@@ -173,13 +173,24 @@ def _is_numeric_cell(v: Any) -> bool:
     return isinstance(v, (_dt.date, _dt.datetime))
 
 
+def _empty(v: Any) -> bool:
+    """A cell without content (None, blank string, NaN)."""
+    if v is None:
+        return True
+    if isinstance(v, str):
+        return not v.strip() or (len(v) < 4 and not clean_value(v))
+    if isinstance(v, float):
+        return not math.isfinite(v)
+    return False
+
+
 def _nonempty(row: list[Any]) -> int:
-    return sum(1 for v in row if _cell_str(v) != "")
+    return sum(1 for v in row if not _empty(v))
 
 
 def _trim(row: list[Any]) -> list[Any]:
     end = len(row)
-    while end and _cell_str(row[end - 1]) == "":
+    while end and _empty(row[end - 1]):
         end -= 1
     return row[:end]
 
@@ -204,7 +215,7 @@ def _find_header(rows: list[list[Any]]) -> tuple[int | None, int]:
             continue
         if counts[i] < max(2, math.ceil(0.6 * width)) and widths[i] < width:
             continue
-        cells = [v for v in r if _cell_str(v) != ""]
+        cells = [v for v in r if not _empty(v)]
         text_cells = sum(1 for v in cells if not _is_numeric_cell(v))
         if text_cells / len(cells) >= 0.6:
             return i, max(width, widths[i])
@@ -216,7 +227,7 @@ def _unique_names(names: list[str]) -> list[str]:
     out: list[str] = []
     seen: Counter = Counter()
     for i, n in enumerate(names):
-        base = n or f"col_{i + 1}"
+        base = " ".join(n.split()) or f"col_{i + 1}"  # header cells may hold line breaks
         seen[base] += 1
         out.append(base if seen[base] == 1 else f"{base}_{seen[base]}")
     return out
@@ -274,8 +285,11 @@ def grid_to_records(
     # Fill merged ranges below the header (vertical: down; horizontal: over).
     header_grid_row = grid_index[nums[header_i]] if header_i is not None else -1
     filled = 0
+    grid_width = max((len(r) for r in grid), default=0)
     for r0, c0, r1, c1 in merges or []:
-        if r1 <= header_grid_row:
+        c1 = min(c1, grid_width - 1)  # merges often run to column XFD; nothing lies beyond the data
+        r1 = min(r1, len(grid) - 1)
+        if r1 <= header_grid_row or c1 < c0:
             continue
         if r0 not in range(len(grid)) or c0 >= len(grid[r0]):
             continue
@@ -290,7 +304,7 @@ def grid_to_records(
             if len(row) <= c1:
                 row.extend([None] * (c1 + 1 - len(row)))
             for c in range(c0, c1 + 1):
-                if _cell_str(row[c]) == "":
+                if _empty(row[c]):
                     row[c] = value
                     filled += 1
     if filled:
@@ -303,17 +317,19 @@ def grid_to_records(
         line = nums[i]
         if len(row) > ncol:
             extra = row[ncol:]
-            if all(_cell_str(v) == "" for v in extra):
+            if all(_empty(v) for v in extra):
                 warnings.append(f"{where}row {line}: {len(extra)} extra empty field(s) ignored")
                 row = row[:ncol]
             else:
                 tr = _trim(row)
                 n_extra = len(tr) - ncol
+                taken = set(columns)
+                k = 1
                 for _ in range(n_extra):
-                    k = 1
-                    while f"extra_{k}" in columns:
+                    while f"extra_{k}" in taken:
                         k += 1
                     columns.append(f"extra_{k}")
+                    taken.add(f"extra_{k}")
                 ncol = len(columns)
                 warnings.append(f"{where}row {line}: {n_extra} field(s) beyond the header kept as extra columns")
                 row = tr
@@ -366,7 +382,7 @@ def _type_rows(columns: list[str], rows: list[list[Any]], *, decimal_comma_defau
                 rec[name] = v
             else:
                 rec[name] = _cell_str(v) or None
-        records.append(json_safe(rec))
+        records.append(rec)  # JSON-safe by construction; extract() runs json_safe once more
     return records
 
 
@@ -415,6 +431,9 @@ def build_tabular_document(
             pages.append(PageText(page_no=len(pages) + 1, text=text, source="record",
                                   status="ok" if text else "empty"))
     md = dict(metadata or {})
+    first_pre = next((m.get("preamble") for _, _, _, m in tables if m.get("preamble")), None)
+    if first_pre:
+        md.setdefault("title", first_pre[0])
     md["tables"] = [
         {"sheet": sheet, "columns": columns, "n_records": len(rows), **meta} for sheet, columns, rows, meta in tables
     ]
@@ -470,20 +489,44 @@ def read_csv(data: bytes) -> ExtractedDocument:
     )
 
 
+def _sheet_grid(ws) -> list[list[Any]]:
+    """Values of an openpyxl worksheet as a grid bounded by the cells that hold a value.
+
+    Sheets often declare formatted-but-empty cells up to column XFD; iterating ``iter_rows`` over
+    that extent creates millions of cells, so the bounds come from the stored cells instead.
+    """
+    cells = getattr(ws, "_cells", None)
+    if cells is None:
+        return [_trim(list(r)) for r in ws.iter_rows(values_only=True)]
+    filled = [(r, c, cell.value) for (r, c), cell in cells.items() if cell.value is not None]
+    if not filled:
+        return []
+    max_r = max(r for r, _, _ in filled)
+    max_c = max(c for _, c, _ in filled)
+    grid: list[list[Any]] = [[None] * max_c for _ in range(max_r)]
+    for r, c, v in filled:
+        grid[r - 1][c - 1] = v
+    return grid
+
+
 def read_xlsx(data: bytes) -> ExtractedDocument:
     """Read every worksheet of an XLSX with openpyxl (cached formula values).
 
     Merged ranges are filled down/over for data rows; a merged title row above the header is kept
     in ``metadata['tables'][i]['preamble']``. Empty sheets are skipped.
     """
+    import warnings as _warnings
+
     import openpyxl
 
-    wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False)
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")  # "Data Validation extension is not supported", etc.
+        wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False)
     tables = []
     warnings: list[str] = []
     try:
         for ws in wb.worksheets:
-            grid = [list(r) for r in ws.iter_rows(values_only=True)]
+            grid = _sheet_grid(ws)
             if not grid:
                 continue
             merges = [(m.min_row - 1, m.min_col - 1, m.max_row - 1, m.max_col - 1) for m in ws.merged_cells.ranges]

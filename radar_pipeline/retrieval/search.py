@@ -45,6 +45,13 @@ class RetrievalConfig:
     glossary_dense: bool = False     # also encode "question + English terms" for the dense query
     phenomenon_boost: float = 1.05   # × on passages of the question's phenomenon; 1.0 = off
     passage_ranking: str = "fused"   # "fused" | "dense": which score orders passages
+    # Pseudo-relevance feedback from the first dense ranking (Rocchio 1971 for vectors;
+    # RM3-style term selection, Abdul-Jaleel et al. 2004, for the lexical query). The dense top
+    # passages are English even when the question is Spanish, so feedback "translates" the query.
+    dense_prf_k: int = 0             # top dense passages averaged into the query vector; 0 = off
+    dense_prf_alpha: float = 0.0     # weight of their mean vector
+    bm25_prf_k: int = 0              # top dense passages whose terms are added to the BM25 query
+    bm25_prf_terms: int = 0          # how many terms (by feedback frequency × idf)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
 
     def with_(self, **changes) -> "RetrievalConfig":
@@ -82,6 +89,8 @@ class Searcher:
         except FileNotFoundError:
             self.bm25 = None
         self.centroids = load_centroids(index_dir)
+        # document frequency per vocabulary id (bm25s keeps a CSC matrix: one column per term)
+        self._df = np.diff(self.bm25.retriever.scores["indptr"]) if self.bm25 is not None else None
         p = self.passages
         self._chunk_ids = p["chunk_id"].to_list()
         self._doc_ids = p["doc_id"].to_list()
@@ -106,11 +115,24 @@ class Searcher:
         scores, rows = faiss_store.search(self.faiss, qvec[None, :], k)
         return {int(r): float(s) for s, r in zip(scores[0], rows[0]) if r >= 0}
 
-    def bm25_scores(self, question: str, cfg: RetrievalConfig) -> np.ndarray | None:
+    def prf_terms(self, rows: list[int], n_terms: int) -> list[str]:
+        """Top ``n_terms`` tokens of the feedback passages by (passages containing it) × idf."""
+        if self.bm25 is None or not rows or n_terms <= 0:
+            return []
+        df_feedback: dict[str, int] = {}
+        for r in rows:
+            for t in set(tokenize(self._texts[r])):
+                if t in self.bm25.vocab and not t.isdigit():
+                    df_feedback[t] = df_feedback.get(t, 0) + 1
+        n = self.passages.height
+        weight = {t: c * np.log(1 + n / (1 + self._df[self.bm25.vocab[t]])) for t, c in df_feedback.items()}
+        return sorted(weight, key=lambda t: -weight[t])[:n_terms]
+
+    def bm25_scores(self, question: str, cfg: RetrievalConfig, extra_terms: list[str] | None = None) -> np.ndarray | None:
         if self.bm25 is None:
             return None
         text = f"{question} {expand_query(question)}" if cfg.glossary_bm25 else question
-        toks = [t for t in tokenize(text) if t in self.bm25.vocab]
+        toks = [t for t in tokenize(text) if t in self.bm25.vocab] + list(extra_terms or [])
         if not toks:
             return np.zeros(self.passages.height, dtype=np.float32)
         return np.asarray(self.bm25.retriever.get_scores(toks), dtype=np.float32)
@@ -128,7 +150,13 @@ class Searcher:
         qvec = self.query_vector(question, cfg)
         runs, weights = [], []
         dense = self.dense_run(qvec, cfg.candidates)
-        bm25_all = self.bm25_scores(question, cfg) if cfg.bm25_weight > 0 else None
+        feedback = sorted(dense, key=lambda r: -dense[r])
+        if cfg.dense_prf_k and cfg.dense_prf_alpha:
+            qvec = qvec + cfg.dense_prf_alpha * self.vectors[feedback[:cfg.dense_prf_k]].mean(axis=0)
+            qvec = (qvec / (np.linalg.norm(qvec) or 1.0)).astype(np.float32)
+            dense = self.dense_run(qvec, cfg.candidates)
+        extra = self.prf_terms(feedback[:cfg.bm25_prf_k], cfg.bm25_prf_terms) if cfg.bm25_prf_k else []
+        bm25_all = self.bm25_scores(question, cfg, extra) if cfg.bm25_weight > 0 else None
         bm25 = self._top(bm25_all, cfg.candidates) if bm25_all is not None else {}
         union = set(dense) | set(bm25)
         if cfg.dense_weight > 0:

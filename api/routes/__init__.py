@@ -1,0 +1,1 @@
+"""Routers: chat, search, documents, aggregates, health."""

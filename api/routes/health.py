@@ -1,0 +1,41 @@
+"""GET /health: index, database and model configuration at a glance (no secrets)."""
+from __future__ import annotations
+
+import importlib.metadata
+
+import sqlalchemy as sa
+from fastapi import APIRouter
+
+from api.deps import ServiceDep
+from api.schemas import HealthResponse
+
+router = APIRouter(tags=["health"])
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("radar")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+@router.get("/health", response_model=HealthResponse)
+def health(service: ServiceDep) -> HealthResponse:
+    index = service.index_status()
+    db = {"enabled": service.settings.use_database, "connected": None}
+    if service.settings.use_database:
+        eng = service.engine()
+        try:
+            if eng is None:
+                raise RuntimeError("no engine")
+            with eng.connect() as conn:
+                conn.execute(sa.text("SELECT 1"))
+            db["connected"] = True
+        except Exception:  # noqa: BLE001
+            db["connected"] = False
+    llm = service.settings.llm
+    llm_info = {"enabled": llm.enabled, "model_large": llm.model_large if llm.enabled else None,
+                "model_small": (llm.model_small or llm.model_large) if llm.enabled else None}
+    ok = index["present"] and db["connected"] is not False
+    return HealthResponse(status="ok" if ok else "degraded", version=_version(), mode=service.mode,
+                          index=index, database=db, llm=llm_info)

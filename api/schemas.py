@@ -1,0 +1,265 @@
+"""The /chat contract (strict: ``extra='forbid'`` everywhere) and the one function that assembles it.
+
+``assemble(result)`` is the only place a ``ChatResponse`` is built from a run, whatever path the
+run took (answer, greeting, block, visualization, error); ``error_response`` builds the same
+contract for failures that happen before or outside a run (invalid request, unexpected
+exception). Read endpoints' response models live here too.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Estado = Literal["respondida", "sin_evidencia", "no_verificada", "incompleta", "bloqueada", "error"]
+Ruta = Literal["text", "visualization", "both"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- request
+class ChatRequest(Strict):
+    pregunta: str = Field(min_length=1, max_length=2000, description="La pregunta, en español (o inglés/portugués).")
+    conversacion_id: str | None = Field(None, pattern=r"^[A-Za-z0-9_\-]{1,64}$",
+                                        description="Identificador de la conversación; se genera si falta.")
+
+
+# --------------------------------------------------------------------------- response
+class Cita(Strict):
+    n: int = Field(ge=1)
+    doc_id: str
+    chunk_id: str
+    fuente: str = Field(description="Ruta del archivo fuente dentro del corpus")
+    titulo: str | None
+    pagina: int | None
+
+
+class ToolCalled(Strict):
+    name: str
+    input_parameters: dict[str, Any]
+    output: dict[str, Any]
+
+
+class Evaluacion(Strict):
+    input: str
+    retrieval_context: list[str] = Field(description="Los pasajes entregados al redactor")
+    tools_called: list[ToolCalled]
+
+
+class Tokens(Strict):
+    input: int = Field(ge=0)
+    output: int = Field(ge=0)
+    total: int = Field(ge=0)
+
+
+class TokensAgente(Strict):
+    input: int = Field(ge=0)
+    output: int = Field(ge=0)
+    total: int = Field(ge=0)
+    llamadas: int = Field(ge=0)
+
+
+class Cobertura(Strict):
+    requisito: str
+    tipo: str
+    cubierto: bool
+
+
+class Metadata(Strict):
+    run_id: str
+    modo: Literal["offline", "llm"]
+    num_interacciones: int = Field(ge=0, description="Llamadas al modelo de lenguaje")
+    llamadas_herramientas: int = Field(ge=0)
+    agentes_invocados: list[str]
+    tokens: Tokens
+    tokens_por_agente: dict[str, TokensAgente]
+    latencia_ms: float = Field(ge=0)
+    estado: Estado
+    motivo_terminacion: str
+    intentos_verificacion: int = Field(ge=0)
+    cobertura: list[Cobertura]
+
+
+class Componente(Strict):
+    tipo: str
+    titulo: str
+    agregado: str
+    endpoint: str
+    materializado: bool | None
+
+
+class Filtros(Strict):
+    fenomeno: str | None
+    desde: int | None
+    hasta: int | None
+    entidad: str | None
+    lugar: str | None
+
+
+class Visualizacion(Strict):
+    componentes: list[Componente] = Field(min_length=1, max_length=3)
+    filtros: Filtros
+
+
+class ChatResponse(Strict):
+    respuesta: str = Field(description="Texto con citas en línea [doc_id:chunk_id]")
+    citas: list[Cita]
+    evaluacion: Evaluacion
+    metadata: Metadata
+    ruta: Ruta
+    visualizacion: Visualizacion | None
+    conversacion_id: str
+
+
+def assemble(result) -> ChatResponse:
+    """The /chat contract from a ``radar_pipeline.agent.runner.RunResult``."""
+    tin = sum(u["input"] for u in result.usage.values())
+    tout = sum(u["output"] for u in result.usage.values())
+    return ChatResponse(
+        respuesta=result.respuesta,
+        citas=[Cita(**c) for c in result.citas],
+        evaluacion=Evaluacion(input=result.pregunta, retrieval_context=result.retrieval_context,
+                              tools_called=[ToolCalled(**t) for t in result.tools_called]),
+        metadata=Metadata(
+            run_id=result.run_id, modo=result.modo, num_interacciones=result.model_calls,
+            llamadas_herramientas=result.tool_calls, agentes_invocados=result.agents,
+            tokens=Tokens(input=tin, output=tout, total=tin + tout),
+            tokens_por_agente={role: TokensAgente(input=u["input"], output=u["output"], total=u["input"] + u["output"],
+                                                  llamadas=u["calls"]) for role, u in result.usage.items()},
+            latencia_ms=result.latency_ms, estado=result.estado, motivo_terminacion=result.termination_reason,
+            intentos_verificacion=result.verification_attempts, cobertura=[Cobertura(**c) for c in result.coverage]),
+        ruta=result.ruta,
+        visualizacion=Visualizacion(**result.visualizacion) if result.visualizacion else None,
+        conversacion_id=result.conversacion_id,
+    )
+
+
+def error_response(message: str, *, pregunta: str = "", reason: str = "error_interno", modo: str = "offline",
+                   conversacion_id: str | None = None) -> ChatResponse:
+    """The full contract with ``estado='error'`` for failures outside a run (bad request, crash)."""
+    run_id = uuid.uuid4().hex
+    return ChatResponse(
+        respuesta=f"{message} Referencia: {run_id}.", citas=[],
+        evaluacion=Evaluacion(input=pregunta, retrieval_context=[], tools_called=[]),
+        metadata=Metadata(run_id=run_id, modo=modo, num_interacciones=0, llamadas_herramientas=0, agentes_invocados=[],
+                          tokens=Tokens(input=0, output=0, total=0), tokens_por_agente={}, latencia_ms=0.0,
+                          estado="error", motivo_terminacion=reason, intentos_verificacion=0, cobertura=[]),
+        ruta="text", visualizacion=None, conversacion_id=conversacion_id or uuid.uuid4().hex)
+
+
+# --------------------------------------------------------------------------- read endpoints
+class ErrorBody(Strict):
+    code: str
+    message: str
+
+
+class ErrorResponse(Strict):
+    error: ErrorBody
+
+
+class PassageHit(Strict):
+    rank: int
+    chunk_id: str
+    doc_id: str
+    title: str | None
+    source_path: str
+    page: int | None
+    page_end: int | None
+    phenomenon: str | None
+    language: str | None
+    text: str
+    score: float
+    similarity: float
+
+
+class DocumentHit(Strict):
+    rank: int
+    doc_id: str
+    source_path: str
+    title: str | None
+    n_passages: int
+    score: float
+
+
+class SearchResponse(Strict):
+    query: str
+    documents: list[DocumentHit]
+    passages: list[PassageHit]
+    latency_ms: float
+
+
+class Passage(Strict):
+    chunk_id: str
+    doc_id: str
+    title: str | None
+    source_path: str
+    page: int | None
+    page_end: int | None
+    phenomenon: str | None
+    language: str | None
+    text: str
+
+
+class WindowPassage(Passage):
+    position: int
+    is_target: bool
+
+
+class WindowResponse(Strict):
+    doc_id: str
+    title: str | None
+    source_path: str
+    chunk_id: str
+    position: int
+    n_passages: int
+    first_position: int
+    passages: list[WindowPassage]
+    mentions: dict[str, list[dict[str, Any]]] = Field(default_factory=dict,
+                                                      description="Filas de entity_mentions/place_mentions de estos pasajes, si están materializadas")
+
+
+class OutlineEntry(Strict):
+    chunk_id: str
+    page: int | None
+    opening: str
+
+
+class OutlineResponse(Strict):
+    doc_id: str
+    title: str | None
+    source_path: str
+    n_passages: int
+    pages: list[int | None]
+    entries: list[OutlineEntry]
+
+
+class AggregateResponse(Strict):
+    aggregate: str
+    table: str
+    title: str
+    materialized: bool
+    rows: list[dict[str, Any]]
+    n_rows: int
+    truncated: bool
+    filters_applied: dict[str, Any]
+    filters_ignored: list[str]
+    message: str | None
+
+
+class AggregateListItem(Strict):
+    aggregate: str
+    table: str
+    title: str
+    materialized: bool | None
+
+
+class HealthResponse(Strict):
+    status: Literal["ok", "degraded"]
+    version: str
+    mode: Literal["offline", "llm"]
+    index: dict[str, Any]
+    database: dict[str, Any]
+    llm: dict[str, Any]

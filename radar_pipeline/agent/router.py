@@ -1,0 +1,361 @@
+"""The orchestrator's offline half: rule-based routing, search formulations and coverage requirements.
+
+``plan(question)`` returns a ``Plan``:
+
+* ``kind``: ``greeting`` | ``thanks`` | ``capabilities`` | ``off_topic`` (answered without
+  retrieval) or ``question``;
+* ``ruta``: ``text`` | ``visualization`` | ``both`` (a question that asks to *see* something);
+* ``formulations``: up to 3 search queries (the question, its second clause when it asks two
+  things, and a keyword form with the glossary's English terms);
+* ``requirements``: coverage the run must meet before it may close (SPEC "coverage requirements"):
+  every year of a comparison (two or more distinct years), every item of an explicit list (proper
+  nouns / acronyms, or items with a glossary term), every named country or armed group. Each has
+  aliases in Spanish, English and Portuguese; it is met when a passage actually read mentions one.
+
+The LLM orchestrator (``runner``) proposes the route and formulations itself; the requirements are
+always extracted here, in code, so a model cannot drop one.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from radar_pipeline.agent.guards import fold
+
+try:  # the reviewed domain glossary of the retrieval package (Spanish → English)
+    from radar_pipeline.retrieval.glossary import glossary_matches as _glossary_matches
+except ImportError:  # pragma: no cover - glossary not present in this checkout
+    _glossary_matches = None
+
+
+def glossary_terms(text: str) -> list[tuple[str, tuple[str, ...], str]]:
+    """``[(spanish, english terms, domain)]`` of the glossary entries found in ``text`` ([] without a glossary)."""
+    if _glossary_matches is None:
+        return []
+    try:
+        return [(e.spanish, tuple(e.english), e.domain) for e in _glossary_matches(text)]
+    except Exception:  # noqa: BLE001 - a broken glossary file must not break the agent
+        return []
+
+
+# --------------------------------------------------------------------------- gazetteers
+# Spanish name (and adjectives) | aliases in English / Portuguese / other spellings.
+_COUNTRIES = """
+estados unidos,eeuu,ee.uu.,estadounidense,estadounidenses,norteamericano,norteamericana|united states|u.s.|usa|us military|american|america|estados unidos da america|washington
+china,chino,china popular,chinos,chinas|china|chinese|prc|beijing|pla
+rusia,ruso,rusa,rusos,rusas|russia|russian|russian federation|moscow|kremlin
+corea del norte,norcoreano,norcoreana,norcoreanos|north korea|north korean|dprk|pyongyang|coreia do norte
+corea del sur,surcoreano,surcoreana|south korea|south korean|republic of korea|rok|seoul
+japon,japones,japonesa|japan|japanese
+india|india|indian|new delhi
+iran,irani,iranies|iran|iranian|tehran
+israel,israeli,israelies|israel|israeli|idf
+ucrania,ucraniano,ucraniana,ucranianos|ukraine|ukrainian|kyiv|kiev
+francia,frances,francesa|france|french
+reino unido,britanico,britanica|united kingdom|uk|britain|british
+alemania,aleman,alemana|germany|german
+colombia,colombiano,colombiana,colombianos,colombianas|colombia|colombian
+venezuela,venezolano,venezolana|venezuela|venezuelan
+brasil,brasileno,brasilena|brazil|brazilian|brasil
+peru,peruano,peruana|peru|peruvian
+ecuador,ecuatoriano,ecuatoriana|ecuador|ecuadorian
+mexico,mexicano,mexicana|mexico|mexican
+bolivia,boliviano,boliviana|bolivia|bolivian
+chile,chileno,chilena|chile|chilean
+argentina,argentino|argentina|argentine|argentinian
+panama,panameno|panama|panamanian
+paraguay|paraguay|paraguayan
+uruguay|uruguay|uruguayan
+cuba,cubano,cubana|cuba|cuban
+haiti|haiti|haitian
+guatemala|guatemala|guatemalan
+honduras|honduras|honduran
+el salvador,salvadoreno|el salvador|salvadoran
+nicaragua|nicaragua|nicaraguan
+costa rica|costa rica|costa rican
+canada,canadiense|canada|canadian
+australia,australiano|australia|australian
+turquia,turco,turca|turkey|turkish|turkiye
+arabia saudita,arabia saudi,saudi|saudi arabia|saudi
+pakistan,pakistani|pakistan|pakistani
+afganistan,afgano|afghanistan|afghan
+siria,sirio|syria|syrian
+irak,iraq,iraqui|iraq|iraqi
+taiwan,taiwanes|taiwan|taiwanese|roc
+sudafrica,sudafricano|south africa|south african
+nigeria|nigeria|nigerian
+egipto,egipcio|egypt|egyptian
+italia,italiano|italy|italian
+espana,espanol,espanola|spain|spanish
+"""
+_GROUPS = """
+eln,ejercito de liberacion nacional|eln|ejercito de liberacion nacional|national liberation army
+farc,farc-ep,fuerzas armadas revolucionarias de colombia|farc|revolutionary armed forces of colombia
+disidencias de las farc,disidencias,emc,estado mayor central|farc dissidents|dissidents|disidencias|emc|estado mayor central
+segunda marquetalia|segunda marquetalia|second marquetalia
+clan del golfo,agc,autodefensas gaitanistas,egc,ejercito gaitanista|clan del golfo|gulf clan|agc|autodefensas gaitanistas|gaitanista|egc
+tren de aragua|tren de aragua
+los choneros|los choneros|choneros
+los lobos|los lobos
+primeiro comando da capital,pcc|primeiro comando da capital|pcc|first capital command
+comando vermelho|comando vermelho|red command
+cjng,cartel de jalisco|cjng|jalisco new generation|cartel de jalisco
+cartel de sinaloa|sinaloa cartel|cartel de sinaloa|sinaloa
+sendero luminoso|sendero luminoso|shining path
+hamas|hamas
+hezbola,hezbollah|hezbollah|hizballah|hezbola
+grupo wagner,wagner|wagner group|wagner|africa corps
+estado islamico,isis,daesh|islamic state|isis|isil|daesh
+al qaeda,al qaida|al qaeda|al-qaeda|al qaida
+hutis,huties,houthis|houthi|houthis|ansar allah
+otan|nato|otan|north atlantic treaty organization
+union europea|european union|eu|uniao europeia|union europea
+"""
+_DEPARTMENTS = ("amazonas antioquia arauca atlantico bolivar boyaca caldas caqueta casanare cauca cesar choco "
+                "cordoba cundinamarca guainia guaviare huila la guajira magdalena meta narino norte de santander "
+                "putumayo quindio risaralda san andres santander sucre tolima valle del cauca vaupes vichada bogota").split()
+_DEPARTMENTS = ["la guajira", "norte de santander", "valle del cauca", "san andres"] + [
+    d for d in _DEPARTMENTS if d not in ("la", "guajira", "norte", "de", "santander", "valle", "del", "san", "andres")] + ["santander"]
+
+
+def _parse_gazetteer(block: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    out = []
+    for line in block.strip().splitlines():
+        names, *aliases = line.split("|")
+        out.append((tuple(fold(n) for n in names.split(",")), tuple(fold(a) for a in aliases)))
+    return out
+
+
+COUNTRIES = _parse_gazetteer(_COUNTRIES)
+GROUPS = _parse_gazetteer(_GROUPS)
+
+
+def _find_all(folded: str, name: str) -> bool:
+    return re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", folded) is not None
+
+
+def mentions(text_folded: str, aliases: tuple[str, ...] | list[str]) -> bool:
+    """Does folded ``text`` mention any alias (word boundaries)?"""
+    return any(_find_all(text_folded, a) for a in aliases if a)
+
+
+# --------------------------------------------------------------------------- requirements
+@dataclass(frozen=True)
+class Requirement:
+    """One coverage requirement: ``kind`` year | item | country | group; met when a read passage
+    mentions one of ``aliases`` (folded, word boundaries)."""
+
+    kind: str
+    label: str
+    aliases: tuple[str, ...]
+
+    def met_by(self, folded_text: str) -> bool:
+        return mentions(folded_text, self.aliases)
+
+
+_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20[0-4]\d)(?!\d)")
+_PN_WORD = r"[A-ZÁÉÍÓÚÑ][\wÁÉÍÓÚÑáéíóúñü\.\-]*"
+_PN = rf"(?:{_PN_WORD}(?:\s+(?:de|del|la|las|los|da|do)?\s*{_PN_WORD})*(?:\s*\([A-ZÁÉÍÓÚÑ]{{2,8}}\))?)"
+_PN_LIST = re.compile(rf"({_PN}(?:\s*,\s*{_PN})*\s*,?\s+(?:y|e|o|u|and|or)\s+{_PN})")
+_LC_LIST = re.compile(r"([^,;:¿?¡!.]{3,80}(?:,\s*[^,;:¿?¡!.]{2,80}){1,6},?\s+(?:y|e|o|u|and|or)\s+[^,;:¿?¡!.]{2,80})")
+_ACRONYM = re.compile(r"\(([A-ZÁÉÍÓÚÑ]{2,8})\)")
+_QWORDS = {"cómo", "como", "qué", "que", "cuál", "cuáles", "cual", "cuales", "de", "en", "por", "para", "dónde", "quién", "quiénes"}
+
+
+_ARTICLES = r"(?:el|la|los|las|un|una|unos|unas|del|de|para|como|en|sobre|the|a|an|of)"
+_ITEM_STOP = {"que", "para", "por", "en", "con", "utilizados", "utilizadas", "usados", "usadas", "sobre", "a", "al",
+              "frente", "entre", "desde", "hasta", "y", "e", "o", "that", "for", "in", "with", "by"}
+
+
+def _item_requirement(item: str, proper_list: bool) -> Requirement | None:
+    """A requirement for one list item: proper nouns/acronyms (and gazetteer names) match by name;
+    common-noun items by their head glossary term (Spanish + English); None when nothing to match."""
+    item = item.strip(" ¿?¡!.,;:")
+    item = re.sub(r"^(?:el|la|los|las|un|una|unos|unas|the|a|an)\s+", "", item, flags=re.I)
+    if not item:
+        return None
+    folded = fold(item)
+    aliases: list[str] = []
+    label = item
+    for names, al in COUNTRIES + GROUPS:
+        if any(_find_all(folded, n) for n in names):
+            aliases += list(names) + list(al)
+            label = names[0] if not proper_list else item
+    if proper_list:
+        acr = _ACRONYM.findall(item)
+        aliases += [fold(_ACRONYM.sub("", item).strip())] + [fold(a) for a in acr]
+        for spanish, english, _ in glossary_terms(item):
+            aliases += [fold(spanish)] + [fold(e) for e in english]
+    elif not aliases:
+        terms = glossary_terms(item)
+        if terms:
+            spanish, english, _ = terms[0]
+            aliases += [fold(spanish)] + [fold(e) for e in english]
+    aliases = [a for a in dict.fromkeys(aliases) if len(a) >= 2]
+    if not aliases:
+        return None
+    return Requirement("item", label, tuple(aliases))
+
+
+def _first_item(segment: str) -> str:
+    words = segment.split()
+    idx = max((i for i, w in enumerate(words) if re.fullmatch(_ARTICLES, w, flags=re.I)), default=-1)
+    return " ".join(words[idx + 1:][-6:])
+
+
+def _last_item(segment: str) -> str:
+    words = re.sub(r"^(?:el|la|los|las|un|una|unos|unas|the)\s+", "", segment.strip(), flags=re.I).split()
+    out = []
+    for w in words:
+        if out and fold(w) in _ITEM_STOP:
+            break
+        out.append(w)
+    return " ".join(out[:4])
+
+
+def extract_requirements(question: str) -> list[Requirement]:
+    """Coverage requirements of a question (see module docstring). Deterministic, no model."""
+    reqs: list[Requirement] = []
+    years = list(dict.fromkeys(_YEAR.findall(question)))
+    if len(years) >= 2:
+        reqs += [Requirement("year", y, (y,)) for y in years]
+    items: list[tuple[str, bool]] = []
+    for m in _PN_LIST.finditer(question):
+        parts = re.split(r"\s*,\s*|\s+(?:y|e|o|u|and|or)\s+", m.group(1))
+        parts = [p for p in parts if p and fold(p) not in _QWORDS and not re.match(r"^(?:¿|Cómo|Qué|Cuál|Cuáles|De|En|Por|Para)\b", p)]
+        if len(parts) >= 2:
+            items += [(p, True) for p in parts]
+    for m in _LC_LIST.finditer(question):
+        span = m.group(1)
+        if any(span in it or it in span for it, _ in items):
+            continue
+        parts = re.split(r"\s*,\s*|\s+(?:y|e|o|u|and|or)\s+", span)
+        if len(parts) < 3:
+            continue
+        parts[0] = _first_item(parts[0])
+        parts[-1] = _last_item(parts[-1])
+        items += [(p, False) for p in parts]
+    seen: set[str] = set()
+    for it, proper in items:
+        r = _item_requirement(it, proper)
+        if r and fold(r.label) not in seen:
+            seen.add(fold(r.label))
+            reqs.append(r)
+    folded = fold(question)
+    covered = " ".join(a for r in reqs for a in r.aliases)
+    for kind, table in (("country", COUNTRIES), ("group", GROUPS)):
+        for names, al in table:
+            hit = next((n for n in names if _find_all(folded, n)), None)
+            if hit and not mentions(covered, [hit]):
+                reqs.append(Requirement(kind, names[0], tuple(dict.fromkeys(names + al))))
+    return reqs
+
+
+# --------------------------------------------------------------------------- routing
+_GREETING = re.compile(r"^(?:hola|holi|buen(?:os|as)? (?:dias|tardes|noches)|saludos|hey|hi|hello|good (?:morning|afternoon|evening)|"
+                       r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde)\b")
+_THANKS = re.compile(r"^(?:muchas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b")
+_CAPABILITIES = re.compile(r"(?:quien eres|que eres|que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)")
+_DOMAIN = re.compile(r"(?<!\w)(?:ia|ai|inteligencia|artificial|militar\w*|military|defensa|defense|defence|segur\w*|security|armad\w*|arma\w*|weapon\w*|"
+                     r"guerra\w*|war\w*|conflict\w*|dron\w*|autonom\w*|espaci\w*|space|satel\w*|orbit\w*|asat|antisatel\w*|debris|desech\w*|"
+                     r"ciber\w*|cyber\w*|nuclear\w*|misil\w*|missil\w*|grupo\w*|group\w*|crimen|crimin\w*|narco\w*|droga\w*|drug\w*|miner\w*|"
+                     r"ilegal\w*|ilicit\w*|illegal|territor\w*|colombia\w*|amazon\w*|frontera\w*|border\w*|alerta\w*|defensoria|farc|eln|clan|"
+                     r"disiden\w*|violencia|violen\w*|estado\w*|state\w*|polit\w*|estrateg\w*|strateg\w*|tecnolog\w*|technolog\w*|amenaza\w*|"
+                     r"threat\w*|riesgo\w*|risk\w*|ejercito|army|fuerza\w*|forces|policia|police|terror\w*|insurg\w*|paz|peace|acuerdo\w*|"
+                     r"tratado\w*|treaty|otan|nato|gps|spoofing|jamming|interferencia\w*|vigilancia|surveillance|inteligencia|intelligence|"
+                     r"municipio\w*|departamento\w*|region\w*|america latina|latin america|mapa|map|documento\w*|document\w*|corpus|fuente\w*|"
+                     r"semiconductor\w*|chip\w*|algoritm\w*|datos|data|economia\w*|econom\w*|oro|gold|coca\w*|cocaina|contrabando|trafico|"
+                     r"traffick\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*|comunidad\w*|poblacion|civil\w*|humanitar\w*|derecho\w*|"
+                     r"law|gobierno|government|china|rusia|russia|estados unidos|corea|iran|israel|ucrania|ukraine|brasil|peru|venezuela|ecuador)")
+_OFF_TOPIC = re.compile(r"(?<!\w)(?:receta\w*|recipe\w*|cocina\w*|cook\w*|futbol|football|soccer|partido de|equipo de futbol|horoscopo|"
+                        r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
+                        r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
+                        r"maquillaje|moda|celebridad\w*|farandula|videojuego\w*|video game\w*|mascota\w*|perro\w*|gato\w*|vacaciones|"
+                        r"hotel\w*|restaurante\w*|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
+                        r"matematica\w*|ecuacion|integral de|derivada|programa en python|codigo en|javascript)")
+_VIZ = re.compile(r"(?<!\w)(?:muestra\w*|muestrame|ensename|ensenanos|visualiz\w*|grafic\w*|mapa\w*|linea de tiempo|cronologia|"
+                  r"evolucion (?:anual|temporal|por ano)|por ano|red de (?:entidades|actores|relaciones|coocurrencia)|coocurrencia|"
+                  r"matriz|mapa de calor|heatmap|cuadrante|tablero|dashboard|panel|show me|plot|chart|map|timeline|network graph)")
+_EXPLAIN = re.compile(r"(?<!\w)(?:explica\w*|por que|porque|como (?:se|han|ha|afecta|influye|explica)|que (?:implicaciones|riesgos|factores|lecciones|causas|significa)|"
+                      r"analiza\w*|describe|resume|resumen|y que|y como|explain\w*|why|what (?:explains|drives))")
+_PHEN_RULES = {
+    "ai_military": r"inteligencia artificial|(?<!\w)ia(?!\w)|(?<!\w)ai(?!\w)|dron\w*|autonom\w*|algoritm\w*|semiconductor\w*|aprendizaje automatico|machine learning|armas autonomas|enjambre\w*|targeting|nbqr|cbrn",
+    "space_security": r"espaci\w*|satel\w*|orbit\w*|antisatel\w*|asat|desechos|debris|gps|spoofing|guerra electronica|energia dirigida|constelacion\w*",
+    "territorial": r"grupos? armad\w*|(?<!\w)gao\w*|(?<!\w)eln(?!\w)|farc|disiden\w*|mineria|narco\w*|crimen organizado|economias? ilicit\w*|defensoria|alertas? temprana\w*|municipio\w*|departamento\w*|colombia\w*|amazon\w*|territori\w*|control social|contrabando",
+}
+
+
+def classify_phenomenon(question: str) -> str | None:
+    """``ai_military`` | ``space_security`` | ``territorial`` by keyword and glossary votes; None if unclear."""
+    folded = fold(question)
+    votes = {p: len(re.findall(rx, folded)) for p, rx in _PHEN_RULES.items()}
+    for _, _, domain in glossary_terms(question):
+        if domain in votes:
+            votes[domain] += 1
+    best = max(votes, key=votes.get)
+    return best if votes[best] > 0 else None
+
+
+_STOP = set(fold(w) for w in """
+el la los las un una unos unas de del al a en y o u e que qué cómo como cuál cuáles cual cuales por para con sin sobre entre
+se su sus lo le les es son ha han han sido está están este esta estos estas ese esa esos esas más mas muy ya no ni
+qué quién quiénes dónde cuándo cuánto cuántos manera forma modo tiene tienen tendría hay existen existe frente
+the of and or to in on for with by is are what how which why who when where does do
+""".split())
+
+
+def keywords(question: str) -> list[str]:
+    """Content words of the question (folded, stop words out), in order."""
+    return [w for w in re.findall(r"\w+", fold(question)) if w not in _STOP and len(w) > 2 or w.isupper()]
+
+
+@dataclass
+class Plan:
+    kind: str
+    ruta: str
+    formulations: list[str] = field(default_factory=list)
+    requirements: list[Requirement] = field(default_factory=list)
+    phenomenon: str | None = None
+    reason: str = ""
+
+
+def _second_clause(question: str) -> str | None:
+    m = re.search(r",?\s+y\s+(qu[ée]|c[óo]mo|cu[áa]les?|por qu[ée]|d[óo]nde|qui[ée]nes|cu[áa]ndo|en qu[ée]|de qu[ée])\s+(.{8,})$",
+                  question.strip(" ?¿"), flags=re.I)
+    if not m:
+        return None
+    head = question.strip(" ?¿")[: m.start()]
+    topic = " ".join(keywords(head)[:6])
+    return f"{m.group(1)} {m.group(2)} {topic}".strip()
+
+
+def plan(question: str) -> Plan:
+    """Route and decompose ``question`` with rules (offline orchestrator)."""
+    q = " ".join(question.split())
+    folded = re.sub(r"^[\W_]+", "", fold(q))
+    reqs = extract_requirements(q)
+    phen = classify_phenomenon(q)
+    words = re.findall(r"\w+", folded)
+    has_domain = _DOMAIN.search(folded) is not None
+    if _GREETING.search(folded) and len(words) <= 8 and not has_domain:
+        return Plan("greeting", "text", reason="saludo")
+    if _THANKS.search(folded) and len(words) <= 8 and not has_domain:
+        return Plan("thanks", "text", reason="agradecimiento")
+    if _CAPABILITIES.search(folded) and not has_domain:
+        return Plan("capabilities", "text", reason="capacidades")
+    if not has_domain and (_OFF_TOPIC.search(folded) or len(words) <= 2):
+        return Plan("off_topic", "text", reason="fuera de tema")
+    viz = _VIZ.search(folded) is not None
+    ruta = ("both" if _EXPLAIN.search(folded) else "visualization") if viz else "text"
+    forms = [q.strip(" ¿?")]
+    second = _second_clause(q)
+    if second:
+        forms.append(second)
+    english = []
+    for _, eng, _ in glossary_terms(q):
+        english += eng[:1]
+    kw = keywords(q)
+    keyword_form = " ".join(dict.fromkeys((" ".join(english).split() + kw[:8])[:16]))
+    if keyword_form and fold(keyword_form) != fold(forms[0]):
+        forms.append(keyword_form)
+    return Plan("question", ruta, forms[:3], reqs, phen, reason="pregunta")

@@ -1,0 +1,173 @@
+"""Run traces in PostgreSQL: one ``agent_runs`` row per /chat run, one ``agent_steps`` row per step.
+
+A step records: turn, role, tool (if any), call id, arguments, result size, milliseconds, tokens
+in/out, termination reason and rejected citations, plus a small ``detail`` JSON. Block reasons of
+the guards are stored here (and logged), never returned to the user. ``radar trace RUN_ID`` prints
+a run with ``format_trace``.
+
+The tables have their own ``MetaData`` (``ensure_agent_schema`` creates them), independent of the
+pipeline's schema.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+
+log = logging.getLogger("radar.agent.trace")
+
+metadata = sa.MetaData()
+
+agent_runs = sa.Table(
+    "agent_runs", metadata,
+    sa.Column("run_id", sa.Text, primary_key=True),
+    sa.Column("conversacion_id", sa.Text, nullable=True, index=True),
+    sa.Column("pregunta", sa.Text, nullable=False),
+    sa.Column("estado", sa.Text, nullable=False, index=True),
+    sa.Column("ruta", sa.Text, nullable=False),
+    sa.Column("modo", sa.Text, nullable=False),
+    sa.Column("termination_reason", sa.Text, nullable=True),
+    sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("latency_ms", sa.Float, nullable=False),
+    sa.Column("model_calls", sa.Integer, nullable=False),
+    sa.Column("tool_calls", sa.Integer, nullable=False),
+    sa.Column("tokens_input", sa.Integer, nullable=False),
+    sa.Column("tokens_output", sa.Integer, nullable=False),
+    sa.Column("response", JSONB, nullable=False),
+)
+
+agent_steps = sa.Table(
+    "agent_steps", metadata,
+    sa.Column("run_id", sa.Text, sa.ForeignKey("agent_runs.run_id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("step_no", sa.Integer, primary_key=True),
+    sa.Column("turn", sa.Integer, nullable=False),
+    sa.Column("role", sa.Text, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("tool", sa.Text, nullable=True),
+    sa.Column("call_id", sa.Text, nullable=True),
+    sa.Column("arguments", JSONB, nullable=True),
+    sa.Column("result_size", sa.Integer, nullable=True),
+    sa.Column("ms", sa.Float, nullable=False),
+    sa.Column("tokens_input", sa.Integer, nullable=False),
+    sa.Column("tokens_output", sa.Integer, nullable=False),
+    sa.Column("termination_reason", sa.Text, nullable=True),
+    sa.Column("rejected_citations", JSONB, nullable=True),
+    sa.Column("detail", JSONB, nullable=True),
+)
+
+
+def ensure_agent_schema(engine: sa.Engine) -> None:
+    """Create ``agent_runs`` and ``agent_steps`` if missing (idempotent)."""
+    metadata.create_all(engine)
+
+
+@dataclass
+class Step:
+    """One traced step (see module docstring). ``detail`` must be JSON-serialisable."""
+
+    step_no: int
+    turn: int
+    role: str
+    state: str
+    ms: float
+    tool: str | None = None
+    call_id: str | None = None
+    arguments: Any = None
+    result_size: int | None = None
+    tokens_input: int = 0
+    tokens_output: int = 0
+    termination_reason: str | None = None
+    rejected_citations: list | None = None
+    detail: dict = field(default_factory=dict)
+
+    def public(self) -> dict:
+        """The step as streamed to clients: no guard rule, no internal detail."""
+        d = asdict(self)
+        d.pop("detail")
+        if self.role.startswith("guardia"):
+            d["arguments"] = None
+        return d
+
+
+def _strip_nul(v: Any) -> Any:
+    if isinstance(v, str):
+        return v.replace("\x00", "")
+    if isinstance(v, list):
+        return [_strip_nul(x) for x in v]
+    if isinstance(v, dict):
+        return {_strip_nul(k): _strip_nul(x) for k, x in v.items()}
+    return v
+
+
+def _json(v: Any) -> Any:
+    """JSON-safe copy without NUL characters (PostgreSQL text and JSONB reject them)."""
+    return _strip_nul(json.loads(json.dumps(v, ensure_ascii=False, default=str)))
+
+
+class TraceStore:
+    """Writes and reads traces. ``save`` never raises (a trace failure must not fail an answer)."""
+
+    def __init__(self, engine: sa.Engine):
+        self.engine = engine
+        ensure_agent_schema(engine)
+
+    def save(self, run: dict, steps: list[Step]) -> bool:
+        try:
+            with self.engine.begin() as conn:
+                run = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in run.items()}
+                conn.execute(agent_runs.insert().values(**{**run, "response": _json(run["response"])}))
+                if steps:
+                    conn.execute(agent_steps.insert(), [
+                        {**asdict(s), "run_id": run["run_id"], "arguments": _json(s.arguments),
+                         "rejected_citations": _json(s.rejected_citations), "detail": _json(s.detail)} for s in steps])
+            return True
+        except Exception:  # noqa: BLE001 - logged; the answer still ships
+            log.exception("could not store trace of run %s", run.get("run_id"))
+            return False
+
+    def load(self, run_id: str) -> dict | None:
+        """``{"run": {...}, "steps": [...]}`` or None."""
+        with self.engine.connect() as conn:
+            run = conn.execute(sa.select(agent_runs).where(agent_runs.c.run_id == run_id)).mappings().first()
+            if run is None:
+                return None
+            steps = conn.execute(sa.select(agent_steps).where(agent_steps.c.run_id == run_id)
+                                 .order_by(agent_steps.c.step_no)).mappings().all()
+        return {"run": dict(run), "steps": [dict(s) for s in steps]}
+
+    def recent_questions(self, conversacion_id: str, n: int = 3) -> list[str]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(agent_runs.c.pregunta).where(agent_runs.c.conversacion_id == conversacion_id)
+                                .order_by(agent_runs.c.started_at.desc()).limit(n)).scalars().all()
+        return list(reversed(rows))
+
+
+def format_trace(trace: dict) -> str:
+    """Human-readable trace: a header with the run, then one line per step."""
+    r = trace["run"]
+    started = r["started_at"].isoformat() if isinstance(r["started_at"], dt.datetime) else r["started_at"]
+    lines = [f"run {r['run_id']}  conversación {r['conversacion_id']}  {started}",
+             f"pregunta: {r['pregunta']}",
+             f"estado: {r['estado']}  ruta: {r['ruta']}  modo: {r['modo']}  terminación: {r['termination_reason']}",
+             f"latencia: {r['latency_ms']:.0f} ms  llamadas al modelo: {r['model_calls']}  herramientas: {r['tool_calls']}  "
+             f"tokens: {r['tokens_input']} in / {r['tokens_output']} out", "",
+             f"{'#':>3} {'turno':>5} {'rol':<17} {'estado':<11} {'herramienta':<17} {'call_id':<18} {'ms':>8} {'tok in':>7} {'tok out':>7} {'bytes':>7}  fin / citas rechazadas / argumentos"]
+    for s in trace["steps"]:
+        extra = []
+        if s["termination_reason"]:
+            extra.append(f"fin={s['termination_reason']}")
+        if s["rejected_citations"]:
+            extra.append(f"rechazadas={json.dumps(s['rejected_citations'], ensure_ascii=False)[:200]}")
+        if s["arguments"] is not None:
+            extra.append(f"args={json.dumps(s['arguments'], ensure_ascii=False)[:160]}")
+        if s["detail"]:
+            extra.append(f"detalle={json.dumps(s['detail'], ensure_ascii=False)[:200]}")
+        lines.append(f"{s['step_no']:>3} {s['turn']:>5} {s['role']:<17} {s['state']:<11} {(s['tool'] or '-'):<17} "
+                     f"{(s['call_id'] or '-'):<18} {s['ms']:>8.1f} {s['tokens_input']:>7} {s['tokens_output']:>7} "
+                     f"{(s['result_size'] if s['result_size'] is not None else '-'):>7}  {' '.join(extra)}")
+    return "\n".join(lines)

@@ -1,0 +1,177 @@
+"""The verifier's code half: citation parsing, normalisation and checks.
+
+Citations are written ``[doc_id:chunk_id]``. Models also write ``[chunk_id]``, several ids in one
+bracket (``[a:a-1; b:b-2]``), full-width brackets, odd hyphens (U+2010–U+2015, U+2212, U+FE63,
+U+FF0D, soft hyphen) and spaces inside brackets; ``parse_citations`` normalises all of them
+(``tools.normalize_id``). ``check_answer`` then applies the rules that do not need a model:
+
+* every cited chunk must be among the passages actually read in this run (``read``), and its
+  ``doc_id`` must be the chunk's document — otherwise it is a *rejected citation*;
+* the answer must carry at least one valid citation;
+* every content sentence must carry a citation;
+* quoted text (``«…»`` or ``"…"``) must appear verbatim in a passage it cites;
+* every number (3+ digits, or with a decimal/percent) in a sentence must appear in a cited passage.
+
+``canonicalize`` rewrites the valid citations to ``[doc_id:chunk_id]`` and drops rejected ones.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from radar_pipeline.agent.tools import CHUNK_ID_RE, DOC_ID_RE, normalize_id
+
+_BRACKET = re.compile(r"[\[【［〔]([^\[\]【】［］〔〕]{1,400})[\]】］〕]")
+_CHUNK = re.compile(CHUNK_ID_RE.strip("^$"))
+_DOC = re.compile(DOC_ID_RE.strip("^$"))
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)+%?|\d{3,}%?|\d+%")
+_QUOTED = re.compile(r"[«“\"]([^«»“”\"]{12,})[»”\"]")
+_SENT = re.compile(r"(?<=[.!?»”])\s+(?=[A-ZÁÉÍÓÚÑ¿¡«\"•*])")
+_BULLET = re.compile(r"^\s*(?:[-•*]|\d{1,2}[.)])\s+")
+_NOTE_LINE = re.compile(r"^\s*(?:Fuentes?|Sources?|Advertencia|Cobertura incompleta)\s*:")
+
+
+@dataclass
+class Citation:
+    raw: str           # the bracket as written
+    doc_id: str | None
+    chunk_id: str | None
+    start: int
+    end: int
+
+
+def _parse_inner(inner: str) -> list[tuple[str | None, str | None]]:
+    norm = normalize_id(inner)
+    out = []
+    for part in re.split(r"[;,|]", norm):
+        if not part:
+            continue
+        if ":" in part:
+            d, _, c = part.partition(":")
+        else:
+            d, c = None, part
+        c = c.strip()
+        if d is not None:
+            d = d.strip()
+        if _CHUNK.fullmatch(c or ""):
+            out.append((d, c))
+        elif d and _CHUNK.fullmatch(d):       # [chunk_id:...] written the other way round
+            out.append((None, d))
+    return out
+
+
+def looks_like_citation(inner: str) -> bool:
+    n = normalize_id(inner)
+    return bool(re.search(r"[0-9a-f]{8,}", n)) and ("-" in n or ":" in n)
+
+
+def parse_citations(text: str) -> list[Citation]:
+    """Every citation in ``text``, normalised. A bracket that looks like an id but does not parse is
+    returned with ``chunk_id=None`` (it will be rejected)."""
+    cites: list[Citation] = []
+    for m in _BRACKET.finditer(text or ""):
+        inner = m.group(1)
+        parsed = _parse_inner(inner)
+        if parsed:
+            cites += [Citation(m.group(0), d, c, m.start(), m.end()) for d, c in parsed]
+        elif looks_like_citation(inner):
+            cites.append(Citation(m.group(0), None, None, m.start(), m.end()))
+    return cites
+
+
+@dataclass
+class CheckResult:
+    ok: bool
+    reasons: list[str] = field(default_factory=list)
+    valid: list[str] = field(default_factory=list)          # chunk ids, in order of first citation
+    rejected: list[dict] = field(default_factory=list)      # {"cita": raw, "motivo": ...}
+    unsupported: list[str] = field(default_factory=list)    # sentences failing a check
+
+
+def _norm_text(t: str) -> str:
+    return " ".join(normalize_ws(t).lower().split())
+
+
+def normalize_ws(t: str) -> str:
+    return re.sub(r"\s+", " ", t or "").strip()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Claim units: a bullet line is one unit; other lines are split into sentences. Source lists
+    and the service's own notes (``Fuentes:``, ``Advertencia:``, ``Cobertura incompleta:``) are skipped."""
+    units: list[str] = []
+    for line in (text or "").splitlines():
+        if not line.strip() or _NOTE_LINE.match(line):
+            continue
+        if _BULLET.match(line):
+            units.append(line.strip())
+        else:
+            units += [s.strip() for s in _SENT.split(line) if s.strip()]
+    return units
+
+
+def _reject_reason(c: Citation, read: dict[str, dict]) -> str | None:
+    if c.chunk_id is None:
+        return "id ilegible"
+    if c.chunk_id not in read:
+        return "pasaje no leído en esta ejecución"
+    if c.doc_id and c.doc_id != read[c.chunk_id]["doc_id"]:
+        return "doc_id no corresponde al chunk"
+    return None
+
+
+def check_answer(text: str, read: dict[str, dict], *, require_sentence_citations: bool = True) -> CheckResult:
+    """Code-level verification of ``text`` against the passages ``read`` ({chunk_id: passage})."""
+    res = CheckResult(ok=True)
+    cites = parse_citations(text)
+    for c in cites:
+        why = _reject_reason(c, read)
+        if why:
+            res.rejected.append({"cita": c.raw, "chunk_id": c.chunk_id, "motivo": why})
+        elif c.chunk_id not in res.valid:
+            res.valid.append(c.chunk_id)
+    if not res.valid:
+        res.ok = False
+        res.reasons.append("la respuesta no cita ningún pasaje leído")
+    if res.rejected:
+        res.ok = False
+        res.reasons.append(f"{len(res.rejected)} cita(s) a pasajes no leídos o inválidos")
+    for sent in split_sentences(text):
+        local = [c for c in parse_citations(sent) if _reject_reason(c, read) is None]
+        body = _BRACKET.sub(" ", sent)
+        if len(re.findall(r"[^\W\d_]{3,}", body)) < 4 or body.rstrip().endswith(":"):
+            continue  # headings, list intros, connective lines
+        if not local:
+            if require_sentence_citations:
+                res.unsupported.append(sent)
+            continue
+        cited_text = " ".join(read[c.chunk_id]["text"] for c in local)
+        norm_cited = _norm_text(cited_text)
+        for q in _QUOTED.findall(body):
+            if _norm_text(q) not in norm_cited:
+                res.unsupported.append(sent)
+                break
+        else:
+            plain_cited = re.sub(r"\s+", "", cited_text)
+            for num in _NUMBER.findall(body):
+                if num.rstrip("%") not in plain_cited and num.replace(",", ".").rstrip("%") not in plain_cited.replace(",", "."):
+                    res.unsupported.append(sent)
+                    break
+    if res.unsupported:
+        res.ok = False
+        res.reasons.append(f"{len(res.unsupported)} frase(s) sin respaldo verificable en los pasajes citados")
+    return res
+
+
+def canonicalize(text: str, read: dict[str, dict]) -> str:
+    """Rewrite valid citations as ``[doc_id:chunk_id]`` and remove the rejected ones."""
+    def repl(m: re.Match) -> str:
+        inner = m.group(1)
+        parsed = _parse_inner(inner)
+        if not parsed:
+            return "" if looks_like_citation(inner) else m.group(0)
+        good = [c for d, c in parsed if c in read and (d is None or d == read[c]["doc_id"])]
+        return " ".join(f"[{read[c]['doc_id']}:{c}]" for c in dict.fromkeys(good))
+
+    out = _BRACKET.sub(repl, text or "")
+    return re.sub(r"[ \t]+([.,;])", r"\1", re.sub(r"[ \t]{2,}", " ", out)).strip()

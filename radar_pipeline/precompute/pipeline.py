@@ -1,0 +1,420 @@
+"""Materialize the precompute tables from the knowledge base (``documents``, ``pages``, ``chunks``).
+
+Each ``materialize_*`` function reads the core tables (and earlier precompute tables), computes
+its rows with the pure functions of this package, writes them with history
+(``versioning.write_versioned``) and returns stats for the asset metadata. They take a SQLAlchemy
+engine and plain configuration objects; no Dagster here.
+
+Order (the assets' dependency graph): ``entity_dictionary``, ``place_gazetteer`` → mentions
+(``entity_mentions`` + ``place_mentions`` in one pass, because entity spans are place decoys) →
+``publication_dates`` → ``early_warnings``, ``armed_presence`` → aggregates.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import sqlalchemy as sa
+
+from radar_pipeline.precompute import aggregates as agg
+from radar_pipeline.precompute import entities as ent
+from radar_pipeline.precompute import places as plc
+from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.alerts import build_early_warnings, classify_alert_document
+from radar_pipeline.precompute.boilerplate import Boilerplate, load_boilerplate, split_page_markers
+from radar_pipeline.precompute.dates import codefest_id, date_for_document, load_codefest_inventory
+from radar_pipeline.precompute.presence import (GROUPS, Located, aggregate_presence, build_shape_index,
+                                                parse_records, record_core)
+from radar_pipeline.precompute.text import fold
+from radar_pipeline.precompute.versioning import current_rows, finish_run, start_run, write_versioned
+
+__all__ = ["CODE_VERSION", "PrecomputeConfig", "materialize_entity_dictionary", "materialize_gazetteer",
+           "materialize_mentions", "materialize_publication_dates", "materialize_early_warnings",
+           "materialize_armed_presence", "materialize_aggregates", "corpus_fingerprint", "match_document"]
+
+CODE_VERSION = "precompute-1"
+Log = Callable[[str], None]
+BATCH_DOCS = 40
+
+
+def _noop(_: str) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class PrecomputeConfig:
+    """Where the reviewed data and the shared reference files are.
+
+    ``shared_dir`` is ``RADAR_SHARED_DIR`` (default ``<repo>/../shared``): ``geo/`` and
+    ``manifests/codefest_inventory.csv`` are read from it in place, never copied.
+    """
+
+    shared_dir: Path
+    entities_path: Path = ent.DEFAULT_ENTITIES_PATH
+    places_path: Path = plc.DEFAULT_PLACES_PATH
+    boilerplate_path: Path | None = None
+    workers: int = 1
+
+    @property
+    def geo_dir(self) -> Path:
+        return Path(self.shared_dir) / "geo"
+
+    @property
+    def inventory_path(self) -> Path:
+        return Path(self.shared_dir) / "manifests" / "codefest_inventory.csv"
+
+    def dictionary(self) -> ent.EntityDictionary:
+        return ent.load_entity_dictionary(self.entities_path)
+
+    def gazetteer(self) -> plc.Gazetteer:
+        return plc.build_gazetteer(self.geo_dir, self.places_path)
+
+    def boilerplate(self) -> Boilerplate:
+        return load_boilerplate(self.boilerplate_path)
+
+    def inventory(self) -> dict[str, dict[str, str]]:
+        return load_codefest_inventory(self.inventory_path) if self.inventory_path.is_file() else {}
+
+
+def corpus_fingerprint(engine: sa.Engine) -> dict[str, Any]:
+    """What the knowledge base looked like when a precompute ran: document/chunk counts, chunker
+    versions and a SHA-1 over (doc_id, sha256) pairs — a changed source changes it."""
+    with engine.connect() as conn:
+        docs = conn.execute(sa.text("SELECT doc_id, sha256 FROM documents ORDER BY doc_id")).all()
+        n_chunks, versions = conn.execute(sa.text(
+            "SELECT count(*), coalesce(string_agg(DISTINCT chunker_version, ','), '') FROM chunks")).one()
+    h = hashlib.sha1()
+    for d, s in docs:
+        h.update(f"{d}:{s}\n".encode())
+    return {"documents": len(docs), "chunks": int(n_chunks), "chunker_versions": versions, "sha1": h.hexdigest()}
+
+
+def _run(engine: sa.Engine, asset: str, inputs: Mapping[str, Any], tables: dict[str, list[dict]],
+         producer: str) -> dict[str, Any]:
+    T.ensure_precompute_schema(engine)
+    run_id = start_run(engine, asset, CODE_VERSION, inputs)
+    out: dict[str, Any] = {"run_id": run_id, "producer": producer}
+    total = Counter()
+    for name, rows in tables.items():
+        st = write_versioned(engine, name, rows, run_id=run_id, producer=producer)
+        for k, v in st.items():
+            out[f"{name}.{k}"] = v
+            total[k] += v
+    finish_run(engine, run_id, total)
+    return out
+
+
+# ---------------------------------------------------------------------- dictionary and gazetteer
+def materialize_entity_dictionary(engine: sa.Engine, dictionary: ent.EntityDictionary) -> dict[str, Any]:
+    """Write the loaded dictionary to ``entity_dictionary`` (one row per entity)."""
+    rows = dictionary.rows()
+    producer = f"entity_dictionary@{CODE_VERSION}|{dictionary.label}"
+    st = _run(engine, "entity_dictionary", {"dictionary": dictionary.label, "path": dictionary.path},
+              {"entity_dictionary": rows}, producer)
+    st["entities"] = len(rows)
+    st["by_category"] = dict(Counter(r["category"] for r in rows))
+    st["aliases"] = sum(len(r["aliases"]) for r in rows)
+    return st
+
+
+def materialize_gazetteer(engine: sa.Engine, gazetteer: plc.Gazetteer) -> dict[str, Any]:
+    """Write ``place_gazetteer`` (countries, Colombian departments and municipalities)."""
+    rows = gazetteer.rows()
+    producer = f"place_gazetteer@{CODE_VERSION}|{gazetteer.label}"
+    st = _run(engine, "place_gazetteer", {"gazetteer": gazetteer.label}, {"place_gazetteer": rows}, producer)
+    st["places"] = len(rows)
+    st["by_level"] = dict(Counter(r["level"] for r in rows))
+    st["with_shape"] = sum(1 for r in rows if r["has_shape"])
+    st["context_required"] = sum(1 for r in rows if r["context_required"])
+    return st
+
+
+# ---------------------------------------------------------------------- mentions
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(entities_path: str, places_path: str, geo_dir: str, boilerplate_path: str | None) -> None:
+    d = ent.load_entity_dictionary(entities_path)
+    g = plc.build_gazetteer(geo_dir, places_path).with_decoys(d.alias_phrases())
+    _WORKER.update(dictionary=d, gazetteer=g, boilerplate=load_boilerplate(boilerplate_path))
+
+
+def match_document(doc: Mapping[str, Any], chunks: Sequence[Mapping[str, Any]], pages: Sequence[str],
+                   dictionary: ent.EntityDictionary, gazetteer: plc.Gazetteer,
+                   boilerplate: Boilerplate) -> tuple[list[dict], list[dict], Counter]:
+    """Entity and place mention rows of one document.
+
+    ``doc``: ``doc_id``, ``phenomenon``, ``language``, ``is_tabular``; ``chunks``: ``chunk_id``,
+    ``text``, ``language``; ``pages``: page texts (running headers/footers are found there; a
+    single page with ``<!-- Página N -->`` markers is split on them). ``gazetteer`` should already
+    carry the entity aliases as decoys (``with_decoys``).
+    """
+    stats: Counter = Counter()
+    repeated: frozenset[str] = frozenset()
+    if not doc.get("is_tabular") and pages:
+        page_texts = split_page_markers(pages[0]) if len(pages) == 1 else list(pages)
+        repeated = boilerplate.repeated_lines(page_texts)
+    erows: list[dict] = []
+    prows: list[dict] = []
+    for c in chunks:
+        text = c["text"]
+        folded = fold(text)
+        masked, mfolded, n_bp = boilerplate.mask(text, folded, repeated)
+        stats["boilerplate_spans"] += n_bp
+        lang = c.get("language") or doc.get("language")
+        ehits = dictionary.find(masked, phenomenon=doc.get("phenomenon"), folded=mfolded)
+        phits = gazetteer.find(masked, folded=mfolded, decoy_spans=[(h.start, h.end) for h in ehits])
+        for r in ent.hits_to_rows(ehits, doc_id=doc["doc_id"], chunk_id=c["chunk_id"], language=lang,
+                                  phenomenon=doc.get("phenomenon"), version=dictionary.label):
+            r["matched"] = text[r["char_start"]:r["char_end"]]
+            erows.append(r)
+        for r in plc.hits_to_rows(phits, doc_id=doc["doc_id"], chunk_id=c["chunk_id"], language=lang,
+                                  phenomenon=doc.get("phenomenon"), version=gazetteer.label):
+            r["matched"] = text[r["char_start"]:r["char_end"]]
+            prows.append(r)
+        stats["chunks"] += 1
+    return erows, prows, stats
+
+
+def _match_batch(batch: list[tuple[dict, list[dict], list[str]]]) -> tuple[list[dict], list[dict], Counter]:
+    d, g, b = _WORKER["dictionary"], _WORKER["gazetteer"], _WORKER["boilerplate"]
+    erows, prows, stats = [], [], Counter()
+    for doc, chunks, pages in batch:
+        e, p, s = match_document(doc, chunks, pages, d, g, b)
+        erows += e
+        prows += p
+        stats.update(s)
+        stats["documents"] += 1
+    stats.update({f"entity_{k}": v for k, v in d.stats.items()})
+    stats.update({f"place_{k}": v for k, v in g.stats.items()})
+    d.stats.update({k: 0 for k in d.stats})
+    g.stats.update({k: 0 for k in g.stats})
+    return erows, prows, stats
+
+
+def _documents(engine: sa.Engine) -> list[dict[str, Any]]:
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(sa.text(
+            "SELECT doc_id, primary_path, source_paths, language, phenomenon, is_tabular, status FROM documents "
+            "WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = documents.doc_id) ORDER BY doc_id"))]
+
+
+def _batches(engine: sa.Engine, docs: list[dict], with_pages: bool = True) -> Iterator[list[tuple[dict, list[dict], list[str]]]]:
+    for i in range(0, len(docs), BATCH_DOCS):
+        part = docs[i:i + BATCH_DOCS]
+        ids = [d["doc_id"] for d in part]
+        chunks: dict[str, list[dict]] = defaultdict(list)
+        pages: dict[str, list[str]] = defaultdict(list)
+        with engine.connect() as conn:
+            for r in conn.execute(sa.text("SELECT chunk_id, doc_id, seq, text, language FROM chunks "
+                                          "WHERE doc_id = ANY(:ids) ORDER BY doc_id, seq"), {"ids": ids}):
+                chunks[r.doc_id].append({"chunk_id": r.chunk_id, "text": r.text, "language": r.language})
+            if with_pages:
+                prose = [d["doc_id"] for d in part if not d["is_tabular"]]
+                if prose:
+                    for r in conn.execute(sa.text("SELECT doc_id, text FROM pages WHERE doc_id = ANY(:ids) "
+                                                  "ORDER BY doc_id, page_no"), {"ids": prose}):
+                        pages[r.doc_id].append(r.text)
+        yield [(d, chunks[d["doc_id"]], pages[d["doc_id"]]) for d in part]
+
+
+def materialize_mentions(engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop) -> dict[str, Any]:
+    """One pass over every chunk: ``entity_mentions`` and ``place_mentions``.
+
+    ``config.workers`` > 1 spreads batches of documents over that many processes. Returns counts
+    (mentions per table, resolution mix, decoys dropped, boilerplate spans blanked, seconds).
+    """
+    t0 = time.perf_counter()
+    dictionary = config.dictionary()
+    gazetteer = config.gazetteer()
+    boilerplate = config.boilerplate()
+    docs = _documents(engine)
+    init = (str(config.entities_path), str(config.places_path), str(config.geo_dir),
+            str(config.boilerplate_path) if config.boilerplate_path else None)
+    erows: list[dict] = []
+    prows: list[dict] = []
+    stats: Counter = Counter()
+    done = 0
+    if config.workers > 1:
+        with ProcessPoolExecutor(config.workers, initializer=_init_worker, initargs=init) as pool:
+            pending = []
+            for batch in _batches(engine, docs):
+                pending.append(pool.submit(_match_batch, batch))
+                if len(pending) >= 2 * config.workers:
+                    e, p, s = pending.pop(0).result()
+                    erows += e; prows += p; stats.update(s)
+                    done += s["documents"]
+                    log(f"mentions: {done}/{len(docs)} documents")
+            for f in pending:
+                e, p, s = f.result()
+                erows += e; prows += p; stats.update(s)
+    else:
+        _init_worker(*init)
+        for batch in _batches(engine, docs):
+            e, p, s = _match_batch(batch)
+            erows += e; prows += p; stats.update(s)
+            done += s["documents"]
+            if done % 400 < BATCH_DOCS:
+                log(f"mentions: {done}/{len(docs)} documents")
+    t_match = time.perf_counter() - t0
+    inputs = {"dictionary": dictionary.label, "gazetteer": gazetteer.label, "boilerplate": boilerplate.label,
+              "corpus": corpus_fingerprint(engine)}
+    producer = f"mentions@{CODE_VERSION}|{dictionary.label}|{gazetteer.label}|{boilerplate.label}"
+    out = _run(engine, "mentions", inputs, {"entity_mentions": erows, "place_mentions": prows}, producer)
+    out.update({
+        "documents": len(docs), "chunks": stats["chunks"], "entity_mentions": len(erows),
+        "place_mentions": len(prows),
+        "place_resolution": dict(Counter(r["resolution"] for r in prows)),
+        "entity_mentions_by_category": dict(Counter(r["category"] for r in erows)),
+        "documents_with_entity": len({r["doc_id"] for r in erows}),
+        "documents_with_place": len({r["doc_id"] for r in prows if r["place_id"]}),
+        "boilerplate_spans_blanked": stats["boilerplate_spans"],
+        "entity_matches_dropped": {k[7:]: v for k, v in stats.items() if k.startswith("entity_")},
+        "place_matches_dropped": {k[6:]: v for k, v in stats.items() if k.startswith("place_")},
+        "bogota_mentions": sum(1 for r in prows if r["place_id"] == "municipality:11001"),
+        "cundinamarca_mentions": sum(1 for r in prows if r["place_id"] == "department:25"),
+        "seconds_matching": round(t_match, 2), "seconds": round(time.perf_counter() - t0, 2),
+    })
+    return out
+
+
+# ---------------------------------------------------------------------- dates
+def _paths(doc: Mapping[str, Any]) -> list[str]:
+    paths = doc.get("source_paths") or []
+    if isinstance(paths, str):
+        paths = json.loads(paths)
+    primary = doc.get("primary_path")
+    return [primary] + sorted(p for p in paths if p != primary) if primary else sorted(paths)
+
+
+def materialize_publication_dates(engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop) -> dict[str, Any]:
+    """``publication_dates`` for every document (undated ones included, ``date`` NULL)."""
+    inventory = config.inventory()
+    with engine.connect() as conn:
+        docs = [dict(r._mapping) for r in conn.execute(sa.text(
+            "SELECT doc_id, primary_path, source_paths, phenomenon FROM documents ORDER BY doc_id"))]
+    rows = [date_for_document(_paths(d), inventory).as_row(d["doc_id"], d["phenomenon"]) for d in docs]
+    inputs = {"inventory": str(config.inventory_path), "inventory_rows": len(inventory),
+              "corpus": corpus_fingerprint(engine)}
+    out = _run(engine, "publication_dates", inputs, {"publication_dates": rows},
+               f"publication_dates@{CODE_VERSION}|inventory:{len(inventory)}")
+    out.update({"documents": len(rows), "dated": sum(1 for r in rows if r["date"]),
+                "undated": sum(1 for r in rows if not r["date"]),
+                "by_rule": dict(Counter(r["rule"] or "undated" for r in rows)),
+                "by_precision": dict(Counter(r["precision"] or "undated" for r in rows))})
+    return out
+
+
+# ---------------------------------------------------------------------- early warnings
+def materialize_early_warnings(engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop) -> dict[str, Any]:
+    """``early_warnings``: one row per alert code (needs the mention and date tables)."""
+    inventory = config.inventory()
+    dictionary = config.dictionary()
+    docs = _documents(engine)
+    alert_docs = [a for a in (classify_alert_document(d["doc_id"], _paths(d), inventory) for d in docs) if a]
+    ids = [a.doc_id for a in alert_docs]
+    chunks_by_doc: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    with engine.connect() as conn:
+        for r in conn.execute(sa.text("SELECT doc_id, chunk_id, text FROM chunks WHERE doc_id = ANY(:ids) "
+                                      "ORDER BY doc_id, seq"), {"ids": ids}):
+            chunks_by_doc[r.doc_id].append((r.chunk_id, r.text))
+    pm = current_rows(engine, "place_mentions", ["chunk_id", "place_id", "level", "code", "department_code"],
+                      "doc_id = ANY(:ids) AND place_id IS NOT NULL", {"ids": ids})
+    em = current_rows(engine, "entity_mentions", ["chunk_id", "entity_id"], "doc_id = ANY(:ids)", {"ids": ids})
+    dates = {r["doc_id"]: r for r in current_rows(engine, "publication_dates", ["doc_id", "date", "rule"],
+                                                  "doc_id = ANY(:ids)", {"ids": ids})}
+    names = {r["place_id"]: r["name"] for r in current_rows(engine, "place_gazetteer", ["place_id", "name"])}
+    groups = {e.entity_id for e in dictionary.entities.values() if e.category == "armed_group"}
+    rows, stats = build_early_warnings(alert_docs, chunks_by_doc, pm, em, dates, names, groups)
+    inputs = {"dictionary": dictionary.label, "corpus": corpus_fingerprint(engine)}
+    out = _run(engine, "early_warnings", inputs, {"early_warnings": rows},
+               f"early_warnings@{CODE_VERSION}|{dictionary.label}")
+    out.update(stats)
+    out["alerts_with_department"] = sum(1 for r in rows if r["department_codes"])
+    out["alerts_with_armed_group"] = sum(1 for r in rows if r["armed_groups"])
+    out["alerts_dated"] = sum(1 for r in rows if r["date"])
+    return out
+
+
+# ---------------------------------------------------------------------- armed presence
+def materialize_armed_presence(engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop) -> dict[str, Any]:
+    """``armed_presence`` from every page holding Amazon Underworld presence fields.
+
+    Records are read from ``pages`` (all records, even beyond the tabular chunk cap); each group
+    state cites the chunk whose text contains the record slice that proves it (``record_core``),
+    or ``chunk_id`` NULL with the reason when no passage holds it.
+    """
+    shapes = build_shape_index(config.geo_dir)
+    with engine.connect() as conn:
+        pages = conn.execute(sa.text(
+            "SELECT p.doc_id, p.page_no, p.text, d.is_tabular FROM pages p JOIN documents d USING (doc_id) "
+            "WHERE (p.text LIKE '%au\\_no\\_info%' OR p.text LIKE '%au\\_eln%' OR p.text LIKE '%grupo\\_ELN%') "
+            "ORDER BY p.doc_id, p.page_no")).all()
+        doc_ids = sorted({p.doc_id for p in pages})
+        chunks: dict[str, list[tuple[str, int, int, str]]] = defaultdict(list)
+        for r in conn.execute(sa.text("SELECT doc_id, chunk_id, page_start, page_end, text FROM chunks "
+                                      "WHERE doc_id = ANY(:ids) ORDER BY doc_id, seq"), {"ids": doc_ids}):
+            chunks[r.doc_id].append((r.chunk_id, r.page_start, r.page_end, " ".join(r.text.split())))
+    located: list[Located] = []
+    stats = Counter()
+    for p in pages:
+        recs = parse_records(p.text, p.page_no)
+        doc_chunks = chunks.get(p.doc_id, [])
+        last_page = max((c[2] for c in doc_chunks), default=0)
+        for rec in recs:
+            stats["records"] += 1
+            cands = [c for c in doc_chunks if c[1] <= rec.page_no <= c[2]]
+            code = rec.fields.get("b_ADM2_PCODE") or rec.fields.get("au_ID_concatenated") or ""
+            if code:
+                cands = [c for c in cands if code in c[3]]
+            quotes = {g: record_core(rec, g) for g in GROUPS}
+            # the cores share their start, so the chunk holding the longest holds them all
+            longest = max(quotes.values(), key=len)
+            home = next((c for c in cands if longest in c[3]), None)
+            chunk_for: dict[str, str | None] = {}
+            for g, quote in quotes.items():
+                if home is not None and quote in home[3]:
+                    chunk_for[g] = home[0]
+                else:
+                    chunk_for[g] = next((c[0] for c in cands if quote in c[3]), None)
+            reason = None
+            if all(v is None for v in chunk_for.values()):
+                reason = "beyond_tabular_cap" if (p.is_tabular and rec.page_no > last_page) else \
+                    "record_not_in_a_single_passage"
+                stats[reason] += 1
+            located.append(Located(p.doc_id, rec, chunk_for, reason))
+    rows = aggregate_presence(located, shapes)
+    munis = {r["municipality_id"]: r for r in rows}
+    inputs = {"geo": str(config.geo_dir), "corpus": corpus_fingerprint(engine)}
+    out = _run(engine, "armed_presence", inputs, {"armed_presence": rows}, f"armed_presence@{CODE_VERSION}")
+    out.update({
+        "documents": len(doc_ids), "records": stats["records"], "municipalities": len(munis),
+        "records_beyond_tabular_cap": stats["beyond_tabular_cap"],
+        "records_not_in_a_single_passage": stats["record_not_in_a_single_passage"],
+        "states": dict(Counter(r["state"] for r in rows)),
+        "municipalities_with_shape": sum(1 for r in munis.values() if r["shape_match"] != "none"),
+        "shape_match": dict(Counter(r["shape_match"] for r in munis.values())),
+        "municipalities_by_country": dict(Counter(r["country"] or "unknown" for r in munis.values())),
+        "conflicting_rows": sum(1 for r in rows if r["n_present"] and r["n_absent"]),
+    })
+    return out
+
+
+# ---------------------------------------------------------------------- aggregates
+def materialize_aggregates(engine: sa.Engine, config: PrecomputeConfig, tables: Sequence[str] = tuple(T.AGG_TABLES),
+                           log: Log = _noop) -> dict[str, Any]:
+    """Compute and write the requested ``agg_*`` tables from the current precompute rows."""
+    inputs = agg.load_inputs(engine, config.inventory())
+    built = agg.build(inputs, tables)
+    out = _run(engine, "aggregates", {"tables": list(tables), "corpus": corpus_fingerprint(engine)}, built,
+               f"aggregates@{CODE_VERSION}")
+    for name, rows in built.items():
+        out[f"{name}.rows"] = len(rows)
+    out.update(inputs.summary())
+    return out

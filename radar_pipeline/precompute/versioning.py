@@ -1,0 +1,144 @@
+"""Supersede, never overwrite: history-keeping writes for every precompute table.
+
+A row's identity is the SHA-1 of its content (``row_hash``). Writing a new materialization:
+
+1. rows currently valid whose hash is not produced any more get ``valid_to = now`` (superseded —
+   a changed dictionary entry, a corrected source, a new rule);
+2. produced rows whose hash is already current are left untouched (``unchanged``);
+3. the rest are inserted with ``valid_from = now``, the ``run_id`` of this materialization and
+   the ``producer`` string (asset, code version, input versions).
+
+So ``SELECT ... WHERE valid_to IS NULL`` is always the current state, a point-in-time query is
+``valid_from <= t AND (valid_to IS NULL OR valid_to > t)``, and every row says which run and
+which asset version produced it (``precompute_runs`` holds the inputs of each run). Bulk inserts
+use PostgreSQL ``COPY`` (≈10⁵ rows/s), so a 10⁶-row mention table rewrites in seconds.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+import json
+import uuid
+from typing import Any, Iterable, Mapping
+
+import sqlalchemy as sa
+
+from radar_pipeline.precompute import tables as T
+
+__all__ = ["row_hash", "start_run", "finish_run", "write_versioned", "current_rows"]
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def row_hash(row: Mapping[str, Any], columns: Iterable[str]) -> str:
+    """SHA-1 hex of the row's values in ``columns`` (JSON, sorted keys): equal content ⇔ equal hash."""
+    payload = json.dumps([row.get(c) for c in columns], sort_keys=True, ensure_ascii=False, default=_json_default)
+    return hashlib.sha1(payload.encode("utf-8")).hexdigest()
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def start_run(engine: sa.Engine, asset: str, code_version: str, inputs: Mapping[str, Any]) -> str:
+    """Register a materialization in ``precompute_runs``; returns its ``run_id``."""
+    run_id = f"{asset}-{_now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+    with engine.begin() as conn:
+        conn.execute(T.precompute_runs.insert().values(
+            run_id=run_id, asset=asset, code_version=code_version,
+            inputs=json.loads(json.dumps(dict(inputs), default=_json_default)), started_at=_now()))
+    return run_id
+
+
+def finish_run(engine: sa.Engine, run_id: str, stats: Mapping[str, int]) -> None:
+    """Record the counts of a finished run (``rows_current/inserted/superseded/unchanged``)."""
+    with engine.begin() as conn:
+        conn.execute(T.precompute_runs.update().where(T.precompute_runs.c.run_id == run_id).values(
+            finished_at=_now(), **{k: int(stats[k]) for k in ("rows_current", "rows_inserted", "rows_superseded",
+                                                               "rows_unchanged") if k in stats}))
+
+
+def _copy_value(value: Any) -> str:
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, (dict, list, tuple)):
+        value = json.dumps(value, ensure_ascii=False, default=_json_default)
+    elif isinstance(value, (dt.date, dt.datetime)):
+        value = value.isoformat()
+    else:
+        value = str(value)
+    return (value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+            .replace("\x00", ""))
+
+
+def _copy_rows(conn: sa.Connection, table: str, columns: list[str], rows: Iterable[list[Any]]) -> int:
+    buf = io.StringIO()
+    n = 0
+    for values in rows:
+        buf.write("\t".join(_copy_value(v) for v in values))
+        buf.write("\n")
+        n += 1
+    if not n:
+        return 0
+    buf.seek(0)
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        cursor.copy_expert(f"COPY {table} ({', '.join(columns)}) FROM STDIN WITH (FORMAT text)", buf)
+    finally:
+        cursor.close()
+    return n
+
+
+def write_versioned(engine: sa.Engine, table_name: str, rows: list[dict[str, Any]], *, run_id: str,
+                    producer: str, now: dt.datetime | None = None) -> dict[str, int]:
+    """Make ``rows`` the current content of ``table_name``, keeping history.
+
+    ``rows`` are dicts with the table's content columns (``tables.content_columns``); missing keys
+    are NULL, unknown keys raise ``KeyError``. Returns ``rows_current`` (after the write),
+    ``rows_inserted``, ``rows_superseded``, ``rows_unchanged`` and ``duplicates_dropped`` (rows of
+    the input with identical content, kept once). One transaction: a failure leaves the table as
+    it was.
+    """
+    table = T.VERSIONED_TABLES[table_name]
+    cols = T.content_columns(table)
+    known = set(cols)
+    by_hash: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        extra = set(row) - known
+        if extra:
+            raise KeyError(f"{table_name}: unknown columns {sorted(extra)}")
+        by_hash.setdefault(row_hash(row, cols), row)
+    now = now or _now()
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TEMP TABLE _produced (row_hash text PRIMARY KEY) ON COMMIT DROP"))
+        _copy_rows(conn, "_produced", ["row_hash"], ([h] for h in by_hash))
+        superseded = conn.execute(sa.text(
+            f"UPDATE {table_name} t SET valid_to = :now WHERE t.valid_to IS NULL "
+            f"AND NOT EXISTS (SELECT 1 FROM _produced p WHERE p.row_hash = t.row_hash)"), {"now": now}).rowcount
+        current = {r[0] for r in conn.execute(sa.text(
+            f"SELECT row_hash FROM {table_name} WHERE valid_to IS NULL"))}
+        todo = [h for h in by_hash if h not in current]
+        inserted = _copy_rows(
+            conn, table_name, ["row_hash", "valid_from", "run_id", "producer", *cols],
+            ([h, now, run_id, producer, *[by_hash[h].get(c) for c in cols]] for h in todo))
+    return {"rows_current": len(by_hash), "rows_inserted": inserted, "rows_superseded": int(superseded),
+            "rows_unchanged": len(by_hash) - inserted, "duplicates_dropped": len(rows) - len(by_hash)}
+
+
+def current_rows(engine: sa.Engine, table_name: str, columns: list[str] | None = None,
+                 where: str = "", params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Current rows (``valid_to IS NULL``) of a precompute table as dicts (``columns`` default: content)."""
+    table = T.VERSIONED_TABLES[table_name]
+    cols = columns or T.content_columns(table)
+    sql = f"SELECT {', '.join(cols)} FROM {table_name} WHERE valid_to IS NULL" + (f" AND ({where})" if where else "")
+    with engine.connect() as conn:
+        return [dict(r._mapping) for r in conn.execute(sa.text(sql), dict(params or {}))]

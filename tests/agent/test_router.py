@@ -1,0 +1,49 @@
+"""Routing, decomposition, coverage requirements and the visualizer's closed lists."""
+from __future__ import annotations
+
+from radar_pipeline.agent import router, visualizer
+
+
+def test_kinds():
+    assert router.plan("Hola").kind == "greeting"
+    assert router.plan("¡Muchas gracias!").kind == "thanks"
+    assert router.plan("¿Qué puedes hacer?").kind == "capabilities"
+    assert router.plan("Dame una receta de paella").kind == "off_topic"
+    assert router.plan("Hola, ¿qué grupos armados operan en el Cauca?").kind == "question"
+
+
+def test_routes():
+    assert router.plan("¿Qué riesgos genera la basura espacial?").ruta == "text"
+    assert router.plan("Muéstrame un mapa de alertas tempranas en Chocó").ruta == "visualization"
+    assert router.plan("Muéstrame la línea de tiempo de pruebas ASAT y explica por qué aumentaron").ruta == "both"
+
+
+def test_formulations_at_most_three_and_second_clause():
+    p = router.plan("¿Cómo están empleando las fuerzas militares los enjambres de drones, y qué oportunidades representan para Colombia?")
+    assert 1 <= len(p.formulations) <= 3
+    assert any(f.lower().startswith("qué oportunidades") for f in p.formulations)
+
+
+def test_requirements_years_lists_countries():
+    reqs = router.extract_requirements("Compara las pruebas antisatélite de China y Rusia en 2007 y 2021")
+    kinds = {(r.kind, r.label) for r in reqs}
+    assert ("year", "2007") in kinds and ("year", "2021") in kinds
+    assert any(r.label == "China" for r in reqs) and any(r.label == "Rusia" for r in reqs)
+    rusia = next(r for r in reqs if r.label == "Rusia")
+    assert rusia.met_by("the russian federation tested a missile")
+    reqs = router.extract_requirements("¿Cómo financia la minería a los grupos en Chocó, Antioquia y Bolívar?")
+    assert [r.label for r in reqs if r.kind == "item"] == ["Chocó", "Antioquia", "Bolívar"]
+    reqs = router.extract_requirements("¿Qué doctrina espacial tiene Corea del Norte?")
+    assert reqs[0].kind == "country" and reqs[0].met_by("north korea launched")
+    assert router.extract_requirements("¿Qué es la basura espacial?") == []
+
+
+def test_visualizer_closed_lists():
+    vis, rejected = visualizer.validate(["mapa_alertas", "pastel", "mapa_alertas"],
+                                        {"fenomeno": "territorial", "desde": 2019, "hasta": 2022, "lugar": "Chocó", "x": 1})
+    assert [c["tipo"] for c in vis["componentes"]] == ["mapa_alertas"]
+    assert vis["filtros"]["lugar"] == "choco" and vis["componentes"][0]["endpoint"].startswith("/aggregates/alerts_per_department?")
+    assert any("pastel" in r for r in rejected) and any("'x'" in r for r in rejected)
+    assert visualizer.validate([], {})[0] is None
+    comps, filtros = visualizer.propose("Muéstrame un mapa de calor de entidades de seguridad espacial desde 2015")
+    assert comps == ["matriz_calor"] and filtros["fenomeno"] == "space_security" and filtros["desde"] == 2015

@@ -1,0 +1,1 @@
+from tests.agent.fixtures import *  # noqa: F401,F403

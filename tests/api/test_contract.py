@@ -1,0 +1,158 @@
+"""The HTTP contract: /chat strictness and failures, and the read endpoints the tools and dashboard share."""
+from __future__ import annotations
+
+import datetime as dt
+
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from api.schemas import ChatResponse
+
+Q = "¿Qué incidentes recientes de spoofing han comprometido servicios satelitales?"
+
+
+def test_chat_contract_is_strict(client):
+    r = client.post("/chat", json={"pregunta": Q, "conversacion_id": "abc-1"})
+    assert r.status_code == 200
+    body = r.json()
+    ChatResponse.model_validate(body)
+    assert set(body) == {"respuesta", "citas", "evaluacion", "metadata", "ruta", "visualizacion", "conversacion_id"}
+    assert body["conversacion_id"] == "abc-1"
+    m = body["metadata"]
+    assert m["estado"] == "respondida" and m["tokens"] == {"input": 0, "output": 0, "total": 0} and m["latencia_ms"] > 0
+    assert set(body["evaluacion"]) == {"input", "retrieval_context", "tools_called"}
+    assert all(set(t) == {"name", "input_parameters", "output"} for t in body["evaluacion"]["tools_called"])
+    c = body["citas"][0]
+    assert set(c) == {"n", "doc_id", "chunk_id", "fuente", "titulo", "pagina"} and c["fuente"].endswith(".txt")
+    bad = dict(body, extra=1)
+    try:
+        ChatResponse.model_validate(bad)
+        raise AssertionError("extra field accepted")
+    except ValueError:
+        pass
+
+
+def test_invalid_requests_get_the_full_contract(client):
+    for payload in ({}, {"pregunta": ""}, {"pregunta": "x" * 2001}, {"pregunta": "hola", "otro": 1},
+                    {"pregunta": 5}, {"pregunta": "hola", "conversacion_id": "../../etc"}):
+        r = client.post("/chat", json=payload)
+        assert r.status_code == 422, payload
+        body = ChatResponse.model_validate(r.json())
+        assert body.metadata.estado == "error" and body.metadata.motivo_terminacion == "solicitud_invalida"
+    r = client.post("/chat", content=b"not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 422 and r.json()["metadata"]["estado"] == "error"
+
+
+def test_unexpected_crash_is_contract_not_bare_500(offline_service, monkeypatch):
+    app = create_app(service=offline_service)
+    import api.routes.chat as chat_mod
+
+    monkeypatch.setattr(chat_mod, "run_chat", lambda *a, **k: 1 / 0)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        r = c.post("/chat", json={"pregunta": Q})
+    assert r.status_code == 500
+    assert ChatResponse.model_validate(r.json()).metadata.estado == "error"
+
+
+def test_health(client, tmp_path):
+    body = client.get("/health").json()
+    assert body["status"] == "ok" and body["mode"] == "offline" and body["index"]["present"]
+    assert body["llm"] == {"enabled": False, "model_large": None, "model_small": None}
+
+
+def test_openapi_and_docs(client):
+    spec = client.get("/openapi.json").json()
+    assert {"/chat", "/chat/stream", "/search", "/documents/{doc_id}/window", "/aggregates/{name}", "/health"} <= set(spec["paths"])
+    assert client.get("/docs").status_code == 200
+
+
+def test_search_and_documents(client):
+    r = client.get("/search", params={"q": "pruebas antisatélite y desechos orbitales", "k": 3})
+    body = r.json()
+    assert r.status_code == 200 and len(body["passages"]) == 3 and body["documents"]
+    top = body["passages"][0]
+    assert -1 <= top["similarity"] <= 1 and top["chunk_id"].startswith(top["doc_id"] + "-")
+    w = client.get(f"/documents/{top['doc_id']}/window", params={"chunk_id": top["chunk_id"]}).json()
+    assert any(p["is_target"] and p["chunk_id"] == top["chunk_id"] for p in w["passages"]) and w["mentions"] == {}
+    assert client.get(f"/documents/{top['doc_id']}/outline").json()["n_passages"] >= 1
+    assert client.get(f"/chunks/{top['chunk_id']}").json()["text"] == top["text"]
+    assert client.get("/chunks/ffffffffffffffff-9").json()["error"]["code"] == "unknown_chunk"
+    assert client.get("/documents/ffffffffffffffff/window", params={"chunk_id": top["chunk_id"]}).status_code == 404
+    assert client.get("/search", params={"q": "   "}).status_code == 400
+    r = client.get("/search", params={"q": "satélites", "doc_id": [top["doc_id"]]})
+    assert {p["doc_id"] for p in r.json()["passages"]} == {top["doc_id"]}
+
+
+def test_index_missing_is_structured(tmp_path, use_encoder):
+    from radar_pipeline.agent.llm import LLMSettings
+    from radar_pipeline.agent.service import AgentService, ServiceSettings
+    from tests.agent.fixtures import OFFLINE_LLM
+
+    svc = AgentService(ServiceSettings(index_dir=tmp_path / "none", use_database=False, llm=LLMSettings(**OFFLINE_LLM)),
+                       encoder=use_encoder)
+    with TestClient(create_app(service=svc)) as c:
+        r = c.get("/search", params={"q": "satélites"})
+        assert r.status_code == 409 and r.json()["error"]["code"] == "index_not_materialized"
+        assert c.get("/health").json()["status"] == "degraded"
+        assert c.post("/chat", json={"pregunta": "¿Qué es la basura espacial?"}).json()["metadata"]["estado"] == "error"
+        assert c.get("/aggregates/timeline").json()["error"]["code"] == "database_unavailable"
+
+
+def test_aggregates_not_materialized_then_materialized(db_client, agent_engine):
+    with agent_engine.begin() as conn:
+        conn.execute(sa.text("DROP TABLE IF EXISTS agg_timeline"))
+    r = db_client.get("/aggregates/timeline", params={"phenomenon": "space_security"})
+    assert r.status_code == 200
+    assert r.json()["materialized"] is False and "materializado" in r.json()["message"]
+    with agent_engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE agg_timeline (phenomenon text, year int, n_documents int, evidence jsonb)"))
+        conn.execute(sa.text("INSERT INTO agg_timeline VALUES ('space_security', 2019, 3, '[{\"doc_id\": \"a\", \"chunk_id\": \"a-1\"}]'),"
+                             " ('space_security', 2022, 5, '[]'), ('territorial', 2022, 7, '[]')"))
+    try:
+        body = db_client.get("/aggregates/timeline", params={"phenomenon": "space_security", "year_from": 2020,
+                                                              "entity": "rusia"}).json()
+        assert body["materialized"] and body["n_rows"] == 1 and body["rows"][0]["n_documents"] == 5
+        assert body["filters_applied"] == {"phenomenon": "space_security", "year_from": 2020}
+        assert body["filters_ignored"] == ["entity"]
+        listing = {a["aggregate"]: a["materialized"] for a in db_client.get("/aggregates").json()}
+        assert listing["timeline"] is True and listing["entity_network"] is False
+        assert db_client.get("/aggregates/not_a_thing").status_code == 422
+    finally:
+        with agent_engine.begin() as conn:
+            conn.execute(sa.text("DROP TABLE agg_timeline"))
+
+
+def test_real_precompute_schema_current_rows_and_highlights(db_client, agent_engine, agent_index):
+    """Against the precompute tables as defined by radar_pipeline.precompute (when present): only
+    current rows (valid_to IS NULL), place filter, and mentions highlighted in the evidence window."""
+    import pytest
+
+    tables = pytest.importorskip("radar_pipeline.precompute.tables")
+    tables.drop_precompute_schema(agent_engine)
+    tables.ensure_precompute_schema(agent_engine)
+    row = next(r for r in agent_index[1] if "mineria_oro" in r["source_path"])
+    lineage = {"row_hash": "h", "run_id": "r1", "producer": "test@1"}
+    try:
+        with agent_engine.begin() as conn:
+            conn.execute(tables.agg_alerts_per_department.insert(), [
+                {**lineage, "row_hash": "a", "department_code": "27", "department_name": "Chocó", "alert_type": "imminent",
+                 "n_alerts": 4, "alert_codes": ["001-20"], "evidence": [{"doc_id": row["doc_id"], "chunk_id": row["chunk_id"]}]},
+                {**lineage, "row_hash": "b", "department_code": "05", "department_name": "Antioquia", "alert_type": "structural",
+                 "n_alerts": 2, "alert_codes": [], "evidence": []}])
+            conn.execute(tables.agg_alerts_per_department.insert(), [   # a superseded row
+                {**lineage, "row_hash": "c", "department_code": "27", "department_name": "Chocó", "alert_type": "imminent",
+                 "n_alerts": 1, "alert_codes": [], "evidence": [], "valid_to": dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)},
+            ])
+            conn.execute(tables.entity_mentions.insert(), [
+                {**lineage, "entity_id": "eln", "category": "armed_group", "doc_id": row["doc_id"], "chunk_id": row["chunk_id"],
+                 "char_start": 0, "char_end": 3, "matched": "ELN", "alias": "ELN", "dictionary_version": "1"}])
+        body = db_client.get("/aggregates/alerts_per_department", params={"place": "choco"}).json()
+        assert body["materialized"] and body["n_rows"] == 1 and body["rows"][0]["n_alerts"] == 4
+        assert body["rows"][0]["evidence"][0]["chunk_id"] == row["chunk_id"] and body["filters_applied"] == {"place": "choco"}
+        w = db_client.get(f"/documents/{row['doc_id']}/window", params={"chunk_id": row["chunk_id"]}).json()
+        assert w["mentions"]["entity_mentions"][0]["matched"] == "ELN"
+        vis = db_client.post("/chat", json={"pregunta": "Muéstrame un mapa de alertas tempranas por departamento"}).json()
+        assert vis["visualizacion"]["componentes"][0]["materializado"] is True
+    finally:
+        tables.drop_precompute_schema(agent_engine)
