@@ -111,6 +111,66 @@ def search(question: Optional[str] = typer.Argument(None, help="a question, in S
         _print_result(res)
 
 
+def _eval_reports(config_name: str, datasets: list[str]):
+    from evals.configs import get_config
+    from evals.runner import run_codefest, run_xquad
+    from radar_pipeline.encoders import build_encoder
+    from radar_pipeline.retrieval.search import Searcher
+
+    settings = get_settings()
+    cfg = get_config(config_name)
+    encoder = build_encoder(EncoderSpec())
+    out = {}
+    for ds in datasets:
+        if ds == "codefest_dev":
+            out[ds] = run_codefest(Searcher(settings.index_dir / encoder.name, encoder, cfg), cfg)
+        else:
+            out[ds] = run_xquad(ds, encoder, cfg, settings.home / "eval_work")
+    return out
+
+
+_DATASETS = ["codefest_dev", "xquad_es_en", "xquad_es_en_hard"]
+
+
+@app.command("eval")
+def eval_(config: Optional[str] = typer.Option(None, help="configuration name (default: the default config)"),
+          dataset: str = typer.Option("all", help="codefest_dev | xquad_es_en | xquad_es_en_hard | all"),
+          compare: Optional[tuple[str, str]] = typer.Option(None, help="two configuration names: paired test A vs B"),
+          all_configs: bool = typer.Option(False, "--all-configs", help="every named configuration, one row each"),
+          json_out: Optional[Path] = typer.Option(None, "--json-out", help="write the numbers as JSON")):
+    """Evaluate retrieval: NDCG@10, F1@3, Recall@10, MRR@10 (Codefest dev); NDCG@10, Recall@10 (XQuAD)."""
+    from evals.configs import CONFIGS, DEFAULT_NAME
+    from evals.scoring import compare as paired
+
+    datasets = _DATASETS if dataset == "all" else [dataset]
+    if compare:
+        a, b = compare
+        ra, rb = _eval_reports(a, datasets), _eval_reports(b, datasets)
+        typer.echo(f"{'dataset':<18} {'metric':<10} {a:>22} {b:>22} {'diff':>8} {'p':>7}")
+        for ds in datasets:
+            metrics = ["ndcg@10", "f1@3"] if ds == "codefest_dev" else ["ndcg@10", "recall@10"]
+            for m in metrics:
+                t = paired(ra[ds].per_query, rb[ds].per_query, m)
+                typer.echo(f"{ds:<18} {m:<10} {t.mean_a:>22.4f} {t.mean_b:>22.4f} {t.diff:>+8.4f} {t.p_value:>7.4f}")
+        return
+    names = list(CONFIGS) if all_configs else [config or DEFAULT_NAME]
+    rows = []
+    for name in names:
+        for ds, rep in _eval_reports(name, datasets).items():
+            o = rep.aggregate["overall"]
+            row = {"config": name, "dataset": ds, **{k: round(v, 4) for k, v in o.items() if isinstance(v, float)}}
+            for ph in ("F1", "F2", "F3"):
+                if isinstance(rep.aggregate.get(ph), dict):
+                    row[f"{ph} ndcg@10"] = round(rep.aggregate[ph]["ndcg@10"], 4)
+                    row[f"{ph} f1@3"] = round(rep.aggregate[ph]["f1@3"], 4)
+            if "recall@candidates" in rep.aggregate:
+                row["recall@cand"] = rep.aggregate["recall@candidates"]
+            rows.append(row)
+            typer.echo("  ".join(f"{k}={v}" for k, v in row.items()))
+    if json_out:
+        json_out.write_text(json.dumps(rows, indent=1))
+
+
 @app.command()
 def doctor(path: Path):
     """What Radar makes of one file: format, encoding, language, per-page text source, status, reason."""

@@ -47,8 +47,19 @@ class Draft:
 _JUNK = re.compile(r"https?://|www\.|\bdoi\b|et al\.|©|ISBN|ISSN|\.{4,}|_{4,}|\|.*\||\t")
 
 
+_BROKEN_COLUMNS = re.compile(r"\u00ad\s|\w- \w+ \w+-\s")   # soft hyphen + space: interleaved PDF columns
+_END = re.compile(r"[.!?…][\"'”’»)\]]*$")
+
+
 def _usable(sentence: str) -> bool:
+    """A sentence worth quoting: a whole sentence of prose (not a fragment, header, table, reference,
+    or text interleaved from two PDF columns)."""
     if not (MIN_CHARS <= len(sentence) <= MAX_CHARS):
+        return False
+    if _BROKEN_COLUMNS.search(sentence) or not _END.search(sentence):
+        return False
+    words = sentence.split()
+    if sum(w.isupper() and len(w) > 1 for w in words) > 0.3 * len(words):
         return False
     letters = sum(c.isalpha() for c in sentence)
     digits = sum(c.isdigit() for c in sentence)
@@ -58,7 +69,7 @@ def _usable(sentence: str) -> bool:
         return False
     if sentence[0].islower() and not sentence[0].isdigit():
         return False
-    return len(sentence.split()) >= 6
+    return len(words) >= 6
 
 
 class _VectorCache:
