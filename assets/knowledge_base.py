@@ -30,5 +30,5 @@ def chunks(context: dg.AssetExecutionContext, database: DatabaseResource) -> dg.
 def embeddings(context: dg.AssetExecutionContext, database: DatabaseResource, encoder: EncoderResource) -> dg.MaterializeResult:
     engine = database.engine()
     enc = encoder.get_encoder()
-    stats = embed_chunks(engine, enc, log=context.log.info)
+    stats = embed_chunks(engine, enc, log=context.log.info, workers=get_settings().workers, spec=encoder.spec())
     return dg.MaterializeResult(metadata={**to_metadata(stats), "dagster/row_count": stats["vectors"]})

@@ -25,7 +25,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from radar_pipeline import db
 from radar_pipeline.chunking import CHUNKER_VERSION, chunk_pages, text_sha
 from radar_pipeline.corpus import phenomenon_for, scan_corpus
-from radar_pipeline.encoders import Encoder
+from radar_pipeline.config import EncoderSpec
+from radar_pipeline.encoders import Encoder, build_encoder
 from radar_pipeline.ingest import EXTRACTOR_VERSION, ExtractedDocument, OcrSettings, extract
 from radar_pipeline.ingest.normalize import json_safe
 from radar_pipeline.retrieval.phenomenon import compute_centroids, save_centroids
@@ -232,12 +233,28 @@ def chunk_documents(engine: sa.Engine, *, budget: int = 500, overlap: float = 0.
 
 
 # --------------------------------------------------------------------------- embeddings
+_WORKER_ENCODER: Encoder | None = None  # one encoder per worker process (set by the pool initializer)
+
+
+def _init_encoder_worker(spec: EncoderSpec) -> None:
+    global _WORKER_ENCODER
+    _WORKER_ENCODER = build_encoder(spec)
+
+
+def _encode_in_worker(texts: list[str]) -> np.ndarray:
+    assert _WORKER_ENCODER is not None
+    return _WORKER_ENCODER.encode_passages(texts)
+
+
 def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, log: Log = _noop,
-                 progress: Callable[[int, int], None] | None = None) -> dict:
+                 progress: Callable[[int, int], None] | None = None, workers: int = 1,
+                 spec: EncoderSpec | None = None) -> dict:
     """Encode every distinct chunk text that has no vector for ``encoder.name`` yet.
 
     Vectors are keyed by (text SHA-256, encoder): unchanged texts are never re-encoded, whatever
-    happened to their document. Vectors no chunk refers to any more are deleted.
+    happened to their document. Vectors no chunk refers to any more are deleted. With
+    ``workers > 1`` and the encoder's ``spec``, batches are encoded by that many processes, each
+    with its own single-threaded encoder (faster than one multi-threaded encoder on small machines).
     """
     t0 = time.perf_counter()
     c, e = db.chunks, db.embeddings
@@ -248,12 +265,15 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
         gc = conn.execute(sa.delete(e).where(e.c.encoder == encoder.name, ~sa.exists(
             sa.select(c.c.chunk_id).where(c.c.text_sha == e.c.text_sha)))).rowcount
         todo = conn.execute(missing).all()
-    encode_seconds = 0.0
-    for i in range(0, len(todo), batch_size):
-        batch = todo[i:i + batch_size]
-        t1 = time.perf_counter()
-        vecs = encoder.encode_passages([r.text for r in batch])
-        encode_seconds += time.perf_counter() - t1
+    batches = [todo[i:i + batch_size] for i in range(0, len(todo), batch_size)]
+    t1 = time.perf_counter()
+    if workers > 1 and spec is not None and len(batches) > 1:
+        pool = ProcessPool(max_workers=workers, initializer=_init_encoder_worker, initargs=(spec,))
+        encoded = pool.map(_encode_in_worker, [[r.text for r in b] for b in batches]).result()
+    else:
+        pool, encoded = None, (encoder.encode_passages([r.text for r in b]) for b in batches)
+    for n, (batch, vecs) in enumerate(zip(batches, encoded)):
+        i = n * batch_size
         rows = [{"text_sha": r.text_sha, "encoder": encoder.name, "dim": encoder.dim, "embedding": v}
                 for r, v in zip(batch, vecs)]
         stmt = pg_insert(e).values(rows).on_conflict_do_nothing(index_elements=["text_sha", "encoder"])
@@ -264,6 +284,10 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
             progress(done, len(todo))
         if (i // batch_size) % 10 == 0 or done == len(todo):
             log(f"embeddings[{encoder.name}]: {done}/{len(todo)} texts encoded")
+    encode_seconds = time.perf_counter() - t1
+    if pool is not None:
+        pool.close()
+        pool.join()
     with engine.begin() as conn:
         total = conn.execute(sa.select(sa.func.count()).select_from(e).where(e.c.encoder == encoder.name)).scalar()
     return {"encoder": encoder.name, "encoder_version": encoder.version, "dim": encoder.dim,

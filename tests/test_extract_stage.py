@@ -27,3 +27,25 @@ def test_a_hanging_file_times_out_and_the_rest_is_extracted(engine, tmp_path, mo
         rows = dict(conn.execute(sa.select(db.documents.c.primary_path, db.documents.c.status)).all())
     assert rows == {"ok.txt": "ok", "hang.txt": "timeout"}
     assert stats["by_status"] == {"ok": 1, "timeout": 1}
+
+
+def test_parallel_embedding_matches_serial(engine, tmp_path, use_encoder):
+    """Two encoder processes give the same vectors as one, and a re-run encodes nothing."""
+    import numpy as np
+
+    from radar_pipeline.config import EncoderSpec
+    from radar_pipeline.stages import chunk_documents, embed_chunks, load_passage_frame
+
+    root = tmp_path / "c"
+    root.mkdir()
+    for i in range(6):
+        (root / f"{i}.txt").write_text(f"Document {i} is about satellites and orbital debris number {i}. " * 3)
+    sync_source_files(engine, root)
+    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    chunk_documents(engine)
+    stats = embed_chunks(engine, use_encoder, batch_size=2, workers=2, spec=EncoderSpec())
+    assert stats["encoded_now"] == 6 and stats["vectors"] == 6
+    frame, vecs = load_passage_frame(engine, use_encoder.name)
+    serial = use_encoder.encode_passages(frame["text"].to_list())
+    assert np.allclose(vecs, serial, atol=1e-5)
+    assert embed_chunks(engine, use_encoder, workers=2, spec=EncoderSpec())["encoded_now"] == 0

@@ -28,15 +28,20 @@ _LINEAGE = {
 }
 
 
+def _rule(expr, name: str) -> pa.Check:
+    """A dataframe-level check from a polars expression (pandera's polars backend passes a
+    ``PolarsData``; the expression is evaluated on its lazy frame)."""
+    return pa.Check(lambda data: data.lazyframe.select(expr.alias(name)), name=name)
+
+
 def _schema(columns: dict, checks: list | None = None, unique: list[str] | None = None) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({**_LINEAGE, **columns}, strict=False, checks=checks or [], unique=unique)
 
 
 _SPAN_CHECKS = [
-    pa.Check(lambda df: pl.col("char_end") > pl.col("char_start"), name="span_not_empty"),
-    pa.Check(lambda df: pl.col("char_end") - pl.col("char_start") == pl.col("matched").str.len_chars(),
-             name="span_length_is_matched_length"),
-    pa.Check(lambda df: pl.col("chunk_id").str.starts_with(pl.col("doc_id")), name="chunk_of_document"),
+    _rule(pl.col("char_end") > pl.col("char_start"), "span_not_empty"),
+    _rule(pl.col("char_end") - pl.col("char_start") == pl.col("matched").str.len_chars(), "span_length_is_matched_length"),
+    _rule(pl.col("chunk_id").str.starts_with(pl.col("doc_id")), "chunk_of_document"),
 ]
 
 PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
@@ -44,7 +49,7 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
         "entity_id": pa.Column(pl.Utf8, unique=True),
         "category": pa.Column(pl.Utf8, pa.Check.isin(list(CATEGORIES))),
         "phenomenon": pa.Column(pl.Utf8, pa.Check.isin(list(PHENOMENA))),
-        "n_aliases": pa.Column(pl.Int32, pa.Check.ge(1)),
+        "n_aliases": pa.Column(pl.Int64, pa.Check.ge(1)),
         "dictionary_version": pa.Column(pl.Utf8, pa.Check.str_startswith("entities:")),
     }),
     "entity_mentions": _schema({
@@ -52,8 +57,8 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
         "category": pa.Column(pl.Utf8, pa.Check.isin(list(CATEGORIES))),
         "doc_id": pa.Column(pl.Utf8),
         "chunk_id": pa.Column(pl.Utf8),
-        "char_start": pa.Column(pl.Int32, pa.Check.ge(0)),
-        "char_end": pa.Column(pl.Int32, pa.Check.ge(1)),
+        "char_start": pa.Column(pl.Int64, pa.Check.ge(0)),
+        "char_end": pa.Column(pl.Int64, pa.Check.ge(1)),
         "matched": pa.Column(pl.Utf8, pa.Check.str_length(min_value=1)),
     }, checks=_SPAN_CHECKS, unique=["entity_id", "chunk_id", "char_start"]),
     "place_gazetteer": _schema({
@@ -63,110 +68,104 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
         "country_code": pa.Column(pl.Utf8, pa.Check.str_length(3, 3)),
         "department_code": pa.Column(pl.Utf8, nullable=True),
     }, checks=[
-        pa.Check(lambda df: pl.col("place_id") == pl.col("level") + ":" + pl.col("code"), name="place_id_is_level_code"),
+        _rule(pl.col("place_id") == pl.col("level") + ":" + pl.col("code"), "place_id_is_level_code"),
         # Bogotá D.C. is its own department (11), never Cundinamarca (25)
-        pa.Check(lambda df: (pl.col("place_id") != "municipality:11001") | (pl.col("department_code") == "11"),
-                 name="bogota_is_department_11"),
-        pa.Check(lambda df: (pl.col("level") != "municipality") | pl.col("code").str.starts_with(pl.col("department_code")),
-                 name="municipality_code_in_department"),
+        _rule((pl.col("place_id") != "municipality:11001") | (pl.col("department_code") == "11"), "bogota_is_department_11"),
+        _rule((pl.col("level") != "municipality") | pl.col("code").str.starts_with(pl.col("department_code")), "municipality_code_in_department"),
     ]),
     "place_mentions": _schema({
         "place_id": pa.Column(pl.Utf8, nullable=True),
         "level": pa.Column(pl.Utf8, pa.Check.isin(LEVELS), nullable=True),
         "doc_id": pa.Column(pl.Utf8),
         "chunk_id": pa.Column(pl.Utf8),
-        "char_start": pa.Column(pl.Int32, pa.Check.ge(0)),
-        "char_end": pa.Column(pl.Int32, pa.Check.ge(1)),
+        "char_start": pa.Column(pl.Int64, pa.Check.ge(0)),
+        "char_end": pa.Column(pl.Int64, pa.Check.ge(1)),
         "matched": pa.Column(pl.Utf8, pa.Check.str_length(min_value=1)),
         "resolution": pa.Column(pl.Utf8, pa.Check.isin(RESOLUTIONS)),
-        "n_candidates": pa.Column(pl.Int32, pa.Check.ge(1)),
+        "n_candidates": pa.Column(pl.Int64, pa.Check.ge(1)),
     }, checks=_SPAN_CHECKS + [
-        pa.Check(lambda df: pl.col("place_id").is_null() == (pl.col("resolution") == "unresolved"),
-                 name="unresolved_iff_no_place"),
+        _rule(pl.col("place_id").is_null() == (pl.col("resolution") == "unresolved"), "unresolved_iff_no_place"),
     ], unique=["chunk_id", "char_start"]),
     "publication_dates": _schema({
         "doc_id": pa.Column(pl.Utf8, unique=True),
         "date": pa.Column(pl.Utf8, pa.Check.str_matches(r"^\d{4}(-\d{2}(-\d{2})?)?$"), nullable=True),
-        "year": pa.Column(pl.Int32, pa.Check.in_range(1900, 2100), nullable=True),
+        "year": pa.Column(pl.Int64, pa.Check.in_range(1900, 2100), nullable=True),
         "precision": pa.Column(pl.Utf8, pa.Check.isin(["year", "month", "day"]), nullable=True),
-        "rule": pa.Column(pl.Utf8, pa.Check(lambda s: s.str.replace("^folder_", "").is_in(list(DATE_RULES)),
-                                            element_wise=False, name="known_rule"), nullable=True),
+        "rule": pa.Column(pl.Utf8, pa.Check(lambda data: data.lazyframe.select(
+            pl.col(data.key).str.replace("^folder_", "").is_in(list(DATE_RULES))), name="known_rule"), nullable=True),
         "source_kind": pa.Column(pl.Utf8, pa.Check.isin(["codefest_inventory", "path"])),
     }, checks=[
-        pa.Check(lambda df: pl.col("date").is_null() == pl.col("rule").is_null(), name="date_iff_rule"),
-        pa.Check(lambda df: pl.col("date").is_null() | pl.col("date").str.starts_with(pl.col("year").cast(pl.Utf8)),
-                 name="year_matches_date"),
+        _rule(pl.col("date").is_null() == pl.col("rule").is_null(), "date_iff_rule"),
+        _rule(pl.col("date").is_null() | pl.col("date").str.starts_with(pl.col("year").cast(pl.Utf8)), "year_matches_date"),
     ]),
     "early_warnings": _schema({
         "alert_code": pa.Column(pl.Utf8, [pa.Check.str_matches(r"^\d{3}-\d{2}$")], unique=True),
         "alert_type": pa.Column(pl.Utf8, pa.Check.isin(list(ALERT_TYPES))),
-        "code_year": pa.Column(pl.Int32, pa.Check.in_range(2000, 2099)),
-        "n_documents": pa.Column(pl.Int32, pa.Check.ge(1)),
-        "n_evidence": pa.Column(pl.Int32, pa.Check.ge(0)),
+        "code_year": pa.Column(pl.Int64, pa.Check.in_range(2000, 2099)),
+        "n_documents": pa.Column(pl.Int64, pa.Check.ge(1)),
+        "n_evidence": pa.Column(pl.Int64, pa.Check.ge(0)),
     }),
     "armed_presence": _schema({
         "municipality_id": pa.Column(pl.Utf8),
         "group_key": pa.Column(pl.Utf8, pa.Check.isin(list(GROUPS))),
         "state": pa.Column(pl.Utf8, pa.Check.isin(list(STATES))),
         "shape_match": pa.Column(pl.Utf8, pa.Check.isin(["code", "name", "none"])),
-        "n_records": pa.Column(pl.Int32, pa.Check.ge(1)),
-        "n_evidence": pa.Column(pl.Int32, pa.Check.ge(1)),
+        "n_records": pa.Column(pl.Int64, pa.Check.ge(1)),
+        "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
     }, checks=[
-        pa.Check(lambda df: pl.col("n_present") + pl.col("n_absent") + pl.col("n_no_info") == pl.col("n_records"),
-                 name="states_add_up"),
+        _rule(pl.col("n_present") + pl.col("n_absent") + pl.col("n_no_info") == pl.col("n_records"), "states_add_up"),
         # "no information" is never shown as absent
-        pa.Check(lambda df: (pl.col("state") != "absent") | (pl.col("n_absent") > 0), name="absent_is_declared"),
-        pa.Check(lambda df: (pl.col("state") != "present") | (pl.col("n_present") > 0), name="present_is_declared"),
+        _rule((pl.col("state") != "absent") | (pl.col("n_absent") > 0), "absent_is_declared"),
+        _rule((pl.col("state") != "present") | (pl.col("n_present") > 0), "present_is_declared"),
     ], unique=["municipality_id", "group_key"]),
     "agg_documents_per_place": _schema({
         "level": pa.Column(pl.Utf8, pa.Check.isin(LEVELS)),
         "phenomenon": pa.Column(pl.Utf8, pa.Check.isin(SCOPES + ["none"])),
-        "n_documents": pa.Column(pl.Int32, pa.Check.ge(1)),
-        "n_documents_direct": pa.Column(pl.Int32, pa.Check.ge(0)),
-        "n_evidence": pa.Column(pl.Int32, pa.Check.ge(1)),
-    }, checks=[pa.Check(lambda df: pl.col("n_documents_direct") <= pl.col("n_documents"), name="direct_within_total"),
-               pa.Check(lambda df: pl.col("n_evidence") == pl.col("n_passages"), name="evidence_is_passages")],
+        "n_documents": pa.Column(pl.Int64, pa.Check.ge(1)),
+        "n_documents_direct": pa.Column(pl.Int64, pa.Check.ge(0)),
+        "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
+    }, checks=[_rule(pl.col("n_documents_direct") <= pl.col("n_documents"), "direct_within_total"),
+               _rule(pl.col("n_evidence") == pl.col("n_passages"), "evidence_is_passages")],
         unique=["place_id", "phenomenon"]),
     "agg_alerts_per_department": _schema({
         "department_code": pa.Column(pl.Utf8, pa.Check.str_matches(r"^\d{2}$")),
         "alert_type": pa.Column(pl.Utf8, pa.Check.isin(list(ALERT_TYPES))),
-        "n_alerts": pa.Column(pl.Int32, pa.Check.ge(1)),
-        "n_evidence": pa.Column(pl.Int32, pa.Check.ge(1)),
+        "n_alerts": pa.Column(pl.Int64, pa.Check.ge(1)),
+        "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
     }, unique=["department_code", "alert_type"]),
     "agg_timeline": _schema({
         "phenomenon": pa.Column(pl.Utf8, pa.Check.isin(SCOPES)),
         "granularity": pa.Column(pl.Utf8, pa.Check.isin(["year", "month"])),
         "period": pa.Column(pl.Utf8, pa.Check.str_matches(r"^\d{4}(-\d{2})?$"), nullable=True),
-        "n_documents": pa.Column(pl.Int32, pa.Check.ge(0)),
-        "n_evidence": pa.Column(pl.Int32, pa.Check.ge(0)),
+        "n_documents": pa.Column(pl.Int64, pa.Check.ge(0)),
+        "n_evidence": pa.Column(pl.Int64, pa.Check.ge(0)),
     }, checks=[
-        pa.Check(lambda df: pl.col("period").is_null() == pl.col("undated"), name="undated_iff_no_period"),
-        pa.Check(lambda df: pl.col("undated") | (pl.col("n_documents") >= 1), name="dated_rows_count_something"),
+        _rule(pl.col("period").is_null() == pl.col("undated"), "undated_iff_no_period"),
+        _rule(pl.col("undated") | (pl.col("n_documents") >= 1), "dated_rows_count_something"),
     ], unique=["phenomenon", "entity_id", "granularity", "period"]),
     "agg_entity_network": _schema({
         "kind": pa.Column(pl.Utf8, pa.Check.isin(["node", "edge"])),
-        "n_passages": pa.Column(pl.Int32, pa.Check.ge(1)),
-        "n_evidence": pa.Column(pl.Int32, pa.Check.ge(1)),
+        "n_passages": pa.Column(pl.Int64, pa.Check.ge(1)),
+        "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
     }, checks=[
-        pa.Check(lambda df: (pl.col("kind") == "node") == pl.col("entity_b").is_null(), name="edges_have_two_ends"),
-        pa.Check(lambda df: pl.col("entity_b").is_null() | (pl.col("entity_a") < pl.col("entity_b")),
-                 name="edge_ends_ordered"),
-        pa.Check(lambda df: pl.col("n_evidence") == pl.col("n_passages"), name="evidence_is_passages"),
+        _rule((pl.col("kind") == "node") == pl.col("entity_b").is_null(), "edges_have_two_ends"),
+        _rule(pl.col("entity_b").is_null() | (pl.col("entity_a") < pl.col("entity_b")), "edge_ends_ordered"),
+        _rule(pl.col("n_evidence") == pl.col("n_passages"), "evidence_is_passages"),
     ], unique=["kind", "entity_a", "entity_b", "phenomenon"]),
     "agg_entity_heatmap": _schema({
         "column_kind": pa.Column(pl.Utf8, pa.Check.isin(["phenomenon", "source"])),
-        "n_documents": pa.Column(pl.Int32, pa.Check.ge(1)),
-        "n_evidence": pa.Column(pl.Int32, pa.Check.ge(1)),
-    }, checks=[pa.Check(lambda df: pl.col("n_evidence") == pl.col("n_passages"), name="evidence_is_passages")],
+        "n_documents": pa.Column(pl.Int64, pa.Check.ge(1)),
+        "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
+    }, checks=[_rule(pl.col("n_evidence") == pl.col("n_passages"), "evidence_is_passages")],
         unique=["entity_id", "column_kind", "category"]),
     "agg_entity_quadrant": _schema({
-        "intensity": pa.Column(pl.Int32, pa.Check.ge(1)),
-        "n_recent": pa.Column(pl.Int32, pa.Check.ge(0)),
+        "intensity": pa.Column(pl.Int64, pa.Check.ge(1)),
+        "n_recent": pa.Column(pl.Int64, pa.Check.ge(0)),
         "trend": pa.Column(pl.Float64, pa.Check.in_range(0.0, 1.0)),
         "quadrant": pa.Column(pl.Utf8, pa.Check.isin([f"{i}_intensity_{t}" for i in ("high", "low")
                                                        for t in ("rising", "declining")])),
-        "n_evidence": pa.Column(pl.Int32, pa.Check.ge(1)),
-    }, checks=[pa.Check(lambda df: pl.col("n_recent") <= pl.col("intensity"), name="recent_within_intensity")],
+        "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
+    }, checks=[_rule(pl.col("n_recent") <= pl.col("intensity"), "recent_within_intensity")],
         unique=["entity_id", "phenomenon"]),
 }
 
