@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from radar_pipeline.sentences import split_sentences
 
@@ -74,8 +74,9 @@ def _split_long(unit: _Unit, budget: int) -> list[_Unit]:
     return out
 
 
-def _units(pages: Sequence[tuple[int, str]], language: str | None, tabular: bool, budget: int) -> list[_Unit]:
-    units: list[_Unit] = []
+def _units(pages: Sequence[tuple[int, str]], language: str | None, tabular: bool, budget: int) -> Iterator[_Unit]:
+    """Sentences (prose) or records (tabular) as units of at most ``budget`` tokens, lazily, so a
+    capped tabular file stops being read once its chunk cap is reached."""
     for page_no, text in pages:
         if not text or not text.strip():
             continue
@@ -85,8 +86,7 @@ def _units(pages: Sequence[tuple[int, str]], language: str | None, tabular: bool
             if not piece:
                 continue
             u = _Unit(page_no, piece, count_tokens(piece))
-            units.extend(_split_long(u, budget) if u.tokens > budget else [u])
-    return units
+            yield from (_split_long(u, budget) if u.tokens > budget else [u])
 
 
 def chunk_pages(
