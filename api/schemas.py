@@ -77,6 +77,7 @@ class Metadata(Strict):
     tokens: Tokens
     tokens_por_agente: dict[str, TokensAgente]
     latencia_ms: float = Field(ge=0)
+    latencia_por_agente: dict[str, float] = Field(description="ms por rol (suma de sus pasos)")
     estado: Estado
     motivo_terminacion: str
     intentos_verificacion: int = Field(ge=0)
@@ -129,7 +130,9 @@ def assemble(result) -> ChatResponse:
             tokens=Tokens(input=tin, output=tout, total=tin + tout),
             tokens_por_agente={role: TokensAgente(input=u["input"], output=u["output"], total=u["input"] + u["output"],
                                                   llamadas=u["calls"]) for role, u in result.usage.items()},
-            latencia_ms=result.latency_ms, estado=result.estado, motivo_terminacion=result.termination_reason,
+            latencia_ms=result.latency_ms,
+            latencia_por_agente={role: round(sum(s.ms for s in result.steps if s.role == role), 1) for role in result.agents},
+            estado=result.estado, motivo_terminacion=result.termination_reason,
             intentos_verificacion=result.verification_attempts, cobertura=[Cobertura(**c) for c in result.coverage]),
         ruta=result.ruta,
         visualizacion=Visualizacion(**result.visualizacion) if result.visualizacion else None,
@@ -146,6 +149,7 @@ def error_response(message: str, *, pregunta: str = "", reason: str = "error_int
         evaluacion=Evaluacion(input=pregunta, retrieval_context=[], tools_called=[]),
         metadata=Metadata(run_id=run_id, modo=modo, num_interacciones=0, llamadas_herramientas=0, agentes_invocados=[],
                           tokens=Tokens(input=0, output=0, total=0), tokens_por_agente={}, latencia_ms=0.0,
+                          latencia_por_agente={},
                           estado="error", motivo_terminacion=reason, intentos_verificacion=0, cobertura=[]),
         ruta="text", visualizacion=None, conversacion_id=conversacion_id or uuid.uuid4().hex)
 

@@ -20,7 +20,7 @@ import polars as pl
 from evals.datasets import BeirDataset, CodefestDev, load_codefest_dev, load_xquad
 from evals.scoring import RunScores, build_judged_index, score_beir_run, score_codefest_run
 from radar_pipeline.encoders import Encoder
-from radar_pipeline.retrieval.search import RetrievalConfig, Searcher
+from radar_pipeline.retrieval.search import RetrievalConfig, Searcher, build_sentence_vectors
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
 from radar_pipeline.stores.passages import PASSAGE_COLUMNS, save_passages
@@ -94,6 +94,8 @@ def build_beir_index(dataset: BeirDataset, encoder: Encoder, work_dir: Path) -> 
     save_passages(frame, out)
     faiss_store.save_index(faiss_store.build_flat_ip(vecs), out)
     Bm25Index.build(texts).save(out)
+    build_sentence_vectors(out, encoder, texts, ["en"] * len(texts),
+                           cache=lambda sents: _cached_vectors(encoder, sents, work_dir / "vectors", "passages"))
     return out
 
 

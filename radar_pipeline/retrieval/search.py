@@ -52,6 +52,10 @@ class RetrievalConfig:
     dense_prf_alpha: float = 0.0     # weight of their mean vector
     bm25_prf_k: int = 0              # top dense passages whose terms are added to the BM25 query
     bm25_prf_terms: int = 0          # how many terms (by feedback frequency × idf)
+    # Multi-granularity dense score (max-sim over a passage's sentences, as in late-interaction
+    # retrievers, Khattab & Zaharia 2020, at sentence level): dense = (1-w)·passage + w·max
+    # sentence cosine. Used only where the index holds sentence vectors (``sentence_vectors.npy``).
+    sentence_weight: float = 0.0
     policy: PolicyConfig = field(default_factory=PolicyConfig)
 
     def with_(self, **changes) -> "RetrievalConfig":
@@ -89,6 +93,9 @@ class Searcher:
         except FileNotFoundError:
             self.bm25 = None
         self.centroids = load_centroids(index_dir)
+        sv, so = index_dir / SENTENCE_VECTORS, index_dir / SENTENCE_OWNERS
+        self.sentence_vectors = np.load(sv) if sv.exists() else None
+        self.sentence_owner = np.load(so) if so.exists() else None
         # document frequency per vocabulary id (bm25s keeps a CSC matrix: one column per term)
         self._df = np.diff(self.bm25.retriever.scores["indptr"]) if self.bm25 is not None else None
         p = self.passages
@@ -111,7 +118,13 @@ class Searcher:
                 q = q / (np.linalg.norm(q) or 1.0)
         return q.astype(np.float32)
 
-    def dense_run(self, qvec: np.ndarray, k: int) -> dict[int, float]:
+    def dense_run(self, qvec: np.ndarray, k: int, sentence_weight: float = 0.0) -> dict[int, float]:
+        if sentence_weight > 0 and self.sentence_vectors is not None:
+            full = self.vectors @ qvec
+            best = np.full(full.shape[0], -1.0, dtype=np.float32)
+            np.maximum.at(best, self.sentence_owner, self.sentence_vectors @ qvec)
+            best = np.where(best < -0.5, full, best)  # passages without sentence vectors
+            return self._top((1 - sentence_weight) * full + sentence_weight * best, k, positive_only=False)
         scores, rows = faiss_store.search(self.faiss, qvec[None, :], k)
         return {int(r): float(s) for s, r in zip(scores[0], rows[0]) if r >= 0}
 
@@ -128,6 +141,20 @@ class Searcher:
         weight = {t: c * np.log(1 + n / (1 + self._df[self.bm25.vocab[t]])) for t, c in df_feedback.items()}
         return sorted(weight, key=lambda t: -weight[t])[:n_terms]
 
+    def exact_dense(self, qvec: np.ndarray, rows: set[int], sentence_weight: float, known: dict[int, float]) -> dict[int, float]:
+        """Dense scores of ``rows`` on the same scale as ``dense_run`` (reusing ``known`` ones)."""
+        missing = np.fromiter((r for r in rows if r not in known), dtype=np.int64)
+        out = {r: known[r] for r in rows if r in known}
+        if missing.size == 0:
+            return out
+        if sentence_weight > 0 and self.sentence_vectors is not None:
+            # full-corpus pass is cheap at the sizes where sentence vectors exist
+            combined = self.dense_run(qvec, self.passages.height, sentence_weight)
+            out.update({int(r): combined[int(r)] for r in missing})
+        else:
+            out.update({int(r): float(s) for r, s in zip(missing, self.vectors[missing] @ qvec)})
+        return out
+
     def bm25_scores(self, question: str, cfg: RetrievalConfig, extra_terms: list[str] | None = None) -> np.ndarray | None:
         if self.bm25 is None:
             return None
@@ -138,10 +165,10 @@ class Searcher:
         return np.asarray(self.bm25.retriever.get_scores(toks), dtype=np.float32)
 
     @staticmethod
-    def _top(scores: np.ndarray, k: int) -> dict[int, float]:
+    def _top(scores: np.ndarray, k: int, positive_only: bool = True) -> dict[int, float]:
         k = min(k, scores.shape[0])
         idx = np.argpartition(-scores, k - 1)[:k]
-        return {int(i): float(scores[i]) for i in idx if scores[i] > 0}
+        return {int(i): float(scores[i]) for i in idx if scores[i] > 0 or not positive_only}
 
     # ------------------------------------------------------------------ search
     def candidates(self, question: str, cfg: RetrievalConfig | None = None) -> tuple[list[Candidate], list[Candidate], str | None]:
@@ -149,12 +176,12 @@ class Searcher:
         cfg = cfg or self.config
         qvec = self.query_vector(question, cfg)
         runs, weights = [], []
-        dense = self.dense_run(qvec, cfg.candidates)
+        dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight)
         feedback = sorted(dense, key=lambda r: -dense[r])
         if cfg.dense_prf_k and cfg.dense_prf_alpha:
             qvec = qvec + cfg.dense_prf_alpha * self.vectors[feedback[:cfg.dense_prf_k]].mean(axis=0)
             qvec = (qvec / (np.linalg.norm(qvec) or 1.0)).astype(np.float32)
-            dense = self.dense_run(qvec, cfg.candidates)
+            dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight)
         extra = self.prf_terms(feedback[:cfg.bm25_prf_k], cfg.bm25_prf_terms) if cfg.bm25_prf_k else []
         bm25_all = self.bm25_scores(question, cfg, extra) if cfg.bm25_weight > 0 else None
         bm25 = self._top(bm25_all, cfg.candidates) if bm25_all is not None else {}
@@ -162,9 +189,7 @@ class Searcher:
         if cfg.dense_weight > 0:
             # exact dense scores for BM25-only candidates, normalised on the dense list's range
             lo, hi = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)
-            rows = np.fromiter(union, dtype=np.int64)
-            exact = self.vectors[rows] @ qvec
-            full = {int(r): float(s) for r, s in zip(rows, exact)}
+            full = self.exact_dense(qvec, union, cfg.sentence_weight, dense)
             runs.append(_clip_norm(full, lo, hi) if cfg.fusion == "convex" else dense)
             weights.append(cfg.dense_weight)
         if cfg.bm25_weight > 0 and bm25_all is not None:
@@ -216,3 +241,26 @@ def load_passages_frame(index_dir: Path) -> pl.DataFrame:
     from radar_pipeline.stores.passages import load_passages
 
     return load_passages(index_dir)
+
+
+SENTENCE_VECTORS = "sentence_vectors.npy"
+SENTENCE_OWNERS = "sentence_owner.npy"
+
+
+def build_sentence_vectors(index_dir: Path, encoder: Encoder, texts: list[str], languages: list[str | None],
+                           cache=None) -> int:
+    """Encode every sentence of every passage (row order of the passage table) and save the
+    vectors with their owning row. ``cache(texts) -> vectors`` may replace direct encoding.
+    Returns the sentence count. Cost ≈ one more encoding pass over the corpus."""
+    from radar_pipeline.sentences import split_sentences
+
+    sents, owner = [], []
+    for row, (text, lang) in enumerate(zip(texts, languages)):
+        for s in split_sentences(text, lang):
+            if s.strip():
+                sents.append(s.strip())
+                owner.append(row)
+    vecs = cache(sents) if cache else encoder.encode_passages(sents)
+    np.save(index_dir / SENTENCE_VECTORS, np.asarray(vecs, dtype=np.float32))
+    np.save(index_dir / SENTENCE_OWNERS, np.asarray(owner, dtype=np.int64))
+    return len(sents)

@@ -91,3 +91,23 @@ def test_events_one_per_step(offline_service):
     events = []
     res = offline_service.runner().run("¿Qué cambios doctrinales ha tenido Corea del Norte en el espacio?", on_event=events.append)
     assert len(events) == len(res.steps) and [e["step_no"] for e in events] == list(range(1, len(events) + 1))
+
+
+def test_concurrent_runs_match_sequential(offline_service):
+    """Runs share the encoder, the corpus and the sentence splitter; 16 threads must give the
+    same answers as one (pysbd is not thread-safe: the writer serialises it)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.agent.corpus_data import load_indirect
+
+    qs = [a["question"] for a in load_indirect()[:8]]
+    from radar_pipeline.agent import writer
+    with writer._SPLIT_LOCK:
+        writer._SPLITS.clear()
+    runner = offline_service.runner()
+    ref = {q: runner.run(q).respuesta for q in qs}
+    with writer._SPLIT_LOCK:
+        writer._SPLITS.clear()
+    with ThreadPoolExecutor(16) as ex:
+        got = list(ex.map(lambda q: (q, runner.run(q).respuesta), qs * 3))
+    assert all(text == ref[q] for q, text in got)

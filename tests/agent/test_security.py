@@ -18,11 +18,6 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _leaks(text: str) -> bool:
-    return not guards.check_output(text, prompts.SYSTEM_PROMPTS).allowed and (
-        guards.CANARY in text or any(p[40:120] in text for p in prompts.SYSTEM_PROMPTS))
-
-
 def test_suite_sizes():
     direct, indirect = _jsonl(ATTACKS / "direct.jsonl"), _jsonl(ATTACKS / "indirect.jsonl")
     assert len(direct) >= 60 and len(indirect) >= 30

@@ -21,6 +21,7 @@ def test_chat_contract_is_strict(client):
     assert body["conversacion_id"] == "abc-1"
     m = body["metadata"]
     assert m["estado"] == "respondida" and m["tokens"] == {"input": 0, "output": 0, "total": 0} and m["latencia_ms"] > 0
+    assert set(m["latencia_por_agente"]) == set(m["agentes_invocados"]) and sum(m["latencia_por_agente"].values()) <= m["latencia_ms"]
     assert set(body["evaluacion"]) == {"input", "retrieval_context", "tools_called"}
     assert all(set(t) == {"name", "input_parameters", "output"} for t in body["evaluacion"]["tools_called"])
     c = body["citas"][0]
