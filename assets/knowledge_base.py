@@ -17,7 +17,7 @@ def chunks(context: dg.AssetExecutionContext, database: DatabaseResource) -> dg.
     s = get_settings()
     engine = database.engine()
     stats = chunk_documents(engine, budget=s.chunk_tokens, overlap=s.chunk_overlap,
-                            tabular_max_chunks=s.tabular_max_chunks, log=context.log.info)
+                            tabular_max_chunks=s.tabular_max_chunks, workers=s.workers, log=context.log.info)
     with engine.begin() as conn:
         sample = [r._asdict() for r in conn.execute(sa.select(db.chunks.c.chunk_id, db.chunks.c.n_tokens, db.chunks.c.text)
                                                     .order_by(sa.func.random()).limit(3))]

@@ -49,3 +49,24 @@ def test_parallel_embedding_matches_serial(engine, tmp_path, use_encoder):
     serial = use_encoder.encode_passages(frame["text"].to_list())
     assert np.allclose(vecs, serial, atol=1e-5)
     assert embed_chunks(engine, use_encoder, workers=2, spec=EncoderSpec())["encoded_now"] == 0
+
+
+def test_parallel_chunking_matches_serial(engine, tmp_path):
+    import sqlalchemy as sa
+
+    from radar_pipeline.stages import chunk_documents
+
+    root = tmp_path / "c"
+    root.mkdir()
+    for i in range(4):
+        (root / f"{i}.txt").write_text(" ".join(f"Sentence {j} of document {i} about drones." for j in range(300)))
+    sync_source_files(engine, root)
+    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    par = chunk_documents(engine, budget=100, workers=2)
+    with engine.begin() as conn:
+        first = conn.execute(sa.text("SELECT chunk_id, text FROM chunks ORDER BY chunk_id")).all()
+        conn.execute(sa.text("UPDATE documents SET chunker_version = NULL"))
+    chunk_documents(engine, budget=100, workers=1)
+    with engine.begin() as conn:
+        second = conn.execute(sa.text("SELECT chunk_id, text FROM chunks ORDER BY chunk_id")).all()
+    assert par["documents_chunked_now"] == 4 and first == second and len(first) > 8

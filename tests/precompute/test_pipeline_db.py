@@ -157,7 +157,7 @@ def test_dictionary_change_supersedes_instead_of_overwriting(pengine, config, tm
     assert second["entity_mentions.rows_superseded"] >= 2
     assert any(v.startswith("entities:test-2") for v in versions) and len(versions) == 2
     assert runs == 3 and dict_rows == 2  # the dictionary entry itself has both versions
-    assert first["entity_mentions.rows_current"] > second["entity_mentions.rows_current"]
+    assert first["mentions"]["entity_mentions.rows_current"] > second["entity_mentions.rows_current"]
 
 
 def test_contract_rejects_bogota_in_cundinamarca():
