@@ -172,6 +172,24 @@ def eval_(config: Optional[str] = typer.Option(None, help="configuration name (d
 
 
 @app.command()
+def serve(host: str = typer.Option("127.0.0.1", help="bind address (loopback by default)"),
+          port: int = typer.Option(8000, help="port")):
+    """Start the agent API: POST /chat, /chat/stream, read endpoints; OpenAPI docs at /docs."""
+    from radar_pipeline.agent.cli_commands import serve as _serve
+
+    _serve(host, port)
+
+
+@app.command()
+def trace(run_id: str = typer.Argument(..., help="metadata.run_id of a /chat answer"),
+          as_json: bool = typer.Option(False, "--json", help="print the stored trace as JSON")):
+    """Print the stored trace of one /chat run: every step with role, tool, arguments, ms and tokens."""
+    from radar_pipeline.agent.cli_commands import trace as _trace
+
+    raise typer.Exit(_trace(run_id, as_json))
+
+
+@app.command()
 def doctor(path: Path):
     """What Radar makes of one file: format, encoding, language, per-page text source, status, reason."""
     from radar_pipeline.ingest.doctor import doctor_report

@@ -19,7 +19,7 @@ What it adds to plain ``pysbd.Segmenter(clean=False)``:
 """
 from __future__ import annotations
 
-import functools
+import threading
 import re
 
 __all__ = ["split_sentences", "ABBREVIATIONS", "pysbd_language"]
@@ -57,11 +57,20 @@ def pysbd_language(lang: str | None) -> str:
     return "es" if lang == "es" else "en"
 
 
-@functools.lru_cache(maxsize=4)
-def _segmenter(code: str):
-    import pysbd
+_LOCAL = threading.local()
 
-    return pysbd.Segmenter(language=code, clean=False, char_span=False)
+
+def _segmenter(code: str):
+    """One pysbd segmenter per thread and language: a ``Segmenter`` keeps per-call state on the
+    instance, so sharing one across threads mixes texts (seen under the API's concurrent load)."""
+    cache = getattr(_LOCAL, "segmenters", None)
+    if cache is None:
+        cache = _LOCAL.segmenters = {}
+    if code not in cache:
+        import pysbd
+
+        cache[code] = pysbd.Segmenter(language=code, clean=False, char_span=False)
+    return cache[code]
 
 
 def _work_copy(text: str) -> str:

@@ -16,7 +16,8 @@ One row per alert code, with:
   naming the code with its type: "Alerta Temprana de Inminencia No. 010-18"); ``unspecified`` when no
   passage says; ``conflicting`` when passages disagree. Types are never added together.
 - ``armed_groups`` / ``places``: mentions (from ``entity_mentions`` / ``place_mentions``) in the
-  alert's own document, and in the follow-ups' subject passages;
+  alert's own document, and in a follow-up's subject passage only within ``FOLLOW_UP_WINDOW``
+  characters after the code reference (not the letter's dateline, "Bogotá D.C., 24 de mayo");
 - ``date``: the own document's publication date (``publication_dates``, file-name rules), never
   a date written in the text; ``code_year`` is the year the code itself encodes;
 - ``evidence``: ``{doc_id, chunk_id, role, key}`` for each passage used (role ``code``, ``type``,
@@ -37,6 +38,10 @@ __all__ = ["classify_alert_document", "find_code_references", "find_type_stateme
            "normalize_code", "AlertDoc", "TYPES"]
 
 TYPES = ("imminent", "structural", "unspecified", "conflicting")
+# characters after a follow-up's code reference whose place and group mentions belong to the alert:
+# "Seguimiento Alerta Temprana N° 063-18 para el municipio de Algeciras - departamento del Huila"
+# spans ≈ 90; 250 covers a list of municipalities without reaching the letter's body.
+FOLLOW_UP_WINDOW = 250
 _NAME_CODE = re.compile(r"(?<!\d)(\d{2,3})-(\d{2})(?!\d)")
 _COLLECTION = re.compile(r"alerta", re.IGNORECASE)
 _TYPE_WORDS = r"(?:\s+de\s+(?P<imm>inminencia)|\s+(?P<str>estructural(?:es)?))?"
@@ -144,6 +149,8 @@ class _Alert:
     docs: dict[str, str] = field(default_factory=dict)
     types: set[str] = field(default_factory=set)
     chunks: dict[str, str] = field(default_factory=dict)  # chunk_id → doc_id whose mentions count
+    # chunk_id → character windows whose mentions count (None: the whole passage)
+    windows: dict[str, list[tuple[int, int]] | None] = field(default_factory=dict)
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -172,6 +179,7 @@ def build_early_warnings(alert_docs: Iterable[AlertDoc], chunks_by_doc: Mapping[
                 a.evidence.append({"doc_id": ad.doc_id, "chunk_id": chunks[0][0], "role": "document", "key": ad.code})
             for cid, text in chunks:
                 a.chunks[cid] = ad.doc_id
+                a.windows[cid] = None
                 folded = fold(text)
                 for typ, s, e in find_type_statements(text, folded):
                     a.types.add(typ)
@@ -203,7 +211,12 @@ def build_early_warnings(alert_docs: Iterable[AlertDoc], chunks_by_doc: Mapping[
                 a.docs.setdefault(ad.doc_id, "follow_up")
                 a.evidence.append({"doc_id": ad.doc_id, "chunk_id": cid, "role": "code", "key": code})
                 if cid == subject_chunk:
+                    # only what the reference itself says ("... N° 63-18 para el municipio de Algeciras -
+                    # departamento del Huila"), not the letter's dateline or letterhead around it
                     a.chunks[cid] = ad.doc_id
+                    a.windows.setdefault(cid, [])
+                    if a.windows[cid] is not None:
+                        a.windows[cid].append((s, e + FOLLOW_UP_WINDOW))
                 if typ:
                     a.types.add(typ)
                     a.evidence.append({"doc_id": ad.doc_id, "chunk_id": cid, "role": "type", "key": typ})
@@ -223,12 +236,21 @@ def build_early_warnings(alert_docs: Iterable[AlertDoc], chunks_by_doc: Mapping[
         places: dict[str, dict[str, Any]] = {}
         groups: set[str] = set()
         for cid, doc_id in a.chunks.items():
+            win = a.windows.get(cid)
+
+            def inside(m: Mapping[str, Any]) -> bool:
+                return win is None or "char_start" not in m or any(lo <= m["char_start"] < hi for lo, hi in win)
+
             for m in by_chunk_places.get(cid, ()):
+                if not inside(m):
+                    continue
                 places.setdefault(m["place_id"], {"place_id": m["place_id"], "level": m["level"], "code": m["code"],
                                                   "name": place_names.get(m["place_id"], m["code"]),
                                                   "department_code": m.get("department_code")})
                 a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "place", "key": m["place_id"]})
             for m in by_chunk_groups.get(cid, ()):
+                if not inside(m):
+                    continue
                 groups.add(m["entity_id"])
                 a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "armed_group", "key": m["entity_id"]})
         typ = ("unspecified" if not a.types else (next(iter(a.types)) if len(a.types) == 1 else "conflicting"))

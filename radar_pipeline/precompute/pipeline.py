@@ -324,9 +324,11 @@ def materialize_early_warnings(engine: sa.Engine, config: PrecomputeConfig, log:
         for r in conn.execute(sa.text("SELECT doc_id, chunk_id, text FROM chunks WHERE doc_id = ANY(:ids) "
                                       "ORDER BY doc_id, seq"), {"ids": ids}):
             chunks_by_doc[r.doc_id].append((r.chunk_id, r.text))
-    pm = current_rows(engine, "place_mentions", ["chunk_id", "place_id", "level", "code", "department_code"],
+    pm = current_rows(engine, "place_mentions", ["chunk_id", "char_start", "place_id", "level", "code",
+                                                 "department_code"],
                       "doc_id = ANY(:ids) AND place_id IS NOT NULL", {"ids": ids})
-    em = current_rows(engine, "entity_mentions", ["chunk_id", "entity_id"], "doc_id = ANY(:ids)", {"ids": ids})
+    em = current_rows(engine, "entity_mentions", ["chunk_id", "char_start", "entity_id"], "doc_id = ANY(:ids)",
+                      {"ids": ids})
     dates = {r["doc_id"]: r for r in current_rows(engine, "publication_dates", ["doc_id", "date", "rule"],
                                                   "doc_id = ANY(:ids)", {"ids": ids})}
     names = {r["place_id"]: r["name"] for r in current_rows(engine, "place_gazetteer", ["place_id", "name"])}

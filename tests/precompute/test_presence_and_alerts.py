@@ -89,7 +89,8 @@ def test_early_warnings_types_never_summed_and_places_by_department():
     chunks = {"a1": [("a1-0", "El escenario de riesgo de inminencia en Teorama")],
               "a2": [("a2-0", "Alerta Temprana Estructural para Tibú")],
               "a3": [("a3-0", "Riesgo en Tibú")],
-              "f1": [("f1-0", "Seguimiento Alerta Temprana N° 04-18 para el municipio de Algeciras - Huila"),
+              "f1": [("f1-0", "Bogotá D.C., 24 de mayo. Seguimiento Alerta Temprana N° 04-18 para el municipio de "
+                              "Algeciras - Huila"),
                      ("f1-1", "AT de inminencia 004-18 y la AT 099-19 citada de paso")]}
     pm = [{"chunk_id": "a1-0", "place_id": "municipality:54800", "level": "municipality", "code": "54800",
            "department_code": "54"},
@@ -97,8 +98,10 @@ def test_early_warnings_types_never_summed_and_places_by_department():
            "department_code": "54"},
           {"chunk_id": "a3-0", "place_id": "municipality:54810", "level": "municipality", "code": "54810",
            "department_code": "54"},
-          {"chunk_id": "f1-0", "place_id": "municipality:41020", "level": "municipality", "code": "41020",
-           "department_code": "41"}]
+          {"chunk_id": "f1-0", "char_start": 0, "place_id": "municipality:11001", "level": "municipality",
+           "code": "11001", "department_code": "11"},  # the letter's dateline: not what the alert names
+          {"chunk_id": "f1-0", "char_start": 83, "place_id": "municipality:41020", "level": "municipality",
+           "code": "41020", "department_code": "41"}]
     em = [{"chunk_id": "a1-0", "entity_id": "eln"}, {"chunk_id": "a1-0", "entity_id": "pnis"}]
     dates = {"a1": {"date": "2018", "rule": "alert_number"}}
     rows, stats = build_early_warnings(docs, chunks, pm, em, dates, {}, {"eln"})
