@@ -156,8 +156,9 @@ def _verify_presence(engine: sa.Engine, report: dict[str, Any]) -> None:
     texts: dict[str, tuple[str, str]] = {}
     with engine.connect() as conn:
         for i in range(0, len(cited), 5000):
-            for cid, doc, text in conn.execute(sa.text("SELECT chunk_id, doc_id, text FROM chunks WHERE chunk_id = ANY(:ids)"),
-                                               {"ids": cited[i:i + 5000]}):
+            for cid, doc, text in conn.execute(
+                    sa.text("SELECT chunk_id, doc_id, text FROM chunks WHERE chunk_id = ANY(:ids)"),
+                    {"ids": cited[i:i + 5000]}):
                 texts[cid] = (doc, " ".join(text.split()))
     for r in rows:
         bad = 0

@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import sqlalchemy as sa
 
@@ -28,7 +28,7 @@ from radar_pipeline.precompute import places as plc
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.alerts import build_early_warnings, classify_alert_document
 from radar_pipeline.precompute.boilerplate import Boilerplate, load_boilerplate, split_page_markers
-from radar_pipeline.precompute.dates import codefest_id, date_for_document, load_codefest_inventory
+from radar_pipeline.precompute.dates import date_for_document, load_codefest_inventory
 from radar_pipeline.precompute.presence import (GROUPS, Located, aggregate_presence, build_shape_index,
                                                 parse_records, record_core)
 from radar_pipeline.precompute.text import fold
@@ -205,7 +205,8 @@ def _documents(engine: sa.Engine) -> list[dict[str, Any]]:
             "WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = documents.doc_id) ORDER BY doc_id"))]
 
 
-def _batches(engine: sa.Engine, docs: list[dict], with_pages: bool = True) -> Iterator[list[tuple[dict, list[dict], list[str]]]]:
+def _batches(engine: sa.Engine, docs: list[dict],
+             with_pages: bool = True) -> Iterator[list[tuple[dict, list[dict], list[str]]]]:
     for i in range(0, len(docs), BATCH_DOCS):
         part = docs[i:i + BATCH_DOCS]
         ids = [d["doc_id"] for d in part]

@@ -59,7 +59,8 @@ WINDOW = 150
 TIGHT_WINDOW = 40
 # what may separate a name from the department that qualifies it: "Armenia, Quindío",
 # "Caldas (Antioquia)", "Algeciras - departamento del Huila"
-_QUALIFIER_GAP = re.compile(r"^[\s,;:(\-]*(?:(?:en\s+)?(?:el\s+)?(?:departamento|department|dpto\.?)\s+(?:de\s+la\s+|del\s+|de\s+|of\s+)?)?$")
+_QUALIFIER_GAP = re.compile(r"^[\s,;:(\-]*(?:(?:en\s+)?(?:el\s+)?(?:departamento|department|dpto\.?)\s+"
+                            r"(?:de\s+la\s+|del\s+|de\s+|of\s+)?)?$")
 _ISO2_FIX = {"FRA": "FR", "NOR": "NO", "KOS": "XK"}
 _SMALL = {"de", "del", "la", "las", "los", "y", "e", "el", "da", "do", "dos", "das"}
 

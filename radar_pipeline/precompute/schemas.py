@@ -40,7 +40,8 @@ def _schema(columns: dict, checks: list | None = None, unique: list[str] | None 
 
 _SPAN_CHECKS = [
     _rule(pl.col("char_end") > pl.col("char_start"), "span_not_empty"),
-    _rule(pl.col("char_end") - pl.col("char_start") == pl.col("matched").str.len_chars(), "span_length_is_matched_length"),
+    _rule(pl.col("char_end") - pl.col("char_start") == pl.col("matched").str.len_chars(),
+          "span_length_is_matched_length"),
     _rule(pl.col("chunk_id").str.starts_with(pl.col("doc_id")), "chunk_of_document"),
 ]
 
@@ -70,8 +71,10 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
     }, checks=[
         _rule(pl.col("place_id") == pl.col("level") + ":" + pl.col("code"), "place_id_is_level_code"),
         # Bogotá D.C. is its own department (11), never Cundinamarca (25)
-        _rule((pl.col("place_id") != "municipality:11001") | (pl.col("department_code") == "11"), "bogota_is_department_11"),
-        _rule((pl.col("level") != "municipality") | pl.col("code").str.starts_with(pl.col("department_code")), "municipality_code_in_department"),
+        _rule((pl.col("place_id") != "municipality:11001") | (pl.col("department_code") == "11"),
+              "bogota_is_department_11"),
+        _rule((pl.col("level") != "municipality") | pl.col("code").str.starts_with(pl.col("department_code")),
+              "municipality_code_in_department"),
     ]),
     "place_mentions": _schema({
         "place_id": pa.Column(pl.Utf8, nullable=True),
@@ -184,7 +187,8 @@ PRECOMPUTE_QUERIES: dict[str, str] = {
     "early_warnings": f"SELECT {_L}, alert_code, alert_type, code_year, jsonb_array_length(documents)::int4 AS n_documents, "
                       "jsonb_array_length(evidence)::int4 AS n_evidence FROM early_warnings WHERE valid_to IS NULL",
     "armed_presence": f"SELECT {_L}, municipality_id, group_key, state, shape_match, n_records, n_present, n_absent, "
-                      "n_no_info, jsonb_array_length(evidence)::int4 AS n_evidence FROM armed_presence WHERE valid_to IS NULL",
+                      "n_no_info, jsonb_array_length(evidence)::int4 AS n_evidence FROM armed_presence "
+                      "WHERE valid_to IS NULL",
     "agg_documents_per_place": f"SELECT {_L}, place_id, level, phenomenon, n_documents, n_documents_direct, n_passages, "
                                "jsonb_array_length(evidence)::int4 AS n_evidence FROM agg_documents_per_place "
                                "WHERE valid_to IS NULL",

@@ -3,7 +3,6 @@ kept on a dictionary change, and every aggregate row's evidence verified."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import polars as pl
 import pandera.polars as pa

@@ -1,7 +1,6 @@
 """Armed presence (three states, dedup, shapes) and early-warning parsing."""
 from __future__ import annotations
 
-import pytest
 
 from radar_pipeline.precompute.alerts import (AlertDoc, build_early_warnings, classify_alert_document,
                                               find_code_references, find_type_statements)
