@@ -130,11 +130,33 @@ def create_engine(url: str) -> sa.Engine:
     return engine
 
 
-def ensure_schema(engine: sa.Engine) -> None:
-    """Create the pgvector extension and all tables if missing (idempotent)."""
+SCHEMA_LOCK_ID = 7_262_277  # arbitrary constant: the advisory lock that serialises DDL
+
+
+def create_all_locked(engine: sa.Engine, meta: sa.MetaData, extra_ddl: tuple[str, ...] = ()) -> None:
+    """``meta.create_all`` (+ ``extra_ddl``) under a transaction-level PostgreSQL advisory lock.
+
+    Dagster's multiprocess executor starts several steps at once and each ensures its tables;
+    concurrent ``CREATE TABLE IF NOT EXISTS`` races on PostgreSQL's catalog (duplicate pg_type
+    key), so the DDL is serialised across processes and hosts sharing the database.
+    """
     with engine.begin() as conn:
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK_ID})
+        meta.create_all(conn)
+        for ddl in extra_ddl:
+            conn.execute(sa.text(ddl))
+
+
+def ensure_schema(engine: sa.Engine) -> None:
+    """Create the pgvector extension and all tables if missing (idempotent, safe concurrently)."""
+    _ensure_extension(engine)
+    create_all_locked(engine, metadata, ())
+
+
+def _ensure_extension(engine: sa.Engine) -> None:
+    with engine.begin() as conn:
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK_ID})
         conn.execute(sa.text("CREATE EXTENSION IF NOT EXISTS vector"))
-    metadata.create_all(engine)
 
 
 def export_env_url(url: str) -> None:

@@ -62,8 +62,10 @@ agent_steps = sa.Table(
 
 
 def ensure_agent_schema(engine: sa.Engine) -> None:
-    """Create ``agent_runs`` and ``agent_steps`` if missing (idempotent)."""
-    metadata.create_all(engine)
+    """Create ``agent_runs`` and ``agent_steps`` if missing (idempotent, safe concurrently)."""
+    from radar_pipeline.db import create_all_locked
+
+    create_all_locked(engine, metadata)
 
 
 @dataclass

@@ -269,10 +269,11 @@ def content_columns(table: sa.Table) -> list[str]:
 
 def ensure_precompute_schema(engine: sa.Engine) -> None:
     """Create the precompute tables and their ``<table>_current`` views if missing (idempotent)."""
-    metadata.create_all(engine)
-    with engine.begin() as conn:
-        for name in VERSIONED_TABLES:
-            conn.execute(sa.text(f"CREATE OR REPLACE VIEW {name}_current AS SELECT * FROM {name} WHERE valid_to IS NULL"))
+    from radar_pipeline.db import create_all_locked
+
+    create_all_locked(engine, metadata, tuple(
+        f"CREATE OR REPLACE VIEW {name}_current AS SELECT * FROM {name} WHERE valid_to IS NULL"
+        for name in VERSIONED_TABLES))
 
 
 def drop_precompute_schema(engine: sa.Engine) -> None:
