@@ -4,7 +4,6 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-export OMP_THREAD_LIMIT ?= 1
 
 .PHONY: up install system-deps materialize test bench ui
 

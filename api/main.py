@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from api.dashboard import mount as mount_dashboard
 from api.routes import aggregates, chat, documents, health, search
 from api.schemas import error_response
 from radar_pipeline.agent.service import AgentService, ServiceSettings
@@ -43,6 +44,7 @@ def create_app(settings: ServiceSettings | None = None, *, service: AgentService
     app.state.service = svc
     for r in (chat.router, search.router, documents.router, aggregates.router, health.router):
         app.include_router(r)
+    mount_dashboard(app)  # the dashboard page, its static files and read endpoints (/tablero/)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError):

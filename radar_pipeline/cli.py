@@ -27,8 +27,7 @@ def dagster_env(settings: RadarSettings) -> dict[str, str]:
     url = db.resolve_database_url(settings.database_url, settings.pgdata)
     env = dict(os.environ)
     env.update({"RADAR_PG_URL": url, "DAGSTER_HOME": str(PROJECT_ROOT), "RADAR_HOME": str(settings.home),
-                "RADAR_CORPUS_DIR": str(settings.corpus), "OMP_THREAD_LIMIT": env.get("OMP_THREAD_LIMIT", "1"),
-                "PYTHONUNBUFFERED": "1"})
+                "RADAR_CORPUS_DIR": str(settings.corpus), "PYTHONUNBUFFERED": "1"})
     return env
 
 

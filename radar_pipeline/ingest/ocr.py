@@ -11,8 +11,8 @@ tried. The result with the best confidence (weighted by the number of words) win
 rotation is reported in degrees **clockwise** applied to the rendered image (OSD's "Rotate"
 convention; a page scanned 90° counter-clockwise reports 90).
 
-Tesseract is run with ``OMP_THREAD_LIMIT=1`` (set in this process's environment if unset; the
-parallelism is across files, not inside Tesseract).
+Tesseract is run with ``OMP_THREAD_LIMIT=1`` (set in the OCR-ing process's environment when it
+first OCRs; the parallelism is across files, not inside Tesseract).
 """
 from __future__ import annotations
 
@@ -24,7 +24,11 @@ from dataclasses import dataclass, field
 
 __all__ = ["OcrSettings", "OcrResult", "ocr_page", "ocr_image", "render_page", "available_languages", "is_reliable"]
 
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+def _single_thread_tesseract() -> None:
+    """Tesseract inherits the environment; one OpenMP thread per page is fastest when files are
+    OCR'd in parallel. Set only in processes that OCR, not at import (it slows FAISS/torch)."""
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 # Confidence points a rotated reading must gain over the 0° reading to be kept.
 ROTATION_MARGIN = 10.0
@@ -195,6 +199,7 @@ def ocr_image(img, settings: OcrSettings | None = None) -> OcrResult:
         RuntimeError / pytesseract errors when Tesseract is missing or times out.
     """
     settings = settings or OcrSettings()
+    _single_thread_tesseract()
     lang = _lang_string(settings.languages)
     tried: list[int] = []
     results: dict[int, tuple[str, float, int]] = {}
