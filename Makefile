@@ -5,14 +5,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: up install system-deps materialize test bench ui
+.PHONY: up install system-deps dashboard materialize serve test bench ui
 
-## Set everything up, then materialize every asset on ../shared/corpus (or RADAR_CORPUS_DIR).
-up: install materialize
+## Set everything up, materialize every asset on ../shared/corpus (or RADAR_CORPUS_DIR), then serve
+## the API and the dashboard on http://127.0.0.1:8000/tablero/ (Ctrl-C stops it).
+up: install materialize serve
 
 system-deps:
 	@command -v tesseract >/dev/null && tesseract --list-langs 2>/dev/null | grep -q '^spa$$' && tesseract --list-langs 2>/dev/null | grep -q '^por$$' || \
 	  ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-ocr-por )
+	@command -v chromium >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium )
+	@command -v npm >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q nodejs npm )
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -24,17 +27,29 @@ $(VENV)/.installed: pyproject.toml $(BIN)/activate
 	$(BIN)/pip install -q -e '.[st,test]'
 	touch $@
 
-install: system-deps $(VENV)/.installed
+# The dashboard's JS library (d3, from npm) and the boundaries simplified from ../shared/geo,
+# copied into git-ignored static folders; nothing is loaded from a CDN at run time.
+api/dashboard/node_modules/.package-lock.json: api/dashboard/package-lock.json
+	npm ci --prefix api/dashboard --no-audit --no-fund
+
+dashboard: system-deps $(VENV)/.installed api/dashboard/node_modules/.package-lock.json
+	$(BIN)/python api/dashboard/build.py
+
+install: system-deps $(VENV)/.installed dashboard
 
 materialize: install
 	$(BIN)/radar materialize
+
+serve: install
+	@echo "Radar: API and dashboard on http://127.0.0.1:8000/tablero/ (OpenAPI on /docs)"
+	$(BIN)/radar serve --port 8000
 
 ui: install
 	$(BIN)/radar ui
 
 ## The test suite (real PostgreSQL, real Tesseract, real encoders).
 test: install
-	$(BIN)/python -m pytest -q
+	RADAR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q
 
 bench: install
 	$(BIN)/python evals/bench_pipeline.py
