@@ -1,21 +1,30 @@
 """Asset checks: every table's pandera contract, validated on the rows actually stored."""
 
+from typing import Callable
+
 import dagster as dg
 import pandera.polars as pa
 import polars as pl
+import sqlalchemy as sa
 
 from radar_pipeline.schemas import SCHEMAS, TABLE_QUERIES
 from resources import DatabaseResource
 
 
-def _contract_check(table: str) -> dg.AssetChecksDefinition:
+def pandera_contract_check(table: str, schema: pa.DataFrameSchema, query: str,
+                           engine_of: Callable[[DatabaseResource], sa.Engine] = lambda db: db.engine(),
+                           description: str | None = None) -> dg.AssetChecksDefinition:
+    """A blocking asset check on ``table``: ``query``'s rows (read with polars) satisfy ``schema``.
+
+    Failure metadata holds the first 20 failure cases; ``engine_of`` lets a domain ensure its own
+    tables before reading.
+    """
     @dg.asset_check(asset=table, name=f"{table}_contract", blocking=True,
-                    description=f"pandera schema of `{table}` holds on every stored row")
+                    description=description or f"pandera schema of `{table}` holds on every stored row")
     def _check(database: DatabaseResource) -> dg.AssetCheckResult:
-        engine = database.engine()
-        frame = pl.read_database(TABLE_QUERIES[table], connection=engine, infer_schema_length=None)
+        frame = pl.read_database(query, connection=engine_of(database), infer_schema_length=None)
         try:
-            SCHEMAS[table].validate(frame, lazy=True)
+            schema.validate(frame, lazy=True)
         except pa.errors.SchemaErrors as err:
             return dg.AssetCheckResult(passed=False, metadata={
                 "rows": frame.height, "failures": dg.MetadataValue.md(str(err.failure_cases.head(20)))})
@@ -26,4 +35,4 @@ def _contract_check(table: str) -> dg.AssetChecksDefinition:
     return _check
 
 
-contract_checks = [_contract_check(t) for t in SCHEMAS]
+contract_checks = [pandera_contract_check(t, SCHEMAS[t], TABLE_QUERIES[t]) for t in SCHEMAS]

@@ -25,6 +25,7 @@ from radar_pipeline.precompute.pipeline import (CODE_VERSION, PrecomputeConfig, 
                                                 materialize_entity_dictionary, materialize_gazetteer,
                                                 materialize_mentions, materialize_publication_dates)
 from radar_pipeline.precompute.schemas import PRECOMPUTE_QUERIES, PRECOMPUTE_SCHEMAS
+from assets.checks import pandera_contract_check
 from resources import DatabaseResource
 
 GROUP = "precomputes"
@@ -212,24 +213,6 @@ def precompute_evaluation(context: AssetExecutionContext, database: DatabaseReso
 
 
 # ---------------------------------------------------------------------- checks
-def _contract_check(table: str) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=table, name=f"{table}_contract", blocking=True,
-                    description=f"pandera contract of `{table}` holds on every current row")
-    def _check(database: DatabaseResource) -> dg.AssetCheckResult:
-        engine = _engine(database)
-        frame = pl.read_database(PRECOMPUTE_QUERIES[table], connection=engine, infer_schema_length=None)
-        try:
-            PRECOMPUTE_SCHEMAS[table].validate(frame, lazy=True)
-        except pa.errors.SchemaErrors as err:
-            return dg.AssetCheckResult(passed=False, metadata={
-                "rows": frame.height, "failures": dg.MetadataValue.md(str(err.failure_cases.head(20)))})
-        except pa.errors.SchemaError as err:
-            return dg.AssetCheckResult(passed=False, metadata={"rows": frame.height, "failure": str(err)[:2000]})
-        return dg.AssetCheckResult(passed=True, metadata={"rows": frame.height})
-
-    return _check
-
-
 _EVIDENCE_TABLES = [*_AGG_DESCRIPTIONS, "armed_presence"]
 
 
@@ -289,5 +272,7 @@ def publication_dates_cover_documents(database: DatabaseResource) -> dg.AssetChe
         "documents": int(docs), "rows": int(rows), "dated": int(dated), "undated": int(rows) - int(dated)})
 
 
-precompute_checks = [*(_contract_check(t) for t in PRECOMPUTE_SCHEMAS), evidence_checks, span_checks,
+precompute_checks = [*(pandera_contract_check(t, PRECOMPUTE_SCHEMAS[t], PRECOMPUTE_QUERIES[t], _engine,
+                                             f"pandera contract of `{t}` holds on every current row")
+                       for t in PRECOMPUTE_SCHEMAS), evidence_checks, span_checks,
                      publication_dates_cover_documents]

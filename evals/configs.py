@@ -11,23 +11,27 @@ from radar_pipeline.retrieval.search import RetrievalConfig
 _BASE = RetrievalConfig(name="dense", dense_weight=1.0, bm25_weight=0.0, glossary_bm25=False, glossary_dense=False,
                         phenomenon_boost=1.0, passage_ranking="dense")
 
+_RRF = _BASE.with_(name="hybrid_rrf", bm25_weight=1.0, glossary_bm25=True, fusion="rrf", passage_ranking="fused")
+
 CONFIGS: dict[str, RetrievalConfig] = {
     c.name: c for c in [
         _BASE,
-        _BASE.with_(name="dense_nodedupe", policy=PolicyConfig(dedupe_texts=False, max_per_doc=10)),
         _BASE.with_(name="bm25", dense_weight=0.0, bm25_weight=1.0, passage_ranking="fused"),
         _BASE.with_(name="bm25_glossary", dense_weight=0.0, bm25_weight=1.0, glossary_bm25=True, passage_ranking="fused"),
-        _BASE.with_(name="dense_boost", phenomenon_boost=1.05),
         _BASE.with_(name="dense_glossary", glossary_dense=True),
-        _BASE.with_(name="hybrid", bm25_weight=0.3, passage_ranking="fused"),
-        _BASE.with_(name="hybrid_glossary", bm25_weight=0.3, glossary_bm25=True, passage_ranking="fused"),
-        _BASE.with_(name="hybrid_glossary_boost", bm25_weight=0.3, glossary_bm25=True, phenomenon_boost=1.05,
+        _BASE.with_(name="hybrid_convex", bm25_weight=0.4, glossary_bm25=True, passage_ranking="fused"),
+        _RRF,
+        _RRF.with_(name="hybrid_rrf_gd", glossary_dense=True),
+        _RRF.with_(name="hybrid_rrf_gd_b05", glossary_dense=True, bm25_weight=0.5),
+        _RRF.with_(name="hybrid_rrf_gd_b05_prf", glossary_dense=True, bm25_weight=0.5, bm25_prf_k=5, bm25_prf_terms=10),
+        _RRF.with_(name="hybrid_rrf_gd_b05_prf_boost", glossary_dense=True, bm25_weight=0.5, bm25_prf_k=5,
+                   bm25_prf_terms=10, phenomenon_boost=1.05),
+        _BASE.with_(name="hybrid_convex_sentences", bm25_weight=0.5, glossary_bm25=True, sentence_weight=0.5,
                     passage_ranking="fused"),
-        _BASE.with_(name="hybrid_rrf", bm25_weight=1.0, glossary_bm25=True, fusion="rrf", passage_ranking="fused"),
     ]
 }
 
-DEFAULT_NAME = "hybrid_glossary_boost"
+DEFAULT_NAME = "hybrid_rrf_gd_b05_prf"
 
 
 def get_config(name: str | None) -> RetrievalConfig:
