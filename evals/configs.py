@@ -31,7 +31,7 @@ CONFIGS: dict[str, RetrievalConfig] = {
     ]
 }
 
-DEFAULT_NAME = "hybrid_rrf_gd_b05_prf"
+DEFAULT_NAME = "hybrid_rrf_gd_b05"
 
 
 def get_config(name: str | None) -> RetrievalConfig:

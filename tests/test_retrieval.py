@@ -134,3 +134,13 @@ def test_empty_question_is_rejected(tiny_index, use_encoder):
 
 def test_bm25_tokenizer_folds_accents_and_drops_stopwords():
     assert tokenize("La Antisatélite y the ASAT") == ["antisatelite", "asat"]
+
+
+def test_default_configuration_is_the_measured_winner():
+    """`radar search`, the API and the eval assets all use RetrievalConfig(); it must equal the
+    configuration evals/README.md reports as the default."""
+    from dataclasses import replace
+
+    from evals.configs import CONFIGS, DEFAULT_NAME
+
+    assert replace(CONFIGS[DEFAULT_NAME], name="default") == RetrievalConfig()

@@ -36,14 +36,17 @@ from radar_pipeline.stores.bm25_store import Bm25Index, tokenize
 class RetrievalConfig:
     """A named, switchable retrieval configuration (see evals/README.md for measurements)."""
 
+    # Defaults = the measured winner ("hybrid_rrf_gd_b05" in evals/README.md): dense + BM25 fused
+    # by RRF with BM25 at half weight, the glossary on both rankers, no phenomenon boost (the boost
+    # measured -0.001 NDCG@10 on Codefest dev, p > 0.5, so it is kept as a switch, off).
     name: str = "default"
     candidates: int = 200            # per ranker; SPEC: measured saturation point of the original
     dense_weight: float = 1.0
-    bm25_weight: float = 0.0
-    fusion: str = "convex"           # "convex" | "rrf"
+    bm25_weight: float = 0.5
+    fusion: str = "rrf"              # "convex" | "rrf"
     glossary_bm25: bool = True       # add glossary English terms to the BM25 query
-    glossary_dense: bool = False     # also encode "question + English terms" for the dense query
-    phenomenon_boost: float = 1.05   # × on passages of the question's phenomenon; 1.0 = off
+    glossary_dense: bool = True      # also encode "question + English terms" for the dense query
+    phenomenon_boost: float = 1.0    # × on passages of the question's phenomenon; 1.0 = off
     passage_ranking: str = "fused"   # "fused" | "dense": which score orders passages
     # Pseudo-relevance feedback from the first dense ranking (Rocchio 1971 for vectors;
     # RM3-style term selection, Abdul-Jaleel et al. 2004, for the lexical query). The dense top

@@ -1,0 +1,63 @@
+"""Every named configuration against the default: means and paired randomization p-values.
+
+Writes ``evals/reports/configs.json`` and prints the markdown table pasted into evals/README.md.
+Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard]``
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from evals.configs import CONFIGS, DEFAULT_NAME  # noqa: E402
+from evals.runner import run_codefest, run_xquad  # noqa: E402
+from evals.scoring import compare  # noqa: E402
+from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402
+from radar_pipeline.encoders import build_encoder  # noqa: E402
+from radar_pipeline.retrieval.search import Searcher  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datasets", nargs="+", default=["codefest_dev", "xquad_es_en", "xquad_es_en_hard"])
+    args = ap.parse_args()
+    settings = get_settings()
+    enc = build_encoder(EncoderSpec())
+    searcher = Searcher(settings.index_dir / enc.name, enc) if "codefest_dev" in args.datasets else None
+    reports: dict[str, dict] = {}
+    for name, cfg in CONFIGS.items():
+        for ds in args.datasets:
+            rep = run_codefest(searcher, cfg) if ds == "codefest_dev" else run_xquad(ds, enc, cfg, settings.home / "eval_work")
+            reports.setdefault(name, {})[ds] = rep
+            print(f"{name} {ds} {rep.aggregate['overall']}", file=sys.stderr, flush=True)
+    rows = []
+    for name in CONFIGS:
+        row = {"config": name}
+        for ds in args.datasets:
+            rep, base = reports[name][ds], reports[DEFAULT_NAME][ds]
+            metrics = ["ndcg@10", "f1@3"] if ds == "codefest_dev" else ["ndcg@10", "recall@10"]
+            for m in metrics:
+                row[f"{ds} {m}"] = round(rep.aggregate["overall"][m], 4)
+                if name != DEFAULT_NAME:
+                    row[f"{ds} {m} p"] = round(compare(rep.per_query, base.per_query, m).p_value, 4)
+            if ds == "codefest_dev":
+                row["codefest recall@candidates"] = rep.aggregate["recall@candidates"]
+                for ph in ("F1", "F2", "F3"):
+                    row[f"{ph} ndcg@10/f1@3"] = f"{rep.aggregate[ph]['ndcg@10']:.3f}/{rep.aggregate[ph]['f1@3']:.3f}"
+        rows.append(row)
+    out = ROOT / "evals" / "reports" / "configs.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(rows, indent=1))
+    cols = list(rows[0].keys() | set().union(*rows))
+    cols = [c for c in rows[-1]] if len(rows[-1]) >= len(rows[0]) else list(rows[0])
+    print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    for r in rows:
+        print("| " + " | ".join(str(r.get(c, "—")) for c in cols) + " |")
+
+
+if __name__ == "__main__":
+    main()
