@@ -8,7 +8,7 @@ from __future__ import annotations
 from radar_pipeline.retrieval.policy import PolicyConfig
 from radar_pipeline.retrieval.search import RetrievalConfig
 
-_BASE = RetrievalConfig(name="dense", dense_weight=1.0, bm25_weight=0.0, glossary_bm25=False, glossary_dense=False,
+_BASE = RetrievalConfig(name="dense", dense_weight=1.0, bm25_weight=0.0, fusion="convex", glossary_bm25=False, glossary_dense=False,
                         phenomenon_boost=1.0, passage_ranking="dense")
 
 _RRF = _BASE.with_(name="hybrid_rrf", bm25_weight=1.0, glossary_bm25=True, fusion="rrf", passage_ranking="fused")
