@@ -11,6 +11,14 @@ from radar_pipeline.schemas import SCHEMAS, TABLE_QUERIES
 from resources import DatabaseResource
 
 
+def align_null_columns(frame: pl.DataFrame, schema: pa.DataFrameSchema) -> pl.DataFrame:
+    """Cast all-NULL columns (which polars reads as dtype ``Null``) to the schema's dtype, so a table
+    where, say, no document failed (every ``reason`` NULL) is not rejected for its type."""
+    casts = [pl.col(name).cast(col.dtype.type) for name, col in schema.columns.items()
+             if name in frame.columns and frame.schema[name] == pl.Null and col.dtype is not None]
+    return frame.with_columns(casts) if casts else frame
+
+
 def pandera_contract_check(table: str, schema: pa.DataFrameSchema, query: str,
                            engine_of: Callable[[DatabaseResource], sa.Engine] = lambda db: db.engine(),
                            description: str | None = None) -> dg.AssetChecksDefinition:
@@ -22,7 +30,8 @@ def pandera_contract_check(table: str, schema: pa.DataFrameSchema, query: str,
     @dg.asset_check(asset=table, name=f"{table}_contract", blocking=True,
                     description=description or f"pandera schema of `{table}` holds on every stored row")
     def _check(database: DatabaseResource) -> dg.AssetCheckResult:
-        frame = pl.read_database(query, connection=engine_of(database), infer_schema_length=None)
+        frame = align_null_columns(pl.read_database(query, connection=engine_of(database), infer_schema_length=None),
+                                   schema)
         try:
             schema.validate(frame, lazy=True)
         except pa.errors.SchemaErrors as err:

@@ -34,3 +34,13 @@ def test_embeddings_contract_checks_unit_norm():
     SCHEMAS["embeddings"].validate(pl.DataFrame([ok]))
     with pytest.raises((pa.errors.SchemaError, pa.errors.SchemaErrors)):
         SCHEMAS["embeddings"].validate(pl.DataFrame([dict(ok, norm=0.5)]), lazy=True)
+
+
+def test_all_null_optional_columns_are_aligned_before_validation():
+    """A clean corpus has no failed document: `reason` is entirely NULL and polars reads it as dtype
+    Null; the contract check must cast it, not reject the table (seen on a fresh materialization)."""
+    from assets.checks import align_null_columns
+
+    frame = pl.DataFrame([_doc(), _doc(doc_id="b" * 16)]).with_columns(pl.lit(None).alias("reason"))
+    assert frame.schema["reason"] == pl.Null
+    SCHEMAS["documents"].validate(align_null_columns(frame, SCHEMAS["documents"]))
