@@ -52,8 +52,7 @@ def main() -> None:
     out = ROOT / "evals" / "reports" / "configs.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=1))
-    cols = list(rows[0].keys() | set().union(*rows))
-    cols = [c for c in rows[-1]] if len(rows[-1]) >= len(rows[0]) else list(rows[0])
+    cols = list(max(rows, key=len))  # the default's row has no p-value columns
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for r in rows:
         print("| " + " | ".join(str(r.get(c, "—")) for c in cols) + " |")

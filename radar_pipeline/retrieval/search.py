@@ -30,6 +30,7 @@ from radar_pipeline.retrieval.phenomenon import load_centroids, predict_phenomen
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index, tokenize
+from radar_pipeline.stores.passages import load_passages
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ class Searcher:
         self.index_dir = index_dir
         self.encoder = encoder
         self.config = config or RetrievalConfig()
-        self.passages: pl.DataFrame = load_passages_frame(index_dir)
+        self.passages: pl.DataFrame = load_passages(index_dir)
         self.faiss = faiss_store.load_index(index_dir)
         if self.faiss.ntotal != self.passages.height:
             raise ValueError(f"index/passage table mismatch: {self.faiss.ntotal} vs {self.passages.height} rows")
@@ -238,12 +239,6 @@ def _clip_norm(scores: dict[int, float], lo: float, hi: float) -> dict[int, floa
     if span <= 1e-12:
         return {r: 1.0 if s >= hi else 0.0 for r, s in scores.items()}
     return {r: min(1.0, max(0.0, (s - lo) / span)) for r, s in scores.items()}
-
-
-def load_passages_frame(index_dir: Path) -> pl.DataFrame:
-    from radar_pipeline.stores.passages import load_passages
-
-    return load_passages(index_dir)
 
 
 SENTENCE_VECTORS = "sentence_vectors.npy"
