@@ -5,8 +5,9 @@ import os
 import dagster as dg
 
 from assets import checks, evals, indexes, ingestion, knowledge_base, precompute
-from radar_pipeline.config import EncoderSpec, get_settings
-from resources import CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource, OcrResource
+from radar_pipeline.config import EncoderSpec, RerankerSpec, get_settings
+from resources import (CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource, OcrResource,
+                       RerankerResource)
 
 _s = get_settings()
 
@@ -28,6 +29,7 @@ defs = dg.Definitions(
         "corpus": CorpusResource(corpus_dir=str(_s.corpus), workers=_s.workers),
         "ocr": OcrResource(languages=_s.ocr_languages, dpi=_s.ocr_dpi),
         "encoder": EncoderResource(**EncoderSpec().model_dump(exclude={"max_seq_length"})),
+        "reranker": RerankerResource(**RerankerSpec().model_dump(exclude={"max_seq_length"})),
         "index_store": IndexStoreResource(index_dir=str(_s.index_dir)),
     },
 )

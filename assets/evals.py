@@ -16,7 +16,7 @@ from evals.configs import DEFAULT_NAME, get_config
 from evals.runner import EvalReport, run_codefest, run_xquad
 from radar_pipeline.config import get_settings
 from radar_pipeline.retrieval.search import Searcher
-from resources import DatabaseResource, EncoderResource, IndexStoreResource
+from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
 
 BASELINES = Path(__file__).resolve().parents[1] / "evals" / "baselines.json"
 TOLERANCE = 0.02
@@ -61,14 +61,16 @@ def _cfg_dict(cfg) -> dict:
     return json.loads(json.dumps(asdict(cfg), default=str))
 
 
-@dg.asset(group_name="evaluation", deps=["faiss_index", "bm25_index"], kinds={"python"},
+@dg.asset(group_name="evaluation", deps=["faiss_index", "bm25_index", "rerank_vectors"], kinds={"python"},
           description="25 Codefest dev questions (graded passages, relevant documents) on the full index: "
                       "NDCG@10, F1@3, Recall@10, MRR@10, Recall@candidates, overall and per phenomenon.")
 def eval_codefest_dev(context: dg.AssetExecutionContext, config: EvalConfig, database: DatabaseResource,
-                      encoder: EncoderResource, index_store: IndexStoreResource) -> dg.MaterializeResult:
+                      encoder: EncoderResource, reranker: RerankerResource,
+                      index_store: IndexStoreResource) -> dg.MaterializeResult:
     enc = encoder.get_encoder()
     cfg = get_config(config.retrieval_config)
-    searcher = Searcher(index_store.for_encoder(enc.name), enc, cfg)
+    searcher = Searcher(index_store.for_encoder(enc.name), enc, cfg,
+                        reranker=reranker.get_reranker() if cfg.rerank_k else None)
     report = run_codefest(searcher, cfg)
     _store_per_query(database.engine(), context.run_id, report)
     context.log.info(f"codefest_dev[{cfg.name}]: {report.aggregate['overall']}")
@@ -79,13 +81,14 @@ def eval_codefest_dev(context: dg.AssetExecutionContext, config: EvalConfig, dat
           description="XQuAD es→en (240 and 2,067 English paragraphs, 1,190 Spanish questions each), each over "
                       "its own small index with the same encoder and retrieval code: NDCG@10, Recall@10, MRR@10.")
 def eval_xquad(context: dg.AssetExecutionContext, config: EvalConfig, database: DatabaseResource,
-               encoder: EncoderResource) -> dg.MaterializeResult:
+               encoder: EncoderResource, reranker: RerankerResource) -> dg.MaterializeResult:
     enc = encoder.get_encoder()
     cfg = get_config(config.retrieval_config)
+    rr = reranker.get_reranker() if cfg.rerank_k else None
     work = get_settings().home / "eval_work"
     meta: dict = {"config": cfg.name, "config_detail": dg.MetadataValue.json(_cfg_dict(cfg))}
     for name in ("xquad_es_en", "xquad_es_en_hard"):
-        report = run_xquad(name, enc, cfg, work)
+        report = run_xquad(name, enc, cfg, work, reranker=rr)
         _store_per_query(database.engine(), context.run_id, report)
         for k, v in _metadata(report, cfg).items():
             if k not in ("config", "config_detail"):

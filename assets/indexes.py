@@ -5,9 +5,10 @@ import time
 import dagster as dg
 
 from assets._meta import to_metadata
-from radar_pipeline.stages import build_bm25_index, build_faiss_index
+from radar_pipeline.config import get_settings
+from radar_pipeline.stages import build_bm25_index, build_faiss_index, embed_chunks, export_rerank_vectors
 from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name
-from resources import DatabaseResource, EncoderResource, IndexStoreResource
+from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
 
 
 @dg.asset(group_name="indexes", kinds={"faiss"}, deps=["embeddings"],
@@ -37,3 +38,31 @@ def pgvector_index(context: dg.AssetExecutionContext, database: DatabaseResource
     context.log.info(f"pgvector_index: {'built' if created else 'already present'} in {seconds}s")
     return dg.MaterializeResult(metadata={"index": hnsw_index_name(enc.name), "created_now": created,
                                           "build_seconds": seconds, "encoder": enc.name, "dim": enc.dim})
+
+
+class RerankVectorsConfig(dg.Config):
+    """How much encoding one materialization may do (the rest is encoded at query time, and by
+    the next materialization)."""
+
+    budget_minutes: float = get_settings().rerank_budget_minutes  # 0 = no limit
+    workers: int = get_settings().workers
+
+
+@dg.asset(group_name="indexes", kinds={"numpy"}, deps=["chunks", faiss_index],
+          description="Second-stage (re-ranker) vectors: multilingual-e5-small over each passage's first words, "
+                      "stored in PostgreSQL by text hash and exported row-aligned with faiss_index. "
+                      "Resumable within a per-run time budget; passages without one are encoded at query time.")
+def rerank_vectors(context: dg.AssetExecutionContext, config: RerankVectorsConfig, database: DatabaseResource,
+                   encoder: EncoderResource, reranker: RerankerResource,
+                   index_store: IndexStoreResource) -> dg.MaterializeResult:
+    rr = reranker.get_reranker()
+    if rr is None:
+        context.log.info("rerank_vectors: re-ranker switched off (kind=none)")
+        return dg.MaterializeResult(metadata={"encoder": "none"})
+    engine = database.engine()
+    budget = config.budget_minutes * 60 if config.budget_minutes > 0 else None
+    emb = embed_chunks(engine, rr, batch_size=64, log=context.log.info, workers=config.workers,
+                       spec=reranker.spec(), budget_seconds=budget)
+    out = export_rerank_vectors(engine, rr.name, index_store.for_encoder(encoder.get_encoder().name),
+                                log=context.log.info)
+    return dg.MaterializeResult(metadata={**to_metadata(emb), **to_metadata(out), "dagster/row_count": out["rows"]})

@@ -126,14 +126,14 @@ def main() -> None:
 
     # search latency
     from evals.datasets import load_codefest_dev, load_xquad  # noqa: E402
-    from radar_pipeline.encoders import build_encoder
+    from radar_pipeline.encoders import build_encoder, build_reranker
     from radar_pipeline.retrieval.search import Searcher
 
     questions = [q.question for q in load_codefest_dev().questions]
     questions += [q.text for q in load_xquad("xquad_es_en").queries[:100 - len(questions)]]
     encoder = build_encoder(EncoderSpec())
     t0 = time.perf_counter()
-    searcher = Searcher(settings.index_dir / encoder.name, encoder)
+    searcher = Searcher(settings.index_dir / encoder.name, encoder, reranker=build_reranker())
     load_s = time.perf_counter() - t0
     searcher.search("warm-up")
     lat = []

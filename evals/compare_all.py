@@ -17,7 +17,7 @@ from evals.configs import CONFIGS, DEFAULT_NAME  # noqa: E402
 from evals.runner import run_codefest, run_xquad  # noqa: E402
 from evals.scoring import compare  # noqa: E402
 from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402
-from radar_pipeline.encoders import build_encoder  # noqa: E402
+from radar_pipeline.encoders import build_encoder, build_reranker  # noqa: E402
 from radar_pipeline.retrieval.search import Searcher  # noqa: E402
 
 
@@ -27,11 +27,12 @@ def main() -> None:
     args = ap.parse_args()
     settings = get_settings()
     enc = build_encoder(EncoderSpec())
-    searcher = Searcher(settings.index_dir / enc.name, enc) if "codefest_dev" in args.datasets else None
+    rr = build_reranker()
+    searcher = Searcher(settings.index_dir / enc.name, enc, reranker=rr) if "codefest_dev" in args.datasets else None
     reports: dict[str, dict] = {}
     for name, cfg in CONFIGS.items():
         for ds in args.datasets:
-            rep = run_codefest(searcher, cfg) if ds == "codefest_dev" else run_xquad(ds, enc, cfg, settings.home / "eval_work")
+            rep = run_codefest(searcher, cfg) if ds == "codefest_dev" else run_xquad(ds, enc, cfg, settings.home / "eval_work", reranker=rr)
             reports.setdefault(name, {})[ds] = rep
             print(f"{name} {ds} {rep.aggregate['overall']}", file=sys.stderr, flush=True)
     rows = []

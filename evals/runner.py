@@ -20,7 +20,7 @@ import polars as pl
 from evals.datasets import BeirDataset, CodefestDev, load_codefest_dev, load_xquad
 from evals.scoring import RunScores, build_judged_index, score_beir_run, score_codefest_run
 from radar_pipeline.encoders import Encoder
-from radar_pipeline.retrieval.search import RetrievalConfig, Searcher, build_sentence_vectors
+from radar_pipeline.retrieval.search import RetrievalConfig, Searcher, build_sentence_vectors, rerank_vector_paths
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
 from radar_pipeline.stores.passages import PASSAGE_COLUMNS, save_passages
@@ -99,10 +99,20 @@ def build_beir_index(dataset: BeirDataset, encoder: Encoder, work_dir: Path) -> 
     return out
 
 
-def run_xquad(name: str, encoder: Encoder, cfg: RetrievalConfig, work_dir: Path) -> EvalReport:
-    """Score ``cfg`` on one XQuAD set: passages ranked by the same Searcher code, top 10."""
+def run_xquad(name: str, encoder: Encoder, cfg: RetrievalConfig, work_dir: Path,
+              reranker: Encoder | None = None) -> EvalReport:
+    """Score ``cfg`` on one XQuAD set: passages ranked by the same Searcher code, top 10. With a
+    ``reranker`` (and ``cfg.rerank_k``), its passage vectors are cached on disk like the encoder's."""
     ds = load_xquad(name)
-    searcher = Searcher(build_beir_index(ds, encoder, work_dir), encoder, cfg)
+    index_dir = build_beir_index(ds, encoder, work_dir)
+    if reranker is not None and cfg.rerank_k:
+        texts = [d.text for d in ds.corpus]
+        vecs = _cached_vectors(reranker, texts, work_dir / "vectors", "passages")
+        vp, hp = rerank_vector_paths(index_dir, reranker.name)
+        vp.parent.mkdir(parents=True, exist_ok=True)
+        np.save(vp, vecs)
+        np.save(hp, np.ones(len(texts), dtype=bool))
+    searcher = Searcher(index_dir, encoder, cfg, reranker=reranker)
     # one paragraph per "document": the per-document cap and dedupe must not hide paragraphs
     cfg = cfg.with_(policy=cfg.policy.__class__(k_passages=10, k_documents=3, max_per_doc=1,
                                                 dedupe_texts=cfg.policy.dedupe_texts, doc_top_n=1))

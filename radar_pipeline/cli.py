@@ -58,11 +58,11 @@ def ui(port: int = 3000, host: str = "127.0.0.1"):
 
 
 def _searcher(settings: RadarSettings):
-    from radar_pipeline.encoders import build_encoder
+    from radar_pipeline.encoders import build_encoder, build_reranker
     from radar_pipeline.retrieval.search import Searcher
 
     encoder = build_encoder(EncoderSpec())
-    return Searcher(settings.index_dir / encoder.name, encoder)
+    return Searcher(settings.index_dir / encoder.name, encoder, reranker=build_reranker())
 
 
 def _print_result(res: dict) -> None:
@@ -113,18 +113,19 @@ def search(question: Optional[str] = typer.Argument(None, help="a question, in S
 def _eval_reports(config_name: str, datasets: list[str]):
     from evals.configs import get_config
     from evals.runner import run_codefest, run_xquad
-    from radar_pipeline.encoders import build_encoder
+    from radar_pipeline.encoders import build_encoder, build_reranker
     from radar_pipeline.retrieval.search import Searcher
 
     settings = get_settings()
     cfg = get_config(config_name)
     encoder = build_encoder(EncoderSpec())
+    reranker = build_reranker() if cfg.rerank_k else None
     out = {}
     for ds in datasets:
         if ds == "codefest_dev":
-            out[ds] = run_codefest(Searcher(settings.index_dir / encoder.name, encoder, cfg), cfg)
+            out[ds] = run_codefest(Searcher(settings.index_dir / encoder.name, encoder, cfg, reranker=reranker), cfg)
         else:
-            out[ds] = run_xquad(ds, encoder, cfg, settings.home / "eval_work")
+            out[ds] = run_xquad(ds, encoder, cfg, settings.home / "eval_work", reranker=reranker)
     return out
 
 

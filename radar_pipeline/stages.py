@@ -276,7 +276,7 @@ def _encode_in_worker(texts: list[str]) -> np.ndarray:
 
 def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, log: Log = _noop,
                  progress: Callable[[int, int], None] | None = None, workers: int = 1,
-                 spec: EncoderSpec | None = None) -> dict:
+                 spec: EncoderSpec | None = None, budget_seconds: float | None = None) -> dict:
     """Encode every distinct chunk text that has no vector for ``encoder.name`` yet.
 
     Vectors are keyed by (text SHA-256, encoder): unchanged texts are never re-encoded, whatever
@@ -300,6 +300,7 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
         encoded = pool.map(_encode_in_worker, [[r.text for r in b] for b in batches]).result()
     else:
         pool, encoded = None, (encoder.encode_passages([r.text for r in b]) for b in batches)
+    stored = 0
     for n, (batch, vecs) in enumerate(zip(batches, encoded)):
         i = n * batch_size
         rows = [{"text_sha": r.text_sha, "encoder": encoder.name, "dim": encoder.dim, "embedding": v}
@@ -307,20 +308,26 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
         stmt = pg_insert(e).values(rows).on_conflict_do_nothing(index_elements=["text_sha", "encoder"])
         with engine.begin() as conn:
             conn.execute(stmt)
+        stored += len(rows)
         done = min(i + batch_size, len(todo))
         if progress:
             progress(done, len(todo))
         if (i // batch_size) % 10 == 0 or done == len(todo):
             log(f"embeddings[{encoder.name}]: {done}/{len(todo)} texts encoded")
+        if budget_seconds is not None and time.perf_counter() - t1 > budget_seconds and done < len(todo):
+            log(f"embeddings[{encoder.name}]: time budget of {budget_seconds:.0f}s spent; "
+                f"{len(todo) - done} texts left for the next run")
+            break
     encode_seconds = time.perf_counter() - t1
     if pool is not None:
-        pool.close()
+        pool.stop() if stored < len(todo) else pool.close()
         pool.join()
     with engine.begin() as conn:
         total = conn.execute(sa.select(sa.func.count()).select_from(e).where(e.c.encoder == encoder.name)).scalar()
     return {"encoder": encoder.name, "encoder_version": encoder.version, "dim": encoder.dim,
-            "encoded_now": len(todo), "vectors": int(total), "deleted_unused": int(gc or 0),
-            "passages_per_second": round(len(todo) / encode_seconds, 2) if encode_seconds else None,
+            "encoded_now": stored, "remaining": len(todo) - stored, "vectors": int(total),
+            "deleted_unused": int(gc or 0),
+            "passages_per_second": round(stored / encode_seconds, 2) if encode_seconds else None,
             "seconds": round(time.perf_counter() - t0, 3)}
 
 
@@ -362,6 +369,46 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}")
     return {"rows": frame.height, "dim": int(vectors.shape[1]), "build_seconds": round(build_s, 3),
             "seconds": round(time.perf_counter() - t0, 3), "path": str(index_dir)}
+
+
+def export_rerank_vectors(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
+    """Write the re-ranker's vectors row-aligned with ``index_dir``'s passage table:
+    ``rerank/<encoder_name>.npy`` (float32, (rows, dim), zeros where missing) and
+    ``rerank/<encoder_name>.have.npy`` (bool, rows). Files are replaced atomically (a searcher
+    reading the old ones is never handed a half-written file). Raises ``FileNotFoundError``
+    when the passage table is missing."""
+    from radar_pipeline.retrieval.search import rerank_vector_paths
+    from radar_pipeline.stores.passages import load_passages
+
+    t0 = time.perf_counter()
+    chunk_ids = load_passages(index_dir)["chunk_id"].to_list()
+    row_of = {c: i for i, c in enumerate(chunk_ids)}
+    q = sa.text("SELECT c.chunk_id, e.embedding FROM chunks c JOIN embeddings e "
+                "ON e.text_sha = c.text_sha AND e.encoder = :enc")
+    vecs, have = None, np.zeros(len(chunk_ids), dtype=bool)
+    with engine.connect() as conn:
+        rows = conn.execution_options(stream_results=True).execute(
+            q.columns(embedding=db.embeddings.c.embedding.type), {"enc": encoder_name})
+        for chunk_id, emb in rows:
+            r = row_of.get(chunk_id)
+            if r is None:
+                continue
+            v = np.asarray(emb, dtype=np.float32)
+            if vecs is None:
+                vecs = np.zeros((len(chunk_ids), v.shape[0]), dtype=np.float32)
+            vecs[r], have[r] = v, True
+    if vecs is None:
+        vecs = np.zeros((len(chunk_ids), 0), dtype=np.float32)
+    vp, hp = rerank_vector_paths(index_dir, encoder_name)
+    vp.parent.mkdir(parents=True, exist_ok=True)
+    for path, arr in ((vp, vecs), (hp, have)):
+        tmp = path.with_suffix(".tmp.npy")
+        np.save(tmp, arr)
+        tmp.replace(path)
+    cover = float(have.mean()) if len(have) else 0.0
+    log(f"rerank_vectors[{encoder_name}]: {int(have.sum())}/{len(have)} passages have a vector ({cover:.1%})")
+    return {"rows": len(chunk_ids), "with_vector": int(have.sum()), "coverage": round(cover, 4),
+            "seconds": round(time.perf_counter() - t0, 3), "path": str(vp)}
 
 
 def build_bm25_index(index_dir: Path, log: Log = _noop) -> dict:

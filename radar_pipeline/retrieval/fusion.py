@@ -44,3 +44,23 @@ def rrf(runs: Sequence[Mapping[int, float]], k: int = 60, weights: Sequence[floa
         for rank, (r, _) in enumerate(sorted(run.items(), key=lambda x: -x[1]), 1):
             fused[r] = fused.get(r, 0.0) + w / (k + rank)
     return fused
+
+
+def rerank(first: Mapping[int, float], second: Mapping[int, float], weight: float) -> dict[int, float]:
+    """Second-stage re-ranking of the rows ``second`` scored (a top-K of ``first``).
+
+    Re-ranked rows score ``1 + (1-weight)·minmax(first|K) + weight·minmax(second)`` ∈ [1, 2];
+    every other row of ``first`` keeps ``0.999·minmax(first)`` ∈ [0, 1), so the re-ranked top K
+    stays above the rest and the rest keeps its order (the usual retrieve-then-rerank cascade,
+    e.g. Nogueira & Cho 2019, "Passage Re-ranking with BERT", with a convex interpolation of the
+    first-stage score as in Bruch et al. 2023). ``weight`` ∈ [0, 1]; raises ``ValueError`` outside.
+    """
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"rerank weight must be in [0, 1], got {weight}")
+    base = minmax(first)
+    out = {r: 0.999 * s for r, s in base.items()}
+    top_first = minmax({r: first[r] for r in second if r in first})
+    top_second = minmax(second)
+    for r, s in top_second.items():
+        out[r] = 1.0 + (1.0 - weight) * top_first.get(r, 0.0) + weight * s
+    return out

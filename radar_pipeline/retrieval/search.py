@@ -10,12 +10,18 @@ from the index directory (no raw corpus, no PostgreSQL), then:
    clipped to [0, 1], then fused (convex combination or RRF);
 3. phenomenon boost (× ``phenomenon_boost`` for passages of the predicted phenomenon, never a
    filter);
-4. ``policy``: passages (dedupe, ≤ 3 per document, top 10) and documents (mean of best 2, top 3).
+4. optional second stage: the top ``rerank_k`` fused candidates (distinct texts) re-scored by a
+   second encoder (multilingual-e5-small over each passage's first words) and interpolated with
+   the fused score (``fusion.rerank``); their vectors come from the ``rerank/`` folder of the
+   index when the ``rerank_vectors`` asset has precomputed them, else they are encoded on the
+   fly and kept in this searcher's own cache;
+5. ``policy``: passages (dedupe, ≤ 3 per document, top 10) and documents (mean of best 2, top 3).
 
 Every rule is a field of ``RetrievalConfig`` so evaluations can switch it off and measure it.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -24,7 +30,7 @@ import numpy as np
 import polars as pl
 
 from radar_pipeline.encoders import Encoder
-from radar_pipeline.retrieval.fusion import convex_fusion, rrf
+from radar_pipeline.retrieval.fusion import rerank, rrf
 from radar_pipeline.retrieval.glossary import expand_query
 from radar_pipeline.retrieval.phenomenon import load_centroids, predict_phenomenon
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
@@ -60,6 +66,10 @@ class RetrievalConfig:
     # retrievers, Khattab & Zaharia 2020, at sentence level): dense = (1-w)·passage + w·max
     # sentence cosine. Used only where the index holds sentence vectors (``sentence_vectors.npy``).
     sentence_weight: float = 0.0
+    # Second stage: re-score the top ``rerank_k`` fused candidates with the searcher's re-ranker
+    # encoder (0 = off, or when the searcher has no re-ranker); ``rerank_weight`` = its share.
+    rerank_k: int = 0
+    rerank_weight: float = 0.7
     policy: PolicyConfig = field(default_factory=PolicyConfig)
 
     def with_(self, **changes) -> "RetrievalConfig":
@@ -83,10 +93,12 @@ class SearchResult:
 class Searcher:
     """Query-time view of one encoder's indexes. Read-only after construction."""
 
-    def __init__(self, index_dir: Path, encoder: Encoder, config: RetrievalConfig | None = None):
+    def __init__(self, index_dir: Path, encoder: Encoder, config: RetrievalConfig | None = None,
+                 reranker: Encoder | None = None, rerank_cache_size: int = 50_000):
         self.index_dir = index_dir
         self.encoder = encoder
         self.config = config or RetrievalConfig()
+        self.reranker = reranker
         self.passages: pl.DataFrame = load_passages(index_dir)
         self.faiss = faiss_store.load_index(index_dir)
         if self.faiss.ntotal != self.passages.height:
@@ -110,6 +122,52 @@ class Searcher:
         self._pages = p["page_start"].to_list()
         self._titles = p["title"].to_list()
         self._phen = np.array([x or "" for x in p["phenomenon"].to_list()])
+        self._rerank_lock = threading.Lock()
+        self._rerank_cache: dict[int, np.ndarray] = {}
+        self._rerank_cache_size = rerank_cache_size
+        self._rerank_pre, self._rerank_have = (None, None)
+        if reranker is not None:
+            self._rerank_pre, self._rerank_have = load_rerank_vectors(index_dir, reranker.name, p.height)
+
+    # ------------------------------------------------------------------ second stage
+    def rerank_vectors(self, rows: list[int]) -> np.ndarray:
+        """Re-ranker passage vectors for ``rows`` ((len(rows), dim) float32): precomputed ones
+        from the index, else this searcher's cache, else encoded now (one batch) and cached."""
+        assert self.reranker is not None
+        out = np.zeros((len(rows), self.reranker.dim), dtype=np.float32)
+        missing = []
+        for i, r in enumerate(rows):
+            if self._rerank_have is not None and self._rerank_have[r]:
+                out[i] = self._rerank_pre[r]
+            elif r in self._rerank_cache:
+                out[i] = self._rerank_cache[r]
+            else:
+                missing.append(i)
+        if missing:
+            with self._rerank_lock:  # one native encoder per searcher: serialise its calls
+                vecs = self.reranker.encode_passages([self._texts[rows[i]] for i in missing])
+                if len(self._rerank_cache) + len(missing) > self._rerank_cache_size:
+                    self._rerank_cache.clear()
+                for i, v in zip(missing, vecs):
+                    out[i] = v
+                    self._rerank_cache[rows[i]] = v
+        return out
+
+    def second_stage(self, question: str, fused: dict[int, float], cfg: RetrievalConfig) -> dict[int, float]:
+        """``fused`` with its top ``cfg.rerank_k`` distinct texts re-scored (``fusion.rerank``)."""
+        if not cfg.rerank_k or self.reranker is None or not fused:
+            return fused
+        top, seen = [], set()
+        for r in sorted(fused, key=lambda r: -fused[r]):
+            if self._texts[r] not in seen:
+                seen.add(self._texts[r])
+                top.append(r)
+                if len(top) == cfg.rerank_k:
+                    break
+        with self._rerank_lock:
+            qv = self.reranker.encode_queries([question])[0]
+        sims = self.rerank_vectors(top) @ qv
+        return rerank(fused, {r: float(s) for r, s in zip(top, sims)}, cfg.rerank_weight)
 
     # ------------------------------------------------------------------ rankers
     def query_vector(self, question: str, cfg: RetrievalConfig) -> np.ndarray:
@@ -203,6 +261,7 @@ class Searcher:
             weights.append(cfg.bm25_weight)
         fused = (rrf(runs, weights=weights) if cfg.fusion == "rrf"
                  else {r: sum(w * run.get(r, 0.0) for run, w in zip(runs, weights)) for r in union})
+        fused = self.second_stage(question, fused, cfg)
         phen = predict_phenomenon(question, qvec, self.centroids) if cfg.phenomenon_boost != 1.0 else None
 
         def boost(r: int) -> float:
@@ -239,6 +298,27 @@ def _clip_norm(scores: dict[int, float], lo: float, hi: float) -> dict[int, floa
     if span <= 1e-12:
         return {r: 1.0 if s >= hi else 0.0 for r, s in scores.items()}
     return {r: min(1.0, max(0.0, (s - lo) / span)) for r, s in scores.items()}
+
+
+RERANK_DIR = "rerank"
+
+
+def rerank_vector_paths(index_dir: Path, name: str) -> tuple[Path, Path]:
+    """``(<index>/rerank/<name>.npy, <index>/rerank/<name>.have.npy)``: vectors row-aligned with
+    the index's passage table and the boolean mask of rows that have one."""
+    return index_dir / RERANK_DIR / f"{name}.npy", index_dir / RERANK_DIR / f"{name}.have.npy"
+
+
+def load_rerank_vectors(index_dir: Path, name: str, n_rows: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Precomputed re-ranker vectors (memory-mapped) and mask, or ``(None, None)`` when absent or
+    not aligned with ``n_rows`` passages (a stale file is ignored, never misread)."""
+    vp, hp = rerank_vector_paths(index_dir, name)
+    if not (vp.exists() and hp.exists()):
+        return None, None
+    vecs, have = np.load(vp, mmap_mode="r"), np.load(hp)
+    if vecs.shape[0] != n_rows or have.shape[0] != n_rows:
+        return None, None
+    return vecs, have
 
 
 SENTENCE_VECTORS = "sentence_vectors.npy"
