@@ -9,7 +9,7 @@ from radar_pipeline.retrieval.policy import PolicyConfig
 from radar_pipeline.retrieval.search import RetrievalConfig
 
 _BASE = RetrievalConfig(name="dense", dense_weight=1.0, bm25_weight=0.0, fusion="convex", glossary_bm25=False, glossary_dense=False,
-                        phenomenon_boost=1.0, passage_ranking="dense")
+                        phenomenon_boost=1.0, passage_ranking="dense", rerank_k=0)
 
 _RRF = _BASE.with_(name="hybrid_rrf", bm25_weight=1.0, glossary_bm25=True, fusion="rrf", passage_ranking="fused")
 
@@ -28,10 +28,21 @@ CONFIGS: dict[str, RetrievalConfig] = {
                    bm25_prf_terms=10, phenomenon_boost=1.05),
         _BASE.with_(name="hybrid_convex_sentences", bm25_weight=0.5, glossary_bm25=True, sentence_weight=0.5,
                     passage_ranking="fused"),
+        # second stage: multilingual-e5-small (first 128 words) re-scores the top-k fused candidates
+        _RRF.with_(name="hybrid_rrf_gd_b05_rr40", glossary_dense=True, bm25_weight=0.5, rerank_k=40, rerank_weight=0.7),
+        _RRF.with_(name="hybrid_rrf_gd_b05_rr100", glossary_dense=True, bm25_weight=0.5, rerank_k=100, rerank_weight=0.7),
+        _RRF.with_(name="hybrid_rrf_gd_b05_rr200_plainq", glossary_dense=True, bm25_weight=0.5, rerank_k=200,
+                   rerank_weight=0.7, glossary_rerank=False),
+        _RRF.with_(name="hybrid_rrf_gd_b05_rr200", glossary_dense=True, bm25_weight=0.5, rerank_k=200, rerank_weight=0.7),
+        _RRF.with_(name="hybrid_rrf_gd_b05_rr200_w05", glossary_dense=True, bm25_weight=0.5, rerank_k=200,
+                   rerank_weight=0.5),
+        _RRF.with_(name="hybrid_rrf_gd_b05_rr400", glossary_dense=True, bm25_weight=0.5, rerank_k=400, rerank_weight=0.7),
+        _RRF.with_(name="hybrid_rrf_gd_b05_e5only", glossary_dense=True, bm25_weight=0.5, rerank_k=400,
+                   rerank_weight=1.0),
     ]
 }
 
-DEFAULT_NAME = "hybrid_rrf_gd_b05"
+DEFAULT_NAME = "hybrid_rrf_gd_b05_rr200"
 
 
 def get_config(name: str | None) -> RetrievalConfig:

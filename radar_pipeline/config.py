@@ -74,8 +74,9 @@ class RadarSettings(BaseSettings):
     chunk_overlap: float = 0.15
     tabular_max_chunks: int = 400
     # Re-ranker vectors: minutes of encoding one materialization of ``rerank_vectors`` may spend
-    # (0 = no limit). multilingual-e5-small needs ~2 h for the full corpus on 2 cores.
-    rerank_budget_minutes: float = 20.0
+    # (0 = no limit; the rest waits for the next run and is encoded at query time meanwhile).
+    # multilingual-e5-small needs ~2 h for the full corpus on 2 cores.
+    rerank_budget_minutes: float = 0.0
 
     @property
     def corpus(self) -> Path:

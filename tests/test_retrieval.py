@@ -184,7 +184,7 @@ def test_second_stage_reorders_top_k_and_caches_vectors(tiny_index, use_encoder,
     counting.name, counting.dim = e5_encoder.name, e5_encoder.dim
     s = Searcher(tiny_index, use_encoder, reranker=counting)
     q = "¿Qué sistemas de visión por computador analizan las imágenes de drones?"
-    base = RetrievalConfig(bm25_weight=0.0, glossary_dense=False)
+    base = RetrievalConfig(bm25_weight=0.0, glossary_dense=False, rerank_k=0)
     rr = base.with_(rerank_k=3, rerank_weight=1.0)
     top3 = [p["doc_id"] for p in s.search(q, base).passages[:3]]
     res = s.search(q, rr)
@@ -194,13 +194,20 @@ def test_second_stage_reorders_top_k_and_caches_vectors(tiny_index, use_encoder,
     assert {p["doc_id"] for p in res.passages[:3]} == set(top3)
     s.search(q, rr)
     assert counting.calls == 3  # cached in this searcher
+    # a per-query cap on encoding: the best first-stage row is encoded, the others are imputed
+    capped = Searcher(tiny_index, use_encoder, reranker=counting)
+    before = counting.calls
+    res_capped = capped.search(q, rr.with_(rerank_encode_limit=1))
+    assert counting.calls == before + 1 and len(res_capped.passages) == 5
+    assert {p["doc_id"] for p in res_capped.passages[:3]} == set(top3)
     # precomputed, row-aligned vectors are used instead of encoding; a stale (misaligned) file is ignored
     vp, hp = rerank_vector_paths(tiny_index, counting.name)
     vp.parent.mkdir(exist_ok=True)
     np.save(vp, e5_encoder.encode_passages([t for _, t in TEXTS]))
     np.save(hp, np.ones(5, dtype=bool))
     s2 = Searcher(tiny_index, use_encoder, reranker=counting)
-    assert s2.search(q, rr).passages[0]["doc_id"] == "d4" and counting.calls == 3
+    before = counting.calls
+    assert s2.search(q, rr).passages[0]["doc_id"] == "d4" and counting.calls == before
     assert load_rerank_vectors(tiny_index, counting.name, 6) == (None, None)
     # without a re-ranker the setting is inert
     assert [p["doc_id"] for p in Searcher(tiny_index, use_encoder).search(q, rr).passages[:3]] == top3
