@@ -320,7 +320,10 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
             break
     encode_seconds = time.perf_counter() - t1
     if pool is not None:
-        pool.stop() if stored < len(todo) else pool.close()
+        if stored < len(todo):
+            pool.stop()  # budget spent: drop the batches still queued or running
+        else:
+            pool.close()
         pool.join()
     with engine.begin() as conn:
         total = conn.execute(sa.select(sa.func.count()).select_from(e).where(e.c.encoder == encoder.name)).scalar()
