@@ -28,9 +28,11 @@ def main() -> None:
     settings = get_settings()
     enc = build_encoder(EncoderSpec())
     rr = build_reranker()
-    searcher = Searcher(settings.index_dir / enc.name, enc, reranker=rr) if "codefest_dev" in args.datasets else None
     reports: dict[str, dict] = {}
     for name, cfg in CONFIGS.items():
+        # a fresh searcher per configuration: vectors one configuration encoded at query time must
+        # not change what the next one sees
+        searcher = Searcher(settings.index_dir / enc.name, enc, reranker=rr) if "codefest_dev" in args.datasets else None
         for ds in args.datasets:
             rep = run_codefest(searcher, cfg) if ds == "codefest_dev" else run_xquad(ds, enc, cfg, settings.home / "eval_work", reranker=rr)
             reports.setdefault(name, {})[ds] = rep

@@ -20,7 +20,8 @@ import polars as pl
 from evals.datasets import BeirDataset, CodefestDev, load_codefest_dev, load_xquad
 from evals.scoring import RunScores, build_judged_index, score_beir_run, score_codefest_run
 from radar_pipeline.encoders import Encoder
-from radar_pipeline.retrieval.search import RetrievalConfig, Searcher, build_sentence_vectors, rerank_vector_paths
+from radar_pipeline.retrieval.search import (RetrievalConfig, Searcher, build_sentence_vectors, passage_fingerprint,
+                                            save_rerank_vectors)
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
 from radar_pipeline.stores.passages import PASSAGE_COLUMNS, save_passages
@@ -108,10 +109,7 @@ def run_xquad(name: str, encoder: Encoder, cfg: RetrievalConfig, work_dir: Path,
     if reranker is not None and cfg.rerank_k:
         texts = [d.text for d in ds.corpus]
         vecs = _cached_vectors(reranker, texts, work_dir / "vectors", "passages")
-        vp, hp = rerank_vector_paths(index_dir, reranker.name)
-        vp.parent.mkdir(parents=True, exist_ok=True)
-        np.save(vp, vecs)
-        np.save(hp, np.ones(len(texts), dtype=bool))
+        save_rerank_vectors(index_dir, reranker.name, vecs, np.ones(len(texts), dtype=bool), passage_fingerprint(texts))
     searcher = Searcher(index_dir, encoder, cfg, reranker=reranker)
     # one paragraph per "document": the per-document cap and dedupe must not hide paragraphs
     cfg = cfg.with_(policy=cfg.policy.__class__(k_passages=10, k_documents=3, max_per_doc=1,

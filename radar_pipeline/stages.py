@@ -283,6 +283,10 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
     happened to their document. Vectors no chunk refers to any more are deleted. With
     ``workers > 1`` and the encoder's ``spec``, batches are encoded by that many processes, each
     with its own single-threaded encoder (faster than one multi-threaded encoder on small machines).
+    With ``budget_seconds`` (seconds from the start of encoding, checked after each stored batch,
+    so a run can overrun it by one batch), encoding stops there; what was encoded is stored, the
+    rest is left for the next run. Returns encoder, dim, ``encoded_now``, ``remaining``,
+    ``vectors`` (total for this encoder), ``deleted_unused``, ``passages_per_second``, seconds.
     """
     t0 = time.perf_counter()
     c, e = db.chunks, db.embeddings
@@ -375,43 +379,37 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
 
 
 def export_rerank_vectors(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
-    """Write the re-ranker's vectors row-aligned with ``index_dir``'s passage table:
-    ``rerank/<encoder_name>.npy`` (float32, (rows, dim), zeros where missing) and
-    ``rerank/<encoder_name>.have.npy`` (bool, rows). Files are replaced atomically (a searcher
-    reading the old ones is never handed a half-written file). Raises ``FileNotFoundError``
+    """Write the re-ranker's vectors row-aligned with ``index_dir``'s passage table, matched by the
+    hash of each row's text (so a re-chunked corpus can never hand a row another text's vector),
+    into ``rerank/<encoder_name>.npz`` (see ``search.rerank_vector_path``), replaced atomically.
+    Returns rows, rows with a vector, coverage (0–1) and seconds. Raises ``FileNotFoundError``
     when the passage table is missing."""
-    from radar_pipeline.retrieval.search import rerank_vector_paths
+    from radar_pipeline.retrieval.search import passage_fingerprint, save_rerank_vectors
     from radar_pipeline.stores.passages import load_passages
 
     t0 = time.perf_counter()
-    chunk_ids = load_passages(index_dir)["chunk_id"].to_list()
-    row_of = {c: i for i, c in enumerate(chunk_ids)}
-    q = sa.text("SELECT c.chunk_id, e.embedding FROM chunks c JOIN embeddings e "
-                "ON e.text_sha = c.text_sha AND e.encoder = :enc")
-    vecs, have = None, np.zeros(len(chunk_ids), dtype=bool)
+    texts = load_passages(index_dir)["text"].to_list()
+    rows_of: dict[str, list[int]] = {}
+    for i, t in enumerate(texts):
+        rows_of.setdefault(text_sha(t), []).append(i)
+    q = sa.select(db.embeddings.c.text_sha, db.embeddings.c.embedding).where(db.embeddings.c.encoder == encoder_name)
+    vecs, have = None, np.zeros(len(texts), dtype=bool)
     with engine.connect() as conn:
-        rows = conn.execution_options(stream_results=True).execute(
-            q.columns(embedding=db.embeddings.c.embedding.type), {"enc": encoder_name})
-        for chunk_id, emb in rows:
-            r = row_of.get(chunk_id)
-            if r is None:
+        for sha, emb in conn.execution_options(stream_results=True).execute(q):
+            rows = rows_of.get(sha)
+            if not rows:
                 continue
             v = np.asarray(emb, dtype=np.float32)
             if vecs is None:
-                vecs = np.zeros((len(chunk_ids), v.shape[0]), dtype=np.float32)
-            vecs[r], have[r] = v, True
+                vecs = np.zeros((len(texts), v.shape[0]), dtype=np.float32)
+            vecs[rows], have[rows] = v, True
     if vecs is None:
-        vecs = np.zeros((len(chunk_ids), 0), dtype=np.float32)
-    vp, hp = rerank_vector_paths(index_dir, encoder_name)
-    vp.parent.mkdir(parents=True, exist_ok=True)
-    for path, arr in ((vp, vecs), (hp, have)):
-        tmp = path.with_suffix(".tmp.npy")
-        np.save(tmp, arr)
-        tmp.replace(path)
+        vecs = np.zeros((len(texts), 0), dtype=np.float32)
+    path = save_rerank_vectors(index_dir, encoder_name, vecs, have, passage_fingerprint(texts))
     cover = float(have.mean()) if len(have) else 0.0
     log(f"rerank_vectors[{encoder_name}]: {int(have.sum())}/{len(have)} passages have a vector ({cover:.1%})")
-    return {"rows": len(chunk_ids), "with_vector": int(have.sum()), "coverage": round(cover, 4),
-            "seconds": round(time.perf_counter() - t0, 3), "path": str(vp)}
+    return {"rows": len(texts), "with_vector": int(have.sum()), "coverage": round(cover, 4),
+            "seconds": round(time.perf_counter() - t0, 3), "path": str(path)}
 
 
 def build_bm25_index(index_dir: Path, log: Log = _noop) -> dict:

@@ -97,9 +97,10 @@ def test_rerank_vectors_within_a_budget_then_exported_row_aligned(engine, tmp_pa
     rest = embed_chunks(engine, e5_encoder, batch_size=2)
     assert rest["encoded_now"] == 3 and rest["remaining"] == 0
     full = export_rerank_vectors(engine, e5_encoder.name, index_dir)
-    vecs, have = load_rerank_vectors(index_dir, e5_encoder.name, 5)
-    assert full["coverage"] == 1.0 and have.all() and vecs.shape == (5, 384)
+    from radar_pipeline.retrieval.search import passage_fingerprint
     from radar_pipeline.stores.passages import load_passages
 
     texts = load_passages(index_dir)["text"].to_list()
+    vecs, have = load_rerank_vectors(index_dir, e5_encoder.name, passage_fingerprint(texts), 384)
+    assert full["coverage"] == 1.0 and have.all() and vecs.shape == (5, 384)
     assert np.allclose(vecs, e5_encoder.encode_passages(texts), atol=1e-5)

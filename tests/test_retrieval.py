@@ -178,7 +178,8 @@ class _CountingEncoder:
 
 def test_second_stage_reorders_top_k_and_caches_vectors(tiny_index, use_encoder, e5_encoder):
     """The e5 re-ranker moves the right passage up among the fused top-k; vectors are encoded once."""
-    from radar_pipeline.retrieval.search import load_rerank_vectors, rerank_vector_paths
+    from radar_pipeline.retrieval.search import (load_rerank_vectors, passage_fingerprint, rerank_vector_path,
+                                                 save_rerank_vectors)
 
     counting = _CountingEncoder(e5_encoder)
     counting.name, counting.dim = e5_encoder.name, e5_encoder.dim
@@ -200,15 +201,32 @@ def test_second_stage_reorders_top_k_and_caches_vectors(tiny_index, use_encoder,
     res_capped = capped.search(q, rr.with_(rerank_encode_limit=1))
     assert counting.calls == before + 1 and len(res_capped.passages) == 5
     assert {p["doc_id"] for p in res_capped.passages[:3]} == set(top3)
-    # precomputed, row-aligned vectors are used instead of encoding; a stale (misaligned) file is ignored
-    vp, hp = rerank_vector_paths(tiny_index, counting.name)
-    vp.parent.mkdir(exist_ok=True)
-    np.save(vp, e5_encoder.encode_passages([t for _, t in TEXTS]))
-    np.save(hp, np.ones(5, dtype=bool))
+    # precomputed, row-aligned vectors are used instead of encoding
+    texts = [t for _, t in TEXTS]
+    vecs = e5_encoder.encode_passages(texts)
+    save_rerank_vectors(tiny_index, counting.name, vecs, np.ones(5, dtype=bool), passage_fingerprint(texts))
     s2 = Searcher(tiny_index, use_encoder, reranker=counting)
     before = counting.calls
     assert s2.search(q, rr).passages[0]["doc_id"] == "d4" and counting.calls == before
-    assert load_rerank_vectors(tiny_index, counting.name, 6) == (None, None)
+    # a file built for another passage table (or another dimension) is ignored, never misread
+    fp = passage_fingerprint(texts)
+    assert load_rerank_vectors(tiny_index, counting.name, fp, 384)[0] is not None
+    assert load_rerank_vectors(tiny_index, counting.name, passage_fingerprint(texts[::-1]), 384) == (None, None)
+    assert load_rerank_vectors(tiny_index, counting.name, fp, 512) == (None, None)
+    save_rerank_vectors(tiny_index, counting.name, vecs[::-1], np.ones(5, dtype=bool), passage_fingerprint(texts[::-1]))
+    s3 = Searcher(tiny_index, use_encoder, reranker=counting)
+    assert s3._rerank_have is None
     # without a re-ranker the setting is inert
     assert [p["doc_id"] for p in Searcher(tiny_index, use_encoder).search(q, rr).passages[:3]] == top3
-    vp.unlink(), hp.unlink()
+    rerank_vector_path(tiny_index, counting.name).unlink()
+
+
+def test_duplicate_texts_share_the_second_stage_score(tiny_index, use_encoder, e5_encoder):
+    """Two copies of one text (another file, same words) rank together after re-ranking."""
+    from radar_pipeline.retrieval.search import Searcher as S
+
+    s = S(tiny_index, use_encoder, reranker=e5_encoder)
+    fused = {0: 0.9, 1: 0.5, 2: 0.4}
+    s._texts = [TEXTS[0][1], TEXTS[1][1], TEXTS[0][1], TEXTS[3][1], TEXTS[4][1]]  # row 2 repeats row 0
+    out = s.second_stage("pruebas antisatélite", fused, RetrievalConfig(rerank_k=1))
+    assert out[0] == out[2] and out[0] >= 1.0 > out[1]

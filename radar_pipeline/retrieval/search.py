@@ -8,13 +8,13 @@ from the index directory (no raw corpus, no PostgreSQL), then:
 2. every candidate gets both rankers' exact scores (dense by dot product with its stored vector,
    BM25 from the full score vector), each min–max normalised over that ranker's own top list and
    clipped to [0, 1], then fused (convex combination or RRF);
-3. phenomenon boost (× ``phenomenon_boost`` for passages of the predicted phenomenon, never a
-   filter);
-4. optional second stage: the top ``rerank_k`` fused candidates (distinct texts) re-scored by a
+3. optional second stage: the top ``rerank_k`` fused candidates (distinct texts) re-scored by a
    second encoder (multilingual-e5-small over each passage's first words) and interpolated with
-   the fused score (``fusion.rerank``); their vectors come from the ``rerank/`` folder of the
+   the fused score (``fusion.rerank``); their vectors come from ``rerank/<encoder>.npz`` in the
    index when the ``rerank_vectors`` asset has precomputed them, else they are encoded on the
    fly and kept in this searcher's own cache;
+4. phenomenon boost (× ``phenomenon_boost`` for passages of the predicted phenomenon, never a
+   filter);
 5. ``policy``: passages (dedupe, ≤ 3 per document, top 10) and documents (mean of best 2, top 3).
 
 Every rule is a field of ``RetrievalConfig`` so evaluations can switch it off and measure it.
@@ -46,7 +46,8 @@ class RetrievalConfig:
     # Defaults = the measured winner ("hybrid_rrf_gd_b05_rr200" in evals/README.md): dense + BM25
     # fused by RRF with BM25 at half weight, the glossary on both rankers, no phenomenon boost (the
     # boost measured -0.001 NDCG@10 on Codefest dev, p > 0.5, so it is kept as a switch, off); then
-    # the top 200 re-scored by multilingual-e5-small at weight 0.7 (+0.07 NDCG@10, p < 0.01).
+    # the top 200 re-scored by multilingual-e5-small at weight 0.7 (Codefest NDCG@10 +0.068, p = 0.011
+    # on the development index; +0.076, p = 0.001 on a clean one).
     name: str = "default"
     candidates: int = 200            # per ranker; SPEC: measured saturation point of the original
     dense_weight: float = 1.0
@@ -73,7 +74,7 @@ class RetrievalConfig:
     rerank_weight: float = 0.7
     glossary_rerank: bool = True     # the re-ranker's query is "question + glossary English terms"
     # At most this many of the top-k without a precomputed vector are encoded per query (the best
-    # first-stage ones; ~0.14 s each on one core); the others take their first-stage score mapped
+    # first-stage ones; ~0.3 s per 128-word passage on one core); the others take their first-stage score mapped
     # onto the re-ranker's range. 0 = never encode at query time.
     rerank_encode_limit: int = 8
     policy: PolicyConfig = field(default_factory=PolicyConfig)
@@ -97,7 +98,9 @@ class SearchResult:
 
 
 class Searcher:
-    """Query-time view of one encoder's indexes. Read-only after construction."""
+    """Query-time view of one encoder's indexes. The indexes are read-only after construction;
+    the only mutable state is the cache of re-ranker vectors encoded at query time (guarded by a
+    lock, bounded by ``rerank_cache_size``). A re-materialized index is seen by a new Searcher."""
 
     def __init__(self, index_dir: Path, encoder: Encoder, config: RetrievalConfig | None = None,
                  reranker: Encoder | None = None, rerank_cache_size: int = 50_000):
@@ -133,14 +136,17 @@ class Searcher:
         self._rerank_cache_size = rerank_cache_size
         self._rerank_pre, self._rerank_have = (None, None)
         if reranker is not None:
-            self._rerank_pre, self._rerank_have = load_rerank_vectors(index_dir, reranker.name, p.height)
+            self._rerank_pre, self._rerank_have = load_rerank_vectors(
+                index_dir, reranker.name, passage_fingerprint(self._texts), reranker.dim)
 
     # ------------------------------------------------------------------ second stage
     def rerank_vectors(self, rows: list[int], encode_limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Re-ranker passage vectors for ``rows``: ``(vectors (len(rows), dim) float32, found
-        (len(rows),) bool)``. Precomputed ones come from the index, then this searcher's cache;
-        up to ``encode_limit`` (None = all) of the rest, first ones first, are encoded now (one
-        batch) and cached; rows left without a vector have ``found`` False and a zero vector."""
+        """Re-ranker passage vectors for ``rows`` (passage-table row numbers): ``(vectors
+        (len(rows), dim) float32, found (len(rows),) bool)``. Precomputed ones come from the index,
+        then this searcher's cache; up to ``encode_limit`` (None = all) of the rest, first ones
+        first, are encoded now (one batch, ~0.1–0.6 s per passage on one core) and cached; rows
+        left without a vector have ``found`` False and a zero vector. Raises ``AssertionError``
+        without a re-ranker and ``IndexError`` for a row outside the passage table."""
         assert self.reranker is not None
         out = np.zeros((len(rows), self.reranker.dim), dtype=np.float32)
         found = np.ones(len(rows), dtype=bool)
@@ -150,9 +156,9 @@ class Searcher:
             out[pre] = self._rerank_pre[idx[pre]]
         missing = []
         for i in np.flatnonzero(~pre):
-            r = rows[i]
-            if r in self._rerank_cache:
-                out[i] = self._rerank_cache[r]
+            v = self._rerank_cache.get(rows[i])  # .get: another thread may clear the cache
+            if v is not None:
+                out[i] = v
             else:
                 missing.append(int(i))
         if encode_limit is not None and len(missing) > encode_limit:
@@ -169,7 +175,12 @@ class Searcher:
         return out, found
 
     def second_stage(self, question: str, fused: dict[int, float], cfg: RetrievalConfig) -> dict[int, float]:
-        """``fused`` with its top ``cfg.rerank_k`` distinct texts re-scored (``fusion.rerank``)."""
+        """``fused`` (row → first-stage score) with its top ``cfg.rerank_k`` distinct texts
+        re-scored by ``fusion.rerank``: re-scored rows land in [1, 2], every other row in [0, 1);
+        a row whose text repeats a re-scored one gets the same score (so duplicate copies rank
+        together). Rows without a vector (past ``cfg.rerank_encode_limit``) get an imputed
+        re-ranker score: their first-stage score mapped linearly onto the range of the scored
+        ones. Calls into the native encoder are serialised by a lock."""
         if not cfg.rerank_k or self.reranker is None or not fused:
             return fused
         top, seen = [], set()
@@ -194,7 +205,9 @@ class Searcher:
                 sims = np.where(found, sims, sk.min() + (f - fk.min()) / span_f * float(sk.max() - sk.min()))
             else:
                 sims = f
-        return rerank(fused, {r: float(s) for r, s in zip(top, sims)}, cfg.rerank_weight)
+        out = rerank(fused, {r: float(s) for r, s in zip(top, sims)}, cfg.rerank_weight)
+        by_text = {self._texts[r]: out[r] for r in top}
+        return {r: by_text.get(self._texts[r], s) for r, s in out.items()}
 
     # ------------------------------------------------------------------ rankers
     def query_vector(self, question: str, cfg: RetrievalConfig) -> np.ndarray:
@@ -330,21 +343,50 @@ def _clip_norm(scores: dict[int, float], lo: float, hi: float) -> dict[int, floa
 RERANK_DIR = "rerank"
 
 
-def rerank_vector_paths(index_dir: Path, name: str) -> tuple[Path, Path]:
-    """``(<index>/rerank/<name>.npy, <index>/rerank/<name>.have.npy)``: vectors row-aligned with
-    the index's passage table and the boolean mask of rows that have one."""
-    return index_dir / RERANK_DIR / f"{name}.npy", index_dir / RERANK_DIR / f"{name}.have.npy"
+def rerank_vector_path(index_dir: Path, name: str) -> Path:
+    """``<index>/rerank/<name>.npz``: one file holding ``vectors`` (float32, (rows, dim), zeros
+    where missing), ``have`` (bool, (rows,)) and ``fingerprint`` (the passage table it is aligned
+    with, see ``passage_fingerprint``)."""
+    return index_dir / RERANK_DIR / f"{name}.npz"
 
 
-def load_rerank_vectors(index_dir: Path, name: str, n_rows: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Precomputed re-ranker vectors (in memory: 384 floats per passage, ~80 MB for the full
-    corpus; a memory map cost ~20 ms of page faults per question) and mask, or ``(None, None)``
-    when absent or not aligned with ``n_rows`` passages (a stale file is ignored, never misread)."""
-    vp, hp = rerank_vector_paths(index_dir, name)
-    if not (vp.exists() and hp.exists()):
+def passage_fingerprint(texts: list[str]) -> str:
+    """SHA-256 over the passage texts in row order: changes whenever a row's text or the row order
+    changes, so vectors aligned with another passage table are never applied to this one."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(hashlib.sha256(t.encode("utf-8")).digest())
+    return h.hexdigest()
+
+
+def save_rerank_vectors(index_dir: Path, name: str, vectors: np.ndarray, have: np.ndarray, fingerprint: str) -> Path:
+    """Write ``rerank_vector_path`` atomically (temporary file, then rename). Returns the path."""
+    path = rerank_vector_path(index_dir, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, vectors=np.asarray(vectors, dtype=np.float32), have=np.asarray(have, dtype=bool),
+             fingerprint=np.array(fingerprint))
+    tmp.replace(path)
+    return path
+
+
+def load_rerank_vectors(index_dir: Path, name: str, fingerprint: str,
+                        dim: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Precomputed re-ranker vectors ``(rows, dim)`` float32 (held in memory: ~80 MB for the full
+    corpus; a memory map cost ~20 ms of page faults per question) and the mask ``(rows,)`` bool,
+    or ``(None, None)`` when the file is absent, unreadable, built for another passage table
+    (``fingerprint`` differs) or of another dimension: a stale file is ignored, never misread."""
+    path = rerank_vector_path(index_dir, name)
+    if not path.exists():
         return None, None
-    vecs, have = np.load(vp), np.load(hp)
-    if vecs.shape[0] != n_rows or have.shape[0] != n_rows:
+    try:
+        with np.load(path) as z:
+            vecs, have, fp = z["vectors"], z["have"], str(z["fingerprint"])
+    except (OSError, ValueError, KeyError):
+        return None, None
+    if fp != fingerprint or have.shape[0] != vecs.shape[0] or (have.any() and vecs.shape[1] != dim):
         return None, None
     return vecs, have
 
