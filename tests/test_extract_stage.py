@@ -29,20 +29,27 @@ def test_a_hanging_file_times_out_and_the_rest_is_extracted(engine, tmp_path, mo
     assert stats["by_status"] == {"ok": 1, "timeout": 1}
 
 
+def _chunked_corpus(engine, root, texts: list[str]) -> None:
+    """One ``<i>.txt`` per text under ``root``, synced, extracted (no OCR) and chunked."""
+    from radar_pipeline.stages import chunk_documents
+
+    root.mkdir()
+    for i, text in enumerate(texts):
+        (root / f"{i}.txt").write_text(text)
+    sync_source_files(engine, root)
+    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    chunk_documents(engine)
+
+
 def test_parallel_embedding_matches_serial(engine, tmp_path, use_encoder):
     """Two encoder processes give the same vectors as one, and a re-run encodes nothing."""
     import numpy as np
 
     from radar_pipeline.config import EncoderSpec
-    from radar_pipeline.stages import chunk_documents, embed_chunks, load_passage_frame
+    from radar_pipeline.stages import embed_chunks, load_passage_frame
 
-    root = tmp_path / "c"
-    root.mkdir()
-    for i in range(6):
-        (root / f"{i}.txt").write_text(f"Document {i} is about satellites and orbital debris number {i}. " * 3)
-    sync_source_files(engine, root)
-    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
-    chunk_documents(engine)
+    _chunked_corpus(engine, tmp_path / "c",
+                    [f"Document {i} is about satellites and orbital debris number {i}. " * 3 for i in range(6)])
     stats = embed_chunks(engine, use_encoder, batch_size=2, workers=2, spec=EncoderSpec())
     assert stats["encoded_now"] == 6 and stats["vectors"] == 6
     frame, vecs = load_passage_frame(engine, use_encoder.name)
@@ -78,15 +85,10 @@ def test_rerank_vectors_within_a_budget_then_exported_row_aligned(engine, tmp_pa
     import numpy as np
 
     from radar_pipeline.retrieval.search import load_rerank_vectors
-    from radar_pipeline.stages import build_faiss_index, chunk_documents, embed_chunks, export_rerank_vectors
+    from radar_pipeline.stages import build_faiss_index, embed_chunks, export_rerank_vectors
 
-    root = tmp_path / "c"
-    root.mkdir()
-    for i in range(5):
-        (root / f"{i}.txt").write_text(f"Report {i}: anti-satellite tests and orbital debris, case {i}. " * 2)
-    sync_source_files(engine, root)
-    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
-    chunk_documents(engine)
+    _chunked_corpus(engine, tmp_path / "c",
+                    [f"Report {i}: anti-satellite tests and orbital debris, case {i}. " * 2 for i in range(5)])
     embed_chunks(engine, use_encoder)
     index_dir = tmp_path / "idx"
     build_faiss_index(engine, use_encoder.name, index_dir)

@@ -140,6 +140,16 @@ class Searcher:
                 index_dir, reranker.name, passage_fingerprint(self._texts), reranker.dim)
 
     # ------------------------------------------------------------------ second stage
+    @property
+    def rerank_coverage(self) -> float:
+        """Share (0–1) of passages with a precomputed re-ranker vector; 0.0 without any."""
+        return float(self._rerank_have.mean()) if self._rerank_have is not None and self._rerank_have.size else 0.0
+
+    @property
+    def encoded_at_query_time(self) -> int:
+        """How many re-ranker passage vectors this searcher has encoded at query time (cached)."""
+        return len(self._rerank_cache)
+
     def rerank_vectors(self, rows: list[int], encode_limit: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Re-ranker passage vectors for ``rows`` (passage-table row numbers): ``(vectors
         (len(rows), dim) float32, found (len(rows),) bool)``. Precomputed ones come from the index,
@@ -320,7 +330,14 @@ class Searcher:
             raise ValueError("empty question")
         cfg = cfg or self.config
         t0 = time.perf_counter()
-        fused, dense, phen = self.candidates(question, cfg)
+        return self.apply_policy(question, *self.candidates(question, cfg), cfg, started=t0)
+
+    def apply_policy(self, question: str, fused: list[Candidate], dense: list[Candidate], phen: str | None,
+                     cfg: RetrievalConfig, started: float | None = None) -> SearchResult:
+        """The ``SearchResult`` of ``candidates()``' output under ``cfg.policy`` (so a caller that
+        also needs the candidate pool, like the evaluation, computes it once). ``started`` is the
+        ``time.perf_counter()`` the latency is measured from (default: now)."""
+        t0 = time.perf_counter() if started is None else started
         passages = rank_passages(dense if cfg.passage_ranking == "dense" else fused, cfg.policy)
         docs = rank_documents(fused, cfg.policy)
         res = SearchResult(query=question, phenomenon=phen)
