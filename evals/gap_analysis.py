@@ -1,0 +1,204 @@
+"""Where the Codefest dev gap comes from: candidates, documents, passages, chunking, corpus scope.
+
+The default configuration is run once per dev question over the real index; each question's
+whole candidate pool (every passage the first stage fused, with its final score after the
+second stage) is kept and then re-ordered under counterfactual orderings, each of which removes
+one limit while keeping everything else (policy, scoring, judgments) as it is:
+
+- ``default``: the pool in its own order (= ``radar eval``).
+- ``oracle_pool``: the whole pool ordered by judged grade (ties by score) — the most any
+  re-ranker of these candidates could reach; ``oracle_top{K}``: the same, only the first K by
+  score re-ordered (what a re-ranker of depth K could reach).
+- ``oracle_documents``: passages of the question's relevant documents moved ahead of all others
+  (their own order kept): separates finding the documents (F1@3 → 1.0) from picking the judged
+  passages inside them.
+- ``codefest_scope``: passages of files outside ``corpus/codefest/`` removed — the finalist's
+  setting, whose corpus was the 1,776 Codefest documents only (Radar's index also holds
+  ``corpus/radar/``, which can never be relevant to these judgments).
+- ``containment>=T``: the default order scored with a looser match rule (T < 0.55) — how much
+  is lost because Radar's passages are cut differently from the judged ones (a returned passage
+  straddling two judged chunks may overlap each by less than 0.55).
+
+Also reported: Recall@candidates (share of judged positives that some pool passage matches).
+
+Run: ``python evals/gap_analysis.py [--config NAME]`` → ``evals/reports/gap_analysis.json`` and a table on
+stdout (~1 min when the re-ranker vectors of the pools are precomputed; see ``rerank_vectors``).
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from evals.datasets import CodefestDev, benchmark_doc_id, load_codefest_dev
+from evals.scoring import build_judged_index, score_codefest_run
+from radar_pipeline.relevance import JudgedPassageIndex
+from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
+
+__all__ = ["Pool", "collect_pools", "reorder_run", "oracle_grade", "oracle_documents", "codefest_scope",
+           "analyse", "main"]
+
+#: question id → its candidate pool (distinct rows, final scores)
+Pool = Mapping[str, Sequence[Candidate]]
+#: (question id, pool) → re-scored pool (candidates dropped from the list are removed)
+Reorder = Callable[[str, Sequence[Candidate]], list[Candidate]]
+
+REPORT = Path(__file__).parent / "reports" / "gap_analysis.json"
+
+
+def collect_pools(searcher, cfg, dev: CodefestDev) -> dict[str, list[Candidate]]:
+    """Each dev question's fused candidate pool under ``cfg`` (``Searcher.candidates``), scores
+    final (second stage and boost applied). Returns ``{query_id: [Candidate, …]}``."""
+    return {q.query_id: searcher.candidates(q.question, cfg)[0] for q in dev.questions}
+
+
+def reorder_run(pools: Pool, reorder: Reorder, policy: PolicyConfig) -> list[dict]:
+    """A Codefest run (the shape ``evals.scoring.score_codefest_run`` reads) from ``pools``
+    re-scored by ``reorder`` and cut by ``policy`` (dedupe, per-document cap, top 10 passages,
+    top 3 documents by mean of best passages)."""
+    run = []
+    for qid, pool in pools.items():
+        cands = reorder(qid, pool)
+        run.append({
+            "query_id": qid,
+            "documents": [{"rank": i, "doc_id": d.doc_id, "source_path": d.source_path}
+                          for i, d in enumerate(rank_documents(cands, policy), 1)],
+            "passages": [{"rank": i, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "source_path": c.source_path,
+                          "text": c.text} for i, c in enumerate(rank_passages(cands, policy), 1)],
+        })
+    return run
+
+
+def _rescore(c: Candidate, score: float) -> Candidate:
+    return Candidate(c.row, c.chunk_id, c.doc_id, c.source_path, c.text, score)
+
+
+def oracle_grade(index: JudgedPassageIndex, depth: int | None = None) -> Reorder:
+    """Order by judged grade (0/1/2 from ``index``), ties by the pool's own score; with ``depth``
+    only the pool's first ``depth`` passages by score are re-ordered and stay ahead of the rest."""
+    def reorder(qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
+        ranked = sorted(pool, key=lambda c: -c.score)
+        head = ranked if depth is None else ranked[:depth]
+        tail = [] if depth is None else ranked[depth:]
+        lo, hi = (min(c.score for c in pool), max(c.score for c in pool)) if pool else (0.0, 1.0)
+        span = (hi - lo) or 1.0
+
+        def norm(c: Candidate) -> float:  # the pool's own score in [0, 1): the tie-break
+            return 0.999 * (c.score - lo) / span
+
+        out = [_rescore(c, 3.0 + index.grade(qid, c.text) + norm(c)) for c in head]
+        return out + [_rescore(c, norm(c)) for c in tail]
+    return reorder
+
+
+def oracle_documents(relevant: Mapping[str, frozenset[str]]) -> Reorder:
+    """Passages of the question's relevant documents (benchmark ids) ahead of all others, each
+    group in the pool's own order."""
+    def reorder(qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
+        rel = relevant.get(qid, frozenset())
+        lo = min((c.score for c in pool), default=0.0)
+        hi = max((c.score for c in pool), default=1.0)
+        span = (hi - lo) or 1.0
+        return [_rescore(c, (c.score - lo) / span + (2.0 if benchmark_doc_id(c.source_path) in rel else 0.0))
+                for c in pool]
+    return reorder
+
+
+def codefest_scope(_qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
+    """Only passages of Codefest files (``…codefest/…`` in the source path), order kept."""
+    return [c for c in pool if "codefest/" in c.source_path]
+
+
+def keep(_qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
+    """The pool as it is."""
+    return list(pool)
+
+
+def _scores(run: list[dict], dev: CodefestDev, index: JudgedPassageIndex) -> dict:
+    agg = score_codefest_run(run, dev=dev, index=index).aggregate
+    out = {k: round(float(v), 4) for k, v in agg["overall"].items() if k != "n"}
+    out["per_phenomenon"] = {ph: {k: round(float(agg[ph][k]), 4) for k in ("ndcg@10", "f1@3")}
+                             for ph in ("F1", "F2", "F3") if agg.get(ph, {}).get("n")}
+    return out
+
+
+def candidate_recall(pools: Pool, dev: CodefestDev, index: JudgedPassageIndex) -> float:
+    """Mean over questions of the share of judged passages with grade ≥ 1 that some pool passage
+    matches (0–1)."""
+    rec = []
+    for qid, pool in pools.items():
+        pos = {j.chunk_id for j in dev.qrels_chunks.get(qid, ()) if j.grade >= 1}
+        found = {m.judged_id for c in pool for m in index.matches(qid, c.text) if m.grade >= 1}
+        rec.append(len(found & pos) / len(pos) if pos else 0.0)
+    return float(np.mean(rec)) if rec else 0.0
+
+
+def analyse(pools: Pool, dev: CodefestDev, policy: PolicyConfig,
+            depths: Sequence[int] = (10, 40, 100, 200), thresholds: Sequence[float] = (0.4, 0.3)) -> dict:
+    """Every counterfactual of the module docstring over ``pools``: ``{"rows": [{"name", "removes",
+    "ndcg@10", "f1@3", "recall@10", "mrr@10", "per_phenomenon"}, …], "recall@candidates",
+    "pool_size_mean", "non_codefest_share_top10"}``."""
+    index = build_judged_index(dev)
+    rows = []
+
+    def add(name: str, removes: str, reorder: Reorder, idx: JudgedPassageIndex = index) -> None:
+        rows.append({"name": name, "removes": removes, **_scores(reorder_run(pools, reorder, policy), dev, idx)})
+
+    add("default", "nothing (the configuration as measured by radar eval)", keep)
+    add("oracle_pool", "all ranking error within the candidate pool", oracle_grade(index))
+    for k in depths:
+        add(f"oracle_top{k}", f"ranking error within the first {k} candidates", oracle_grade(index, k))
+    add("oracle_documents", "document-finding error (relevant documents first)", oracle_documents(dev.relevant_docs))
+    add("codefest_scope", "distractors from corpus/radar (finalist's corpus)", codefest_scope)
+    for t in thresholds:
+        add(f"containment>={t}", f"chunk misalignment up to a {t} match rule",
+            keep, build_judged_index(dev, threshold=t))
+    default_run = reorder_run(pools, keep, policy)
+    top = [p for r in default_run for p in r["passages"]]
+    return {
+        "rows": rows,
+        "recall@candidates": round(candidate_recall(pools, dev, index), 4),
+        "pool_size_mean": round(float(np.mean([len(p) for p in pools.values()])), 1),
+        "non_codefest_share_top10": round(sum("codefest/" not in p["source_path"] for p in top) / max(1, len(top)), 4),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``[--config NAME]`` (default: the default configuration): build the searcher from settings,
+    analyse, write ``REPORT``, print a table."""
+    import argparse
+    from evals.configs import CONFIGS, DEFAULT_NAME
+    from radar_pipeline.config import EncoderSpec, get_settings
+    from radar_pipeline.encoders import build_encoder, build_reranker
+    from radar_pipeline.retrieval.search import Searcher
+
+    settings = get_settings()
+    encoder = build_encoder(EncoderSpec())
+    searcher = Searcher(settings.index_dir / encoder.name, encoder, reranker=build_reranker())
+    ap = argparse.ArgumentParser(description="Codefest dev gap analysis (counterfactual orderings)")
+    ap.add_argument("--config", default=DEFAULT_NAME, choices=sorted(CONFIGS))
+    cfg = CONFIGS[ap.parse_args(argv).config]
+    dev = load_codefest_dev()
+    t0 = time.perf_counter()
+    pools = collect_pools(searcher, cfg, dev)
+    report = {"config": cfg.name, "index_passages": searcher.passages.height,
+              "rerank_coverage": round(searcher.rerank_coverage, 4),
+              **analyse(pools, dev, cfg.policy), "seconds": round(time.perf_counter() - t0, 1)}
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    print(f"{'ordering':22s} {'NDCG@10':>8s} {'F1@3':>6s}  removes", file=sys.stdout)
+    for r in report["rows"]:
+        print(f"{r['name']:22s} {r['ndcg@10']:8.3f} {r['f1@3']:6.3f}  {r['removes']}")
+    print(f"Recall@candidates {report['recall@candidates']}, pool {report['pool_size_mean']} passages, "
+          f"non-Codefest share of top 10 {report['non_codefest_share_top10']}; wrote {REPORT}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
