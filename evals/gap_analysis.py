@@ -7,22 +7,31 @@ one limit while keeping everything else (policy, scoring, judgments) as it is:
 
 - ``default``: the pool in its own order (= ``radar eval``).
 - ``oracle_pool``: the whole pool ordered by judged grade (ties by score) — the most any
-  re-ranker of these candidates could reach; ``oracle_top{K}``: the same, only the first K by
-  score re-ordered (what a re-ranker of depth K could reach).
-- ``oracle_documents``: passages of the question's relevant documents moved ahead of all others
-  (their own order kept): separates finding the documents (F1@3 → 1.0) from picking the judged
-  passages inside them.
-- ``codefest_scope``: passages of files outside ``corpus/codefest/`` removed — the finalist's
-  setting, whose corpus was the 1,776 Codefest documents only (Radar's index also holds
-  ``corpus/radar/``, which can never be relevant to these judgments).
+  re-ordering of these candidates could reach; ``oracle_top{K}``: an oracle over the current
+  top K only (by final score, so after the second stage; K counts passages, duplicates
+  included), the rest kept behind in its own order.
+- ``oracle_documents``: passages of the question's relevant documents (the F1@3 targets) moved
+  ahead of all others, each group in its own order: separates finding the documents (F1@3 →
+  1.0) from picking the judged passages inside them. ``oracle_positive_documents``: the same
+  with every document that has a judged passage of grade ≥ 1 (grade-1 passages also sit in
+  documents outside the F1@3 targets).
+- ``codefest_scope``: passages of non-Codefest files (no benchmark id) removed — close to the
+  finalist's setting, whose corpus was the Codefest documents only (Radar's index also holds
+  ``corpus/radar``, which can never be relevant to these judgments).
 - ``containment>=T``: the default order scored with a looser match rule (T < 0.55) — how much
   is lost because Radar's passages are cut differently from the judged ones (a returned passage
-  straddling two judged chunks may overlap each by less than 0.55).
+  straddling two judged chunks may overlap each by less than 0.55). A looser rule also credits
+  merely partial overlaps, so this is an indication, not a bound.
 
-Also reported: Recall@candidates (share of judged positives that some pool passage matches).
+Each row also gives ``repeat_matches`` (top-10 passages matching a judged passage an earlier
+one already matched: each is credited, as the reference rule does) and ``ndcg_clipped``
+(questions whose DCG exceeded the ideal). Also reported: Recall@candidates (share of judged
+positives that some pool passage matches).
 
-Run: ``python evals/gap_analysis.py [--config NAME]`` → ``evals/reports/gap_analysis.json`` and a table on
-stdout (~1 min when the re-ranker vectors of the pools are precomputed; see ``rerank_vectors``).
+Run: ``python evals/gap_analysis.py [--config NAME]`` → ``evals/reports/gap_analysis.json`` and a
+table on stdout (~30 s when the re-ranker vectors of the pools are precomputed; see the
+``rerank_vectors`` asset). Configurations that order passages by the dense list alone
+(``passage_ranking="dense"``) are not analysed: the pool is the fused list.
 """
 from __future__ import annotations
 
@@ -42,8 +51,8 @@ from evals.scoring import build_judged_index, score_codefest_run
 from radar_pipeline.relevance import JudgedPassageIndex
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 
-__all__ = ["Pool", "collect_pools", "reorder_run", "oracle_grade", "oracle_documents", "codefest_scope",
-           "analyse", "main"]
+__all__ = ["Pool", "analyse", "candidate_recall", "codefest_scope", "collect_pools", "keep", "main",
+           "oracle_documents", "oracle_grade", "reorder_run"]
 
 #: question id → its candidate pool (distinct rows, final scores)
 Pool = Mapping[str, Sequence[Candidate]]
@@ -55,14 +64,18 @@ REPORT = Path(__file__).parent / "reports" / "gap_analysis.json"
 
 def collect_pools(searcher, cfg, dev: CodefestDev) -> dict[str, list[Candidate]]:
     """Each dev question's fused candidate pool under ``cfg`` (``Searcher.candidates``), scores
-    final (second stage and boost applied). Returns ``{query_id: [Candidate, …]}``."""
+    final (second stage and boost applied). Returns ``{query_id: [Candidate, …]}``. Raises
+    ``ValueError`` for a configuration with ``passage_ranking="dense"`` (its passages are not
+    ordered by this pool)."""
+    if cfg.passage_ranking != "fused":
+        raise ValueError(f"{cfg.name}: passage_ranking={cfg.passage_ranking!r}; the analysis needs 'fused'")
     return {q.query_id: searcher.candidates(q.question, cfg)[0] for q in dev.questions}
 
 
 def reorder_run(pools: Pool, reorder: Reorder, policy: PolicyConfig) -> list[dict]:
     """A Codefest run (the shape ``evals.scoring.score_codefest_run`` reads) from ``pools``
-    re-scored by ``reorder`` and cut by ``policy`` (dedupe, per-document cap, top 10 passages,
-    top 3 documents by mean of best passages)."""
+    re-scored by ``reorder`` and cut by ``policy`` (dedupe, per-document cap, top
+    ``policy.k_passages`` passages, top ``policy.k_documents`` documents by mean of best passages)."""
     run = []
     for qid, pool in pools.items():
         cands = reorder(qid, pool)
@@ -112,8 +125,9 @@ def oracle_documents(relevant: Mapping[str, frozenset[str]]) -> Reorder:
 
 
 def codefest_scope(_qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
-    """Only passages of Codefest files (``…codefest/…`` in the source path), order kept."""
-    return [c for c in pool if "codefest/" in c.source_path]
+    """Only passages of Codefest files (those with a benchmark id, as the scorer maps them),
+    order kept."""
+    return [c for c in pool if benchmark_doc_id(c.source_path) is not None]
 
 
 def keep(_qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
@@ -122,16 +136,19 @@ def keep(_qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
 
 
 def _scores(run: list[dict], dev: CodefestDev, index: JudgedPassageIndex) -> dict:
-    agg = score_codefest_run(run, dev=dev, index=index).aggregate
+    scores = score_codefest_run(run, dev=dev, index=index)
+    agg, per_query = scores.aggregate, scores.per_query
     out = {k: round(float(v), 4) for k, v in agg["overall"].items() if k != "n"}
+    out["repeat_matches"] = int(per_query["repeat_matches"].sum())
+    out["ndcg_clipped"] = int(per_query["ndcg_clipped"].sum())
     out["per_phenomenon"] = {ph: {k: round(float(agg[ph][k]), 4) for k in ("ndcg@10", "f1@3")}
                              for ph in ("F1", "F2", "F3") if agg.get(ph, {}).get("n")}
     return out
 
 
 def candidate_recall(pools: Pool, dev: CodefestDev, index: JudgedPassageIndex) -> float:
-    """Mean over questions of the share of judged passages with grade ≥ 1 that some pool passage
-    matches (0–1)."""
+    """Mean over the questions of ``pools`` of the share of their judged passages with grade ≥ 1
+    that some pool passage matches (0–1; a question without positives counts 0.0)."""
     rec = []
     for qid, pool in pools.items():
         pos = {j.chunk_id for j in dev.qrels_chunks.get(qid, ()) if j.grade >= 1}
@@ -143,8 +160,10 @@ def candidate_recall(pools: Pool, dev: CodefestDev, index: JudgedPassageIndex) -
 def analyse(pools: Pool, dev: CodefestDev, policy: PolicyConfig,
             depths: Sequence[int] = (10, 40, 100, 200), thresholds: Sequence[float] = (0.4, 0.3)) -> dict:
     """Every counterfactual of the module docstring over ``pools``: ``{"rows": [{"name", "removes",
-    "ndcg@10", "f1@3", "recall@10", "mrr@10", "per_phenomenon"}, …], "recall@candidates",
-    "pool_size_mean", "non_codefest_share_top10"}``."""
+    "ndcg@10", "f1@3", "recall@10", "mrr@10", "repeat_matches", "ndcg_clipped", "per_phenomenon"},
+    …], "recall@candidates", "pool_size_mean", "non_codefest_share_top10"}``. Metrics are means
+    over all dev questions (a dev question missing from ``pools`` scores 0); raises
+    ``ValueError`` for a pool question id that is not a dev question."""
     index = build_judged_index(dev)
     rows = []
 
@@ -155,7 +174,9 @@ def analyse(pools: Pool, dev: CodefestDev, policy: PolicyConfig,
     add("oracle_pool", "all ranking error within the candidate pool", oracle_grade(index))
     for k in depths:
         add(f"oracle_top{k}", f"ranking error within the first {k} candidates", oracle_grade(index, k))
-    add("oracle_documents", "document-finding error (relevant documents first)", oracle_documents(dev.relevant_docs))
+    add("oracle_documents", "document-finding error (F1@3 target documents first)", oracle_documents(dev.relevant_docs))
+    add("oracle_positive_documents", "document-finding error (documents with a judged positive first)",
+        oracle_documents(dev.docs_with_positive_chunk))
     add("codefest_scope", "distractors from corpus/radar (finalist's corpus)", codefest_scope)
     for t in thresholds:
         add(f"containment>={t}", f"chunk misalignment up to a {t} match rule",
@@ -166,7 +187,8 @@ def analyse(pools: Pool, dev: CodefestDev, policy: PolicyConfig,
         "rows": rows,
         "recall@candidates": round(candidate_recall(pools, dev, index), 4),
         "pool_size_mean": round(float(np.mean([len(p) for p in pools.values()])), 1),
-        "non_codefest_share_top10": round(sum("codefest/" not in p["source_path"] for p in top) / max(1, len(top)), 4),
+        "non_codefest_share_top10": round(sum(benchmark_doc_id(p["source_path"]) is None for p in top)
+                                          / max(1, len(top)), 4),
     }
 
 
@@ -174,7 +196,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     """``[--config NAME]`` (default: the default configuration): build the searcher from settings,
     analyse, write ``REPORT``, print a table."""
     import argparse
+
     from evals.configs import CONFIGS, DEFAULT_NAME
+
+    fused = sorted(n for n, c in CONFIGS.items() if c.passage_ranking == "fused")
+    ap = argparse.ArgumentParser(description="Codefest dev gap analysis (counterfactual orderings)")
+    ap.add_argument("--config", default=DEFAULT_NAME, choices=fused)
+    cfg = CONFIGS[ap.parse_args(argv).config]
+
     from radar_pipeline.config import EncoderSpec, get_settings
     from radar_pipeline.encoders import build_encoder, build_reranker
     from radar_pipeline.retrieval.search import Searcher
@@ -182,9 +211,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     settings = get_settings()
     encoder = build_encoder(EncoderSpec())
     searcher = Searcher(settings.index_dir / encoder.name, encoder, reranker=build_reranker())
-    ap = argparse.ArgumentParser(description="Codefest dev gap analysis (counterfactual orderings)")
-    ap.add_argument("--config", default=DEFAULT_NAME, choices=sorted(CONFIGS))
-    cfg = CONFIGS[ap.parse_args(argv).config]
     dev = load_codefest_dev()
     t0 = time.perf_counter()
     pools = collect_pools(searcher, cfg, dev)
@@ -193,9 +219,9 @@ def main(argv: Sequence[str] | None = None) -> None:
               **analyse(pools, dev, cfg.policy), "seconds": round(time.perf_counter() - t0, 1)}
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    print(f"{'ordering':22s} {'NDCG@10':>8s} {'F1@3':>6s}  removes", file=sys.stdout)
+    print(f"{'ordering':26s} {'NDCG@10':>8s} {'F1@3':>6s} {'repeats':>7s}  removes")
     for r in report["rows"]:
-        print(f"{r['name']:22s} {r['ndcg@10']:8.3f} {r['f1@3']:6.3f}  {r['removes']}")
+        print(f"{r['name']:26s} {r['ndcg@10']:8.3f} {r['f1@3']:6.3f} {r['repeat_matches']:7d}  {r['removes']}")
     print(f"Recall@candidates {report['recall@candidates']}, pool {report['pool_size_mean']} passages, "
           f"non-Codefest share of top 10 {report['non_codefest_share_top10']}; wrote {REPORT}")
 

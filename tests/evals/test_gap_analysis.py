@@ -7,6 +7,7 @@ from evals.datasets import CodefestDev, CodefestQuestion, JudgedChunk
 from evals.gap_analysis import (
     analyse,
     candidate_recall,
+    collect_pools,
     codefest_scope,
     keep,
     oracle_documents,
@@ -44,7 +45,7 @@ def pools() -> dict[str, list[Candidate]]:
         _c(2, "b", "codefest/F1/F1-BBB-002.txt", W("b", 0, 50), 0.7),                  # grade 1
         # straddles A and unjudged text: A is 22/46 inside it, it is 22/62 inside A -> no match at 0.55
         _c(3, "a", "codefest/F1/F1-AAA-001.txt", W("a", 0, 26) + " " + W("q", 0, 40), 0.6),
-        _c(4, "a2", "codefest/F1/F1-AAA-001.txt", W("a", 0, 50), 0.5),                 # grade 2
+        _c(4, "a", "codefest/F1/F1-AAA-001.txt", W("a", 0, 50), 0.5),                  # grade 2
     ]}
 
 
@@ -71,8 +72,13 @@ def test_oracle_grade_whole_pool_and_depth(pools, dev):
 
 def test_oracle_documents_and_scope(pools, dev):
     run = reorder_run(pools, oracle_documents(dev.relevant_docs), POLICY)
+    # AAA's two passages first (own order), then the rest in pool order
     assert _passage_rows(run) == ["c3", "c4", "c0"]
-    assert [d["source_path"] for d in run[0]["documents"]][0] == "codefest/F1/F1-AAA-001.txt"
+    assert [d["source_path"] for d in run[0]["documents"]] == ["codefest/F1/F1-AAA-001.txt", "radar/misc/x.pdf"]
+    # documents with any judged positive: AAA and BBB (grade 1) first
+    run = reorder_run(pools, oracle_documents({"qa": frozenset({"F1-AAA-001", "F1-BBB-002"})}), POLICY)
+    assert _passage_rows(run) == ["c2", "c3", "c4"]
+    # the non-Codefest file has no benchmark id: out of scope
     assert _passage_rows(reorder_run(pools, codefest_scope, POLICY)) == ["c1", "c2", "c3"]
 
 
@@ -84,14 +90,17 @@ def test_candidate_recall(pools, dev):
 def test_analyse_rows(pools, dev):
     rep = analyse(pools, dev, POLICY, depths=(2,), thresholds=(0.4,))
     rows = {r["name"]: r for r in rep["rows"]}
-    assert list(rows) == ["default", "oracle_pool", "oracle_top2", "oracle_documents", "codefest_scope",
-                          "containment>=0.4"]
+    assert list(rows) == ["default", "oracle_pool", "oracle_top2", "oracle_documents", "oracle_positive_documents",
+                          "codefest_scope", "containment>=0.4"]
     # default: grades [0, 0, 1] -> low; the oracle's [2, 1, 0] is the best possible
     assert rows["default"]["ndcg@10"] < rows["oracle_pool"]["ndcg@10"]
     # ideal = all judged grades [2, 2, 1, 0]; the oracle shows [2, 1, 0]
     assert rows["oracle_pool"]["ndcg@10"] == pytest.approx((2 + 1 / 1.584962500721156) / (2 + 2 / 1.584962500721156 + 1 / 2), abs=1e-4)  # rounded to 4 places
-    # oracle documents: both top documents relevant? AAA first, then the pool's best other (x): 1 of 2
-    assert rows["oracle_documents"]["f1@3"] > rows["default"]["f1@3"]
+    # default documents: x (no benchmark id), CCC -> no hit; oracle documents: AAA, x -> 1 hit of the
+    # 3 slots F1@3 counts, relevant {AAA, EEE}: P = 1/3, R = 1/2 -> F1 = 0.4
+    assert rows["default"]["f1@3"] == 0.0
+    assert rows["oracle_documents"]["f1@3"] == pytest.approx(0.4)
+    assert rows["default"]["repeat_matches"] == 0 and rows["default"]["ndcg_clipped"] == 0
     assert rows["containment>=0.4"]["ndcg@10"] == rows["default"]["ndcg@10"]  # c3 is not in the top 3
     assert rep["recall@candidates"] == pytest.approx(2 / 3, abs=1e-4)
     assert rep["non_codefest_share_top10"] == pytest.approx(1 / 3, abs=1e-4)
@@ -103,3 +112,10 @@ def test_looser_rule_credits_a_misaligned_passage(pools, dev):
     rows = {r["name"]: r for r in rep["rows"]}
     assert rows["default"]["ndcg@10"] == 0.0          # 22/46 < 0.55: no credit
     assert rows["containment>=0.4"]["ndcg@10"] > 0.0  # 22/46 >= 0.4: credited as A (grade 2)
+
+
+def test_collect_pools_refuses_dense_passage_ranking(dev):
+    from evals.configs import CONFIGS
+
+    with pytest.raises(ValueError, match="passage_ranking"):
+        collect_pools(None, CONFIGS["dense"], dev)
