@@ -16,10 +16,9 @@ from evals.gap_analysis import (
 )
 from evals.scoring import build_judged_index
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig
+from tests.evals.text_fixtures import words as W
 
 
-def W(prefix: str, a: int, b: int) -> str:
-    return " ".join(f"{prefix}{i}" for i in range(a, b))
 
 
 @pytest.fixture()

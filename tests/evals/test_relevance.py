@@ -13,11 +13,7 @@ from radar_pipeline.relevance import (
     tokenize,
     word_ngrams,
 )
-
-
-def words(prefix: str, start: int, stop: int) -> str:
-    """Distinct tokens ``<prefix>start … <prefix>stop-1`` (so n-gram counts are easy to compute)."""
-    return " ".join(f"{prefix}{i}" for i in range(start, stop))
+from tests.evals.text_fixtures import words
 
 
 # -- tokens and n-grams --------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from evals.datasets import (
     resolve_shared_dir,
 )
 from evals.scoring import build_judged_index, compare, load_run, score_beir_run, score_codefest_run
+from tests.evals.text_fixtures import words as W
 
 
 @pytest.fixture(scope="module")
@@ -112,8 +113,6 @@ def test_benchmark_doc_id(path, expected):
 
 
 # -- Codefest scoring: hand-made dev set -----------------------------------------------------------
-def W(prefix: str, a: int, b: int) -> str:
-    return " ".join(f"{prefix}{i}" for i in range(a, b))
 
 
 @pytest.fixture()
