@@ -93,6 +93,13 @@ def _rescore(c: Candidate, score: float) -> Candidate:
     return Candidate(c.row, c.chunk_id, c.doc_id, c.source_path, c.text, score)
 
 
+def _unit(pool: Sequence[Candidate]) -> Callable[[Candidate], float]:
+    """The pool's own score mapped onto [0, 1] (min–max over the pool)."""
+    lo = min((c.score for c in pool), default=0.0)
+    span = (max((c.score for c in pool), default=1.0) - lo) or 1.0
+    return lambda c: (c.score - lo) / span
+
+
 def oracle_grade(index: JudgedPassageIndex, depth: int | None = None) -> Reorder:
     """Order by judged grade (0/1/2 from ``index``), ties by the pool's own score; with ``depth``
     only the pool's first ``depth`` passages by score are re-ordered and stay ahead of the rest."""
@@ -100,14 +107,10 @@ def oracle_grade(index: JudgedPassageIndex, depth: int | None = None) -> Reorder
         ranked = sorted(pool, key=lambda c: -c.score)
         head = ranked if depth is None else ranked[:depth]
         tail = [] if depth is None else ranked[depth:]
-        lo, hi = (min(c.score for c in pool), max(c.score for c in pool)) if pool else (0.0, 1.0)
-        span = (hi - lo) or 1.0
+        unit = _unit(pool)  # the pool's own score: the tie-break, kept below 1
 
-        def norm(c: Candidate) -> float:  # the pool's own score in [0, 1): the tie-break
-            return 0.999 * (c.score - lo) / span
-
-        out = [_rescore(c, 3.0 + index.grade(qid, c.text) + norm(c)) for c in head]
-        return out + [_rescore(c, norm(c)) for c in tail]
+        out = [_rescore(c, 3.0 + index.grade(qid, c.text) + 0.999 * unit(c)) for c in head]
+        return out + [_rescore(c, 0.999 * unit(c)) for c in tail]
     return reorder
 
 
@@ -115,12 +118,8 @@ def oracle_documents(relevant: Mapping[str, frozenset[str]]) -> Reorder:
     """Passages of the question's relevant documents (benchmark ids) ahead of all others, each
     group in the pool's own order."""
     def reorder(qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
-        rel = relevant.get(qid, frozenset())
-        lo = min((c.score for c in pool), default=0.0)
-        hi = max((c.score for c in pool), default=1.0)
-        span = (hi - lo) or 1.0
-        return [_rescore(c, (c.score - lo) / span + (2.0 if benchmark_doc_id(c.source_path) in rel else 0.0))
-                for c in pool]
+        rel, unit = relevant.get(qid, frozenset()), _unit(pool)
+        return [_rescore(c, unit(c) + (2.0 if benchmark_doc_id(c.source_path) in rel else 0.0)) for c in pool]
     return reorder
 
 

@@ -38,7 +38,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from evals.datasets import CodefestDev, load_codefest_dev  # noqa: E402
 from evals.gap_analysis import reorder_run  # noqa: E402
 from evals.scoring import build_judged_index, compare, score_codefest_run  # noqa: E402
-from radar_pipeline.retrieval.fusion import rerank  # noqa: E402
+from radar_pipeline.retrieval.fusion import rerank, top_distinct  # noqa: E402
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig  # noqa: E402
 
 __all__ = ["PoolSignals", "second_stage", "doc_feature", "roc_auc", "fit_logistic", "loo_logistic", "main"]
@@ -69,13 +69,7 @@ def second_stage(cands: Sequence[Candidate], sims: np.ndarray, k: int, weight: f
     distinct texts by first-stage score are re-scored with ``sims`` (n,), duplicates of a
     re-scored text share its score, everything else keeps its first-stage order below them."""
     first = {i: c.score for i, c in enumerate(cands)}
-    top, seen = [], set()
-    for i in sorted(first, key=lambda i: -first[i]):
-        if cands[i].text not in seen:
-            seen.add(cands[i].text)
-            top.append(i)
-            if len(top) == k:
-                break
+    top = top_distinct(first, lambda i: cands[i].text, k)
     out = rerank(first, {i: float(sims[i]) for i in top}, weight)
     by_text = {cands[i].text: out[i] for i in top}
     return np.array([by_text.get(c.text, out[i]) for i, c in enumerate(cands)])

@@ -10,7 +10,7 @@ after normalisation (it was below that ranker's cut-off).
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 
 def minmax(scores: Mapping[int, float]) -> dict[int, float]:
@@ -44,6 +44,20 @@ def rrf(runs: Sequence[Mapping[int, float]], k: int = 60, weights: Sequence[floa
         for rank, (r, _) in enumerate(sorted(run.items(), key=lambda x: -x[1]), 1):
             fused[r] = fused.get(r, 0.0) + w / (k + rank)
     return fused
+
+
+def top_distinct(scores: Mapping[int, float], key: Callable[[int], str], k: int) -> list[int]:
+    """The ``k`` best-scored rows of ``scores``, best first, keeping only the first row of each
+    ``key`` (e.g. passage text, so duplicate copies take one re-ranking slot)."""
+    out: list[int] = []
+    seen: set[str] = set()
+    for r in sorted(scores, key=lambda r: -scores[r]):
+        if len(out) == k:
+            break
+        if key(r) not in seen:
+            seen.add(key(r))
+            out.append(r)
+    return out
 
 
 def rerank(first: Mapping[int, float], second: Mapping[int, float], weight: float) -> dict[int, float]:

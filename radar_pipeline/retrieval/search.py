@@ -30,7 +30,7 @@ import numpy as np
 import polars as pl
 
 from radar_pipeline.encoders import Encoder
-from radar_pipeline.retrieval.fusion import rerank, rrf
+from radar_pipeline.retrieval.fusion import rerank, rrf, top_distinct
 from radar_pipeline.retrieval.glossary import expand_query
 from radar_pipeline.retrieval.phenomenon import load_centroids, predict_phenomenon
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
@@ -193,13 +193,7 @@ class Searcher:
         ones. Calls into the native encoder are serialised by a lock."""
         if not cfg.rerank_k or self.reranker is None or not fused:
             return fused
-        top, seen = [], set()
-        for r in sorted(fused, key=lambda r: -fused[r]):
-            if self._texts[r] not in seen:
-                seen.add(self._texts[r])
-                top.append(r)
-                if len(top) == cfg.rerank_k:
-                    break
+        top = top_distinct(fused, self._texts.__getitem__, cfg.rerank_k)
         extra = expand_query(question) if cfg.glossary_rerank else ""
         with self._rerank_lock:
             qv = self.reranker.encode_queries([f"{question} {extra}" if extra else question])[0]
