@@ -18,7 +18,8 @@ questions).
 
 Run: ``python evals/pool_variants.py [--words64]`` → ``evals/reports/pool_variants.json`` and a
 table (~1 min with precomputed re-ranker vectors; ``--words64`` adds the e5-over-64-words variant,
-which encodes every pool passage again: ~25 min on 2 cores).
+which encodes every pool passage again: ~20 min on one core; without it the report has no
+64-word row).
 """
 from __future__ import annotations
 
