@@ -52,7 +52,7 @@ KB_ASSETS = "source_files,documents,pages,chunks,embeddings,faiss_index,bm25_ind
 def run_materialize(env: dict) -> float:
     """``radar materialize`` of the knowledge-base assets (ingestion → indexes), timed in seconds."""
     t0 = time.perf_counter()
-    rc = subprocess.call([sys.executable, "-m", "radar_pipeline.cli", "materialize", "--select", KB_ASSETS],
+    rc = subprocess.call([sys.executable, "-m", "radar_cli", "materialize", "--select", KB_ASSETS],
                          cwd=ROOT, env=env)
     if rc != 0:
         raise SystemExit(f"materialize failed with exit code {rc}")

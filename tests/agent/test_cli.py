@@ -1,23 +1,20 @@
-"""`radar serve` / `radar trace` wiring (skipped until radar_pipeline/cli.py registers them)."""
+"""`radar serve` / `radar trace` are registered in the `radar` command line and work on a real trace."""
 from __future__ import annotations
 
-import pytest
-
-from radar_pipeline.agent import cli_commands
+from radar_cli import agent_commands
 
 
 def test_cli_functions_exist():
-    assert callable(cli_commands.serve) and callable(cli_commands.trace)
+    assert callable(agent_commands.serve) and callable(agent_commands.trace)
 
 
 def test_trace_command_registered(db_client, pg_url, monkeypatch):
     from typer.testing import CliRunner
 
-    from radar_pipeline.cli import app
+    from radar_cli.main import app
 
     names = {c.name or c.callback.__name__ for c in app.registered_commands}
-    if "trace" not in names:
-        pytest.skip("radar trace not wired into radar_pipeline/cli.py yet")
+    assert {"serve", "trace", "materialize", "search", "eval", "doctor", "ui"} <= names
     run_id = db_client.post("/chat", json={"pregunta": "Hola"}).json()["metadata"]["run_id"]
     monkeypatch.setenv("DATABASE_URL", pg_url)
     res = CliRunner().invoke(app, ["trace", run_id])

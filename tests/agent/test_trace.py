@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from radar_pipeline.agent.cli_commands import trace as trace_cmd
+from radar_cli.agent_commands import trace as trace_cmd
 from radar_pipeline.agent.trace import agent_steps
 
 

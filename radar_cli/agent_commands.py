@@ -1,6 +1,6 @@
-"""``radar serve`` and ``radar trace RUN_ID`` (wired into ``radar_pipeline.cli``).
+"""``radar serve`` and ``radar trace RUN_ID`` (registered in ``radar_cli.main``).
 
-Kept here so the agent's commands live with the agent; the typer app only registers them.
+They start the API (``api.main``) and read the agent's trace store, so they live above both.
 """
 from __future__ import annotations
 

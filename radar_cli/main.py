@@ -1,4 +1,4 @@
-"""The ``radar`` command line: materialize, ui, search, doctor.
+"""The ``radar`` command line: materialize, ui, search, eval, serve, trace, doctor.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
@@ -175,7 +175,7 @@ def eval_(config: Optional[str] = typer.Option(None, help="configuration name (d
 def serve(host: str = typer.Option("127.0.0.1", help="bind address (loopback by default)"),
           port: int = typer.Option(8000, help="port")):
     """Start the agent API: POST /chat, /chat/stream, read endpoints; OpenAPI docs at /docs."""
-    from radar_pipeline.agent.cli_commands import serve as _serve
+    from radar_cli.agent_commands import serve as _serve
 
     _serve(host, port)
 
@@ -184,7 +184,7 @@ def serve(host: str = typer.Option("127.0.0.1", help="bind address (loopback by 
 def trace(run_id: str = typer.Argument(..., help="metadata.run_id of a /chat answer"),
           as_json: bool = typer.Option(False, "--json", help="print the stored trace as JSON")):
     """Print the stored trace of one /chat run: every step with role, tool, arguments, ms and tokens."""
-    from radar_pipeline.agent.cli_commands import trace as _trace
+    from radar_cli.agent_commands import trace as _trace
 
     raise typer.Exit(_trace(run_id, as_json))
 
