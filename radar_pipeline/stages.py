@@ -29,7 +29,7 @@ from radar_pipeline.config import EncoderSpec
 from radar_pipeline.encoders import Encoder, build_encoder
 from radar_pipeline.ingest import EXTRACTOR_VERSION, ExtractedDocument, OcrSettings, extract
 from radar_pipeline.ingest.normalize import json_safe
-from radar_pipeline.retrieval.phenomenon import compute_centroids, save_centroids
+from radar_pipeline.stores.centroids import compute_centroids, save_centroids
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
 from radar_pipeline.stores.passages import save_passages
@@ -381,10 +381,10 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
 def export_rerank_vectors(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
     """Write the re-ranker's vectors row-aligned with ``index_dir``'s passage table, matched by the
     hash of each row's text (so a re-chunked corpus can never hand a row another text's vector),
-    into ``rerank/<encoder_name>.npz`` (see ``search.rerank_vector_path``), replaced atomically.
+    into ``rerank/<encoder_name>.npz`` (see ``stores.rerank_vectors.rerank_vector_path``), replaced atomically.
     Returns rows, rows with a vector, coverage (0–1) and seconds. Raises ``FileNotFoundError``
     when the passage table is missing."""
-    from radar_pipeline.retrieval.search import passage_fingerprint, save_rerank_vectors
+    from radar_pipeline.stores.rerank_vectors import passage_fingerprint, save_rerank_vectors
     from radar_pipeline.stores.passages import load_passages
 
     t0 = time.perf_counter()

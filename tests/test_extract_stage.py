@@ -84,7 +84,7 @@ def test_rerank_vectors_within_a_budget_then_exported_row_aligned(engine, tmp_pa
     aligned with the FAISS passage table and marks exactly the rows that have a vector."""
     import numpy as np
 
-    from radar_pipeline.retrieval.search import load_rerank_vectors
+    from radar_pipeline.stores.rerank_vectors import load_rerank_vectors
     from radar_pipeline.stages import build_faiss_index, embed_chunks, export_rerank_vectors
 
     _chunked_corpus(engine, tmp_path / "c",
@@ -99,7 +99,7 @@ def test_rerank_vectors_within_a_budget_then_exported_row_aligned(engine, tmp_pa
     rest = embed_chunks(engine, e5_encoder, batch_size=2)
     assert rest["encoded_now"] == 3 and rest["remaining"] == 0
     full = export_rerank_vectors(engine, e5_encoder.name, index_dir)
-    from radar_pipeline.retrieval.search import passage_fingerprint
+    from radar_pipeline.stores.rerank_vectors import passage_fingerprint
     from radar_pipeline.stores.passages import load_passages
 
     texts = load_passages(index_dir)["text"].to_list()

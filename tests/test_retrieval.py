@@ -5,9 +5,11 @@ import pytest
 
 from radar_pipeline.retrieval.fusion import convex_fusion, minmax, rrf
 from radar_pipeline.retrieval.glossary import expand_query, glossary_matches, load_glossary
-from radar_pipeline.retrieval.phenomenon import compute_centroids, predict_phenomenon
+from radar_pipeline.retrieval.phenomenon import predict_phenomenon
+from radar_pipeline.stores.centroids import compute_centroids
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
-from radar_pipeline.retrieval.search import RetrievalConfig, Searcher, build_sentence_vectors
+from evals.sentence_vectors import build_sentence_vectors
+from radar_pipeline.retrieval.search import RetrievalConfig, Searcher
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index, tokenize
 from radar_pipeline.stores.passages import PASSAGE_COLUMNS, save_passages
@@ -86,7 +88,7 @@ def tiny_index(tmp_path_factory, use_encoder):
     vecs = use_encoder.encode_passages(texts)
     faiss_store.save_index(faiss_store.build_flat_ip(vecs), d)
     Bm25Index.build(texts).save(d)
-    from radar_pipeline.retrieval.phenomenon import save_centroids
+    from radar_pipeline.stores.centroids import save_centroids
 
     save_centroids(compute_centroids(vecs, [p for p, _ in TEXTS]), d)
     return d
@@ -178,8 +180,8 @@ class _CountingEncoder:
 
 def test_second_stage_reorders_top_k_and_caches_vectors(tiny_index, use_encoder, e5_encoder):
     """The e5 re-ranker moves the right passage up among the fused top-k; vectors are encoded once."""
-    from radar_pipeline.retrieval.search import (load_rerank_vectors, passage_fingerprint, rerank_vector_path,
-                                                 save_rerank_vectors)
+    from radar_pipeline.stores.rerank_vectors import (load_rerank_vectors, passage_fingerprint, rerank_vector_path,
+                                                  save_rerank_vectors)
 
     counting = _CountingEncoder(e5_encoder)
     counting.name, counting.dim = e5_encoder.name, e5_encoder.dim

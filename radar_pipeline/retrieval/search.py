@@ -11,7 +11,7 @@ from the index directory (no raw corpus, no PostgreSQL), then:
 3. optional second stage: the top ``rerank_k`` fused candidates (distinct texts) re-scored by a
    second encoder (multilingual-e5-small over each passage's first words) and interpolated with
    the fused score (``fusion.rerank``); their vectors come from ``rerank/<encoder>.npz`` in the
-   index when the ``rerank_vectors`` asset has precomputed them, else they are encoded on the
+   index (``stores.rerank_vectors``) when the ``rerank_vectors`` asset has precomputed them, else they are encoded on the
    fly and kept in this searcher's own cache;
 4. phenomenon boost (× ``phenomenon_boost`` for passages of the predicted phenomenon, never a
    filter);
@@ -32,11 +32,14 @@ import polars as pl
 from radar_pipeline.encoders import Encoder
 from radar_pipeline.retrieval.fusion import rerank, rrf, top_distinct
 from radar_pipeline.retrieval.glossary import expand_query
-from radar_pipeline.retrieval.phenomenon import load_centroids, predict_phenomenon
+from radar_pipeline.retrieval.phenomenon import predict_phenomenon
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index, tokenize
+from radar_pipeline.stores.centroids import load_centroids
 from radar_pipeline.stores.passages import load_passages
+from radar_pipeline.stores.rerank_vectors import load_rerank_vectors, passage_fingerprint
+from radar_pipeline.stores.sentence_vectors import load_sentence_vectors
 
 
 @dataclass(frozen=True)
@@ -118,9 +121,7 @@ class Searcher:
         except FileNotFoundError:
             self.bm25 = None
         self.centroids = load_centroids(index_dir)
-        sv, so = index_dir / SENTENCE_VECTORS, index_dir / SENTENCE_OWNERS
-        self.sentence_vectors = np.load(sv) if sv.exists() else None
-        self.sentence_owner = np.load(so) if so.exists() else None
+        self.sentence_vectors, self.sentence_owner = load_sentence_vectors(index_dir)
         # document frequency per vocabulary id (bm25s keeps a CSC matrix: one column per term)
         self._df = np.diff(self.bm25.retriever.scores["indptr"]) if self.bm25 is not None else None
         p = self.passages
@@ -349,77 +350,3 @@ def _clip_norm(scores: dict[int, float], lo: float, hi: float) -> dict[int, floa
     if span <= 1e-12:
         return {r: 1.0 if s >= hi else 0.0 for r, s in scores.items()}
     return {r: min(1.0, max(0.0, (s - lo) / span)) for r, s in scores.items()}
-
-
-RERANK_DIR = "rerank"
-
-
-def rerank_vector_path(index_dir: Path, name: str) -> Path:
-    """``<index>/rerank/<name>.npz``: one file holding ``vectors`` (float32, (rows, dim), zeros
-    where missing), ``have`` (bool, (rows,)) and ``fingerprint`` (the passage table it is aligned
-    with, see ``passage_fingerprint``)."""
-    return index_dir / RERANK_DIR / f"{name}.npz"
-
-
-def passage_fingerprint(texts: list[str]) -> str:
-    """SHA-256 over the passage texts in row order: changes whenever a row's text or the row order
-    changes, so vectors aligned with another passage table are never applied to this one."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for t in texts:
-        h.update(hashlib.sha256(t.encode("utf-8")).digest())
-    return h.hexdigest()
-
-
-def save_rerank_vectors(index_dir: Path, name: str, vectors: np.ndarray, have: np.ndarray, fingerprint: str) -> Path:
-    """Write ``rerank_vector_path`` atomically (temporary file, then rename). Returns the path."""
-    path = rerank_vector_path(index_dir, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, vectors=np.asarray(vectors, dtype=np.float32), have=np.asarray(have, dtype=bool),
-             fingerprint=np.array(fingerprint))
-    tmp.replace(path)
-    return path
-
-
-def load_rerank_vectors(index_dir: Path, name: str, fingerprint: str,
-                        dim: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Precomputed re-ranker vectors ``(rows, dim)`` float32 (held in memory: ~80 MB for the full
-    corpus; a memory map cost ~20 ms of page faults per question) and the mask ``(rows,)`` bool,
-    or ``(None, None)`` when the file is absent, unreadable, built for another passage table
-    (``fingerprint`` differs) or of another dimension: a stale file is ignored, never misread."""
-    path = rerank_vector_path(index_dir, name)
-    if not path.exists():
-        return None, None
-    try:
-        with np.load(path) as z:
-            vecs, have, fp = z["vectors"], z["have"], str(z["fingerprint"])
-    except (OSError, ValueError, KeyError):
-        return None, None
-    if fp != fingerprint or have.shape[0] != vecs.shape[0] or (have.any() and vecs.shape[1] != dim):
-        return None, None
-    return vecs, have
-
-
-SENTENCE_VECTORS = "sentence_vectors.npy"
-SENTENCE_OWNERS = "sentence_owner.npy"
-
-
-def build_sentence_vectors(index_dir: Path, encoder: Encoder, texts: list[str], languages: list[str | None],
-                           cache=None) -> int:
-    """Encode every sentence of every passage (row order of the passage table) and save the
-    vectors with their owning row. ``cache(texts) -> vectors`` may replace direct encoding.
-    Returns the sentence count. Cost ≈ one more encoding pass over the corpus."""
-    from radar_pipeline.sentences import split_sentences
-
-    sents, owner = [], []
-    for row, (text, lang) in enumerate(zip(texts, languages)):
-        for s in split_sentences(text, lang):
-            if s.strip():
-                sents.append(s.strip())
-                owner.append(row)
-    vecs = cache(sents) if cache else encoder.encode_passages(sents)
-    np.save(index_dir / SENTENCE_VECTORS, np.asarray(vecs, dtype=np.float32))
-    np.save(index_dir / SENTENCE_OWNERS, np.asarray(owner, dtype=np.int64))
-    return len(sents)
