@@ -22,6 +22,8 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from radar_pipeline.vocabulary import CODEFEST_CODES
+
 __all__ = [
     "BeirDataset",
     "BeirDoc",
@@ -37,7 +39,7 @@ __all__ = [
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PHENOMENA = ("F1", "F2", "F3")
+PHENOMENA = tuple(CODEFEST_CODES)   # the benchmark labels questions F1/F2/F3
 XQUAD_NAMES = ("xquad_es_en", "xquad_es_en_hard")
 # Codefest document ids: phenomenon, source collection, 3-digit number (e.g. F1-CSET-005).
 _CODEFEST_ID = re.compile(r"F[123]-[A-Z0-9]+-\d{3}")

@@ -48,7 +48,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from evals.datasets import CodefestDev, benchmark_doc_id, load_codefest_dev
 from evals.scoring import build_judged_index, score_codefest_run
-from radar_pipeline.relevance import JudgedPassageIndex
+from evals.relevance import JudgedPassageIndex
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 
 __all__ = ["Pool", "analyse", "candidate_recall", "codefest_scope", "collect_pools", "keep", "main",

@@ -87,7 +87,7 @@ def ndcg_at_k(ranked_gains: Sequence[float], ideal_gains: Sequence[float], k: in
 
     Returns a float in [0, 1]; 0.0 when the query has no relevant judged item (ideal DCG = 0).
     The value is clipped at 1.0: when relevance is transferred across chunkings (see
-    ``radar_pipeline.relevance``) several retrieved passages can overlap the same judged passage,
+    ``evals.relevance``) several retrieved passages can overlap the same judged passage,
     so the run's DCG can exceed the ideal built from the judged passages; ``evals.scoring`` counts
     such repeats per query so that the clip is visible.
 

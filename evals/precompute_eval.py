@@ -33,7 +33,7 @@ from typing import Any, Iterable
 from radar_pipeline.precompute.boilerplate import Boilerplate, load_boilerplate
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
 from radar_pipeline.precompute.places import Gazetteer, build_gazetteer
-from radar_pipeline.precompute.text import fold
+from radar_pipeline.textfold import fold_spans
 
 __all__ = ["LABELLED_PATH", "load_labelled", "predict", "evaluate", "evaluate_with_evidence"]
 
@@ -60,7 +60,7 @@ def predict(passage: dict[str, Any], dictionary: EntityDictionary, gazetteer: Ga
             boilerplate: Boilerplate) -> list[dict[str, Any]]:
     """Mentions the matchers produce for one passage: ``[{start, end, text, kind, id, resolution?}]``."""
     text = passage["text"]
-    masked, mfolded, _ = boilerplate.mask(text, fold(text))
+    masked, mfolded, _ = boilerplate.mask(text, fold_spans(text))
     ehits = dictionary.find(masked, phenomenon=passage.get("phenomenon"), folded=mfolded)
     phits = gazetteer.find(masked, folded=mfolded, decoy_spans=[(h.start, h.end) for h in ehits])
     out = [{"start": h.start, "end": h.end, "text": text[h.start:h.end], "kind": "entity", "id": h.entity_id}

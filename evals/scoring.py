@@ -10,8 +10,8 @@ question id::
 Per question (:func:`score_codefest_run`):
 
 - ``ndcg@10``: passages in rank order, each graded 0/1/2 by word 5-gram containment against the
-  question's judged passages (``radar_pipeline.relevance``; the judgments were made on another
-  chunking); ideal = all judged grades of the question; linear gain (``radar_pipeline.metrics``).
+  question's judged passages (``evals.relevance``; the judgments were made on another
+  chunking); ideal = all judged grades of the question; linear gain (``evals.metrics``).
 - ``f1@3``: Radar's first 3 documents, each mapped to its benchmark id through ``source_path``
   (``evals.datasets.benchmark_doc_id``); relevant = ``qrels_docs.relevant_doc_ids``. A benchmark id
   that appears twice in the top 3 (two source files with one stem) counts once and the repeated
@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from evals.datasets import CodefestDev, PHENOMENA, BeirDataset, benchmark_doc_id, load_codefest_dev
-from radar_pipeline.metrics import (
+from evals.metrics import (
     PairedTestResult,
     dcg_at_k,
     f1_at_k,
@@ -43,7 +43,7 @@ from radar_pipeline.metrics import (
     paired_randomization_test,
     recall_at_k,
 )
-from radar_pipeline.relevance import DEFAULT_N, DEFAULT_THRESHOLD, JudgedPassageIndex
+from evals.relevance import DEFAULT_N, DEFAULT_THRESHOLD, JudgedPassageIndex
 
 __all__ = [
     "RunScores",
@@ -301,7 +301,7 @@ def compare(
     Inputs are the ``per_query`` tables of two scorings (or mappings query id → value), paired on
     ``query_id``. Both must cover the same queries; raises ``ValueError`` otherwise, or when the
     metric column is missing. ``diff`` is ``mean_a - mean_b``; see
-    :func:`radar_pipeline.metrics.paired_randomization_test` for the p-value.
+    :func:`evals.metrics.paired_randomization_test` for the p-value.
     """
     va = _per_query_values(per_query_a, metric)
     vb = _per_query_values(per_query_b, metric)

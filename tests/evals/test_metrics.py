@@ -1,4 +1,4 @@
-"""radar_pipeline.metrics on hand-computed cases (the arithmetic is in the comments)."""
+"""evals.metrics on hand-computed cases (the arithmetic is in the comments)."""
 from __future__ import annotations
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from radar_pipeline.metrics import (
+from evals.metrics import (
     PairedTestResult,
     dcg_at_k,
     f1_at_k,

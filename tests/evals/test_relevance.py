@@ -1,4 +1,4 @@
-"""radar_pipeline.relevance: tokens, n-grams, containment and grading across chunkings."""
+"""evals.relevance: tokens, n-grams, containment and grading across chunkings."""
 from __future__ import annotations
 
 import random
@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from radar_pipeline.relevance import (
+from evals.relevance import (
     JudgedPassageIndex,
     containment,
     passage_grade,
