@@ -12,13 +12,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-PHENOMENA = ("ai_military", "space_security", "territorial")
-# Folder names that carry a phenomenon: the Radar corpus uses the names, Codefest uses F1/F2/F3.
-_FOLDER_PHENOMENON = {
-    "ai_military": "ai_military", "F1": "ai_military",
-    "space_security": "space_security", "F2": "space_security",
-    "territorial": "territorial", "F3": "territorial",
-}
+from radar_pipeline.vocabulary import FOLDER_PHENOMENON
+
 _SKIP_NAMES = {".DS_Store", "Thumbs.db", ".gitkeep"}
 
 
@@ -48,8 +43,8 @@ def doc_id_for(sha256: str) -> str:
 def phenomenon_for(rel_path: str) -> str | None:
     """Phenomenon from the first folder in the path that names one, else None."""
     for part in Path(rel_path).parts[:-1]:
-        if part in _FOLDER_PHENOMENON:
-            return _FOLDER_PHENOMENON[part]
+        if part in FOLDER_PHENOMENON:
+            return FOLDER_PHENOMENON[part]
     return None
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
-PHENOMENA = ["ai_military", "space_security", "territorial"]
+from radar_pipeline.vocabulary import PHENOMENA
+
 STATUSES = ["ok", "partial", "damaged", "encrypted", "corrupt", "empty", "unsupported", "timeout"]
 PAGE_SOURCES = ["text_layer", "ocr", "text_layer+ocr", "record", "plain"]
 NUL_FREE = pa.Check(lambda data: data.lazyframe.select(~pl.col(data.key).str.contains("\x00", literal=True)),

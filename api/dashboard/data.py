@@ -19,7 +19,7 @@ from typing import Any, Iterable
 
 import sqlalchemy as sa
 
-from radar_pipeline.precompute.text import fold_phrase
+from radar_pipeline.textfold import fold_phrase
 
 VIEWS = ("documents_per_place", "alerts_per_department", "armed_presence", "timeline", "entity_network",
          "entity_heatmap", "entity_quadrant")

@@ -20,12 +20,13 @@ from fastapi import APIRouter, HTTPException, Path as PathParam, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from api.dashboard.data import ENTITY_ID, PLACE_ID, VIEWS, DashboardData, Filters, NotMaterialized
+from radar_pipeline.vocabulary import Phenomenon
 
 log = logging.getLogger("radar.api.dashboard")
 STATIC = Path(__file__).resolve().parent / "static"
 router = APIRouter(include_in_schema=False)
 
-Phen = Literal["ai_military", "space_security", "territorial"]
+Phen = Phenomenon
 Year = Annotated[int | None, Query(ge=1900, le=2100)]
 View = Literal[VIEWS]  # type: ignore[valid-type]
 

@@ -13,6 +13,7 @@ from fastapi import APIRouter, HTTPException, Path, Query
 from api.deps import AggregatesDep, ServiceDep
 from api.schemas import AggregateListItem, AggregateResponse, ErrorResponse
 from radar_pipeline.agent.aggregates import AGGREGATES
+from radar_pipeline.vocabulary import Phenomenon
 
 log = logging.getLogger("radar.api.aggregates")
 router = APIRouter(tags=["aggregates"])
@@ -35,7 +36,7 @@ def list_aggregates(service: ServiceDep) -> list[AggregateListItem]:
 
 @router.get("/aggregates/{name}", response_model=AggregateResponse, responses={409: {"model": ErrorResponse}})
 def read_aggregate(reader: AggregatesDep, name: Annotated[AggregateName, Path()],
-                   phenomenon: Annotated[Literal["ai_military", "space_security", "territorial"] | None, Query()] = None,
+                   phenomenon: Annotated[Phenomenon | None, Query()] = None,
                    year_from: Annotated[int | None, Query(ge=1900, le=2100)] = None,
                    year_to: Annotated[int | None, Query(ge=1900, le=2100)] = None,
                    entity: Annotated[str | None, Query(min_length=1, max_length=120, description="entity_id del diccionario")] = None,

@@ -32,6 +32,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
+from radar_pipeline.textfold import fold_secure
+
 BLOCKED_REPLY = (
     "No puedo ayudar con esa solicitud. Puedo responder preguntas sobre inteligencia artificial en "
     "contextos militares, seguridad espacial y dinámicas territoriales en América Latina, citando los "
@@ -54,35 +56,12 @@ class GuardVerdict:
 
 
 # --------------------------------------------------------------------------- normalisation
-_CONFUSABLES = str.maketrans({
-    # Cyrillic
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s",
-    "ԁ": "d", "һ": "h", "ӏ": "l", "к": "k", "м": "m", "т": "t", "в": "b", "н": "h", "г": "r", "п": "n",
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T",
-    "Х": "X", "І": "I", "Ј": "J", "Ѕ": "S",
-    # Greek
-    "α": "a", "ε": "e", "ι": "i", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "ν": "v", "κ": "k", "χ": "x",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
-    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
-    # Latin look-alikes
-    "ɡ": "g", "ı": "i", "ſ": "s", "ℓ": "l",
-})
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i", "|": "l", "€": "e"})
 _SPACED = re.compile(r"(?<!\w)(?:\w[\s.\-_*+·,/]{1,3}){3,}\w(?!\w)")
 _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2}[\s:]?){8,}")
 _UESC = re.compile(r"\\u([0-9a-fA-F]{4})")
 _WS = re.compile(r"\s+")
-
-
-def fold(text: str) -> str:
-    """NFKC, format characters out, look-alikes to Latin, accents stripped, lower case, spaces collapsed."""
-    t = unicodedata.normalize("NFKC", text)
-    t = "".join(c for c in t if unicodedata.category(c) != "Cf")
-    t = t.translate(_CONFUSABLES)
-    t = unicodedata.normalize("NFKD", t)
-    t = "".join(c for c in t if not unicodedata.combining(c))
-    return _WS.sub(" ", t.lower()).strip()
 
 
 def _join_spaced(t: str) -> str:
@@ -124,12 +103,12 @@ def _decoded_payloads(raw: str) -> list[str]:
 
 def variants(text: str) -> dict[str, str]:
     """The normalised views of ``text`` the rules are matched against (name → text)."""
-    base = fold(text)
+    base = fold_secure(text)
     views = {"folded": base, "joined": _join_spaced(base), "leet": _join_spaced(base.translate(_LEET)),
              "rot13": codecs.decode(base, "rot13"), "reversed": base[::-1],
              "compact": re.sub(r"[^a-z0-9 ]+", "", base)}
     for i, dec in enumerate(_decoded_payloads(text)):
-        views[f"decoded{i}"] = fold(dec)
+        views[f"decoded{i}"] = fold_secure(dec)
     return views
 
 
@@ -277,7 +256,7 @@ class OutputVerdict:
 
 
 def _shingles(text: str, n: int = 8) -> set[str]:
-    words = re.findall(r"\w+", fold(text))
+    words = re.findall(r"\w+", fold_secure(text))
     return {" ".join(words[i:i + n]) for i in range(max(0, len(words) - n + 1))}
 
 
@@ -286,7 +265,7 @@ def check_output(text: str, system_prompts: list[str] | tuple[str, ...] = ()) ->
     8 words of one of ``system_prompts``), contains toxic language, or echoes an injection payload.
     Citations are ignored for the checks."""
     plain = re.sub(r"\[[^\]]{0,120}\]", " ", text or "")
-    folded = fold(plain)
+    folded = fold_secure(plain)
     if CANARY.lower() in folded or CANARY in (text or ""):
         return OutputVerdict(False, "leak:canary", CANARY)
     answer_sh = _shingles(plain)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from radar_pipeline.agent.guards import fold
+from radar_pipeline.textfold import fold_question
 
 try:  # the reviewed domain glossary of the retrieval package (Spanish → English)
     from radar_pipeline.retrieval.glossary import glossary_matches as _glossary_matches
@@ -122,7 +122,7 @@ def _parse_gazetteer(block: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]
     out = []
     for line in block.strip().splitlines():
         names, *aliases = line.split("|")
-        out.append((tuple(fold(n) for n in names.split(",")), tuple(fold(a) for a in aliases)))
+        out.append((tuple(fold_question(n) for n in names.split(",")), tuple(fold_question(a) for a in aliases)))
     return out
 
 
@@ -174,7 +174,7 @@ def _item_requirement(item: str, proper_list: bool) -> Requirement | None:
     item = re.sub(r"^(?:el|la|los|las|un|una|unos|unas|the|a|an)\s+", "", item, flags=re.I)
     if not item:
         return None
-    folded = fold(item)
+    folded = fold_question(item)
     aliases: list[str] = []
     label = item
     for names, al in COUNTRIES + GROUPS:
@@ -183,14 +183,14 @@ def _item_requirement(item: str, proper_list: bool) -> Requirement | None:
             label = names[0] if not proper_list else item
     if proper_list:
         acr = _ACRONYM.findall(item)
-        aliases += [fold(_ACRONYM.sub("", item).strip())] + [fold(a) for a in acr]
+        aliases += [fold_question(_ACRONYM.sub("", item).strip())] + [fold_question(a) for a in acr]
         for spanish, english, _ in glossary_terms(item):
-            aliases += [fold(spanish)] + [fold(e) for e in english]
+            aliases += [fold_question(spanish)] + [fold_question(e) for e in english]
     elif not aliases:
         terms = glossary_terms(item)
         if terms:
             spanish, english, _ = terms[0]
-            aliases += [fold(spanish)] + [fold(e) for e in english]
+            aliases += [fold_question(spanish)] + [fold_question(e) for e in english]
     aliases = [a for a in dict.fromkeys(aliases) if len(a) >= 2]
     if not aliases:
         return None
@@ -207,7 +207,7 @@ def _last_item(segment: str) -> str:
     words = re.sub(r"^(?:el|la|los|las|un|una|unos|unas|the)\s+", "", segment.strip(), flags=re.I).split()
     out = []
     for w in words:
-        if out and fold(w) in _ITEM_STOP:
+        if out and fold_question(w) in _ITEM_STOP:
             break
         out.append(w)
     return " ".join(out[:4])
@@ -222,7 +222,7 @@ def extract_requirements(question: str) -> list[Requirement]:
     items: list[tuple[str, bool]] = []
     for m in _PN_LIST.finditer(question):
         parts = re.split(r"\s*,\s*|\s+(?:y|e|o|u|and|or)\s+", m.group(1))
-        parts = [p for p in parts if p and fold(p) not in _QWORDS and not re.match(r"^(?:¿|Cómo|Qué|Cuál|Cuáles|De|En|Por|Para)\b", p)]
+        parts = [p for p in parts if p and fold_question(p) not in _QWORDS and not re.match(r"^(?:¿|Cómo|Qué|Cuál|Cuáles|De|En|Por|Para)\b", p)]
         if len(parts) >= 2:
             items += [(p, True) for p in parts]
     for m in _LC_LIST.finditer(question):
@@ -238,10 +238,10 @@ def extract_requirements(question: str) -> list[Requirement]:
     seen: set[str] = set()
     for it, proper in items:
         r = _item_requirement(it, proper)
-        if r and fold(r.label) not in seen:
-            seen.add(fold(r.label))
+        if r and fold_question(r.label) not in seen:
+            seen.add(fold_question(r.label))
             reqs.append(r)
-    folded = fold(question)
+    folded = fold_question(question)
     covered = " ".join(a for r in reqs for a in r.aliases)
     for kind, table in (("country", COUNTRIES), ("group", GROUPS)):
         for names, al in table:
@@ -287,7 +287,7 @@ _PHEN_RULES = {
 
 def classify_phenomenon(question: str) -> str | None:
     """``ai_military`` | ``space_security`` | ``territorial`` by keyword and glossary votes; None if unclear."""
-    folded = fold(question)
+    folded = fold_question(question)
     votes = {p: len(re.findall(rx, folded)) for p, rx in _PHEN_RULES.items()}
     for _, _, domain in glossary_terms(question):
         if domain in votes:
@@ -296,7 +296,7 @@ def classify_phenomenon(question: str) -> str | None:
     return best if votes[best] > 0 else None
 
 
-_STOP = set(fold(w) for w in """
+_STOP = set(fold_question(w) for w in """
 el la los las un una unos unas de del al a en y o u e que qué cómo como cuál cuáles cual cuales por para con sin sobre entre
 se su sus lo le les es son ha han han sido está están este esta estos estas ese esa esos esas más mas muy ya no ni
 qué quién quiénes dónde cuándo cuánto cuántos manera forma modo tiene tienen tendría hay existen existe frente
@@ -306,7 +306,7 @@ the of and or to in on for with by is are what how which why who when where does
 
 def keywords(question: str) -> list[str]:
     """Content words of the question (folded, stop words out), in order."""
-    return [w for w in re.findall(r"\w+", fold(question)) if w not in _STOP and len(w) > 2 or w.isupper()]
+    return [w for w in re.findall(r"\w+", fold_question(question)) if w not in _STOP and len(w) > 2 or w.isupper()]
 
 
 @dataclass
@@ -332,7 +332,7 @@ def _second_clause(question: str) -> str | None:
 def plan(question: str) -> Plan:
     """Route and decompose ``question`` with rules (offline orchestrator)."""
     q = " ".join(question.split())
-    folded = re.sub(r"^[\W_]+", "", fold(q))
+    folded = re.sub(r"^[\W_]+", "", fold_question(q))
     reqs = extract_requirements(q)
     phen = classify_phenomenon(q)
     words = re.findall(r"\w+", folded)
@@ -356,6 +356,6 @@ def plan(question: str) -> Plan:
         english += eng[:1]
     kw = keywords(q)
     keyword_form = " ".join(dict.fromkeys((" ".join(english).split() + kw[:8])[:16]))
-    if keyword_form and fold(keyword_form) != fold(forms[0]):
+    if keyword_form and fold_question(keyword_form) != fold_question(forms[0]):
         forms.append(keyword_form)
     return Plan("question", ruta, forms[:3], reqs, phen, reason="pregunta")

@@ -44,7 +44,7 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from radar_pipeline.agent import guards, prompts, router, verifier, visualizer
-from radar_pipeline.agent.guards import fold
+from radar_pipeline.textfold import fold_question
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMReply, parse_json_object
 from radar_pipeline.agent.tools import Corpus, IndexUnavailable, ToolBox, openai_tools
 from radar_pipeline.agent.trace import Step, TraceStore
@@ -431,7 +431,7 @@ class AgentRunner:
         return rec
 
     def _unmet(self, ctx: _Ctx) -> list[router.Requirement]:
-        texts = fold(" ".join(p["text"] for p in ctx.toolbox.read.values()))
+        texts = fold_question(" ".join(p["text"] for p in ctx.toolbox.read.values()))
         return [r for r in ctx.plan.requirements if not r.met_by(texts)]
 
     def _retrieve(self, ctx: _Ctx) -> State:
@@ -495,9 +495,9 @@ class AgentRunner:
             rec = self._tool(ctx, "search_evidence", {"query": f"{topic} {alias}"[:300], "k": 10})
             for p in rec.output.get("passages", []):
                 row = corpus.row_of[p["chunk_id"]]
-                if p["chunk_id"] not in tb.read and p["chunk_id"] not in targeted and req.met_by(fold(corpus.texts[row])):
+                if p["chunk_id"] not in tb.read and p["chunk_id"] not in targeted and req.met_by(fold_question(corpus.texts[row])):
                     targeted.append(p["chunk_id"])
-                    if sum(1 for t in targeted if req.met_by(fold(corpus.texts[corpus.row_of[t]]))) >= 2:
+                    if sum(1 for t in targeted if req.met_by(fold_question(corpus.texts[corpus.row_of[t]]))) >= 2:
                         break
         if targeted and tb.remaining > 0:
             rec = self._tool(ctx, "read_chunks", {"chunk_ids": targeted[:8], "window": 0})

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-from radar_pipeline.agent.guards import fold
+from radar_pipeline.textfold import fold_question
 from radar_pipeline.agent.router import _DEPARTMENTS, COUNTRIES, GROUPS, _find_all, classify_phenomenon
+from radar_pipeline.vocabulary import PHENOMENA
 
 COMPONENTS: dict[str, dict] = {
     "mapa_lugares": {"aggregate": "documents_per_place", "titulo": "Mapa: documentos que nombran cada lugar"},
@@ -24,7 +25,6 @@ COMPONENTS: dict[str, dict] = {
     "matriz_calor": {"aggregate": "entity_heatmap", "titulo": "Matriz de calor entidad × categoría"},
     "cuadrante": {"aggregate": "entity_quadrant", "titulo": "Cuadrante intensidad–tendencia"},
 }
-PHENOMENA = ("ai_military", "space_security", "territorial")
 ENTITIES = {names[0]: names for names, _ in COUNTRIES + GROUPS}
 PLACES = tuple(_DEPARTMENTS)
 
@@ -71,14 +71,14 @@ def validate(componentes: list, filtros: dict | None) -> tuple[dict | None, list
             else:
                 rejected.append(f"{key} {str(value)[:10]!r}")
         elif key == "entidad":
-            canon = next((k for k, names in ENTITIES.items() if fold(str(value)) in names), None)
+            canon = next((k for k, names in ENTITIES.items() if fold_question(str(value)) in names), None)
             if canon:
                 out[key] = canon
             else:
                 rejected.append(f"entidad {str(value)[:40]!r}")
         elif key == "lugar":
-            if fold(str(value)) in PLACES:
-                out[key] = fold(str(value))
+            if fold_question(str(value)) in PLACES:
+                out[key] = fold_question(str(value))
             else:
                 rejected.append(f"lugar {str(value)[:40]!r}")
     if out["desde"] and out["hasta"] and out["desde"] > out["hasta"]:
@@ -100,7 +100,7 @@ def component(name: str, filtros: dict) -> dict:
 
 def propose(question: str) -> tuple[list[str], dict]:
     """Rule-based proposal (offline visualizer): components by keywords, filters from the question."""
-    folded = fold(question)
+    folded = fold_question(question)
     comps: list[str] = []
     for name, rx in _RULES:
         if re.search(rx, folded) and name not in comps:

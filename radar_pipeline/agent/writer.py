@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from radar_pipeline.agent import prompts
-from radar_pipeline.agent.guards import fold, scan_passage
+from radar_pipeline.agent.guards import scan_passage
+from radar_pipeline.textfold import fold_question
 from radar_pipeline.agent.router import Requirement, glossary_terms, keywords
 from radar_pipeline.sentences import split_sentences
 
@@ -129,7 +130,7 @@ def query_terms(question: str) -> list[str]:
     """Folded keywords of the question plus the glossary's English terms for it."""
     terms = keywords(question)
     for _, english, _ in glossary_terms(question):
-        terms += [fold(e) for e in english]
+        terms += [fold_question(e) for e in english]
     return list(dict.fromkeys(t for t in terms if len(t) > 2))
 
 
@@ -176,7 +177,7 @@ class ExtractiveWriter:
         terms = query_terms(question)
         scores = []
         for (s, p), sim in zip(cands, sims):
-            fs = fold(s)
+            fs = fold_question(s)
             lex = sum(1 for t in terms if re.search(r"(?<!\w)" + re.escape(t), fs)) / max(1, len(terms))
             scores.append(float(sim) + 0.15 * lex + 0.05 * float(p.get("similarity") or 0.0))
         order = np.argsort(-np.asarray(scores))
@@ -193,9 +194,9 @@ class ExtractiveWriter:
             chosen.append(int(i))
             per_chunk[cid] = per_chunk.get(cid, 0) + 1
         for req in requirements or []:
-            if any(req.met_by(fold(cands[i][0])) for i in chosen):
+            if any(req.met_by(fold_question(cands[i][0])) for i in chosen):
                 continue
-            extra = next((int(i) for i in order if int(i) not in chosen and req.met_by(fold(cands[i][0]))), None)
+            extra = next((int(i) for i in order if int(i) not in chosen and req.met_by(fold_question(cands[i][0]))), None)
             if extra is not None:
                 chosen.append(extra)
         # keep the passages' reading order inside the answer: best passage first, then position

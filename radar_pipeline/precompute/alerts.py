@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 from typing import Any, Iterable, Mapping, Sequence
 
 from radar_pipeline.precompute.dates import codefest_id
-from radar_pipeline.precompute.text import fold
+from radar_pipeline.textfold import fold_spans
 
 __all__ = ["classify_alert_document", "find_code_references", "find_type_statements", "build_early_warnings",
            "normalize_code", "AlertDoc", "TYPES"]
@@ -107,7 +107,7 @@ def classify_alert_document(doc_id: str, paths: Sequence[str],
 def find_code_references(text: str, folded: str | None = None) -> list[tuple[str, str | None, int, int]]:
     """Alert codes named in a passage: ``[(code, type|None, start, end)]`` (type only when the same
     phrase says it, e.g. "Alerta Temprana de Inminencia No. 010-18")."""
-    folded = fold(text) if folded is None else folded
+    folded = fold_spans(text) if folded is None else folded
     out = []
     for m in _REF_LONG.finditer(folded):
         typ = "imminent" if m.group("imm") else ("structural" if m.group("str") else None)
@@ -132,7 +132,7 @@ def find_code_references(text: str, folded: str | None = None) -> list[tuple[str
 
 def find_type_statements(text: str, folded: str | None = None) -> list[tuple[str, int, int]]:
     """Passages saying an alert is imminent or structural: ``[(type, start, end)]``."""
-    folded = fold(text) if folded is None else folded
+    folded = fold_spans(text) if folded is None else folded
     out = []
     for rx in _IMMINENT:
         out += [("imminent", m.start(), m.end()) for m in rx.finditer(folded)]
@@ -180,7 +180,7 @@ def build_early_warnings(alert_docs: Iterable[AlertDoc], chunks_by_doc: Mapping[
             for cid, text in chunks:
                 a.chunks[cid] = ad.doc_id
                 a.windows[cid] = None
-                folded = fold(text)
+                folded = fold_spans(text)
                 for typ, s, e in find_type_statements(text, folded):
                     a.types.add(typ)
                     a.evidence.append({"doc_id": ad.doc_id, "chunk_id": cid, "role": "type", "key": typ})

@@ -23,7 +23,8 @@ from typing import Iterable, Sequence
 
 import yaml
 
-from radar_pipeline.precompute.text import fold, mask_spans
+from radar_pipeline.precompute.text import mask_spans
+from radar_pipeline.textfold import fold_spans
 
 __all__ = ["Boilerplate", "load_boilerplate", "split_page_markers", "DEFAULT_BOILERPLATE_PATH"]
 
@@ -41,7 +42,7 @@ def split_page_markers(text: str) -> list[str]:
 
 
 def _line_key(line: str) -> str:
-    return _SPACES.sub(" ", _DIGITS.sub("#", fold(line))).strip()
+    return _SPACES.sub(" ", _DIGITS.sub("#", fold_spans(line))).strip()
 
 
 @dataclass
@@ -72,7 +73,7 @@ class Boilerplate:
 
     def spans(self, text: str, folded: str | None = None, repeated: Iterable[str] = ()) -> list[tuple[int, int]]:
         """``[start, end)`` spans of ``text`` that are boilerplate."""
-        folded = fold(text) if folded is None else folded
+        folded = fold_spans(text) if folded is None else folded
         spans = []
         if not self.triggers or any(t in folded for t in self.triggers):
             spans = [m.span() for m in self.pattern.finditer(folded) if m.end() > m.start()]
@@ -87,7 +88,7 @@ class Boilerplate:
 
     def mask(self, text: str, folded: str | None = None, repeated: Iterable[str] = ()) -> tuple[str, str, int]:
         """``(masked_text, masked_folded, n_spans)``: the boilerplate replaced by spaces in both."""
-        folded = fold(text) if folded is None else folded
+        folded = fold_spans(text) if folded is None else folded
         spans = self.spans(text, folded, repeated)
         if not spans:
             return text, folded, 0

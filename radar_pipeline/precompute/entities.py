@@ -14,14 +14,15 @@ from typing import Any, Iterable
 
 import yaml
 
-from radar_pipeline.precompute.text import PhraseMatcher, fold, fold_phrase, in_url
+from radar_pipeline.precompute.text import PhraseMatcher, in_url
+from radar_pipeline.textfold import fold_phrase, fold_spans
+from radar_pipeline.vocabulary import PHENOMENA
 
 __all__ = ["Alias", "Entity", "EntityDictionary", "EntityHit", "load_entity_dictionary", "DEFAULT_ENTITIES_PATH",
-           "CATEGORIES", "PHENOMENA"]
+           "CATEGORIES"]
 
 DEFAULT_ENTITIES_PATH = Path(__file__).with_name("data") / "entities.yaml"
 CATEGORIES = ("armed_group", "actor", "program", "technology")
-PHENOMENA = ("ai_military", "space_security", "territorial")
 LANGS = ("es", "en", "pt")
 
 
@@ -125,7 +126,7 @@ class EntityDictionary:
         belong to more than one entity is dropped too (counted in ``stats['ambiguous']``) — never
         forced onto one.
         """
-        folded = fold(text) if folded is None else folded
+        folded = fold_spans(text) if folded is None else folded
         decoy_spans = [(m.start, m.end) for m in self._decoys.finditer(text, folded)]
         hits: list[EntityHit] = []
         for m in self._matcher.finditer(text, folded):

@@ -31,7 +31,7 @@ from radar_pipeline.precompute.boilerplate import Boilerplate, load_boilerplate,
 from radar_pipeline.precompute.dates import date_for_document, load_codefest_inventory
 from radar_pipeline.precompute.presence import (GROUPS, Located, aggregate_presence, build_shape_index,
                                                 parse_records, record_core)
-from radar_pipeline.precompute.text import fold
+from radar_pipeline.textfold import fold_spans
 from radar_pipeline.precompute.versioning import current_rows, finish_run, start_run, write_versioned
 
 __all__ = ["CODE_VERSION", "PrecomputeConfig", "materialize_entity_dictionary", "materialize_gazetteer",
@@ -164,7 +164,7 @@ def match_document(doc: Mapping[str, Any], chunks: Sequence[Mapping[str, Any]], 
     prows: list[dict] = []
     for c in chunks:
         text = c["text"]
-        folded = fold(text)
+        folded = fold_spans(text)
         masked, mfolded, n_bp = boilerplate.mask(text, folded, repeated)
         stats["boilerplate_spans"] += n_bp
         lang = c.get("language") or doc.get("language")

@@ -44,7 +44,8 @@ from typing import Any, Iterable, Sequence
 
 import yaml
 
-from radar_pipeline.precompute.text import PhraseMatcher, fold, fold_phrase, in_url
+from radar_pipeline.precompute.text import PhraseMatcher, in_url
+from radar_pipeline.textfold import fold_phrase, fold_spans
 
 __all__ = ["Place", "PlaceHit", "Gazetteer", "build_gazetteer", "DEFAULT_PLACES_PATH", "WINDOW", "title_case"]
 
@@ -208,7 +209,7 @@ class Gazetteer:
         ``decoy_spans`` are extra spans that cannot hold a place (e.g. the entity mentions of the
         same passage). Dropped matches (decoys, lower-case words) are counted in ``stats``.
         """
-        folded = fold(text) if folded is None else folded
+        folded = fold_spans(text) if folded is None else folded
         blocked = list(decoy_spans) + [(m.start, m.end) for m in self._decoys.finditer(text, folded)]
         pend: list[_Pending] = []
         for m in self._matcher.finditer(text, folded):

@@ -1,4 +1,4 @@
-"""Case- and accent-folding that keeps offsets, and one-regex dictionary matching.
+"""One-regex dictionary matching over text folded with ``textfold.fold_spans``.
 
 Folding is *length-preserving*: every character maps to exactly one character (``É`` → ``e``,
 ``ñ`` → ``n``, every dash → ``-``, typographic quotes → ``'``), so a span found in the folded text
@@ -13,57 +13,15 @@ non-overlapping matches. A space inside a phrase matches any run of whitespace (
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
-__all__ = ["fold", "fold_phrase", "PhraseMatcher", "Match", "mask_spans", "in_url"]
-
-_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u00ad"
-_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u00b4`"
-_DQUOTES = "\u201c\u201d\u201e\u201f\u00ab\u00bb\u2033"
-
-
-class _FoldTable(dict):
-    """``str.translate`` table computed lazily, one character → one character."""
-
-    def __missing__(self, code: int) -> int:
-        ch = chr(code)
-        if ch in _DASHES:
-            out = "-"
-        elif ch in _QUOTES:
-            out = "'"
-        elif ch in _DQUOTES:
-            out = '"'
-        else:
-            base = unicodedata.normalize("NFD", ch)
-            if len(base) > 1 and all(unicodedata.category(c) == "Mn" for c in base[1:]):
-                base = base[0]
-            if len(base) != 1:
-                base = ch
-            low = base.lower()
-            out = low if len(low) == 1 else base
-        self[code] = ord(out)
-        return self[code]
-
-
-_TABLE = _FoldTable()
-for _c in range(0x250):  # warm the common range once
-    _TABLE[_c]
-
-
-def fold(text: str) -> str:
-    """Lower-case, strip accents, unify dashes and quotes; ``len(fold(t)) == len(t)`` always."""
-    return text.translate(_TABLE)
-
+from radar_pipeline.textfold import fold_phrase
+from radar_pipeline.textfold import fold_spans
 
 _WS = re.compile(r"\s+")
 
-
-def fold_phrase(phrase: str) -> str:
-    """Folded phrase with whitespace runs collapsed to one space and ends stripped (dictionary keys)."""
-    return _WS.sub(" ", fold(phrase)).strip()
-
+__all__ = ["PhraseMatcher", "Match", "mask_spans", "in_url"]
 
 _URLISH = re.compile(r"://|www\.|@|\.(?:org|com|gov|net|int|edu|co|br|pe|ec|info|io)(?:\b|/)", re.IGNORECASE)
 
@@ -184,7 +142,7 @@ class PhraseMatcher:
         if self._rx is None:
             self.compile()
         if folded is None:
-            folded = fold(text)
+            folded = fold_spans(text)
         for m in self._rx.finditer(folded):
             s, e = m.span()
             if m.group("t") if self._payloads else None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from radar_pipeline.stores.bm25_store import fold
+from radar_pipeline.textfold import fold_tokens
 
 GLOSSARY_VERSION = "glossary-es-en-1"
 GLOSSARY_PATH = Path(__file__).with_name("data") / "glossary_es_en.tsv"
@@ -44,7 +44,7 @@ def load_glossary(path: Path = GLOSSARY_PATH) -> tuple[GlossaryEntry, ...]:
 @lru_cache(maxsize=4)
 def _matcher(path: Path = GLOSSARY_PATH) -> tuple[re.Pattern, dict[str, GlossaryEntry]]:
     entries = load_glossary(path)
-    by_key = {fold(e.spanish): e for e in entries}
+    by_key = {fold_tokens(e.spanish): e for e in entries}
     keys = sorted(by_key, key=len, reverse=True)  # longest first: alternation picks the longest phrase
     rx = re.compile(r"(?<!\w)(" + "|".join(re.escape(k) for k in keys) + r")(?!\w)")
     return rx, by_key
@@ -53,7 +53,7 @@ def _matcher(path: Path = GLOSSARY_PATH) -> tuple[re.Pattern, dict[str, Glossary
 def glossary_matches(question: str, path: Path = GLOSSARY_PATH) -> list[GlossaryEntry]:
     """Glossary entries found in ``question``, in order of appearance (non-overlapping)."""
     rx, by_key = _matcher(path)
-    return [by_key[m.group(1)] for m in rx.finditer(fold(question))]
+    return [by_key[m.group(1)] for m in rx.finditer(fold_tokens(question))]
 
 
 def expand_query(question: str, path: Path = GLOSSARY_PATH) -> str:

@@ -6,7 +6,6 @@ words, so ``Antisatélite`` and ``antisatelite`` match and codes such as ``001-1
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
@@ -15,25 +14,21 @@ import bm25s
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_PORTUGUESE, STOPWORDS_SPANISH
 
+from radar_pipeline.textfold import fold_tokens
+
 BM25_DIR = "bm25"
 _WORD = re.compile(r"\w+")
 
 
 @lru_cache(maxsize=1)
 def _stopwords() -> frozenset[str]:
-    return frozenset(fold(w) for w in (*STOPWORDS_EN, *STOPWORDS_SPANISH, *STOPWORDS_PORTUGUESE))
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip combining accents (``Antisatélite`` → ``antisatelite``)."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    return frozenset(fold_tokens(w) for w in (*STOPWORDS_EN, *STOPWORDS_SPANISH, *STOPWORDS_PORTUGUESE))
 
 
 def tokenize(text: str) -> list[str]:
     """BM25 tokens of one text (see module docstring)."""
     stop = _stopwords()
-    return [t for t in _WORD.findall(fold(text)) if t not in stop and len(t) > 1 or t.isdigit()]
+    return [t for t in _WORD.findall(fold_tokens(text)) if t not in stop and len(t) > 1 or t.isdigit()]
 
 
 class Bm25Index:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from radar_pipeline.precompute.boilerplate import load_boilerplate
-from radar_pipeline.precompute.text import fold
+from radar_pipeline.textfold import fold_spans
 
 
 def _find(gazetteer, text):
@@ -65,7 +65,7 @@ def test_boilerplate_address_is_stripped_before_matching(gazetteer):
     b = load_boilerplate()
     text = ("Respuesta institucional en Tumaco.\nCarrera 9 No. 16-21 - Bogotá D.C\n"
             "PBX: (57) (1) 314 7300 - Línea Nacional: 01 8000 914814\nwww.defensoria.gov.co")
-    masked, mfolded, n = b.mask(text, fold(text))
+    masked, mfolded, n = b.mask(text, fold_spans(text))
     assert n >= 2 and len(masked) == len(text)
     places = [h.place.place_id for h in gazetteer.find(masked, folded=mfolded) if h.place]
     assert places == ["municipality:52835"]

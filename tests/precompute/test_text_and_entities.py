@@ -4,12 +4,13 @@ from __future__ import annotations
 import pytest
 
 from radar_pipeline.precompute.entities import parse_entity_dictionary
-from radar_pipeline.precompute.text import PhraseMatcher, fold, in_url, mask_spans
+from radar_pipeline.precompute.text import PhraseMatcher, in_url, mask_spans
+from radar_pipeline.textfold import fold_spans
 
 
 def test_fold_keeps_length_and_removes_case_and_accents():
     s = "Bogotá D.C. – ÑANDÚ “Córdoba”"
-    f = fold(s)
+    f = fold_spans(s)
     assert len(f) == len(s)
     assert f == "bogota d.c. - nandu \"cordoba\""
 
