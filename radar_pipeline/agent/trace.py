@@ -3,7 +3,7 @@
 A step records: turn, role, tool (if any), call id, arguments, result size, milliseconds, tokens
 in/out, termination reason and rejected citations, plus a small ``detail`` JSON. Block reasons of
 the guards are stored here (and logged), never returned to the user. ``radar trace RUN_ID`` prints
-a run with ``format_trace``.
+a run with ``format_trace``. ``run_row`` turns a finished ``runner.RunResult`` into its run row.
 
 The tables have their own ``MetaData`` (``ensure_agent_schema`` creates them), independent of the
 pipeline's schema.
@@ -111,6 +111,22 @@ def _json(v: Any) -> Any:
     return _strip_nul(json.loads(json.dumps(v, ensure_ascii=False, default=str)))
 
 
+def run_row(result, response: dict) -> dict:
+    """The ``agent_runs`` row of a finished run.
+
+    ``result`` is a ``runner.RunResult``; ``response`` the /chat contract as sent. ``started_at`` is
+    now minus the run's latency; tokens are summed over roles; the question is cut at 5000 chars.
+    """
+    tin = sum(u["input"] for u in result.usage.values())
+    tout = sum(u["output"] for u in result.usage.values())
+    return {"run_id": result.run_id, "conversacion_id": result.conversacion_id, "pregunta": result.pregunta[:5000],
+            "estado": result.estado, "ruta": result.ruta, "modo": result.modo,
+            "termination_reason": result.termination_reason,
+            "started_at": dt.datetime.now(dt.UTC) - dt.timedelta(milliseconds=result.latency_ms),
+            "latency_ms": result.latency_ms, "model_calls": result.model_calls, "tool_calls": result.tool_calls,
+            "tokens_input": tin, "tokens_output": tout, "response": response}
+
+
 class TraceStore:
     """Writes and reads traces. ``save`` never raises (a trace failure must not fail an answer)."""
 
@@ -131,6 +147,10 @@ class TraceStore:
         except Exception:  # noqa: BLE001 - logged; the answer still ships
             log.exception("could not store trace of run %s", run.get("run_id"))
             return False
+
+    def save_result(self, result, response: dict) -> bool:
+        """Store a finished run (a ``runner.RunResult``) with the /chat ``response`` as sent; see ``save``."""
+        return self.save(run_row(result, response), result.steps)
 
     def load(self, run_id: str) -> dict | None:
         """``{"run": {...}, "steps": [...]}`` or None."""
