@@ -1,6 +1,6 @@
 """The dashboard's HTTP side: the page (``/tablero/``), its static files and four read endpoints.
 
-``/tablero/api/vista/{view}`` — one view's rows with the dashboard's filters (see ``data.py``);
+``/tablero/api/vista/{view}`` — one view's rows with the dashboard's filters (see ``data/``);
 ``/tablero/api/evidencia`` — the passages behind rows of a view; ``/tablero/api/meta`` — names
 of entities and places, materialization status, model mode; ``/tablero/api/resolver`` — the
 agent's filter values (Spanish names) to dictionary / gazetteer ids. Everything else the page
@@ -39,7 +39,7 @@ def _data(request: Request) -> DashboardData:
                                          "message": "PostgreSQL no está disponible para leer los precómputos"})
     cached = getattr(request.app.state, "dashboard_data", None)
     if cached is None or cached.engine is not engine:
-        cached = request.app.state.dashboard_data = DashboardData(engine)
+        cached = request.app.state.dashboard_data = DashboardData(engine, service.aggregates())
     return cached
 
 
@@ -51,7 +51,7 @@ def _filters(fenomeno: str | None, desde: int | None, hasta: int | None, entidad
         raise HTTPException(422, detail={"code": "invalid_filter", "message": "lugar: un place_id (department:18, country:COL)"})
     if desde is not None and hasta is not None and desde > hasta:
         desde, hasta = hasta, desde
-    return Filters(fenomeno, desde, hasta, entidad, lugar)
+    return Filters(phenomenon=fenomeno, year_from=desde, year_to=hasta, entity=entidad, place=lugar)
 
 
 def _guard(fn):

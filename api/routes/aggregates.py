@@ -12,7 +12,8 @@ from fastapi import APIRouter, HTTPException, Path, Query
 
 from api.deps import AggregatesDep, ServiceDep
 from api.schemas import AggregateListItem, AggregateResponse, ErrorResponse
-from radar_pipeline.agent.aggregates import AGGREGATES
+from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.reader import AGGREGATES
 from radar_pipeline.vocabulary import Phenomenon
 
 log = logging.getLogger("radar.api.aggregates")
@@ -30,7 +31,7 @@ def list_aggregates(service: ServiceDep) -> list[AggregateListItem]:
             status = reader.status()
         except sa.exc.SQLAlchemyError:
             log.warning("aggregate status unavailable", exc_info=True)
-    return [AggregateListItem(aggregate=n, table=s["table"], title=s["title"], materialized=status.get(n))
+    return [AggregateListItem(aggregate=n, table=s.table_name, title=s.title, materialized=status.get(n))
             for n, s in AGGREGATES.items()]
 
 
@@ -43,7 +44,7 @@ def read_aggregate(reader: AggregatesDep, name: Annotated[AggregateName, Path()]
                    place: Annotated[str | None, Query(min_length=1, max_length=120, description="nombre de lugar/departamento")] = None,
                    limit: Annotated[int, Query(ge=1, le=5000)] = 500) -> AggregateResponse:
     try:
-        out = reader.read(name, phenomenon=phenomenon, year_from=year_from, year_to=year_to, entity=entity, place=place, limit=limit)
+        out = reader.read(name, Filters(phenomenon, year_from, year_to, entity, place), limit=limit)
     except sa.exc.SQLAlchemyError as exc:
         log.warning("aggregate %s failed: %s", name, exc)
         raise HTTPException(409, detail={"code": "aggregate_query_failed",

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from api.deps import CorpusDep, ServiceDep
+from api.deps import RetrievalDep, ServiceDep
 from api.schemas import ErrorResponse, OutlineResponse, Passage, WindowResponse
 
 log = logging.getLogger("radar.api.documents")
@@ -15,21 +15,21 @@ _NOT_FOUND = {404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}
 
 
 @router.get("/documents/{doc_id}/outline", response_model=OutlineResponse, responses=_NOT_FOUND)
-def outline(corpus: CorpusDep, doc_id: Annotated[str, Path(max_length=64)],
+def outline(retrieval: RetrievalDep, doc_id: Annotated[str, Path(max_length=64)],
             max_entries: Annotated[int, Query(ge=1, le=200)] = 30) -> OutlineResponse:
-    out = corpus.outline(doc_id, max_entries)
+    out = retrieval.outline(doc_id, max_entries)
     if out is None:
         raise HTTPException(404, detail={"code": "unknown_document", "message": f"no hay documento {doc_id[:64]}"})
     return OutlineResponse(**out)
 
 
 @router.get("/documents/{doc_id}/window", response_model=WindowResponse, responses=_NOT_FOUND)
-def window(corpus: CorpusDep, service: ServiceDep, doc_id: Annotated[str, Path(max_length=64)],
+def window(retrieval: RetrievalDep, service: ServiceDep, doc_id: Annotated[str, Path(max_length=64)],
            chunk_id: Annotated[str, Query(max_length=80, description="Pasaje citado, centro de la ventana")],
            size: Annotated[int, Query(ge=1, le=200)] = 80) -> WindowResponse:
     """``size`` consecutive passages of the document around ``chunk_id`` (evidence panel), with the
     materialized entity/place mentions of those passages when the precomputes exist."""
-    out = corpus.window(chunk_id, size)
+    out = retrieval.window(chunk_id, size)
     if out is None or out["doc_id"] != doc_id.lower():
         raise HTTPException(404, detail={"code": "unknown_chunk", "message": "el pasaje no existe en ese documento"})
     mentions = {}
@@ -43,8 +43,8 @@ def window(corpus: CorpusDep, service: ServiceDep, doc_id: Annotated[str, Path(m
 
 
 @router.get("/chunks/{chunk_id}", response_model=Passage, responses=_NOT_FOUND)
-def chunk(corpus: CorpusDep, chunk_id: Annotated[str, Path(max_length=80)]) -> Passage:
-    rec = corpus.chunk(chunk_id)
+def chunk(retrieval: RetrievalDep, chunk_id: Annotated[str, Path(max_length=80)]) -> Passage:
+    rec = retrieval.chunk(chunk_id)
     if rec is None:
         raise HTTPException(404, detail={"code": "unknown_chunk", "message": "no existe ese pasaje"})
     return Passage(**rec)

@@ -1,4 +1,4 @@
-"""GET /search: passage and document search (the agent's search tools, for the dashboard)."""
+"""GET /search: passage and document search (the retrieval service the agent's tools also use, for the dashboard)."""
 from __future__ import annotations
 
 import time
@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query
 
-from api.deps import CorpusDep
+from api.deps import RetrievalDep
 from api.schemas import ErrorResponse, SearchResponse
 
 router = APIRouter(tags=["search"])
@@ -14,7 +14,7 @@ router = APIRouter(tags=["search"])
 
 @router.get("/search", response_model=SearchResponse,
             responses={409: {"model": ErrorResponse}, 400: {"model": ErrorResponse}})
-def search(corpus: CorpusDep,
+def search(retrieval: RetrievalDep,
            q: Annotated[str, Query(min_length=2, max_length=300, description="Pregunta o consulta")],
            k: Annotated[int, Query(ge=1, le=10)] = 10,
            doc_id: Annotated[list[str] | None, Query(max_length=5, description="Restringir a estos documentos")] = None) -> SearchResponse:
@@ -23,7 +23,7 @@ def search(corpus: CorpusDep,
         raise HTTPException(400, detail={"code": "empty_query", "message": "la consulta está vacía"})
     t0 = time.perf_counter()
     docs = [d for d in doc_id or [] if d]
-    passages = corpus.search_passages(q, k, docs or None)
-    documents = [] if docs else corpus.search_documents(q, 3)
+    passages = retrieval.search_passages(q, k, docs or None)
+    documents = [] if docs else retrieval.search_documents(q, 3)
     return SearchResponse(query=q, documents=documents, passages=passages,
                           latency_ms=round((time.perf_counter() - t0) * 1000, 2))

@@ -2,8 +2,8 @@
 
 ``ServiceSettings`` (pydantic-settings, environment) says where the indexes and the database are
 and how the model endpoint is reached (``LLMSettings``: ``RADAR_LLM_*``). ``AgentService`` builds,
-on first use and once per process, the encoder, the ``Corpus`` over the materialized indexes, the
-PostgreSQL engine, the trace store, the aggregate reader and the ``AgentRunner``. Nothing heavy
+on first use and once per process, the encoder, the ``RetrievalService`` over the materialized indexes, the
+PostgreSQL engine, the trace store, the precompute reader and the ``AgentRunner``. Nothing heavy
 happens at construction, so the API starts even before anything is materialized; endpoints that
 need a missing piece answer with a structured error instead.
 """
@@ -17,11 +17,11 @@ import sqlalchemy as sa
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from radar_pipeline.agent.aggregates import AggregateReader
 from radar_pipeline.agent.llm import LLMClient, LLMSettings
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
-from radar_pipeline.agent.tools import Corpus, IndexUnavailable
 from radar_pipeline.agent.trace import TraceStore
+from radar_pipeline.precompute.reader import PrecomputeReader
+from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
 
 log = logging.getLogger("radar.agent.service")
 
@@ -46,10 +46,10 @@ class AgentService:
         self.settings = settings or ServiceSettings()
         self._encoder = encoder
         self._engine = engine
-        self._corpus: Corpus | None = None
+        self._corpus: RetrievalService | None = None
         self._corpus_error: str | None = None
         self._store: TraceStore | None = None
-        self._aggregates: AggregateReader | None = None
+        self._aggregates: PrecomputeReader | None = None
         self._runner: AgentRunner | None = None
         self._llm: LLMClient | None = None
         self._lock = threading.RLock()
@@ -75,15 +75,15 @@ class AgentService:
         name = "usem3" if spec.kind == "usem3" else self.encoder.name
         return get_settings().index_dir / name
 
-    def corpus(self) -> Corpus:
-        """The Corpus over the indexes; raises ``IndexUnavailable`` (retried on the next call)."""
+    def corpus(self) -> RetrievalService:
+        """The retrieval service over the indexes; raises ``IndexUnavailable`` (retried on the next call)."""
         with self._lock:
             if self._corpus is None:
                 from radar_pipeline.encoders import build_reranker
                 from radar_pipeline.retrieval.search import Searcher
 
                 try:
-                    self._corpus = Corpus(Searcher(self.index_dir(), self.encoder, reranker=build_reranker()))
+                    self._corpus = RetrievalService(Searcher(self.index_dir(), self.encoder, reranker=build_reranker()))
                 except (FileNotFoundError, ValueError) as exc:
                     self._corpus_error = str(exc)
                     raise IndexUnavailable(str(exc)) from exc
@@ -122,10 +122,11 @@ class AgentService:
                     log.exception("trace store unavailable")
             return self._store
 
-    def aggregates(self) -> AggregateReader | None:
+    def aggregates(self) -> PrecomputeReader | None:
+        """The reader of the precompute tables, or None without a database."""
         with self._lock:
             if self._aggregates is None and self.engine() is not None:
-                self._aggregates = AggregateReader(self._engine)
+                self._aggregates = PrecomputeReader(self._engine)
             return self._aggregates
 
     def llm(self) -> LLMClient | None:

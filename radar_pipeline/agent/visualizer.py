@@ -1,7 +1,8 @@
 """The visualizer: 1–3 dashboard components and their filters, from closed lists, validated in code.
 
-Components map one-to-one to aggregate endpoints (``aggregates.AGGREGATES``), so the chart the
-agent selects shows the same figures the dashboard shows. Filters: ``fenomeno`` (one of the three
+Components map one-to-one to aggregate endpoints (``precompute.reader.AGGREGATES``), so the chart the
+agent selects shows the same figures the dashboard shows. Filters (``precompute.filters.Filters``,
+under their Spanish names): ``fenomeno`` (one of the three
 phenomena), ``desde``/``hasta`` (years 1950–2049, desde ≤ hasta), ``entidad`` (a country or armed
 group of the router's gazetteers, canonical Spanish name) and ``lugar`` (a Colombian department).
 Anything outside these lists — from the rules or from a model's proposal — is dropped and reported
@@ -14,6 +15,7 @@ from urllib.parse import urlencode
 
 from radar_pipeline.textfold import fold_question
 from radar_pipeline.agent.router import _DEPARTMENTS, COUNTRIES, GROUPS, _find_all, classify_phenomenon
+from radar_pipeline.precompute.filters import SPANISH, Filters
 from radar_pipeline.vocabulary import PHENOMENA
 
 COMPONENTS: dict[str, dict] = {
@@ -53,7 +55,7 @@ def validate(componentes: list, filtros: dict | None) -> tuple[dict | None, list
         rejected += [f"componente {c!r} (máximo 3)" for c in comps[3:]]
         comps = comps[:3]
     f = filtros if isinstance(filtros, dict) else {}
-    out: dict = {"fenomeno": None, "desde": None, "hasta": None, "entidad": None, "lugar": None}
+    out: dict = dict.fromkeys(SPANISH.values())
     for key, value in f.items():
         if key not in out:
             rejected.append(f"filtro {str(key)[:30]!r}")
@@ -89,10 +91,10 @@ def validate(componentes: list, filtros: dict | None) -> tuple[dict | None, list
 
 
 def component(name: str, filtros: dict) -> dict:
+    """One component: its title, aggregate and ``/aggregates`` endpoint with ``filtros`` (Spanish
+    names) as the endpoint's query parameters."""
     spec = COMPONENTS[name]
-    params = {k: v for k, v in (("phenomenon", filtros.get("fenomeno")), ("year_from", filtros.get("desde")),
-                                ("year_to", filtros.get("hasta")), ("entity", filtros.get("entidad")),
-                                ("place", filtros.get("lugar"))) if v is not None}
+    params = Filters.from_spanish(filtros).requested()
     endpoint = f"/aggregates/{spec['aggregate']}" + (f"?{urlencode(params)}" if params else "")
     return {"tipo": name, "titulo": spec["titulo"], "agregado": spec["aggregate"], "endpoint": endpoint,
             "materializado": None}

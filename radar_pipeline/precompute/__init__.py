@@ -13,4 +13,5 @@ Plain Python, no Dagster (the assets live in ``assets/precompute.py``):
 - ``evidence``    the check that cited passages really contain the counted mention
 - ``tables`` / ``versioning``  history-keeping tables (supersede, never overwrite)
 - ``schemas``     pandera contracts; ``pipeline`` the ``materialize_*`` functions the assets call
+- ``reader`` / ``filters``  the one reader of these tables (API, agent, dashboard) and its ``Filters``
 """

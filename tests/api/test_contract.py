@@ -106,22 +106,29 @@ def test_aggregates_not_materialized_then_materialized(db_client, agent_engine):
     r = db_client.get("/aggregates/timeline", params={"phenomenon": "space_security"})
     assert r.status_code == 200
     assert r.json()["materialized"] is False and "materializado" in r.json()["message"]
-    with agent_engine.begin() as conn:
-        conn.execute(sa.text("CREATE TABLE agg_timeline (phenomenon text, year int, n_documents int, evidence jsonb)"))
-        conn.execute(sa.text("INSERT INTO agg_timeline VALUES ('space_security', 2019, 3, '[{\"doc_id\": \"a\", \"chunk_id\": \"a-1\"}]'),"
-                             " ('space_security', 2022, 5, '[]'), ('territorial', 2022, 7, '[]')"))
+    from radar_pipeline.precompute.tables import agg_timeline
+
+    row = {"row_hash": "h", "run_id": "r1", "producer": "test@1", "entity_id": None, "granularity": "year",
+           "undated": False}
+    with agent_engine.begin() as conn:   # the table as precompute/tables.py defines it
+        agg_timeline.create(conn)
+        conn.execute(agg_timeline.insert(), [
+            {**row, "row_hash": "a", "phenomenon": "space_security", "period": "2019", "n_documents": 3,
+             "evidence": [{"doc_id": "a", "chunk_id": "a-1"}]},
+            {**row, "row_hash": "b", "phenomenon": "space_security", "period": "2022", "n_documents": 5, "evidence": []},
+            {**row, "row_hash": "c", "phenomenon": "territorial", "period": "2022", "n_documents": 7, "evidence": []}])
     try:
         body = db_client.get("/aggregates/timeline", params={"phenomenon": "space_security", "year_from": 2020,
-                                                              "entity": "rusia"}).json()
+                                                              "place": "choco"}).json()
         assert body["materialized"] and body["n_rows"] == 1 and body["rows"][0]["n_documents"] == 5
         assert body["filters_applied"] == {"phenomenon": "space_security", "year_from": 2020}
-        assert body["filters_ignored"] == ["entity"]
+        assert body["filters_ignored"] == ["place"]
         listing = {a["aggregate"]: a["materialized"] for a in db_client.get("/aggregates").json()}
         assert listing["timeline"] is True and listing["entity_network"] is False
         assert db_client.get("/aggregates/not_a_thing").status_code == 422
     finally:
         with agent_engine.begin() as conn:
-            conn.execute(sa.text("DROP TABLE agg_timeline"))
+            agg_timeline.drop(conn)
 
 
 def test_real_precompute_schema_current_rows_and_highlights(db_client, agent_engine, agent_index):

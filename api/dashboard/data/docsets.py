@@ -1,0 +1,78 @@
+"""Document sets the dashboard narrows rows by: documents naming an entity or a place, published in
+a period, of a phenomenon — each a ``set`` of ``doc_id`` read from the precompute tables."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import sqlalchemy as sa
+
+from radar_pipeline import db
+from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.reader import PrecomputeReader, current
+
+
+class DocSets:
+    """Document sets over one reader. Methods raise ``NotMaterialized`` for missing tables."""
+
+    def __init__(self, reader: PrecomputeReader):
+        self.reader = reader
+
+    def naming_entity(self, entity_id: str) -> set[str]:
+        """Documents with a current mention of ``entity_id``."""
+        t = T.entity_mentions
+        stmt = sa.select(t.c.doc_id).distinct().where(t.c.entity_id == entity_id, current(t))
+        return {r["doc_id"] for r in self.reader.rows(stmt, t)}
+
+    def naming_place(self, place_id: str) -> set[str]:
+        """Documents naming the place or a place inside it: the evidence of its map row (scope ``all``)."""
+        t = T.agg_documents_per_place
+        stmt = sa.select(t.c.evidence).where(t.c.place_id == place_id, t.c.phenomenon == "all", current(t))
+        return {e.get("doc_id") for r in self.reader.rows(stmt, t) for e in r["evidence"]}
+
+    def in_period(self, f: Filters) -> set[str]:
+        """Documents whose source-metadata publication year lies in ``f``'s year range."""
+        t = T.publication_dates
+        conds = [t.c.year.is_not(None), current(t)]
+        if f.year_from is not None:
+            conds.append(t.c.year >= f.year_from)
+        if f.year_to is not None:
+            conds.append(t.c.year <= f.year_to)
+        return {r["doc_id"] for r in self.reader.rows(sa.select(t.c.doc_id).distinct().where(*conds), t)}
+
+    def of_phenomenon(self, phenomenon: str) -> set[str]:
+        """Documents of the corpus classified under ``phenomenon``."""
+        d = db.documents
+        return {r["doc_id"] for r in self.reader.rows(sa.select(d.c.doc_id).where(d.c.phenomenon == phenomenon))}
+
+    def docset(self, f: Filters, use: Iterable[str]) -> tuple[set[str] | None, list[str]]:
+        """Intersection of the document sets of the filters named in ``use`` that are set
+        (``fenomeno``, ``periodo``, ``entidad``, ``lugar``: the labels the views report in
+        ``narrowed_by``) and those labels; ``(None, [])`` when none applies."""
+        sets, applied = [], []
+        use = set(use)
+        if "fenomeno" in use and f.phenomenon:
+            sets.append(self.of_phenomenon(f.phenomenon))
+            applied.append("fenomeno")
+        if "periodo" in use and f.period:
+            sets.append(self.in_period(f))
+            applied.append("periodo")
+        if "entidad" in use and f.entity:
+            sets.append(self.naming_entity(f.entity))
+            applied.append("entidad")
+        if "lugar" in use and f.place:
+            sets.append(self.naming_place(f.place))
+            applied.append("lugar")
+        if not sets:
+            return None, []
+        out = sets[0]
+        for s in sets[1:]:
+            out = out & s
+        return out, applied
+
+
+def narrow(evidence: list[dict], docs: set[str] | None) -> list[dict]:
+    """The evidence items whose document is in ``docs`` (all of them when ``docs`` is None)."""
+    if docs is None:
+        return evidence
+    return [e for e in evidence if e.get("doc_id") in docs]

@@ -1,0 +1,292 @@
+"""The one reader of the precompute tables, typed against their definitions in ``tables.py``.
+
+``PrecomputeReader`` serves the ``/aggregates`` endpoints, the agent (materialization status of
+the visualizer's components, mentions in the evidence window) and the dashboard
+(``api/dashboard/data``). It reads only the current rows (``valid_to IS NULL``) of the
+``sqlalchemy`` ``Table`` objects of ``tables.py``; nothing is reflected and no column name is
+guessed. A table that does not exist yet is answered with a structured ``materialized: False``
+result (``read``) or ``NotMaterialized`` (``rows``, for callers that compose their own queries),
+never a database error.
+
+``AGGREGATES`` is the closed list of names the API and the visualizer may use; each one says,
+column by column, which of the ``Filters`` its table can apply. A filter a table has no column
+for is reported in ``filters_ignored``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from typing import Any, Iterable
+
+import sqlalchemy as sa
+
+from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.text import fold_phrase
+
+_ACCENTS = ("áéíóúüñàèìòùâêîôûãõç", "aeiouunaeiouaeiouaoc")
+_CACHE_S = 30.0
+
+
+class NotMaterialized(Exception):
+    """A precompute table has not been materialized yet; ``str(exc)`` is the table name."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Aggregate:
+    """One readable aggregate: its table and the columns each filter applies to.
+
+    ``phenomenon``: the phenomenon column; ``dated``: a text column starting with ``YYYY``
+    (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``) the year range reads; ``entity`` / ``place``: the
+    columns an entity / place filter matches (any of them; case-folded, places also accent-folded).
+    """
+
+    table: sa.Table
+    title: str
+    phenomenon: sa.Column | None = None
+    dated: sa.Column | None = None
+    entity: tuple[sa.Column, ...] = ()
+    place: tuple[sa.Column, ...] = ()
+
+    @property
+    def table_name(self) -> str:
+        return self.table.name
+
+    def select(self, f: Filters, limit: int) -> tuple[sa.Select, dict[str, Any], list[str]]:
+        """``(statement, filters applied, filters ignored)``: current rows narrowed by ``f``,
+        ordered by ``id``, at most ``limit + 1`` rows (the extra one tells truncation)."""
+        t = self.table
+        conds: list[Any] = [t.c.valid_to.is_(None)]
+        applied: dict[str, Any] = {}
+        ignored: list[str] = []
+        if f.phenomenon is not None:
+            if self.phenomenon is not None:
+                conds.append(self.phenomenon == f.phenomenon)
+                applied["phenomenon"] = f.phenomenon
+            else:
+                ignored.append("phenomenon")
+        if f.period:
+            years = [(k, v) for k, v in (("year_from", f.year_from), ("year_to", f.year_to)) if v is not None]
+            if self.dated is not None:
+                text = sa.cast(self.dated, sa.Text)
+                year = sa.cast(sa.func.substr(text, 1, 4), sa.Integer)
+                digits = text.op("~")(r"^[0-9]{4}")
+                if f.year_from is not None:
+                    conds.append(sa.and_(digits, year >= f.year_from))
+                if f.year_to is not None:
+                    conds.append(sa.and_(digits, year <= f.year_to))
+                applied.update(years)
+            else:
+                ignored += [k for k, _ in years]
+        if f.entity is not None:
+            if self.entity:
+                conds.append(sa.or_(*[sa.func.lower(sa.cast(c, sa.Text)) == f.entity.lower() for c in self.entity]))
+                applied["entity"] = f.entity
+            else:
+                ignored.append("entity")
+        if f.place is not None:
+            if self.place:
+                folded = f.place.lower().translate(str.maketrans(*_ACCENTS))
+                conds.append(sa.or_(*[sa.func.translate(sa.func.lower(sa.cast(c, sa.Text)), *_ACCENTS) == folded
+                                      for c in self.place]))
+                applied["place"] = f.place
+            else:
+                ignored.append("place")
+        return sa.select(t).where(*conds).order_by(t.c.id).limit(limit + 1), applied, ignored
+
+
+AGGREGATES: dict[str, Aggregate] = {
+    "documents_per_place": Aggregate(
+        T.agg_documents_per_place, "Documentos que nombran cada lugar",
+        phenomenon=T.agg_documents_per_place.c.phenomenon, place=(T.agg_documents_per_place.c.name,)),
+    "alerts_per_department": Aggregate(
+        T.agg_alerts_per_department, "Alertas tempranas por departamento",
+        place=(T.agg_alerts_per_department.c.department_name,)),
+    "timeline": Aggregate(
+        T.agg_timeline, "Línea de tiempo de documentos", phenomenon=T.agg_timeline.c.phenomenon,
+        dated=T.agg_timeline.c.period, entity=(T.agg_timeline.c.entity_id,)),
+    "entity_network": Aggregate(
+        T.agg_entity_network, "Red de coocurrencia de entidades", phenomenon=T.agg_entity_network.c.phenomenon,
+        entity=(T.agg_entity_network.c.entity_a, T.agg_entity_network.c.entity_b)),
+    "entity_heatmap": Aggregate(
+        T.agg_entity_heatmap, "Matriz entidad × categoría", entity=(T.agg_entity_heatmap.c.entity_id,)),
+    "entity_quadrant": Aggregate(
+        T.agg_entity_quadrant, "Cuadrante intensidad–tendencia", phenomenon=T.agg_entity_quadrant.c.phenomenon,
+        entity=(T.agg_entity_quadrant.c.entity_id,)),
+    "armed_presence": Aggregate(
+        T.armed_presence, "Presencia declarada de grupos armados por municipio",
+        entity=(T.armed_presence.c.entity_id, T.armed_presence.c.group_key),
+        place=(T.armed_presence.c.level1, T.armed_presence.c.level2)),
+    "early_warnings": Aggregate(
+        T.early_warnings, "Alertas tempranas de la Defensoría", dated=T.early_warnings.c.date),
+    "entity_mentions": Aggregate(
+        T.entity_mentions, "Menciones de entidades", phenomenon=T.entity_mentions.c.phenomenon,
+        entity=(T.entity_mentions.c.entity_id,)),
+    "place_mentions": Aggregate(
+        T.place_mentions, "Menciones de lugares", phenomenon=T.place_mentions.c.phenomenon),
+}
+
+
+def current(table: sa.Table) -> sa.ColumnElement[bool]:
+    """The condition selecting the current rows of a versioned table (``valid_to IS NULL``)."""
+    return table.c.valid_to.is_(None)
+
+
+def jsonable(v: Any) -> Any:
+    """``v`` with dates as ISO strings and anything unknown as ``str`` (JSON-serializable)."""
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    if isinstance(v, (list, tuple)):
+        return [jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): jsonable(x) for k, x in v.items()}
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return str(v)
+
+
+def _no_nul(v: str | None) -> str | None:
+    return None if v is None else v.replace("\x00", "")
+
+
+class PrecomputeReader:
+    """Reads the precompute tables through ``engine`` (thread-safe).
+
+    Which tables exist is remembered for 30 s (only found tables, so a new materialization shows
+    up at once); a table dropped in the meantime (re-materialization) is re-checked once.
+    """
+
+    def __init__(self, engine: sa.Engine):
+        self.engine = engine
+        self._lock = threading.Lock()
+        self._found: dict[str, float] = {}
+
+    # ------------------------------------------------------------------ existence
+    def materialized(self, table: sa.Table) -> bool:
+        """Whether ``table`` exists in the database."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self._found.get(table.name, -_CACHE_S) < _CACHE_S:
+                return True
+        with self.engine.connect() as conn:
+            found = sa.inspect(conn).has_table(table.name)
+        if found:
+            with self._lock:
+                self._found[table.name] = now
+        return found
+
+    def _forget(self, tables: Iterable[sa.Table]) -> None:
+        with self._lock:
+            for t in tables:
+                self._found.pop(t.name, None)
+
+    def status(self) -> dict[str, bool]:
+        """``{aggregate name: materialized?}`` for every name in ``AGGREGATES``."""
+        return {name: self.materialized(spec.table) for name, spec in AGGREGATES.items()}
+
+    def rows(self, stmt: sa.Executable, *tables: sa.Table) -> list[dict]:
+        """The rows of ``stmt`` as dicts (values as the driver returns them). Raises
+        ``NotMaterialized(table name)`` when one of ``tables`` (the precompute tables the statement
+        reads) does not exist; other database errors propagate."""
+        for attempt in (0, 1):
+            for t in tables:
+                if not self.materialized(t):
+                    raise NotMaterialized(t.name)
+            try:
+                with self.engine.connect() as conn:
+                    return [dict(r) for r in conn.execute(stmt).mappings()]
+            except (sa.exc.ProgrammingError, sa.exc.NoSuchTableError):
+                if attempt or not tables:
+                    raise
+                self._forget(tables)
+        raise AssertionError("unreachable")
+
+    # ------------------------------------------------------------------ aggregates
+    def read(self, name: str, filters: Filters = Filters(), limit: int = 500) -> dict:
+        """Current rows of one aggregate narrowed by the ``filters`` its table has columns for.
+        Raises ``KeyError`` on an unknown name.
+
+        Returns ``{aggregate, table, title, materialized, rows, n_rows, truncated, filters_applied,
+        filters_ignored, message}``; rows are JSON-serializable dicts of every column, ordered by
+        ``id``, at most ``limit``.
+        """
+        spec = AGGREGATES[name]
+        f = dataclasses.replace(filters, entity=_no_nul(filters.entity), place=_no_nul(filters.place))
+        base = {"aggregate": name, "table": spec.table_name, "title": spec.title}
+        stmt, applied, ignored = spec.select(f, limit)
+        try:
+            rows = self.rows(stmt, spec.table)
+        except NotMaterialized:
+            return {**base, "materialized": False, "rows": [], "n_rows": 0, "truncated": False,
+                    "filters_applied": {}, "filters_ignored": sorted(f.requested()),
+                    "message": f"'{name}' no está materializado todavía (tabla {spec.table_name} ausente)"}
+        truncated = len(rows) > limit
+        rows = [{k: jsonable(v) for k, v in r.items()} for r in rows[:limit]]
+        return {**base, "materialized": True, "rows": rows, "n_rows": len(rows), "truncated": truncated,
+                "filters_applied": applied, "filters_ignored": ignored, "message": None}
+
+    def mentions_for_chunks(self, chunk_ids: list[str],
+                            tables: tuple[sa.Table, ...] = (T.entity_mentions, T.place_mentions),
+                            limit: int = 2000) -> dict[str, list[dict]]:
+        """Current rows of the mention tables that point at ``chunk_ids``, JSON-serializable:
+        ``{table name: [row, ...]}`` (tables not materialized are left out)."""
+        out: dict[str, list[dict]] = {}
+        if not chunk_ids:
+            return out
+        for t in tables:
+            stmt = sa.select(t).where(t.c.chunk_id.in_(chunk_ids), current(t)).limit(limit)
+            try:
+                out[t.name] = [{k: jsonable(v) for k, v in r.items()} for r in self.rows(stmt, t)]
+            except NotMaterialized:
+                continue
+        return out
+
+    # ------------------------------------------------------------------ dictionary and gazetteer
+    def find_entity(self, text: str) -> str | None:
+        """The ``entity_id`` of the current dictionary entry whose id, name or an alias folds to
+        ``text`` folded (or whose id is ``text``); ``None`` when none does or the dictionary is not
+        materialized."""
+        key = fold_phrase(text)
+        t = T.entity_dictionary
+        try:
+            ents = self.rows(sa.select(t.c.entity_id, t.c.name, t.c.aliases).where(current(t)), t)
+        except NotMaterialized:
+            return None
+        for e in ents:
+            names = {fold_phrase(e["entity_id"].replace("_", " ")), fold_phrase(e["name"]), e["entity_id"]}
+            for al in e["aliases"] or []:
+                alias = al.get("text") if isinstance(al, dict) else al
+                if alias:
+                    names.add(fold_phrase(alias))
+            if key in names or text == e["entity_id"]:
+                return e["entity_id"]
+        return None
+
+    def has_place(self, place_id: str) -> bool:
+        """Whether the current gazetteer has ``place_id`` (False when it is not materialized)."""
+        t = T.place_gazetteer
+        try:
+            return bool(self.rows(sa.select(sa.literal(1)).where(t.c.place_id == place_id, current(t)), t))
+        except NotMaterialized:
+            return False
+
+    def find_place(self, key: str, levels: tuple[str, ...]) -> str | None:
+        """The ``place_id`` of the first place (by level, in the order of ``levels``) whose name or
+        an alias folds to ``key`` (already folded with ``fold_phrase``); ``None`` when none does or
+        the gazetteer is not materialized."""
+        t = T.place_gazetteer
+        stmt = sa.select(t.c.place_id, t.c.level, t.c.name, t.c.aliases).where(t.c.level.in_(levels), current(t))
+        try:
+            rows = self.rows(stmt, t)
+        except NotMaterialized:
+            return None
+        for level in levels:
+            for r in rows:
+                if r["level"] != level:
+                    continue
+                names = {fold_phrase(r["name"])} | {fold_phrase(a.get("text", "")) for a in r["aliases"] or []
+                                                    if isinstance(a, dict)}
+                if key in names:
+                    return r["place_id"]
+        return None

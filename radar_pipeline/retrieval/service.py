@@ -1,0 +1,173 @@
+"""The retrieval service: read-only access to one encoder's materialized indexes.
+
+``RetrievalService`` wraps a ``radar_pipeline.retrieval.search.Searcher`` (the FAISS/BM25 stores
+and the passage table): passage search with the raw cosine similarity of each hit, document
+search, document outline, a window of ~80 passages around a chunk, passages by id. The API's
+``/search`` and ``/documents`` endpoints and the agent's tools call the same methods, so a figure
+cannot differ between chat and dashboard.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+_HYPHENS = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043]")
+_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff\\s]")
+
+
+def normalize_id(raw: str) -> str:
+    """Canonical form of a doc/chunk id as a model may write it: odd hyphens (U+2011 …) → ``-``,
+    soft hyphens, zero-width characters and spaces removed, lower case."""
+    return _HYPHENS.sub("-", _INVISIBLE.sub("", str(raw))).lower()
+
+
+class IndexUnavailable(RuntimeError):
+    """The passage table / FAISS index of the configured encoder has not been materialized."""
+
+
+class RetrievalService:
+    """Read-only view over a ``Searcher`` (thread-safe: lookups are immutable, caches are locked)."""
+
+    def __init__(self, searcher):
+        self.searcher = searcher
+        frame = searcher.passages
+        self.chunk_ids: list[str] = frame["chunk_id"].to_list()
+        self.doc_ids: list[str] = frame["doc_id"].to_list()
+        self.texts: list[str] = frame["text"].to_list()
+        self.titles: list[str] = frame["title"].to_list()
+        self.paths: list[str] = frame["source_path"].to_list()
+        self.page_start: list[int] = frame["page_start"].to_list()
+        self.page_end: list[int] = frame["page_end"].to_list()
+        self.phenomena: list[str | None] = frame["phenomenon"].to_list()
+        self.languages: list[str | None] = frame["language"].to_list()
+        self.row_of = {c: i for i, c in enumerate(self.chunk_ids)}
+        self.doc_rows: dict[str, list[int]] = {}
+        for i, d in enumerate(self.doc_ids):
+            self.doc_rows.setdefault(d, []).append(i)
+        self._vectors = getattr(searcher, "vectors", None)
+        self._lock = threading.Lock()
+        self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._scache: OrderedDict[str, Any] = OrderedDict()
+
+    @property
+    def size(self) -> int:
+        return len(self.chunk_ids)
+
+    # -- vectors
+    def query_vector(self, text: str) -> np.ndarray:
+        with self._lock:
+            if text in self._qcache:
+                self._qcache.move_to_end(text)
+                return self._qcache[text]
+        v = np.asarray(self.searcher.encoder.encode_queries([text])[0], dtype=np.float32)
+        with self._lock:
+            self._qcache[text] = v
+            while len(self._qcache) > 512:
+                self._qcache.popitem(last=False)
+        return v
+
+    def vector(self, row: int) -> np.ndarray:
+        if self._vectors is not None:
+            return self._vectors[row]
+        return self.searcher.faiss.reconstruct(int(row))
+
+    def similarity(self, qvec: np.ndarray, rows: list[int]) -> list[float]:
+        """Raw cosine (unit vectors) of the query with each row: comparable across queries,
+        unlike fused/min-max-normalised ranking scores."""
+        if not rows:
+            return []
+        mat = np.vstack([self.vector(r) for r in rows])
+        return [round(float(s), 4) for s in mat @ qvec]
+
+    # -- records
+    def record(self, row: int, *, text: bool = True) -> dict:
+        rec = {"chunk_id": self.chunk_ids[row], "doc_id": self.doc_ids[row], "title": self.titles[row],
+               "source_path": self.paths[row], "page": self.page_start[row], "page_end": self.page_end[row],
+               "phenomenon": self.phenomena[row], "language": self.languages[row]}
+        if text:
+            rec["text"] = self.texts[row]
+        return rec
+
+    def chunk(self, chunk_id: str) -> dict | None:
+        row = self.row_of.get(normalize_id(chunk_id))
+        return None if row is None else self.record(row)
+
+    # -- search
+    def _search(self, query: str):
+        with self._lock:
+            if query in self._scache:
+                self._scache.move_to_end(query)
+                return self._scache[query]
+        res = self.searcher.search(query)
+        with self._lock:
+            self._scache[query] = res
+            while len(self._scache) > 256:
+                self._scache.popitem(last=False)
+        return res
+
+    def search_passages(self, query: str, k: int = 10, doc_ids: list[str] | None = None) -> list[dict]:
+        """Top passages for ``query`` (the retrieval policy's ranking) with ``similarity`` = raw
+        cosine. With ``doc_ids``, ranks only those documents' passages by cosine. Raises
+        ``ValueError`` on an empty query."""
+        if not query or not query.strip():
+            raise ValueError("empty query")
+        qvec = self.query_vector(query)
+        if doc_ids:
+            rows = [r for d in doc_ids for r in self.doc_rows.get(d, [])]
+            sims = self.similarity(qvec, rows)
+            order = sorted(zip(rows, sims), key=lambda t: -t[1])[:k]
+            return [{"rank": i, **self.record(r), "score": s, "similarity": s} for i, (r, s) in enumerate(order, 1)]
+        res = self._search(query)
+        hits = res.passages[:k]
+        rows = [self.row_of[p["chunk_id"]] for p in hits]
+        sims = self.similarity(qvec, rows)
+        return [{"rank": p["rank"], **self.record(r), "score": float(p["score"]), "similarity": s}
+                for p, r, s in zip(hits, rows, sims)]
+
+    def search_documents(self, query: str, k: int = 3) -> list[dict]:
+        if not query or not query.strip():
+            raise ValueError("empty query")
+        res = self._search(query)
+        out = []
+        for d in res.documents[:k]:
+            rows = self.doc_rows.get(d["doc_id"], [])
+            out.append({"rank": d["rank"], "doc_id": d["doc_id"], "source_path": d["source_path"],
+                        "title": self.titles[rows[0]] if rows else None, "n_passages": len(rows),
+                        "score": float(d["score"])})
+        return out
+
+    def outline(self, doc_id: str, max_entries: int = 30) -> dict | None:
+        rows = self.doc_rows.get(normalize_id(doc_id))
+        if not rows:
+            return None
+        step = max(1, -(-len(rows) // max_entries))
+        picked = rows[::step][:max_entries]
+        return {"doc_id": self.doc_ids[rows[0]], "title": self.titles[rows[0]], "source_path": self.paths[rows[0]],
+                "n_passages": len(rows), "pages": [self.page_start[rows[0]], self.page_end[rows[-1]]],
+                "entries": [{"chunk_id": self.chunk_ids[r], "page": self.page_start[r],
+                             "opening": " ".join(self.texts[r].split())[:140]} for r in picked]}
+
+    def window(self, chunk_id: str, size: int = 80) -> dict | None:
+        """``size`` consecutive passages of the chunk's document centred on it (evidence panel)."""
+        row = self.row_of.get(normalize_id(chunk_id))
+        if row is None:
+            return None
+        rows = self.doc_rows[self.doc_ids[row]]
+        pos = rows.index(row)
+        start = max(0, min(pos - size // 2, len(rows) - size))
+        sel = rows[start:start + size]
+        return {"doc_id": self.doc_ids[row], "title": self.titles[row], "source_path": self.paths[row],
+                "chunk_id": self.chunk_ids[row], "position": pos, "n_passages": len(rows), "first_position": start,
+                "passages": [{**self.record(r), "position": start + i, "is_target": r == row}
+                             for i, r in enumerate(sel)]}
+
+    def neighbours(self, row: int, window: int) -> list[int]:
+        if window <= 0:
+            return [row]
+        rows = self.doc_rows[self.doc_ids[row]]
+        pos = rows.index(row)
+        return rows[max(0, pos - window): pos + window + 1]
