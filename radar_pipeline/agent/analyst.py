@@ -26,7 +26,8 @@ from typing import Any
 from radar_pipeline.agent import prompts, router
 from radar_pipeline.textfold import fold_question
 from radar_pipeline.agent.llm import LLMClient, LLMReply
-from radar_pipeline.agent.tools import Corpus, ToolBox, ToolCallRecord, openai_tools
+from radar_pipeline.agent.tools import ToolBox, ToolCallRecord, openai_tools
+from radar_pipeline.retrieval.service import RetrievalService
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Assignment:
     question: str
     requirements: list[router.Requirement]
     formulations: list[str]                 # this round's search formulations (1–3)
-    corpus: Corpus
+    corpus: RetrievalService
     toolbox: ToolBox
     feedback: str | None                    # the verifier's last rejection reason, if any
     record: Callable[..., Any]

@@ -55,7 +55,8 @@ from radar_pipeline.agent.replies import (
     VerifierReply,
     VisualizerReply,
 )
-from radar_pipeline.agent.tools import Corpus, IndexUnavailable, ToolBox
+from radar_pipeline.agent.tools import ToolBox
+from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
 from radar_pipeline.agent.trace import Step, TraceStore
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
 
@@ -181,11 +182,11 @@ class _Ctx:
 class AgentRunner:
     """Runs questions. Thread-safe: all per-run state lives in a ``_Ctx``.
 
-    ``corpus`` is a zero-argument callable returning the ``Corpus`` (loaded lazily; raises
+    ``corpus`` is a zero-argument callable returning the ``RetrievalService`` (loaded lazily; raises
     ``IndexUnavailable`` when the indexes are not materialized). ``llm`` None = offline mode.
     """
 
-    def __init__(self, corpus: Callable[[], Corpus], encoder, *, llm: LLMClient | None = None,
+    def __init__(self, corpus: Callable[[], RetrievalService], encoder, *, llm: LLMClient | None = None,
                  store: TraceStore | None = None, aggregates=None, config: AgentConfig | None = None):
         self._corpus = corpus
         self.encoder = encoder

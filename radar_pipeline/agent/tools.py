@@ -1,8 +1,8 @@
 """The agent's retrieval tools, over the retrieval service the API's read endpoints also use.
 
-``Corpus`` is ``radar_pipeline.retrieval.service.RetrievalService`` (read-only access to one
-encoder's materialized indexes), under the name the runner knows it by; the API's ``/search`` and
-``/documents`` endpoints call the same service, so a figure cannot differ between chat and dashboard.
+The tools read through ``radar_pipeline.retrieval.service.RetrievalService`` (read-only access to
+one encoder's materialized indexes); the API's ``/search`` and ``/documents`` endpoints call the
+same service, so a passage cannot differ between chat and dashboard.
 
 ``ToolBox`` is one run's tool contract (SPEC "Tool contract"):
 
@@ -28,8 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService, normalize_id
 
-__all__ = ["Corpus", "IndexUnavailable", "ToolBox", "normalize_id", "openai_tools"]
-Corpus = RetrievalService  # the name the runner knows it by
+__all__ = ["ToolBox", "openai_tools"]
 
 DOC_ID_RE = r"^[0-9a-f]{16}$"
 CHUNK_ID_RE = r"^[0-9a-f]{16}-[0-9]{1,6}$"

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from radar_pipeline.agent.tools import CHUNK_ID_RE, DOC_ID_RE, normalize_id
+from radar_pipeline.agent.tools import CHUNK_ID_RE, DOC_ID_RE
+from radar_pipeline.retrieval.service import normalize_id
 
 _BRACKET = re.compile(r"[\[【［〔]([^\[\]【】［］〔〕]{1,400})[\]】］〕]")
 _CHUNK = re.compile(CHUNK_ID_RE.strip("^$"))

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.filters import Filters
-from radar_pipeline.precompute.text import fold_phrase
+from radar_pipeline.textfold import fold_phrase
 
 _ACCENTS = ("áéíóúüñàèìòùâêîôûãõç", "aeiouunaeiouaeiouaoc")
 _CACHE_S = 30.0

@@ -1,7 +1,7 @@
 """Citation parsing, normalisation (odd hyphens, spaces, brackets) and the code-level checks."""
 from __future__ import annotations
 
-from radar_pipeline.agent.tools import normalize_id
+from radar_pipeline.retrieval.service import normalize_id
 from radar_pipeline.agent.verifier import canonicalize, check_answer, parse_citations
 
 D = "3fa9c2d1e0b7a4c5"

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import AGGREGATES, NotMaterialized, PrecomputeReader, current
-from radar_pipeline.precompute.text import fold
+from radar_pipeline.textfold import fold_spans
 from radar_pipeline.precompute.versioning import current_rows
 
 from .test_pipeline_db import _crafted, _run_all
@@ -32,7 +32,7 @@ def _matches(spec, row: dict, applied: dict) -> bool:
             return False
     if "entity" in applied and not any(str(row[c.name]).lower() == "eln" for c in spec.entity):
         return False
-    if "place" in applied and not any(row[c.name] and fold(row[c.name]) == fold("Caquetá") for c in spec.place):
+    if "place" in applied and not any(row[c.name] and fold_spans(row[c.name]) == fold_spans("Caquetá") for c in spec.place):
         return False
     return True
 
