@@ -1,7 +1,6 @@
 """faiss_index, pgvector_index and bm25_index over the embedded chunks."""
 
 import time
-from typing import Optional
 
 import dagster as dg
 from pydantic import Field
@@ -46,10 +45,10 @@ class RerankVectorsConfig(dg.Config):
     """How much encoding one materialization may do (the rest is encoded at query time, and by
     the next materialization)."""
 
-    budget_minutes: Optional[float] = Field(default=None, description="0 = no limit; unset: "
-                                                                      "RADAR_RERANK_BUDGET_MINUTES, else 0")
-    workers: Optional[int] = Field(default=None, description="encoding processes; unset: the reranker "
-                                                             "resource's workers (RADAR_WORKERS)")
+    budget_minutes: float | None = Field(default=None, description="0 = no limit; unset: "
+                                                                   "RADAR_RERANK_BUDGET_MINUTES, else 0")
+    workers: int | None = Field(default=None, description="encoding processes; unset: the reranker "
+                                                          "resource's workers (RADAR_WORKERS)")
 
 
 @dg.asset(group_name="indexes", kinds={"numpy"}, deps=["chunks", faiss_index],

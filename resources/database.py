@@ -1,7 +1,6 @@
 """PostgreSQL (+pgvector) for every asset: ``DATABASE_URL`` when set, else the embedded server."""
 
 from pathlib import Path
-from typing import Optional
 
 import sqlalchemy as sa
 from dagster import ConfigurableResource
@@ -19,10 +18,10 @@ class DatabaseResource(ConfigurableResource):
     ``StorageSettings``), so the URL — a secret — never enters Dagster's run config.
     """
 
-    database_url: Optional[str] = Field(
+    database_url: str | None = Field(
         default=None, description="external PostgreSQL URL; unset: DATABASE_URL / RADAR_DATABASE_URL, else embedded")
-    pgdata: Optional[str] = Field(default=None, description="data directory of the embedded server; "
-                                                            "unset: <RADAR_HOME>/pgdata")
+    pgdata: str | None = Field(default=None, description="data directory of the embedded server; "
+                                                         "unset: <RADAR_HOME>/pgdata")
 
     def url(self) -> str:
         """The SQLAlchemy URL (starts the embedded server when no external URL is configured)."""

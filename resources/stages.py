@@ -7,7 +7,7 @@ Unset fields are read from the environment when a run uses the resource (``Chunk
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from dagster import ConfigurableResource
 from pydantic import Field
@@ -23,10 +23,10 @@ class ChunkingResource(ConfigurableResource):
     """SPEC "Chunking": sentence-bounded passages of ~``chunk_tokens`` tokens with ``chunk_overlap``
     sentence overlap, at most ``tabular_max_chunks`` per tabular file."""
 
-    chunk_tokens: Optional[int] = Field(default=None, description="unset: RADAR_CHUNK_TOKENS, else 500")
-    chunk_overlap: Optional[float] = Field(default=None, description="fraction; unset: RADAR_CHUNK_OVERLAP, else 0.15")
-    tabular_max_chunks: Optional[int] = Field(default=None, description="unset: RADAR_TABULAR_MAX_CHUNKS, else 400")
-    workers: Optional[int] = Field(default=None, description="chunking processes; unset: RADAR_WORKERS, else 2")
+    chunk_tokens: int | None = Field(default=None, description="unset: RADAR_CHUNK_TOKENS, else 500")
+    chunk_overlap: float | None = Field(default=None, description="fraction; unset: RADAR_CHUNK_OVERLAP, else 0.15")
+    tabular_max_chunks: int | None = Field(default=None, description="unset: RADAR_TABULAR_MAX_CHUNKS, else 400")
+    workers: int | None = Field(default=None, description="chunking processes; unset: RADAR_WORKERS, else 2")
 
     def settings(self) -> ChunkingSettings:
         """The chunking parameters, read from the environment now for the fields left unset."""
@@ -41,9 +41,9 @@ class ChunkingResource(ConfigurableResource):
 class PrecomputeResource(ConfigurableResource):
     """Inputs of the precomputes: the shared reference data (``geo/``, ``manifests/``) and processes."""
 
-    shared_dir: Optional[str] = Field(default=None, description="read-only shared data; unset: RADAR_SHARED_DIR, "
-                                                                "else <project>/../shared")
-    workers: Optional[int] = Field(default=None, description="processes; unset: RADAR_WORKERS, else 2")
+    shared_dir: str | None = Field(default=None, description="read-only shared data; unset: RADAR_SHARED_DIR, "
+                                                             "else <project>/../shared")
+    workers: int | None = Field(default=None, description="processes; unset: RADAR_WORKERS, else 2")
 
     def config(self) -> PrecomputeConfig:
         """The ``PrecomputeConfig`` the precompute pipeline takes (workers ≥ 1)."""

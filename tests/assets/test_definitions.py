@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import dagster as dg
-import pytest
 
 from assets.definitions import defs
 
@@ -103,6 +102,6 @@ def test_loading_evaluates_no_settings():
                 "RADAR_ENCODER_THREADS": "many", "RADAR_CHUNK_TOKENS": "lots"})
     code = ("import dagster as dg; from assets.definitions import defs; dg.Definitions.validate_loadable(defs); "
             "print(len(defs.resolve_asset_graph().materializable_asset_keys))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == str(len(ALL_ASSETS))
