@@ -1,15 +1,15 @@
-"""The Definitions object that workspace.yaml loads: all assets, checks and resources."""
+"""The Definitions object that workspace.yaml loads: all assets, checks, jobs and resources.
 
-import os
+Loading it evaluates no settings: every resource is built with its fields unset and reads them
+from the environment (``radar_pipeline.config``) when a run uses it, so the same code location
+serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them.
+"""
 
 import dagster as dg
 
 from assets import checks, evals, indexes, ingestion, knowledge_base, precompute
-from radar_pipeline.config import EncoderSpec, RerankerSpec, get_settings
-from resources import (CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource, OcrResource,
-                       RerankerResource)
-
-_s = get_settings()
+from resources import (ChunkingResource, CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource,
+                       OcrResource, PrecomputeResource, RerankerResource)
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([ingestion, knowledge_base, indexes, precompute, evals]),
@@ -23,13 +23,13 @@ defs = dg.Definitions(
                             description="Codefest dev and XQuAD evaluations of the default retrieval configuration."),
     ],
     resources={
-        "database": DatabaseResource(
-            database_url=dg.EnvVar("DATABASE_URL") if os.environ.get("DATABASE_URL") else None,
-            pgdata=str(_s.pgdata)),
-        "corpus": CorpusResource(corpus_dir=str(_s.corpus), workers=_s.workers),
-        "ocr": OcrResource(languages=_s.ocr_languages, dpi=_s.ocr_dpi),
-        "encoder": EncoderResource(**EncoderSpec().model_dump(exclude={"max_seq_length"})),
-        "reranker": RerankerResource(**RerankerSpec().model_dump(exclude={"max_seq_length"})),
-        "index_store": IndexStoreResource(index_dir=str(_s.index_dir)),
+        "database": DatabaseResource(),
+        "corpus": CorpusResource(),
+        "ocr": OcrResource(),
+        "chunking": ChunkingResource(),
+        "encoder": EncoderResource(),
+        "reranker": RerankerResource(),
+        "index_store": IndexStoreResource(),
+        "precompute": PrecomputeResource(),
     },
 )

@@ -14,7 +14,6 @@ import sqlalchemy as sa
 
 from evals.configs import DEFAULT_NAME, get_config
 from evals.runner import EvalReport, run_codefest, run_xquad
-from radar_pipeline.config import get_settings
 from radar_pipeline.retrieval.search import Searcher
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
 
@@ -81,11 +80,12 @@ def eval_codefest_dev(context: dg.AssetExecutionContext, config: EvalConfig, dat
           description="XQuAD es→en (240 and 2,067 English paragraphs, 1,190 Spanish questions each), each over "
                       "its own small index with the same encoder and retrieval code: NDCG@10, Recall@10, MRR@10.")
 def eval_xquad(context: dg.AssetExecutionContext, config: EvalConfig, database: DatabaseResource,
-               encoder: EncoderResource, reranker: RerankerResource) -> dg.MaterializeResult:
+               encoder: EncoderResource, reranker: RerankerResource,
+               index_store: IndexStoreResource) -> dg.MaterializeResult:
     enc = encoder.get_encoder()
     cfg = get_config(config.retrieval_config)
     rr = reranker.get_reranker() if cfg.rerank_k else None
-    work = get_settings().home / "eval_work"
+    work = index_store.eval_work()
     meta: dict = {"config": cfg.name, "config_detail": dg.MetadataValue.json(_cfg_dict(cfg))}
     for name in ("xquad_es_en", "xquad_es_en_hard"):
         report = run_xquad(name, enc, cfg, work, reranker=rr)

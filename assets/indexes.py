@@ -3,9 +3,10 @@
 import time
 
 import dagster as dg
+from pydantic import Field
 
 from assets._meta import to_metadata
-from radar_pipeline.config import get_settings
+from radar_pipeline.config import RerankBudget
 from radar_pipeline.stages import build_bm25_index, build_faiss_index, embed_chunks, export_rerank_vectors
 from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
@@ -44,8 +45,10 @@ class RerankVectorsConfig(dg.Config):
     """How much encoding one materialization may do (the rest is encoded at query time, and by
     the next materialization)."""
 
-    budget_minutes: float = get_settings().rerank_budget_minutes  # 0 = no limit
-    workers: int = get_settings().workers
+    budget_minutes: float | None = Field(default=None, description="0 = no limit; unset: "
+                                                                   "RADAR_RERANK_BUDGET_MINUTES, else 0")
+    workers: int | None = Field(default=None, description="encoding processes; unset: the reranker "
+                                                          "resource's workers (RADAR_WORKERS)")
 
 
 @dg.asset(group_name="indexes", kinds={"numpy"}, deps=["chunks", faiss_index],
@@ -60,8 +63,10 @@ def rerank_vectors(context: dg.AssetExecutionContext, config: RerankVectorsConfi
         context.log.info("rerank_vectors: re-ranker switched off (kind=none)")
         return dg.MaterializeResult(metadata={"encoder": "none"})
     engine = database.engine()
-    budget = config.budget_minutes * 60 if config.budget_minutes > 0 else None
-    emb = embed_chunks(engine, rr, batch_size=64, log=context.log.info, workers=config.workers,
+    minutes = config.budget_minutes if config.budget_minutes is not None else RerankBudget().rerank_budget_minutes
+    budget = RerankBudget(rerank_budget_minutes=minutes).rerank_budget_seconds
+    workers = config.workers if config.workers is not None else reranker.worker_count()
+    emb = embed_chunks(engine, rr, batch_size=64, log=context.log.info, workers=workers,
                        spec=reranker.spec(), budget_seconds=budget)
     out = export_rerank_vectors(engine, rr.name, index_store.for_encoder(encoder.get_encoder().name),
                                 log=context.log.info)

@@ -37,7 +37,7 @@ def source_files(context: dg.AssetExecutionContext, database: DatabaseResource, 
 def documents_and_pages(context: dg.AssetExecutionContext, database: DatabaseResource, corpus: CorpusResource,
                         ocr: OcrResource):
     engine = database.engine()
-    stats = extract_documents(engine, corpus.root, ocr.settings(), workers=corpus.workers, log=context.log.info)
+    stats = extract_documents(engine, corpus.root, ocr.settings(), workers=corpus.worker_count(), log=context.log.info)
     with engine.begin() as conn:
         sample = [r._asdict() for r in conn.execute(sa.select(
             db.documents.c.doc_id, db.documents.c.primary_path, db.documents.c.format, db.documents.c.status,

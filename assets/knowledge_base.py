@@ -5,19 +5,18 @@ import dagster as dg
 
 from assets._meta import md_table, to_metadata
 from radar_pipeline import db
-from radar_pipeline.config import get_settings
 from radar_pipeline.stages import chunk_documents, embed_chunks
-from resources import DatabaseResource, EncoderResource
+from resources import ChunkingResource, DatabaseResource, EncoderResource
 
 
 @dg.asset(group_name="knowledge_base", kinds={"postgres", "python"}, deps=["pages"],
           description="Sentence-bounded passages (~500 tokens, ~15 % sentence overlap; ≤ 400 per tabular file) "
                       "with stable chunk_ids <doc_id>-<n>.")
-def chunks(context: dg.AssetExecutionContext, database: DatabaseResource) -> dg.MaterializeResult:
-    s = get_settings()
+def chunks(context: dg.AssetExecutionContext, database: DatabaseResource, chunking: ChunkingResource) -> dg.MaterializeResult:
+    s = chunking.settings()
     engine = database.engine()
     stats = chunk_documents(engine, budget=s.chunk_tokens, overlap=s.chunk_overlap,
-                            tabular_max_chunks=s.tabular_max_chunks, workers=s.workers, log=context.log.info)
+                            tabular_max_chunks=s.tabular_max_chunks, workers=chunking.worker_count(), log=context.log.info)
     with engine.begin() as conn:
         sample = [r._asdict() for r in conn.execute(sa.select(db.chunks.c.chunk_id, db.chunks.c.n_tokens, db.chunks.c.text)
                                                     .order_by(sa.func.random()).limit(3))]
@@ -30,5 +29,5 @@ def chunks(context: dg.AssetExecutionContext, database: DatabaseResource) -> dg.
 def embeddings(context: dg.AssetExecutionContext, database: DatabaseResource, encoder: EncoderResource) -> dg.MaterializeResult:
     engine = database.engine()
     enc = encoder.get_encoder()
-    stats = embed_chunks(engine, enc, log=context.log.info, workers=get_settings().workers, spec=encoder.spec())
+    stats = embed_chunks(engine, enc, log=context.log.info, workers=encoder.worker_count(), spec=encoder.spec())
     return dg.MaterializeResult(metadata={**to_metadata(stats), "dagster/row_count": stats["vectors"]})

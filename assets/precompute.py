@@ -17,24 +17,18 @@ import polars as pl
 import sqlalchemy as sa
 
 from assets._meta import md_table, to_metadata
-from radar_pipeline.config import get_settings
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.evidence import verify_evidence
-from radar_pipeline.precompute.pipeline import (CODE_VERSION, PrecomputeConfig, materialize_aggregates,
+from radar_pipeline.precompute.pipeline import (CODE_VERSION, materialize_aggregates,
                                                 materialize_armed_presence, materialize_early_warnings,
                                                 materialize_entity_dictionary, materialize_gazetteer,
                                                 materialize_mentions, materialize_publication_dates)
 from radar_pipeline.precompute.schemas import PRECOMPUTE_QUERIES, PRECOMPUTE_SCHEMAS
 from assets.checks import pandera_contract_check
-from resources import DatabaseResource
+from resources import DatabaseResource, PrecomputeResource
 
 GROUP = "precomputes"
 KB = ["documents", "pages", "chunks"]
-
-
-def _config() -> PrecomputeConfig:
-    s = get_settings()
-    return PrecomputeConfig(shared_dir=Path(s.shared_dir), workers=max(1, int(s.workers)))
 
 
 def _engine(database: DatabaseResource) -> sa.Engine:
@@ -62,9 +56,9 @@ def _meta(stats: dict, table: str, rows_key: str | None = None) -> dict:
 @dg.asset(group_name=GROUP, kinds={"postgres", "yaml"}, code_version=CODE_VERSION,
           description="The reviewed entity dictionary (radar_pipeline/precompute/data/entities.yaml): actors, "
                       "programs, technologies and armed groups per phenomenon, aliases es/en/pt, decoys, version.")
-def entity_dictionary(database: DatabaseResource) -> dg.MaterializeResult:
+def entity_dictionary(database: DatabaseResource, precompute: PrecomputeResource) -> dg.MaterializeResult:
     engine = _engine(database)
-    cfg = _config()
+    cfg = precompute.config()
     st = materialize_entity_dictionary(engine, cfg.dictionary())
     return dg.MaterializeResult(metadata={**_meta(st, "entity_dictionary"), "sample": _sample(
         engine, "SELECT entity_id, category, phenomenon, jsonb_array_length(aliases) AS aliases, dictionary_version "
@@ -74,9 +68,9 @@ def entity_dictionary(database: DatabaseResource) -> dg.MaterializeResult:
 @dg.asset(group_name=GROUP, kinds={"postgres", "geojson"}, code_version=CODE_VERSION,
           description="Countries (Natural Earth, ISO codes), Colombian departments and municipalities (DIVIPOLA; "
                       "Bogotá D.C. = 11/11001, not Cundinamarca) from ../shared/geo plus data/places.yaml.")
-def place_gazetteer(database: DatabaseResource) -> dg.MaterializeResult:
+def place_gazetteer(database: DatabaseResource, precompute: PrecomputeResource) -> dg.MaterializeResult:
     engine = _engine(database)
-    st = materialize_gazetteer(engine, _config().gazetteer())
+    st = materialize_gazetteer(engine, precompute.config().gazetteer())
     return dg.MaterializeResult(metadata={**_meta(st, "place_gazetteer"), "sample": _sample(
         engine, "SELECT place_id, name, country_code, department_code, context_required, has_shape "
                 "FROM place_gazetteer_current WHERE place_id IN ('municipality:11001','department:11','department:25',"
@@ -98,9 +92,9 @@ _MENTION_DEPS = [entity_dictionary, place_gazetteer, *KB]
                                  "department named nearby, else `unresolved` with their candidates."),
     ],
 )
-def mentions(context: AssetExecutionContext, database: DatabaseResource):
+def mentions(context: AssetExecutionContext, database: DatabaseResource, precompute: PrecomputeResource):
     engine = _engine(database)
-    st = materialize_mentions(engine, _config(), log=context.log.info)
+    st = materialize_mentions(engine, precompute.config(), log=context.log.info)
     yield dg.MaterializeResult(asset_key="entity_mentions", metadata={
         **_meta(st, "entity_mentions"),
         "sample": _sample(engine, "SELECT entity_id, chunk_id, char_start, char_end, matched FROM entity_mentions_current "
@@ -116,9 +110,9 @@ def mentions(context: AssetExecutionContext, database: DatabaseResource):
           description="Publication date per document from source metadata only (file name, folder, alert number, "
                       "ISO/compact date, year folder; Codefest names from manifests/codefest_inventory.csv), with the "
                       "rule that produced it; undated documents are rows with date NULL, never guessed.")
-def publication_dates(database: DatabaseResource) -> dg.MaterializeResult:
+def publication_dates(database: DatabaseResource, precompute: PrecomputeResource) -> dg.MaterializeResult:
     engine = _engine(database)
-    st = materialize_publication_dates(engine, _config())
+    st = materialize_publication_dates(engine, precompute.config())
     return dg.MaterializeResult(metadata={**_meta(st, "publication_dates"), "sample": _sample(
         engine, "SELECT doc_id, date, rule, source_value FROM publication_dates_current ORDER BY random() LIMIT 5")})
 
@@ -127,9 +121,9 @@ def publication_dates(database: DatabaseResource) -> dg.MaterializeResult:
           deps=["entity_mentions", "place_mentions", publication_dates, "chunks"],
           description="One row per Ombudsman early-warning alert: code, date, imminent/structural when the source "
                       "says so (never added together), armed groups and places named, and the passages that say so.")
-def early_warnings(database: DatabaseResource) -> dg.MaterializeResult:
+def early_warnings(database: DatabaseResource, precompute: PrecomputeResource) -> dg.MaterializeResult:
     engine = _engine(database)
-    st = materialize_early_warnings(engine, _config())
+    st = materialize_early_warnings(engine, precompute.config())
     return dg.MaterializeResult(metadata={**_meta(st, "early_warnings"), "sample": _sample(
         engine, "SELECT alert_code, date, alert_type, armed_groups, department_codes FROM early_warnings_current "
                 "ORDER BY random() LIMIT 5")})
@@ -139,9 +133,9 @@ def early_warnings(database: DatabaseResource) -> dg.MaterializeResult:
           description="Armed-group presence per municipality from the Amazon Underworld records in the corpus "
                       "(present / absent / no_info — unknown never shown as absent), deduplicated by municipality id, "
                       "joined to boundaries by code then by name within the department.")
-def armed_presence(database: DatabaseResource) -> dg.MaterializeResult:
+def armed_presence(database: DatabaseResource, precompute: PrecomputeResource) -> dg.MaterializeResult:
     engine = _engine(database)
-    st = materialize_armed_presence(engine, _config())
+    st = materialize_armed_presence(engine, precompute.config())
     return dg.MaterializeResult(metadata={**_meta(st, "armed_presence"), "sample": _sample(
         engine, "SELECT municipality_id, level2, group_key, state, shape_match FROM armed_presence_current "
                 "WHERE state = 'present' ORDER BY random() LIMIT 5")})
@@ -168,10 +162,10 @@ _AGG_DEPS = ["entity_mentions", "place_mentions", publication_dates, early_warni
                         description=d + " Every row lists the (doc_id, chunk_id) it counts.")
            for name, d in _AGG_DESCRIPTIONS.items()],
 )
-def dashboard_aggregates(context: AssetExecutionContext, database: DatabaseResource):
+def dashboard_aggregates(context: AssetExecutionContext, database: DatabaseResource, precompute: PrecomputeResource):
     engine = _engine(database)
     selected = [k.path[-1] for k in context.selected_asset_keys]
-    st = materialize_aggregates(engine, _config(), tables=selected, log=context.log.info)
+    st = materialize_aggregates(engine, precompute.config(), tables=selected, log=context.log.info)
     for name in selected:
         yield dg.MaterializeResult(asset_key=name, metadata={
             **_meta(st, name), "sample": _sample(
@@ -184,11 +178,11 @@ def dashboard_aggregates(context: AssetExecutionContext, database: DatabaseResou
           deps=[*_AGG_DESCRIPTIONS, armed_presence, entity_dictionary, place_gazetteer],
           description="Precision/recall of entity and place mentions per language on evals/labelled (150 passages), "
                       "and the share of aggregate rows whose cited passages contain the counted mention (must be 1.0).")
-def precompute_evaluation(context: AssetExecutionContext, database: DatabaseResource) -> dg.MaterializeResult:
+def precompute_evaluation(context: AssetExecutionContext, database: DatabaseResource, precompute: PrecomputeResource) -> dg.MaterializeResult:
     from evals.precompute_eval import evaluate_with_evidence
 
     engine = _engine(database)
-    cfg = _config()
+    cfg = precompute.config()
     dictionary = cfg.dictionary()
     report = evaluate_with_evidence(engine, dictionary=dictionary,
                                     gazetteer=cfg.gazetteer().with_decoys(dictionary.alias_phrases()),

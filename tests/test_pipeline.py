@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from assets import checks, indexes, ingestion, knowledge_base
 from radar_pipeline.encoders import UseEncoder
 from radar_pipeline.retrieval.search import Searcher
-from resources import (CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource, OcrResource,
-                       RerankerResource)
+from resources import (ChunkingResource, CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource,
+                       OcrResource, RerankerResource)
 
 ASAT_TEXT = (
     "Anti-satellite weapons tests are a major source of long-lived orbital debris. "
@@ -52,6 +52,7 @@ def _resources(pg_url: str, corpus: Path, home: Path) -> dict:
         "database": DatabaseResource(database_url=pg_url, pgdata=str(home / "unused")),
         "corpus": CorpusResource(corpus_dir=str(corpus), workers=2),
         "ocr": OcrResource(),
+        "chunking": ChunkingResource(),
         "encoder": EncoderResource(),
         "reranker": RerankerResource(),
         "index_store": IndexStoreResource(index_dir=str(home / "indexes")),
