@@ -288,9 +288,9 @@ def _ocr_action(page, verdict: str, native: str) -> str | None:
         return "garbled"
     if verdict == "empty" or not native:
         return "empty"
-    if len(re.sub(r"\s", "", native)) < IMAGE_PAGE_MAX_CHARS and page.get_images(full=False):
-        if image_coverage(page) >= IMAGE_COVERAGE_MIN:
-            return "image"
+    short = len(re.sub(r"\s", "", native)) < IMAGE_PAGE_MAX_CHARS
+    if short and page.get_images(full=False) and image_coverage(page) >= IMAGE_COVERAGE_MIN:
+        return "image"
     return None
 
 

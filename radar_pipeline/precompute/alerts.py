@@ -27,15 +27,23 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from radar_pipeline.precompute.dates import codefest_id
 from radar_pipeline.precompute.text import fold
 
-__all__ = ["classify_alert_document", "find_code_references", "find_type_statements", "build_early_warnings",
-           "normalize_code", "AlertDoc", "TYPES"]
+__all__ = [
+    "TYPES",
+    "AlertDoc",
+    "build_early_warnings",
+    "classify_alert_document",
+    "find_code_references",
+    "find_type_statements",
+    "normalize_code",
+]
 
 TYPES = ("imminent", "structural", "unspecified", "conflicting")
 # characters after a follow-up's code reference whose place and group mentions belong to the alert:

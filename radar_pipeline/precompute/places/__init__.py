@@ -41,12 +41,26 @@ Matching a passage (``Gazetteer.find``) — rules, in order:
    (``department_only``);
 8. anything else stays ``unresolved`` with its candidates listed — never forced.
 """
+
 from __future__ import annotations
 
-from radar_pipeline.precompute.places.loading import DEFAULT_PLACES_PATH, build_gazetteer, title_case
+from radar_pipeline.precompute.places.loading import (
+    DEFAULT_PLACES_PATH,
+    build_gazetteer,
+    title_case,
+)
 from radar_pipeline.precompute.places.matcher import Gazetteer, hits_to_rows
 from radar_pipeline.precompute.places.model import Place, PlaceHit
 from radar_pipeline.precompute.places.resolution import TIGHT_WINDOW, WINDOW
 
-__all__ = ["Place", "PlaceHit", "Gazetteer", "build_gazetteer", "DEFAULT_PLACES_PATH", "WINDOW", "title_case",
-           "hits_to_rows", "TIGHT_WINDOW"]
+__all__ = [
+    "DEFAULT_PLACES_PATH",
+    "TIGHT_WINDOW",
+    "WINDOW",
+    "Gazetteer",
+    "Place",
+    "PlaceHit",
+    "build_gazetteer",
+    "hits_to_rows",
+    "title_case",
+]

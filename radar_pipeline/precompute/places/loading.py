@@ -11,8 +11,9 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import yaml
 
@@ -20,7 +21,7 @@ from radar_pipeline.precompute.places.matcher import Gazetteer
 from radar_pipeline.precompute.places.model import Place
 from radar_pipeline.precompute.text import fold_phrase
 
-__all__ = ["build_gazetteer", "DEFAULT_PLACES_PATH", "title_case"]
+__all__ = ["DEFAULT_PLACES_PATH", "build_gazetteer", "title_case"]
 
 DEFAULT_PLACES_PATH = Path(__file__).parent.parent / "data" / "places.yaml"
 _ISO2_FIX = {"FRA": "FR", "NOR": "NO", "KOS": "XK"}

@@ -9,11 +9,17 @@ doc), reads the level cue around each name, and leaves the choice between candid
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from radar_pipeline.precompute.places.model import Place, PlaceHit
-from radar_pipeline.precompute.places.resolution import TIGHT_WINDOW, WINDOW, Pending, resolve
+from radar_pipeline.precompute.places.resolution import (
+    TIGHT_WINDOW,
+    WINDOW,
+    Pending,
+    resolve,
+)
 from radar_pipeline.precompute.text import PhraseMatcher, fold, in_url
 
 __all__ = ["Gazetteer", "hits_to_rows"]
@@ -78,7 +84,7 @@ class Gazetteer:
     def label(self) -> str:
         return f"places:{self.version}@{self.sha[:8]}"
 
-    def with_decoys(self, phrases: Iterable[str]) -> "Gazetteer":
+    def with_decoys(self, phrases: Iterable[str]) -> Gazetteer:
         """A copy whose decoy list also has those ``phrases`` (entity aliases) that contain a place
         name — the others can never hide a place, and leaving them out keeps matching fast."""
         keep = [ph for ph in phrases if any(True for _ in self._matcher.finditer(ph))]

@@ -12,12 +12,12 @@ places, the level cue written around it and whether its name needs context (:cla
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from radar_pipeline.precompute.places.model import Place
 
-__all__ = ["Pending", "resolve", "WINDOW", "TIGHT_WINDOW"]
+__all__ = ["TIGHT_WINDOW", "WINDOW", "Pending", "resolve"]
 
 # How far (characters) a department name may be from an ambiguous name to resolve it. Alerts write
 # "municipios de Teorama, Hacarí y San Calixto, en Norte de Santander" (≈50 chars) or "municipio de
