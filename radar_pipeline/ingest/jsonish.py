@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 from .detect import decode_text, parse_json_lenient
@@ -108,6 +109,130 @@ def _is_record_list(v: Any) -> bool:
     return isinstance(v, list) and len(v) > 0 and sum(isinstance(x, dict) for x in v) >= 0.8 * len(v)
 
 
+@dataclass
+class _Sections:
+    """How a JSON value splits into records: ``(name, items)`` sections, the top-level fields beside
+    them (``remainder``), whether items are already flat records, the format and metadata so far."""
+
+    fmt: str
+    sections: list[tuple[str | None, list[Any]]]
+    flat_records: bool
+    remainder: dict | None = None
+    metadata: dict = field(default_factory=dict)
+
+
+def _invalid_json_document(text: str, encoding: str | None, exc: ValueError) -> ExtractedDocument:
+    """Unparseable JSON: its text as one 'plain' page (status 'partial'), or 'corrupt' when empty."""
+    plain = normalize_text(text)
+    return ExtractedDocument(
+        format="json", status="partial" if plain else "corrupt", reason=f"invalid JSON ({exc}); kept as plain text",
+        pages=[PageText(1, plain, "plain", "invalid json -> plain text")] if plain else [],
+        encoding=encoding, language=detect_language(plain), n_pages_total=1 if plain else 0,
+    )
+
+
+def _geojson_sections(value: dict) -> _Sections:
+    """A FeatureCollection/Feature: one flat record per feature (properties, ``id``, geometry type
+    and mean coordinate); the other top-level members go to ``metadata['geojson']``."""
+    feats = value.get("features") if value.get("type") == "FeatureCollection" else [value]
+    feats = [f for f in (feats or []) if isinstance(f, dict)]
+    recs = []
+    for f in feats:
+        props = f.get("properties") if isinstance(f.get("properties"), dict) else {}
+        geom = f.get("geometry") if isinstance(f.get("geometry"), dict) else None
+        rec = flatten(props)
+        if "id" in f and "id" not in rec:
+            rec["id"] = f["id"]
+        if geom:
+            lon, lat = _coords_mean(geom)
+            rec["_geometry_type"] = geom.get("type")
+            rec["_lon"], rec["_lat"] = lon, lat
+        recs.append(rec)
+    metadata = {"geojson": {k: v for k, v in value.items() if k not in {"features", "geometry", "properties"}}}
+    return _Sections("geojson", [(None, recs)], True, metadata=metadata)
+
+
+def _find_sections(value: Any, warnings: list[str]) -> _Sections | None:
+    """The records of a parsed JSON value (see module docstring), or None when it holds none."""
+    if isinstance(value, dict) and value.get("type") in {"FeatureCollection", "Feature"}:
+        return _geojson_sections(value)
+    if isinstance(value, list) and _is_record_list(value):
+        return _Sections("json", [(None, value)], False)
+    if isinstance(value, dict) and any(_is_record_list(v) for v in value.values()):
+        sections = [(str(k), v) for k, v in value.items() if _is_record_list(v)]
+        remainder = {k: v for k, v in value.items() if not _is_record_list(v)}
+        return _Sections("json", sections, False, remainder=remainder)
+    if isinstance(value, dict) and len(value) >= 2 and sum(isinstance(v, dict) for v in value.values()) >= 0.8 * len(value):
+        recs = []
+        for k, v in value.items():
+            rec = {"key": k}
+            rec.update(flatten(v) if isinstance(v, dict) else {"value": v})
+            recs.append(rec)
+        warnings.append("object of objects read as records (keys in field 'key')")
+        return _Sections("json", [(None, recs)], True)
+    return None
+
+
+def _plain_document(value: Any, encoding: str | None, warnings: list[str]) -> ExtractedDocument:
+    """A value without records: one 'plain' page of ``key: value`` lines (title kept in metadata)."""
+    flat = flatten(value) if isinstance(value, (dict, list)) else {"value": value}
+    plain = render_flat(flat, skip_private=False)
+    status = "ok" if plain else "empty"
+    metadata: dict = {}
+    if isinstance(value, dict) and isinstance(value.get("title"), str) and value["title"].strip():
+        metadata["title"] = clean_value(value["title"])
+    return ExtractedDocument(
+        format="json", status=status, reason=None if plain else "no text values",
+        pages=[PageText(1, plain, "plain", status="ok" if plain else "empty")], encoding=encoding,
+        language=detect_language(plain), metadata=json_safe(metadata), warnings=warnings, n_pages_total=1,
+    )
+
+
+def _record_pages(found: _Sections) -> tuple[list[PageText], list[dict]]:
+    """One 'record' page and one JSON-safe record per item (tagged ``_section`` when several)."""
+    pages: list[PageText] = []
+    records: list[dict] = []
+    multi = len(found.sections) > 1
+    for name, items in found.sections:
+        for item in items:
+            rec = item if found.flat_records else (flatten(item) if isinstance(item, dict) else {"value": item})
+            if multi and name:
+                rec = {"_section": name, **rec}
+            body = render_flat(rec)
+            text = (f"section: {name}\n" if multi and name else "") + body  # values already clean
+            records.append(json_safe(rec))
+            pages.append(PageText(len(pages) + 1, text, "record", status="ok" if body else "empty"))
+    return pages, records
+
+
+def _add_remainder(remainder: dict, pages: list[PageText], metadata: dict) -> None:
+    """Top-level fields beside the records: one extra 'plain' page, their scalars (and title) in metadata."""
+    rest = render_flat(flatten(remainder), skip_private=False)
+    if rest:
+        pages.append(PageText(len(pages) + 1, rest, "plain", reason="top-level fields beside the records"))
+    metadata["top_level"] = {k: v for k, v in remainder.items() if not isinstance(v, (dict, list))}
+    if isinstance(remainder.get("title"), str) and remainder["title"].strip():
+        metadata["title"] = clean_value(remainder["title"])
+
+
+def _records_document(found: _Sections, encoding: str | None, warnings: list[str]) -> ExtractedDocument:
+    """The tabular document of the records found (plus the remainder page)."""
+    pages, records = _record_pages(found)
+    metadata = found.metadata
+    if found.remainder:
+        _add_remainder(found.remainder, pages, metadata)
+    if found.sections and [s for s, _ in found.sections if s]:
+        metadata["sections"] = {s or "": len(items) for s, items in found.sections}
+    sample = "\n".join(p.text for p in pages[:2000])
+    language = detect_language(sample)
+    status = "ok" if any(p.text for p in pages) else "empty"
+    return ExtractedDocument(
+        format=found.fmt, status=status, reason=None if status == "ok" else "no records with values",
+        pages=pages, encoding=encoding, language=language, is_tabular=True, records=records,
+        metadata=json_safe(metadata), warnings=warnings, n_pages_total=len(pages),
+    )
+
+
 def read_json(data: bytes) -> ExtractedDocument:
     """Read JSON/GeoJSON bytes into records or one plain page (see module docstring).
 
@@ -116,101 +241,16 @@ def read_json(data: bytes) -> ExtractedDocument:
         Invalid JSON gives status 'partial' with the raw text as one 'plain' page.
     """
     text, encoding = decode_text(data)
-    warnings: list[str] = []
     try:
         value, notes = parse_json_lenient(text)
     except ValueError as exc:
-        plain = normalize_text(text)
-        return ExtractedDocument(
-            format="json", status="partial" if plain else "corrupt", reason=f"invalid JSON ({exc}); kept as plain text",
-            pages=[PageText(1, plain, "plain", "invalid json -> plain text")] if plain else [],
-            encoding=encoding, language=detect_language(plain), n_pages_total=1 if plain else 0,
-        )
-    warnings.extend(notes)
+        return _invalid_json_document(text, encoding, exc)
+    warnings: list[str] = list(notes)
     nul = text.count("\\u0000")
     if nul:
         warnings.append(f"{nul} NUL escape(s) stripped")
     value = json_safe(value)  # NUL/control chars out of strings and keys, non-finite -> None
-
-    metadata: dict = {}
-    sections: list[tuple[str | None, list[Any]]] = []
-    remainder: dict | None = None
-    fmt = "json"
-    if isinstance(value, dict) and value.get("type") in {"FeatureCollection", "Feature"}:
-        fmt = "geojson"
-        feats = value.get("features") if value.get("type") == "FeatureCollection" else [value]
-        feats = [f for f in (feats or []) if isinstance(f, dict)]
-        recs = []
-        for f in feats:
-            props = f.get("properties") if isinstance(f.get("properties"), dict) else {}
-            geom = f.get("geometry") if isinstance(f.get("geometry"), dict) else None
-            rec = flatten(props)
-            if "id" in f and "id" not in rec:
-                rec["id"] = f["id"]
-            if geom:
-                lon, lat = _coords_mean(geom)
-                rec["_geometry_type"] = geom.get("type")
-                rec["_lon"], rec["_lat"] = lon, lat
-            recs.append(rec)
-        sections.append((None, recs))
-        metadata["geojson"] = {k: v for k, v in value.items() if k not in {"features", "geometry", "properties"}}
-        flat_records = True
-    elif isinstance(value, list) and _is_record_list(value):
-        sections.append((None, value))
-        flat_records = False
-    elif isinstance(value, dict) and any(_is_record_list(v) for v in value.values()):
-        for k, v in value.items():
-            if _is_record_list(v):
-                sections.append((str(k), v))
-        remainder = {k: v for k, v in value.items() if not _is_record_list(v)}
-        flat_records = False
-    elif isinstance(value, dict) and len(value) >= 2 and sum(isinstance(v, dict) for v in value.values()) >= 0.8 * len(value):
-        recs = []
-        for k, v in value.items():
-            rec = {"key": k}
-            rec.update(flatten(v) if isinstance(v, dict) else {"value": v})
-            recs.append(rec)
-        sections.append((None, recs))
-        flat_records = True
-        warnings.append("object of objects read as records (keys in field 'key')")
-    else:
-        flat = flatten(value) if isinstance(value, (dict, list)) else {"value": value}
-        plain = render_flat(flat, skip_private=False)
-        status = "ok" if plain else "empty"
-        if isinstance(value, dict) and isinstance(value.get("title"), str) and value["title"].strip():
-            metadata["title"] = clean_value(value["title"])
-        return ExtractedDocument(
-            format=fmt, status=status, reason=None if plain else "no text values",
-            pages=[PageText(1, plain, "plain", status="ok" if plain else "empty")], encoding=encoding,
-            language=detect_language(plain), metadata=json_safe(metadata), warnings=warnings, n_pages_total=1,
-        )
-
-    pages: list[PageText] = []
-    records: list[dict] = []
-    multi = len(sections) > 1
-    for name, items in sections:
-        for item in items:
-            rec = item if flat_records else (flatten(item) if isinstance(item, dict) else {"value": item})
-            if multi and name:
-                rec = {"_section": name, **rec}
-            body = render_flat(rec)
-            text = (f"section: {name}\n" if multi and name else "") + body  # values already clean
-            records.append(json_safe(rec))
-            pages.append(PageText(len(pages) + 1, text, "record", status="ok" if body else "empty"))
-    if remainder:
-        rest = render_flat(flatten(remainder), skip_private=False)
-        if rest:
-            pages.append(PageText(len(pages) + 1, rest, "plain", reason="top-level fields beside the records"))
-        metadata["top_level"] = {k: v for k, v in remainder.items() if not isinstance(v, (dict, list))}
-        if isinstance(remainder.get("title"), str) and remainder["title"].strip():
-            metadata["title"] = clean_value(remainder["title"])
-    if sections and [s for s, _ in sections if s]:
-        metadata["sections"] = {s or "": len(items) for s, items in sections}
-    sample = "\n".join(p.text for p in pages[:2000])
-    language = detect_language(sample)
-    status = "ok" if any(p.text for p in pages) else "empty"
-    return ExtractedDocument(
-        format=fmt, status=status, reason=None if status == "ok" else "no records with values",
-        pages=pages, encoding=encoding, language=language, is_tabular=True, records=records,
-        metadata=json_safe(metadata), warnings=warnings, n_pages_total=len(pages),
-    )
+    found = _find_sections(value, warnings)
+    if found is None:
+        return _plain_document(value, encoding, warnings)
+    return _records_document(found, encoding, warnings)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from .document import ExtractedDocument, PageText
 from .normalize import json_safe, normalize_text
@@ -205,6 +206,209 @@ def _page_warnings(pymupdf) -> str:
         return ""
 
 
+@dataclass
+class _PdfLog:
+    """What a PDF extraction accumulates across pages, in reading order.
+
+    ``damage`` feeds the 'damaged' status (and makes a blank page "missing in a damaged file");
+    ``needs_ocr_unmet`` lists pages that needed OCR but got none (disabled or failed);
+    ``warnings`` and ``metadata`` go to the ExtractedDocument as they are.
+    """
+
+    warnings: list[str] = field(default_factory=list)
+    damage: list[str] = field(default_factory=list)
+    needs_ocr_unmet: list[str] = field(default_factory=list)
+    metadata: dict = field(default_factory=dict)
+
+
+_OCR_LABELS = {"garbled": "garbled_text_layer", "empty": "no_text_layer", "image": "image_dominant_page"}
+
+
+def _open_pdf(pymupdf, data: bytes):
+    """Open the PDF bytes: ``(doc, open_warnings, None)`` or ``(None, '', corrupt document)``.
+
+    ``open_warnings`` are the MuPDF warnings raised while opening (e.g. xref repair).
+    """
+    _page_warnings(pymupdf)
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # noqa: BLE001
+        return None, "", ExtractedDocument(format="pdf", status="corrupt", reason=f"{type(exc).__name__}: {exc}", pages=[])
+    return doc, _page_warnings(pymupdf), None
+
+
+def _encrypted_result(doc, n_total: int) -> ExtractedDocument | None:
+    """The 'encrypted' document when a user password is required (the empty one fails), else None."""
+    if doc.needs_pass and not doc.authenticate(""):
+        return ExtractedDocument(
+            format="pdf", status="encrypted", reason="user password required", pages=[],
+            n_pages_total=n_total, metadata={"encrypted": True},
+        )
+    return None
+
+
+def _note_file_damage(doc, data: bytes, log: _PdfLog) -> None:
+    """File-level damage: a repaired xref, a missing ``%%EOF`` (a warning only when alone)."""
+    if doc.is_repaired:
+        log.damage.append("xref repaired (damaged or truncated file)")
+    if b"%%EOF" not in data[-2048:]:
+        # Alone (xref intact, every page readable) this is cosmetic: a few bytes cut at the end.
+        # With a repaired xref or cut pages it is part of the damage reason.
+        if doc.is_repaired:
+            log.damage.append("truncated file (no %%EOF)")
+        else:
+            log.warnings.append("file does not end with %%EOF (possibly truncated)")
+
+
+def _document_metadata(doc, open_warnings: str) -> dict:
+    """Initial metadata: non-empty PDF info fields, ``is_repaired``, title, open warnings (≤ 20)."""
+    meta = {k: v for k, v in (doc.metadata or {}).items() if v}
+    metadata: dict = {"pdf": meta, "is_repaired": bool(doc.is_repaired)}
+    if isinstance(meta.get("title"), str) and meta["title"].strip():
+        metadata["title"] = normalize_text(meta["title"])
+    if open_warnings:
+        metadata["open_warnings"] = open_warnings.splitlines()[:20]
+    return metadata
+
+
+def _select_pages(n_total: int, pages: Sequence[int] | None, max_pages: int | None, log: _PdfLog) -> list[int]:
+    """1-based page numbers to read: ``pages`` within range (default all), cut to ``max_pages``;
+    warns when fewer than all pages are read."""
+    numbers = list(range(1, n_total + 1)) if pages is None else [p for p in pages if 1 <= p <= n_total]
+    if max_pages is not None and len(numbers) > max_pages:
+        numbers = numbers[: max(0, max_pages)]
+    if len(numbers) < n_total:
+        log.warnings.append(f"extracted {len(numbers)} of {n_total} pages")
+    return numbers
+
+
+def _ocr_action(page, verdict: str, native: str) -> str | None:
+    """Why a page needs OCR: 'garbled', 'empty', 'image' (short text over a large image), or None."""
+    if verdict == "garbled":
+        return "garbled"
+    if verdict == "empty" or not native:
+        return "empty"
+    short = len(re.sub(r"\s", "", native)) < IMAGE_PAGE_MAX_CHARS
+    if short and page.get_images(full=False) and image_coverage(page) >= IMAGE_COVERAGE_MIN:
+        return "image"
+    return None
+
+
+def _blank_page(no: int, truncated: bool, log: _PdfLog) -> PageText:
+    """An empty page that draws nothing: a blank page, or missing content in a damaged file."""
+    if log.damage or truncated:
+        reason = "no content (missing in damaged file)"
+        log.damage.append(f"page {no}: no content")
+    else:
+        reason = "blank page"
+    return PageText(no, "", "text_layer", reason, status="empty")
+
+
+def _page_without_ocr(no: int, action: str, native: str, log: _PdfLog) -> PageText:
+    """A page that needed OCR with OCR disabled: its native text (image pages) or nothing."""
+    label = _OCR_LABELS[action]
+    log.needs_ocr_unmet.append(f"page {no}: {label}")
+    if action == "image":
+        return PageText(no, native, "text_layer", f"{label} (ocr disabled)", status="partial")
+    return PageText(no, "", "text_layer", f"{label} (ocr disabled)", status="empty")
+
+
+def _run_ocr(page, settings: OcrSettings):
+    """OCR the page: ``(result, reliable normalized text or '', error or None)``; never raises."""
+    try:
+        res = ocr_page(page, settings)
+        return res, (normalize_text(res.text) if is_reliable(res) else ""), None
+    except Exception as exc:  # noqa: BLE001 - tesseract missing / timeout
+        return None, "", f"{type(exc).__name__}: {exc}"
+
+
+def _page_from_ocr(no: int, action: str, native: str, res, ocr_text: str, ocr_err: str | None,
+                   log: _PdfLog) -> PageText:
+    """Assemble a page from its OCR outcome: failed, merged with native text (image pages),
+    OCR text alone, or an empty page when OCR found no reliable text."""
+    label = _OCR_LABELS[action]
+    if ocr_err is not None:
+        log.needs_ocr_unmet.append(f"page {no}: ocr failed")
+        return PageText(no, native if action == "image" else "", "text_layer", f"{label} -> ocr failed ({ocr_err[:200]})",
+                        status="partial" if (action == "image" and native) else "empty")
+    if action == "image":
+        if ocr_text:
+            return PageText(no, merge_native_and_ocr(native, ocr_text), "text_layer+ocr",
+                            f"{label} -> ocr", ocr_rotation=res.rotation)
+        return PageText(no, native, "text_layer", f"{label} -> ocr (no reliable text)")
+    if ocr_text:
+        return PageText(no, ocr_text, "ocr", f"{label} -> ocr", ocr_rotation=res.rotation)
+    # An image without readable text (photo, logo): nothing to index, not an error.
+    return PageText(no, "", "ocr", f"{label} -> ocr (no reliable text)", status="empty")
+
+
+def _record_ocr(no: int, res, ocr_text: str, log: _PdfLog) -> None:
+    """Per-page OCR facts in ``metadata['ocr']``; a warning when kept text has low confidence."""
+    log.metadata.setdefault("ocr", []).append(
+        {"page": no, "rotation": res.rotation, "mean_confidence": res.mean_confidence,
+         "words": res.n_words, "tried": res.tried, "kept": bool(ocr_text)}
+    )
+    if ocr_text and res.mean_confidence < RELIABLE_MIN_CONFIDENCE:
+        log.warnings.append(f"page {no}: low OCR confidence ({res.mean_confidence})")
+
+
+def _ocr_page_text(page, no: int, action: str, native: str, settings: OcrSettings, log: _PdfLog) -> PageText:
+    """The page that needs OCR (``action``): without OCR when disabled, else from its OCR run."""
+    if not settings.enabled:
+        return _page_without_ocr(no, action, native, log)
+    res, ocr_text, ocr_err = _run_ocr(page, settings)
+    pt = _page_from_ocr(no, action, native, res, ocr_text, ocr_err, log)
+    if res is not None:
+        _record_ocr(no, res, ocr_text, log)
+    return pt
+
+
+def _mark_truncated(pt: PageText, no: int, log: _PdfLog) -> None:
+    """A page whose content stream was cut: status 'partial', reason prefixed, damage noted."""
+    pt.status = "partial"
+    pt.reason = "truncated content stream" + (f"; {pt.reason}" if pt.reason else "")
+    log.damage.append(f"page {no}: truncated content stream")
+
+
+def _extract_page(pymupdf, doc, no: int, flags: int, settings: OcrSettings, log: _PdfLog) -> PageText:
+    """One page by the module's rules: read the text layer, judge it, OCR if needed, mark truncation."""
+    _page_warnings(pymupdf)
+    try:
+        page = doc.load_page(no - 1)
+        raw = page.get_text("text", flags=flags)
+    except Exception as exc:  # noqa: BLE001
+        log.damage.append(f"page {no}: unreadable")
+        return PageText(no, "", "text_layer", f"page error: {type(exc).__name__}: {exc}", status="empty")
+    truncated = any(m in _page_warnings(pymupdf).lower() for m in _TRUNCATION_MARKERS)
+    verdict, detail = judge_text_layer(raw)
+    native = normalize_text(raw) if verdict == "ok" else ""
+    action = _ocr_action(page, verdict, native)
+    if action == "empty" and _is_blank(page):
+        return _blank_page(no, truncated, log)
+    if action is None:
+        pt = PageText(no, native, "text_layer")
+    else:
+        pt = _ocr_page_text(page, no, action, native, settings, log)
+        if detail and action == "garbled":
+            log.metadata.setdefault("garbled_pages", []).append({"page": no, "detail": detail})
+    if truncated:
+        _mark_truncated(pt, no, log)
+    return pt
+
+
+def _document_status(pages: list[PageText], log: _PdfLog) -> tuple[str, str | None]:
+    """Document status and reason: damaged > empty > partial (pages without usable text) > ok."""
+    if log.damage:
+        return "damaged", "; ".join(dict.fromkeys(log.damage))
+    unmet = log.needs_ocr_unmet
+    if not any(p.text for p in pages):
+        return "empty", "no extractable text" + (f" ({'; '.join(unmet[:5])})" if unmet else "")
+    if unmet:
+        more = f" (+{len(unmet) - 5} more)" if len(unmet) > 5 else ""
+        return "partial", "pages without usable text: " + "; ".join(unmet[:5]) + more
+    return "ok", None
+
+
 def extract_pdf(
     data: bytes,
     *,
@@ -226,143 +430,27 @@ def extract_pdf(
     import pymupdf
 
     settings = ocr or OcrSettings()
-    warnings: list[str] = []
-    _page_warnings(pymupdf)
+    doc, open_warnings, corrupt = _open_pdf(pymupdf, data)
+    if corrupt is not None:
+        return corrupt
     try:
-        doc = pymupdf.open(stream=data, filetype="pdf")
-    except Exception as exc:  # noqa: BLE001
-        return ExtractedDocument(format="pdf", status="corrupt", reason=f"{type(exc).__name__}: {exc}", pages=[])
-    open_warnings = _page_warnings(pymupdf)
-    try:
-        n_total = doc.page_count
-        if doc.needs_pass and not doc.authenticate(""):
-            return ExtractedDocument(
-                format="pdf", status="encrypted", reason="user password required", pages=[],
-                n_pages_total=n_total, metadata={"encrypted": True},
-            )
-        damage: list[str] = []
-        if doc.is_repaired:
-            damage.append("xref repaired (damaged or truncated file)")
-        if b"%%EOF" not in data[-2048:]:
-            # Alone (xref intact, every page readable) this is cosmetic: a few bytes cut at the end.
-            # With a repaired xref or cut pages it is part of the damage reason.
-            if doc.is_repaired:
-                damage.append("truncated file (no %%EOF)")
-            else:
-                warnings.append("file does not end with %%EOF (possibly truncated)")
-        meta = {k: v for k, v in (doc.metadata or {}).items() if v}
-        metadata: dict = {"pdf": meta, "is_repaired": bool(doc.is_repaired)}
-        if isinstance(meta.get("title"), str) and meta["title"].strip():
-            metadata["title"] = normalize_text(meta["title"])
-        if open_warnings:
-            metadata["open_warnings"] = open_warnings.splitlines()[:20]
-
-        numbers = list(range(1, n_total + 1)) if pages is None else [p for p in pages if 1 <= p <= n_total]
-        if max_pages is not None and len(numbers) > max_pages:
-            numbers = numbers[: max(0, max_pages)]
-        if len(numbers) < n_total:
-            warnings.append(f"extracted {len(numbers)} of {n_total} pages")
-
+        n_total = doc.page_count  # before any page load can trigger a repair
+        encrypted = _encrypted_result(doc, n_total)
+        if encrypted is not None:
+            return encrypted
+        log = _PdfLog()
+        _note_file_damage(doc, data, log)
+        log.metadata = _document_metadata(doc, open_warnings)
+        numbers = _select_pages(n_total, pages, max_pages, log)
         flags = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
-        out: list[PageText] = []
-        needs_ocr_unmet: list[str] = []
-        for no in numbers:
-            _page_warnings(pymupdf)
-            try:
-                page = doc.load_page(no - 1)
-                raw = page.get_text("text", flags=flags)
-            except Exception as exc:  # noqa: BLE001
-                out.append(PageText(no, "", "text_layer", f"page error: {type(exc).__name__}: {exc}", status="empty"))
-                damage.append(f"page {no}: unreadable")
-                continue
-            warn = _page_warnings(pymupdf).lower()
-            truncated = any(m in warn for m in _TRUNCATION_MARKERS)
-            verdict, detail = judge_text_layer(raw)
-            native = normalize_text(raw) if verdict == "ok" else ""
-            action = None  # None | 'garbled' | 'empty' | 'image'
-            if verdict == "garbled":
-                action = "garbled"
-            elif verdict == "empty" or not native:
-                action = "empty"
-            elif len(re.sub(r"\s", "", native)) < IMAGE_PAGE_MAX_CHARS and page.get_images(full=False):
-                if image_coverage(page) >= IMAGE_COVERAGE_MIN:
-                    action = "image"
-
-            if action == "empty" and _is_blank(page):
-                if damage or truncated:
-                    reason = "no content (missing in damaged file)"
-                    damage.append(f"page {no}: no content")
-                else:
-                    reason = "blank page"
-                out.append(PageText(no, "", "text_layer", reason, status="empty"))
-                continue
-
-            if action is None:
-                pt = PageText(no, native, "text_layer")
-            else:
-                label = {"garbled": "garbled_text_layer", "empty": "no_text_layer", "image": "image_dominant_page"}[action]
-                if not settings.enabled:
-                    if action == "image":
-                        pt = PageText(no, native, "text_layer", f"{label} (ocr disabled)", status="partial")
-                    else:
-                        pt = PageText(no, "", "text_layer", f"{label} (ocr disabled)", status="empty")
-                    needs_ocr_unmet.append(f"page {no}: {label}")
-                else:
-                    try:
-                        res = ocr_page(page, settings)
-                        ocr_text = normalize_text(res.text) if is_reliable(res) else ""
-                        ocr_err = None
-                    except Exception as exc:  # noqa: BLE001 - tesseract missing / timeout
-                        res, ocr_text, ocr_err = None, "", f"{type(exc).__name__}: {exc}"
-                    if ocr_err is not None:
-                        reason = f"{label} -> ocr failed ({ocr_err[:200]})"
-                        pt = PageText(no, native if action == "image" else "", "text_layer", reason,
-                                      status="partial" if (action == "image" and native) else "empty")
-                        needs_ocr_unmet.append(f"page {no}: ocr failed")
-                    elif action == "image":
-                        if ocr_text:
-                            pt = PageText(no, merge_native_and_ocr(native, ocr_text), "text_layer+ocr",
-                                          f"{label} -> ocr", ocr_rotation=res.rotation)
-                        else:
-                            pt = PageText(no, native, "text_layer", f"{label} -> ocr (no reliable text)")
-                    elif ocr_text:
-                        pt = PageText(no, ocr_text, "ocr", f"{label} -> ocr", ocr_rotation=res.rotation)
-                    else:
-                        # An image without readable text (photo, logo): nothing to index, not an error.
-                        pt = PageText(no, "", "ocr", f"{label} -> ocr (no reliable text)", status="empty")
-                    if res is not None:
-                        metadata.setdefault("ocr", []).append(
-                            {"page": no, "rotation": res.rotation, "mean_confidence": res.mean_confidence,
-                             "words": res.n_words, "tried": res.tried, "kept": bool(ocr_text)}
-                        )
-                        if ocr_text and res.mean_confidence < RELIABLE_MIN_CONFIDENCE:
-                            warnings.append(f"page {no}: low OCR confidence ({res.mean_confidence})")
-                if detail and action == "garbled":
-                    metadata.setdefault("garbled_pages", []).append({"page": no, "detail": detail})
-            if truncated:
-                pt.status = "partial"
-                pt.reason = "truncated content stream" + (f"; {pt.reason}" if pt.reason else "")
-                damage.append(f"page {no}: truncated content stream")
-            out.append(pt)
-
-        if doc.is_repaired and not metadata["is_repaired"]:  # repair triggered while loading pages
-            metadata["is_repaired"] = True
-            damage.insert(0, "xref repaired (damaged or truncated file)")
-        has_text = any(p.text for p in out)
-        if damage:
-            status, reason = "damaged", "; ".join(dict.fromkeys(damage))
-        elif not has_text:
-            status = "empty"
-            reason = "no extractable text" + (f" ({'; '.join(needs_ocr_unmet[:5])})" if needs_ocr_unmet else "")
-        elif needs_ocr_unmet:
-            status = "partial"
-            more = f" (+{len(needs_ocr_unmet) - 5} more)" if len(needs_ocr_unmet) > 5 else ""
-            reason = "pages without usable text: " + "; ".join(needs_ocr_unmet[:5]) + more
-        else:
-            status, reason = "ok", None
+        out = [_extract_page(pymupdf, doc, no, flags, settings, log) for no in numbers]
+        if doc.is_repaired and not log.metadata["is_repaired"]:  # repair triggered while loading pages
+            log.metadata["is_repaired"] = True
+            log.damage.insert(0, "xref repaired (damaged or truncated file)")
+        status, reason = _document_status(out, log)
         return ExtractedDocument(
-            format="pdf", status=status, reason=reason, pages=out, metadata=json_safe(metadata),
-            warnings=warnings, n_pages_total=n_total,
+            format="pdf", status=status, reason=reason, pages=out, metadata=json_safe(log.metadata),
+            warnings=log.warnings, n_pages_total=n_total,
         )
     finally:
         doc.close()

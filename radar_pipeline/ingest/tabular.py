@@ -233,6 +233,95 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
+def _header_and_columns(rows: list[list[Any]], nums: list[int], where: str,
+                        warnings: list[str]) -> tuple[list[str], int | None, dict]:
+    """Columns from the header row (``col_N`` for missing names/no header), the header's index in
+    ``rows`` (None: no header) and meta (``header_row``: its source number; ``preamble``: the
+    rows above it, each joined ``a | b``)."""
+    header_i, width = _find_header(rows)
+    meta: dict = {}
+    if header_i is None:
+        columns = [f"col_{j + 1}" for j in range(width)]
+        preamble: list[str] = []
+        warnings.append(f"{where}no header row found; columns named col_1..col_{width}")
+    else:
+        columns = _unique_names([_cell_str(v) for v in _trim(rows[header_i])])
+        if len(columns) < width:
+            columns += [f"col_{j + 1}" for j in range(len(columns), width)]
+        preamble = [" | ".join(dict.fromkeys(_cell_str(v) for v in r if _cell_str(v))) for r in rows[:header_i]]
+        meta["header_row"] = nums[header_i]
+    if preamble:
+        meta["preamble"] = preamble
+        warnings.append(f"{where}{len(preamble)} preamble line(s) before the header kept as metadata")
+    return columns, header_i, meta
+
+
+def _fill_merges(grid: list[list[Any]], merges: list[tuple[int, int, int, int]], rows: list[list[Any]],
+                 row_numbers: list[int], index_of: dict[int, int], header_grid_row: int) -> int:
+    """Fill merged ranges below the header in ``rows`` (vertical: down; horizontal: over) with the
+    merge's top-left grid value, only into empty cells; returns the number of cells filled."""
+    filled = 0
+    grid_width = max((len(r) for r in grid), default=0)
+    for r0, c0, r1, c1 in merges:
+        c1 = min(c1, grid_width - 1)  # merges often run to column XFD; nothing lies beyond the data
+        r1 = min(r1, len(grid) - 1)
+        if r1 <= header_grid_row or c1 < c0:
+            continue
+        if r0 not in range(len(grid)) or c0 >= len(grid[r0]):
+            continue
+        value = grid[r0][c0]
+        for gr in range(max(r0, header_grid_row + 1), r1 + 1):
+            if gr >= len(row_numbers):
+                continue
+            i = index_of.get(row_numbers[gr])
+            if i is None:
+                continue
+            row = rows[i]
+            if len(row) <= c1:
+                row.extend([None] * (c1 + 1 - len(row)))
+            for c in range(c0, c1 + 1):
+                if _empty(row[c]):
+                    row[c] = value
+                    filled += 1
+    return filled
+
+
+def _add_extra_columns(columns: list[str], n_extra: int) -> None:
+    """Append ``n_extra`` unused ``extra_K`` names to ``columns``."""
+    taken = set(columns)
+    k = 1
+    for _ in range(n_extra):
+        while f"extra_{k}" in taken:
+            k += 1
+        columns.append(f"extra_{k}")
+        taken.add(f"extra_{k}")
+
+
+def _fit_row(row: list[Any], line: int, columns: list[str], has_header: bool, where: str,
+             warnings: list[str]) -> list[Any]:
+    """One data row fitted to ``columns``: extra empty cells dropped, extra values given new
+    ``extra_K`` columns (appended to ``columns``), missing cells None; each case warned."""
+    ncol = len(columns)
+    if len(row) > ncol:
+        extra = row[ncol:]
+        if all(_empty(v) for v in extra):
+            warnings.append(f"{where}row {line}: {len(extra)} extra empty field(s) ignored")
+            row = row[:ncol]
+        else:
+            tr = _trim(row)
+            n_extra = len(tr) - ncol
+            _add_extra_columns(columns, n_extra)
+            ncol = len(columns)
+            warnings.append(f"{where}row {line}: {n_extra} field(s) beyond the header kept as extra columns")
+            row = tr
+    if len(row) < ncol:
+        missing = ncol - len(row)
+        if has_header or len(row) > 0:
+            warnings.append(f"{where}row {line}: {missing} missing field(s) set to null")
+        row = list(row) + [None] * missing
+    return row
+
+
 def grid_to_records(
     grid: list[list[Any]],
     merges: list[tuple[int, int, int, int]] | None = None,
@@ -262,87 +351,22 @@ def grid_to_records(
         return [], [], {}, warnings
     nums = [n for n, _ in kept]
     rows = [list(r) for _, r in kept]
-    index_of = {n: i for i, n in enumerate(nums)}
-    grid_index = {n: gi for gi, n in enumerate(row_numbers)}
-    header_i, width = _find_header(rows)
-    meta: dict = {}
-    if header_i is None:
-        columns = [f"col_{j + 1}" for j in range(width)]
-        data_start = 0
-        preamble: list[str] = []
-        warnings.append(f"{where}no header row found; columns named col_1..col_{width}")
-    else:
-        columns = _unique_names([_cell_str(v) for v in _trim(rows[header_i])])
-        if len(columns) < width:
-            columns += [f"col_{j + 1}" for j in range(len(columns), width)]
-        data_start = header_i + 1
-        preamble = [" | ".join(dict.fromkeys(_cell_str(v) for v in r if _cell_str(v))) for r in rows[:header_i]]
-        meta["header_row"] = nums[header_i]
-    if preamble:
-        meta["preamble"] = preamble
-        warnings.append(f"{where}{len(preamble)} preamble line(s) before the header kept as metadata")
+    columns, header_i, meta = _header_and_columns(rows, nums, where, warnings)
 
-    # Fill merged ranges below the header (vertical: down; horizontal: over).
+    grid_index = {n: gi for gi, n in enumerate(row_numbers)}
     header_grid_row = grid_index[nums[header_i]] if header_i is not None else -1
-    filled = 0
-    grid_width = max((len(r) for r in grid), default=0)
-    for r0, c0, r1, c1 in merges or []:
-        c1 = min(c1, grid_width - 1)  # merges often run to column XFD; nothing lies beyond the data
-        r1 = min(r1, len(grid) - 1)
-        if r1 <= header_grid_row or c1 < c0:
-            continue
-        if r0 not in range(len(grid)) or c0 >= len(grid[r0]):
-            continue
-        value = grid[r0][c0]
-        for gr in range(max(r0, header_grid_row + 1), r1 + 1):
-            if gr >= len(row_numbers):
-                continue
-            i = index_of.get(row_numbers[gr])
-            if i is None:
-                continue
-            row = rows[i]
-            if len(row) <= c1:
-                row.extend([None] * (c1 + 1 - len(row)))
-            for c in range(c0, c1 + 1):
-                if _empty(row[c]):
-                    row[c] = value
-                    filled += 1
+    index_of = {n: i for i, n in enumerate(nums)}
+    filled = _fill_merges(grid, merges or [], rows, row_numbers, index_of, header_grid_row)
     if filled:
         warnings.append(f"{where}{filled} merged cell(s) filled from their merge's top-left value")
 
-    data: list[list[Any]] = []
-    ncol = len(columns)
-    for i in range(data_start, len(rows)):
-        row = rows[i]
-        line = nums[i]
-        if len(row) > ncol:
-            extra = row[ncol:]
-            if all(_empty(v) for v in extra):
-                warnings.append(f"{where}row {line}: {len(extra)} extra empty field(s) ignored")
-                row = row[:ncol]
-            else:
-                tr = _trim(row)
-                n_extra = len(tr) - ncol
-                taken = set(columns)
-                k = 1
-                for _ in range(n_extra):
-                    while f"extra_{k}" in taken:
-                        k += 1
-                    columns.append(f"extra_{k}")
-                    taken.add(f"extra_{k}")
-                ncol = len(columns)
-                warnings.append(f"{where}row {line}: {n_extra} field(s) beyond the header kept as extra columns")
-                row = tr
-        if len(row) < ncol:
-            missing = ncol - len(row)
-            if header_i is not None or len(row) > 0:
-                warnings.append(f"{where}row {line}: {missing} missing field(s) set to null")
-            row = list(row) + [None] * missing
-        data.append(row)
+    data_start = 0 if header_i is None else header_i + 1
+    data = [_fit_row(rows[i], nums[i], columns, header_i is not None, where, warnings)
+            for i in range(data_start, len(rows))]
     # Rows appended before new extra columns appeared: pad.
     for row in data:
-        if len(row) < ncol:
-            row.extend([None] * (ncol - len(row)))
+        if len(row) < len(columns):
+            row.extend([None] * (len(columns) - len(row)))
     return columns, data, meta, warnings
 
 

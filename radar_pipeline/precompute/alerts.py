@@ -27,15 +27,23 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from radar_pipeline.precompute.dates import codefest_id
 from radar_pipeline.textfold import fold_spans
 
-__all__ = ["classify_alert_document", "find_code_references", "find_type_statements", "build_early_warnings",
-           "normalize_code", "AlertDoc", "TYPES"]
+__all__ = [
+    "TYPES",
+    "AlertDoc",
+    "build_early_warnings",
+    "classify_alert_document",
+    "find_code_references",
+    "find_type_statements",
+    "normalize_code",
+]
 
 TYPES = ("imminent", "structural", "unspecified", "conflicting")
 # characters after a follow-up's code reference whose place and group mentions belong to the alert:
@@ -154,6 +162,146 @@ class _Alert:
     evidence: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _type_evidence(a: _Alert, doc_id: str, chunk_id: str, typ: str) -> None:
+    """Record that passage ``chunk_id`` says the alert is of type ``typ``."""
+    a.types.add(typ)
+    a.evidence.append({"doc_id": doc_id, "chunk_id": chunk_id, "role": "type", "key": typ})
+
+
+def _collect_own_document(ad: AlertDoc, chunks: Sequence[tuple[str, str]], alerts: dict[str, _Alert]) -> None:
+    """An alert's own document: every passage's mentions count; types from its type statements
+    and from references to its own code that carry a type."""
+    a = alerts.setdefault(ad.code, _Alert(ad.code))
+    a.docs[ad.doc_id] = "alert"
+    if chunks:
+        a.evidence.append({"doc_id": ad.doc_id, "chunk_id": chunks[0][0], "role": "document", "key": ad.code})
+    for cid, text in chunks:
+        a.chunks[cid] = ad.doc_id
+        a.windows[cid] = None
+        folded = fold_spans(text)
+        for typ, s, e in find_type_statements(text, folded):
+            _type_evidence(a, ad.doc_id, cid, typ)
+        for code, typ, s, e in find_code_references(text, folded):
+            if code == ad.code and typ:
+                _type_evidence(a, ad.doc_id, cid, typ)
+
+
+def _follow_up_subject(chunks: Sequence[tuple[str, str]]) -> tuple[
+        list[str], str | None, list[tuple[str, list[tuple[str, str | None, int, int]]]]]:
+    """A follow-up's code references per passage and its subject: ``(subject codes in order of first
+    mention, the first passage naming any code or None, [(chunk_id, references)])``."""
+    subject: list[str] = []
+    subject_chunk = None
+    refs_by_chunk = []
+    for cid, text in chunks:
+        refs = find_code_references(text)
+        refs_by_chunk.append((cid, refs))
+        if refs and subject_chunk is None:
+            subject_chunk = cid
+            subject = list(dict.fromkeys(r[0] for r in refs))
+    return subject, subject_chunk, refs_by_chunk
+
+
+def _collect_follow_up(ad: AlertDoc, chunks: Sequence[tuple[str, str]], alerts: dict[str, _Alert],
+                       stats: dict[str, int]) -> None:
+    """A follow-up document: attach it to its subject codes; in the subject passage only the
+    ``FOLLOW_UP_WINDOW`` characters after each reference count for mentions."""
+    subject, subject_chunk, refs_by_chunk = _follow_up_subject(chunks)
+    if not subject:
+        stats["follow_ups_without_code"] += 1
+        return
+    for cid, refs in refs_by_chunk:
+        for code, typ, s, e in refs:
+            if code not in subject:
+                stats["codes_mentioned_in_passing"] += 1
+                continue
+            a = alerts.setdefault(code, _Alert(code))
+            a.docs.setdefault(ad.doc_id, "follow_up")
+            a.evidence.append({"doc_id": ad.doc_id, "chunk_id": cid, "role": "code", "key": code})
+            if cid == subject_chunk:
+                # only what the reference itself says ("... N° 63-18 para el municipio de Algeciras -
+                # departamento del Huila"), not the letter's dateline or letterhead around it
+                a.chunks[cid] = ad.doc_id
+                a.windows.setdefault(cid, [])
+                if a.windows[cid] is not None:
+                    a.windows[cid].append((s, e + FOLLOW_UP_WINDOW))
+            if typ:
+                _type_evidence(a, ad.doc_id, cid, typ)
+
+
+def _mentions_by_chunk(mentions: Iterable[Mapping[str, Any]], keep: Callable[[Mapping[str, Any]], Any]) -> dict[str, list[Mapping[str, Any]]]:
+    """chunk_id → the mention rows for which ``keep(row)`` holds, in input order."""
+    by_chunk: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for m in mentions:
+        if keep(m):
+            by_chunk[m["chunk_id"]].append(m)
+    return by_chunk
+
+
+def _inside(m: Mapping[str, Any], win: list[tuple[int, int]] | None) -> bool:
+    """Whether a mention falls in a passage's counted windows (None: the whole passage)."""
+    return win is None or "char_start" not in m or any(lo <= m["char_start"] < hi for lo, hi in win)
+
+
+def _alert_mentions(a: _Alert, places_by_chunk: Mapping[str, list[Mapping[str, Any]]],
+                    groups_by_chunk: Mapping[str, list[Mapping[str, Any]]],
+                    place_names: Mapping[str, str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """The alert's places (place_id → row) and armed-group ids from its counted passages/windows,
+    recording a ``place``/``armed_group`` evidence item for each mention used."""
+    places: dict[str, dict[str, Any]] = {}
+    groups: set[str] = set()
+    for cid, doc_id in a.chunks.items():
+        win = a.windows.get(cid)
+        for m in places_by_chunk.get(cid, ()):
+            if not _inside(m, win):
+                continue
+            places.setdefault(m["place_id"], {"place_id": m["place_id"], "level": m["level"], "code": m["code"],
+                                              "name": place_names.get(m["place_id"], m["code"]),
+                                              "department_code": m.get("department_code")})
+            a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "place", "key": m["place_id"]})
+        for m in groups_by_chunk.get(cid, ()):
+            if not _inside(m, win):
+                continue
+            groups.add(m["entity_id"])
+            a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "armed_group", "key": m["entity_id"]})
+    return places, groups
+
+
+def _alert_type(types: set[str]) -> str:
+    """``unspecified`` (no statement), the one stated type, or ``conflicting``."""
+    return "unspecified" if not types else (next(iter(types)) if len(types) == 1 else "conflicting")
+
+
+def _unique_evidence(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Evidence items without repeats of (doc_id, chunk_id, role, key), first occurrence kept."""
+    seen = set()
+    out = []
+    for ev in evidence:
+        k = (ev["doc_id"], ev["chunk_id"], ev["role"], ev["key"])
+        if k not in seen:
+            seen.add(k)
+            out.append(ev)
+    return out
+
+
+def _alert_row(a: _Alert, places: dict[str, dict[str, Any]], groups: set[str],
+               dates: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``early_warnings`` row of one alert; its date is its own document's publication date."""
+    own = [d for d, role in a.docs.items() if role == "alert"]
+    date_row = next((dates[d] for d in own if d in dates and dates[d].get("date")), None)
+    n, yy = a.code.split("-")
+    return {
+        "alert_code": a.code, "alert_number": int(n), "code_year": 2000 + int(yy),
+        "date": date_row["date"] if date_row else None, "date_rule": date_row["rule"] if date_row else None,
+        "alert_type": _alert_type(a.types), "armed_groups": sorted(groups),
+        "places": sorted(places.values(), key=lambda p: p["place_id"]),
+        "department_codes": sorted({p["department_code"] for p in places.values()
+                                    if p["level"] in ("department", "municipality") and p["department_code"]}),
+        "documents": [{"doc_id": d, "role": r} for d, r in sorted(a.docs.items())],
+        "evidence": _unique_evidence(a.evidence),
+    }
+
+
 def build_early_warnings(alert_docs: Iterable[AlertDoc], chunks_by_doc: Mapping[str, Sequence[tuple[str, str]]],
                          place_mentions: Iterable[Mapping[str, Any]], entity_mentions: Iterable[Mapping[str, Any]],
                          dates: Mapping[str, Mapping[str, Any]], place_names: Mapping[str, str],
@@ -173,107 +321,17 @@ def build_early_warnings(alert_docs: Iterable[AlertDoc], chunks_by_doc: Mapping[
         chunks = list(chunks_by_doc.get(ad.doc_id, ()))
         if ad.role == "alert" and ad.code:
             stats["alert_documents"] += 1
-            a = alerts.setdefault(ad.code, _Alert(ad.code))
-            a.docs[ad.doc_id] = "alert"
-            if chunks:
-                a.evidence.append({"doc_id": ad.doc_id, "chunk_id": chunks[0][0], "role": "document", "key": ad.code})
-            for cid, text in chunks:
-                a.chunks[cid] = ad.doc_id
-                a.windows[cid] = None
-                folded = fold_spans(text)
-                for typ, s, e in find_type_statements(text, folded):
-                    a.types.add(typ)
-                    a.evidence.append({"doc_id": ad.doc_id, "chunk_id": cid, "role": "type", "key": typ})
-                for code, typ, s, e in find_code_references(text, folded):
-                    if code == ad.code and typ:
-                        a.types.add(typ)
-                        a.evidence.append({"doc_id": ad.doc_id, "chunk_id": cid, "role": "type", "key": typ})
-            continue
-        stats["follow_up_documents"] += 1
-        subject: list[str] = []
-        subject_chunk = None
-        refs_by_chunk = []
-        for cid, text in chunks:
-            refs = find_code_references(text)
-            refs_by_chunk.append((cid, refs))
-            if refs and subject_chunk is None:
-                subject_chunk = cid
-                subject = list(dict.fromkeys(r[0] for r in refs))
-        if not subject:
-            stats["follow_ups_without_code"] += 1
-            continue
-        for cid, refs in refs_by_chunk:
-            for code, typ, s, e in refs:
-                if code not in subject:
-                    stats["codes_mentioned_in_passing"] += 1
-                    continue
-                a = alerts.setdefault(code, _Alert(code))
-                a.docs.setdefault(ad.doc_id, "follow_up")
-                a.evidence.append({"doc_id": ad.doc_id, "chunk_id": cid, "role": "code", "key": code})
-                if cid == subject_chunk:
-                    # only what the reference itself says ("... N° 63-18 para el municipio de Algeciras -
-                    # departamento del Huila"), not the letter's dateline or letterhead around it
-                    a.chunks[cid] = ad.doc_id
-                    a.windows.setdefault(cid, [])
-                    if a.windows[cid] is not None:
-                        a.windows[cid].append((s, e + FOLLOW_UP_WINDOW))
-                if typ:
-                    a.types.add(typ)
-                    a.evidence.append({"doc_id": ad.doc_id, "chunk_id": cid, "role": "type", "key": typ})
+            _collect_own_document(ad, chunks, alerts)
+        else:
+            stats["follow_up_documents"] += 1
+            _collect_follow_up(ad, chunks, alerts, stats)
 
-    by_chunk_places: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for m in place_mentions:
-        if m.get("place_id"):
-            by_chunk_places[m["chunk_id"]].append(m)
-    by_chunk_groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for m in entity_mentions:
-        if m["entity_id"] in armed_group_ids:
-            by_chunk_groups[m["chunk_id"]].append(m)
-
+    places_by_chunk = _mentions_by_chunk(place_mentions, lambda m: m.get("place_id"))
+    groups_by_chunk = _mentions_by_chunk(entity_mentions, lambda m: m["entity_id"] in armed_group_ids)
     rows = []
     for code in sorted(alerts):
-        a = alerts[code]
-        places: dict[str, dict[str, Any]] = {}
-        groups: set[str] = set()
-        for cid, doc_id in a.chunks.items():
-            win = a.windows.get(cid)
-
-            def inside(m: Mapping[str, Any]) -> bool:
-                return win is None or "char_start" not in m or any(lo <= m["char_start"] < hi for lo, hi in win)
-
-            for m in by_chunk_places.get(cid, ()):
-                if not inside(m):
-                    continue
-                places.setdefault(m["place_id"], {"place_id": m["place_id"], "level": m["level"], "code": m["code"],
-                                                  "name": place_names.get(m["place_id"], m["code"]),
-                                                  "department_code": m.get("department_code")})
-                a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "place", "key": m["place_id"]})
-            for m in by_chunk_groups.get(cid, ()):
-                if not inside(m):
-                    continue
-                groups.add(m["entity_id"])
-                a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "armed_group", "key": m["entity_id"]})
-        typ = ("unspecified" if not a.types else (next(iter(a.types)) if len(a.types) == 1 else "conflicting"))
-        own = [d for d, role in a.docs.items() if role == "alert"]
-        date_row = next((dates[d] for d in own if d in dates and dates[d].get("date")), None)
-        seen = set()
-        evidence = []
-        for ev in a.evidence:
-            k = (ev["doc_id"], ev["chunk_id"], ev["role"], ev["key"])
-            if k not in seen:
-                seen.add(k)
-                evidence.append(ev)
-        n, yy = code.split("-")
-        rows.append({
-            "alert_code": code, "alert_number": int(n), "code_year": 2000 + int(yy),
-            "date": date_row["date"] if date_row else None, "date_rule": date_row["rule"] if date_row else None,
-            "alert_type": typ, "armed_groups": sorted(groups),
-            "places": sorted(places.values(), key=lambda p: p["place_id"]),
-            "department_codes": sorted({p["department_code"] for p in places.values()
-                                        if p["level"] in ("department", "municipality") and p["department_code"]}),
-            "documents": [{"doc_id": d, "role": r} for d, r in sorted(a.docs.items())],
-            "evidence": evidence,
-        })
+        places, groups = _alert_mentions(alerts[code], places_by_chunk, groups_by_chunk, place_names)
+        rows.append(_alert_row(alerts[code], places, groups, dates))
     stats["alerts"] = len(rows)
     for t in TYPES:
         stats[f"alerts_{t}"] = sum(1 for r in rows if r["alert_type"] == t)
