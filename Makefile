@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: up install system-deps dashboard materialize serve test bench ui
+.PHONY: up install system-deps dashboard materialize serve test test-fast lint bench ui
 
 ## Set everything up, materialize every asset on ../shared/corpus (or RADAR_CORPUS_DIR), then serve
 ## the API and the dashboard on http://127.0.0.1:8000/tablero/ (Ctrl-C stops it).
@@ -47,9 +47,19 @@ serve: install
 ui: install
 	$(BIN)/radar ui
 
-## The test suite (real PostgreSQL, real Tesseract, real encoders).
-test: install
-	RADAR_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q
+## The test suite (real PostgreSQL, real Tesseract, real encoders, Chromium): lint, import
+## contracts, then every test; a skipped test fails the run (RADAR_NO_SKIPS=1).
+test: install lint
+	RADAR_REQUIRE_BROWSER=1 RADAR_NO_SKIPS=1 $(BIN)/python -m pytest -q
+
+## The inner loop: everything except the tests marked slow (heavy models, OCR, browser, load).
+test-fast: install
+	$(BIN)/python -m pytest -q -m "not slow"
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 bench: install
 	$(BIN)/python evals/bench_pipeline.py

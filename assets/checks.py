@@ -1,6 +1,6 @@
 """Asset checks: every table's pandera contract, validated on the rows actually stored."""
 
-from typing import Callable
+from collections.abc import Callable
 
 import dagster as dg
 import pandera.polars as pa

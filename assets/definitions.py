@@ -8,8 +8,16 @@ serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them.
 import dagster as dg
 
 from assets import checks, evals, indexes, ingestion, knowledge_base, precompute
-from resources import (ChunkingResource, CorpusResource, DatabaseResource, EncoderResource, IndexStoreResource,
-                       OcrResource, PrecomputeResource, RerankerResource)
+from resources import (
+                       ChunkingResource,
+                       CorpusResource,
+                       DatabaseResource,
+                       EncoderResource,
+                       IndexStoreResource,
+                       OcrResource,
+                       PrecomputeResource,
+                       RerankerResource,
+)
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([ingestion, knowledge_base, indexes, precompute, evals]),

@@ -1,7 +1,7 @@
 """source_files → documents + pages."""
 
-import sqlalchemy as sa
 import dagster as dg
+import sqlalchemy as sa
 
 from assets._meta import md_table, to_metadata
 from radar_pipeline import db

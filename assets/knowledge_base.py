@@ -1,7 +1,7 @@
 """chunks → embeddings."""
 
-import sqlalchemy as sa
 import dagster as dg
+import sqlalchemy as sa
 
 from assets._meta import md_table, to_metadata
 from radar_pipeline import db

@@ -11,20 +11,24 @@ import json
 from pathlib import Path
 
 import dagster as dg
-from dagster import AssetCheckExecutionContext, AssetExecutionContext
-import pandera.polars as pa
-import polars as pl
 import sqlalchemy as sa
+from dagster import AssetCheckExecutionContext, AssetExecutionContext
 
 from assets._meta import md_table, to_metadata
+from assets.checks import pandera_contract_check
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.evidence import verify_evidence
-from radar_pipeline.precompute.pipeline import (CODE_VERSION, materialize_aggregates,
-                                                materialize_armed_presence, materialize_early_warnings,
-                                                materialize_entity_dictionary, materialize_gazetteer,
-                                                materialize_mentions, materialize_publication_dates)
+from radar_pipeline.precompute.pipeline import (
+    CODE_VERSION,
+    materialize_aggregates,
+    materialize_armed_presence,
+    materialize_early_warnings,
+    materialize_entity_dictionary,
+    materialize_gazetteer,
+    materialize_mentions,
+    materialize_publication_dates,
+)
 from radar_pipeline.precompute.schemas import PRECOMPUTE_QUERIES, PRECOMPUTE_SCHEMAS
-from assets.checks import pandera_contract_check
 from resources import DatabaseResource, PrecomputeResource
 
 GROUP = "precomputes"

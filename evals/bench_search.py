@@ -65,8 +65,8 @@ def measure_search(settings: RadarSettings) -> dict:
         report[name] = {"config": {"rerank_k": cfg.rerank_k, "rerank_encode_limit": cfg.rerank_encode_limit},
                         **latency_stats(lat),
                         # questions whose top-k all had precomputed vectors vs those that encoded some
-                        "all_vectors_precomputed": latency_stats([x for x, c in zip(lat, covered) if c]),
-                        "encoded_at_query_time": latency_stats([x for x, c in zip(lat, covered) if not c])}
+                        "all_vectors_precomputed": latency_stats([x for x, c in zip(lat, covered, strict=False) if c]),
+                        "encoded_at_query_time": latency_stats([x for x, c in zip(lat, covered, strict=False) if not c])}
     report["passages_encoded_at_query_time"] = searcher.encoded_at_query_time
     return report
 

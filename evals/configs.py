@@ -5,7 +5,6 @@ measurements behind the choice is in evals/README.md.
 """
 from __future__ import annotations
 
-from radar_pipeline.retrieval.policy import PolicyConfig
 from radar_pipeline.retrieval.search import RetrievalConfig
 
 _BASE = RetrievalConfig(name="dense", dense_weight=1.0, bm25_weight=0.0, fusion="convex", glossary_bm25=False, glossary_dense=False,

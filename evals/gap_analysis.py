@@ -47,8 +47,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evals.datasets import CodefestDev, benchmark_doc_id, load_codefest_dev
-from evals.scoring import build_judged_index, score_codefest_run
 from evals.relevance import JudgedPassageIndex
+from evals.scoring import build_judged_index, score_codefest_run
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 
 __all__ = ["Pool", "analyse", "candidate_recall", "codefest_scope", "collect_pools", "keep", "main",

@@ -62,7 +62,7 @@ class PoolSignals:
     def with_scores(self, scores: Sequence[float]) -> list[Candidate]:
         """The pool's candidates carrying ``scores`` (same order)."""
         return [Candidate(c.row, c.chunk_id, c.doc_id, c.source_path, c.text, float(s))
-                for c, s in zip(self.cands, scores)]
+                for c, s in zip(self.cands, scores, strict=False)]
 
 
 def second_stage(cands: Sequence[Candidate], sims: np.ndarray, k: int, weight: float) -> np.ndarray:
@@ -86,7 +86,7 @@ def doc_feature(cands: Sequence[Candidate], scores: np.ndarray, how: str) -> np.
     source file: ``max`` (best passage), ``top3mean`` (mean of its best 3) or ``count`` (log of
     1 + its passages in the pool). Raises ``ValueError`` for another ``how``."""
     by: dict[str, list[float]] = defaultdict(list)
-    for c, s in zip(cands, scores):
+    for c, s in zip(cands, scores, strict=False):
         by[c.source_path].append(float(s))
     if how == "max":
         agg = {p: max(v) for p, v in by.items()}
@@ -280,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     labels = {q: (ps.grades > 0) for q, ps in pools.items()}
     for l2 in (100.0, 10.0, 1.0):
         loo = loo_logistic(feats, labels, l2)
-        rows.append((f"learned linear ranker, LOO, l2 {l2:g}", score(lambda qid, ps: loo[qid])))
+        rows.append((f"learned linear ranker, LOO, l2 {l2:g}", score(lambda qid, ps, loo=loo: loo[qid])))
     aucs = {}
     for j, n in enumerate(names):
         vals = [roc_auc(feats[q][:, j], labels[q]) for q in pools]

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from radar_pipeline.precompute.boilerplate import Boilerplate, load_boilerplate
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary

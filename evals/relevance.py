@@ -69,7 +69,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def _grams(tokens: Sequence[str], n: int) -> set[str]:
-    return set(map(" ".join, zip(*(tokens[i:] for i in range(n)))))
+    return set(map(" ".join, zip(*(tokens[i:] for i in range(n)), strict=False)))
 
 
 def word_ngrams(text: str, n: int = DEFAULT_N) -> set[str]:
@@ -198,7 +198,7 @@ class JudgedPassageIndex:
 
     @classmethod
     def from_records(cls, records: Iterable[Any], n: int = DEFAULT_N,
-                     threshold: float = DEFAULT_THRESHOLD) -> "JudgedPassageIndex":
+                     threshold: float = DEFAULT_THRESHOLD) -> JudgedPassageIndex:
         """Index from records with ``query_id``, ``chunk_id``, ``text`` and ``grade``.
 
         Records may be mappings (e.g. rows of ``qrels_chunks.jsonl``) or objects with those

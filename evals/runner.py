@@ -19,13 +19,13 @@ import polars as pl
 
 from evals.datasets import BeirDataset, CodefestDev, load_codefest_dev, load_xquad
 from evals.scoring import RunScores, build_judged_index, score_beir_run, score_codefest_run
-from radar_pipeline.encoders import Encoder
 from evals.sentence_vectors import build_sentence_vectors
+from radar_pipeline.encoders import Encoder
 from radar_pipeline.retrieval.search import RetrievalConfig, Searcher
-from radar_pipeline.stores.rerank_vectors import passage_fingerprint, save_rerank_vectors
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
 from radar_pipeline.stores.passages import PASSAGE_COLUMNS, save_passages
+from radar_pipeline.stores.rerank_vectors import passage_fingerprint, save_rerank_vectors
 
 
 @dataclass

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from evals.datasets import CodefestDev, PHENOMENA, BeirDataset, benchmark_doc_id, load_codefest_dev
+from evals.datasets import PHENOMENA, BeirDataset, CodefestDev, benchmark_doc_id, load_codefest_dev
 from evals.metrics import (
     PairedTestResult,
     dcg_at_k,
@@ -282,7 +282,7 @@ def _per_query_values(x: pl.DataFrame | Mapping[str, float], metric: str) -> dic
     if isinstance(x, pl.DataFrame):
         if "query_id" not in x.columns or metric not in x.columns:
             raise ValueError(f"per-query table needs columns 'query_id' and {metric!r}")
-        vals = dict(zip(x["query_id"].to_list(), x[metric].to_list()))
+        vals = dict(zip(x["query_id"].to_list(), x[metric].to_list(), strict=False))
         if len(vals) != x.height:
             raise ValueError("per-query table has a duplicate query_id")
         return {str(k): float(v) for k, v in vals.items()}

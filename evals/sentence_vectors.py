@@ -18,7 +18,7 @@ def build_sentence_vectors(index_dir: Path, encoder: Encoder, texts: list[str], 
     vectors with their owning row. ``cache(texts) -> vectors`` may replace direct encoding.
     Returns the sentence count. Cost ≈ one more encoding pass over the corpus."""
     sents, owner = [], []
-    for row, (text, lang) in enumerate(zip(texts, languages)):
+    for row, (text, lang) in enumerate(zip(texts, languages, strict=False)):
         for s in split_sentences(text, lang):
             if s.strip():
                 sents.append(s.strip())

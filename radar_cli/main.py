@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -38,7 +37,7 @@ def _dagster_bin() -> str:
 
 @app.command()
 def materialize(select: str = typer.Option("*", help="Dagster asset selection, e.g. 'chunks+' or 'documents'"),
-                corpus: Optional[Path] = typer.Option(None, help="corpus root (default RADAR_CORPUS_DIR or ../shared/corpus)")):
+                corpus: Path | None = typer.Option(None, help="corpus root (default RADAR_CORPUS_DIR or ../shared/corpus)")):
     """Materialize the assets (default: all of them, with their checks) into PostgreSQL and on-disk indexes."""
     settings = get_settings(**({"corpus_dir": corpus} if corpus else {}))
     env = dagster_env(settings)
@@ -76,10 +75,10 @@ def _print_result(res: dict) -> None:
 
 
 @app.command()
-def search(question: Optional[str] = typer.Argument(None, help="a question, in Spanish or English"),
+def search(question: str | None = typer.Argument(None, help="a question, in Spanish or English"),
            as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
-           queries: Optional[Path] = typer.Option(None, help="JSONL of {query_id, question}"),
-           out: Optional[Path] = typer.Option(None, help="JSONL output for --queries")):
+           queries: Path | None = typer.Option(None, help="JSONL of {query_id, question}"),
+           out: Path | None = typer.Option(None, help="JSONL output for --queries")):
     """Top 3 documents and top 10 passages, with doc_id, chunk_id, source path, page and score."""
     if not question and not queries:
         raise typer.BadParameter("give a question or --queries FILE")
@@ -87,7 +86,7 @@ def search(question: Optional[str] = typer.Argument(None, help="a question, in S
         searcher = _searcher(get_settings())
     except FileNotFoundError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     if queries:
         from tqdm import tqdm
 
@@ -133,11 +132,11 @@ _DATASETS = ["codefest_dev", "xquad_es_en", "xquad_es_en_hard"]
 
 
 @app.command("eval")
-def eval_(config: Optional[str] = typer.Option(None, help="configuration name (default: the default config)"),
+def eval_(config: str | None = typer.Option(None, help="configuration name (default: the default config)"),
           dataset: str = typer.Option("all", help="codefest_dev | xquad_es_en | xquad_es_en_hard | all"),
-          compare: Optional[tuple[str, str]] = typer.Option(None, help="two configuration names: paired test A vs B"),
+          compare: tuple[str, str] | None = typer.Option(None, help="two configuration names: paired test A vs B"),
           all_configs: bool = typer.Option(False, "--all-configs", help="every named configuration, one row each"),
-          json_out: Optional[Path] = typer.Option(None, "--json-out", help="write the numbers as JSON")):
+          json_out: Path | None = typer.Option(None, "--json-out", help="write the numbers as JSON")):
     """Evaluate retrieval: NDCG@10, F1@3, Recall@10, MRR@10 (Codefest dev); NDCG@10, Recall@10 (XQuAD)."""
     from evals.configs import CONFIGS, DEFAULT_NAME
     from evals.scoring import compare as paired

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 from radar_pipeline.sentences import split_sentences
 

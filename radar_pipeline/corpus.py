@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from radar_pipeline.vocabulary import FOLDER_PHENOMENON
 

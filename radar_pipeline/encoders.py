@@ -20,8 +20,9 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 

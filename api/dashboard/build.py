@@ -71,7 +71,7 @@ def _dp(points: list[list[float]], tol: float) -> list[list[float]]:
         if best > tol and idx > 0:
             keep[idx] = True
             stack += [(a, idx), (idx, b)]
-    return [p for p, k in zip(points, keep) if k]
+    return [p for p, k in zip(points, keep, strict=False) if k]
 
 
 def _area2(ring: list[list[float]]) -> float:

@@ -11,7 +11,7 @@ import json
 import logging
 import queue
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from fastapi import APIRouter
 from fastapi.responses import StreamingResponse

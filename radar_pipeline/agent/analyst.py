@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from radar_pipeline.agent import prompts, router
-from radar_pipeline.textfold import fold_question
 from radar_pipeline.agent.llm import LLMClient, LLMReply
 from radar_pipeline.agent.tools import ToolBox, ToolCallRecord, openai_tools
 from radar_pipeline.retrieval.service import RetrievalService
+from radar_pipeline.textfold import fold_question
 
 
 @dataclass

@@ -28,7 +28,6 @@ import binascii
 import codecs
 import re
 import secrets
-import unicodedata
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 

@@ -56,9 +56,9 @@ from radar_pipeline.agent.replies import (
     VisualizerReply,
 )
 from radar_pipeline.agent.tools import ToolBox
-from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
 from radar_pipeline.agent.trace import Step, TraceStore
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
+from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
 
 log = logging.getLogger("radar.agent")
 

@@ -26,7 +26,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from radar_pipeline.agent.guards import scan_passage
-from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService, normalize_id
+from radar_pipeline.retrieval.service import RetrievalService, normalize_id
 
 __all__ = ["ToolBox", "openai_tools"]
 
@@ -127,7 +127,7 @@ class ToolBox:
     max_calls: int = MAX_TOOL_CALLS
     calls: list[ToolCallRecord] = field(default_factory=list)
     discovered: dict[str, float] = field(default_factory=dict)   # chunk_id → best similarity seen
-    read: "OrderedDict[str, dict]" = field(default_factory=OrderedDict)
+    read: OrderedDict[str, dict] = field(default_factory=OrderedDict)
 
     @property
     def executed_calls(self) -> int:

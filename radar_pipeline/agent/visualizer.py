@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
-from radar_pipeline.textfold import fold_question
 from radar_pipeline.agent.router import _DEPARTMENTS, COUNTRIES, GROUPS, _find_all, classify_phenomenon
 from radar_pipeline.precompute.filters import SPANISH, Filters
+from radar_pipeline.textfold import fold_question
 from radar_pipeline.vocabulary import PHENOMENA
 
 COMPONENTS: dict[str, dict] = {

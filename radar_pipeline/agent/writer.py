@@ -27,9 +27,9 @@ import numpy as np
 
 from radar_pipeline.agent import prompts
 from radar_pipeline.agent.guards import scan_passage
-from radar_pipeline.textfold import fold_question
 from radar_pipeline.agent.router import Requirement, glossary_terms, keywords
 from radar_pipeline.sentences import split_sentences
+from radar_pipeline.textfold import fold_question
 
 MIN_CHARS, MAX_CHARS = 40, 480
 MAX_CANDIDATES = 90          # sentences embedded per answer (USE: ~7 ms per sentence on 1 thread)
@@ -93,13 +93,13 @@ class _VectorCache:
         if missing:
             uniq = list(dict.fromkeys(missing))
             vecs = encoder.encode_passages(uniq)
-            new = dict(zip(uniq, vecs))
+            new = dict(zip(uniq, vecs, strict=False))
             with self.lock:
                 for t, v in new.items():
                     self.data[t] = v
                 while len(self.data) > self.size:
                     self.data.popitem(last=False)
-            out = [v if v is not None else new[t] for v, t in zip(out, texts)]
+            out = [v if v is not None else new[t] for v, t in zip(out, texts, strict=False)]
         return np.vstack(out) if out else np.zeros((0, getattr(encoder, "dim", 1)), dtype=np.float32)
 
 
@@ -176,7 +176,7 @@ class ExtractiveWriter:
         sims = vecs @ qvec
         terms = query_terms(question)
         scores = []
-        for (s, p), sim in zip(cands, sims):
+        for (s, p), sim in zip(cands, sims, strict=False):
             fs = fold_question(s)
             lex = sum(1 for t in terms if re.search(r"(?<!\w)" + re.escape(t), fs)) / max(1, len(terms))
             scores.append(float(sim) + 0.15 * lex + 0.05 * float(p.get("similarity") or 0.0))

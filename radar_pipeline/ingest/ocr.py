@@ -37,7 +37,7 @@ RELIABLE_MIN_CONFIDENCE = 50.0
 RELIABLE_MIN_WORDS = 20
 
 
-def is_reliable(result: "OcrResult") -> bool:
+def is_reliable(result: OcrResult) -> bool:
     """False for tiny low-confidence readings (fewer than 20 words at < 50 mean confidence)."""
     return bool(result.text.strip()) and (
         result.mean_confidence >= RELIABLE_MIN_CONFIDENCE or result.n_words >= RELIABLE_MIN_WORDS

@@ -201,7 +201,7 @@ def _find_header(rows: list[list[Any]]) -> tuple[int | None, int]:
     """Index of the header row (None when the table has no header row) and the table width."""
     widths = [len(_trim(r)) for r in rows]
     counts = [_nonempty(r) for r in rows]
-    multi = [w for w, c in zip(widths, counts) if c >= 2]
+    multi = [w for w, c in zip(widths, counts, strict=False) if c >= 2]
     if not multi:
         # Single-column table: first non-empty text row is the header if followed by rows.
         for i, r in enumerate(rows[:_HEADER_SEARCH_ROWS]):
@@ -346,7 +346,7 @@ def grid_to_records(
     where = f"sheet {sheet!r} " if sheet else ""
     row_numbers = row_numbers or list(range(1, len(grid) + 1))
     # Drop fully empty rows but keep their numbering.
-    kept = [(n, r) for n, r in zip(row_numbers, grid) if _nonempty(r)]
+    kept = [(n, r) for n, r in zip(row_numbers, grid, strict=False) if _nonempty(r)]
     if not kept:
         return [], [], {}, warnings
     nums = [n for n, _ in kept]
@@ -414,7 +414,7 @@ def record_text(columns: list[str], row: list[Any], *, prefix: list[str] | None 
     """Readable text of one record: ``"field: value"`` lines, empty fields skipped, values as
     written in the source (``"eventos: 1.250"``)."""
     lines = list(prefix or [])
-    for name, v in zip(columns, row):
+    for name, v in zip(columns, row, strict=False):
         s = _cell_str(v)
         if s:
             lines.append(f"{name}: {s}")
@@ -446,7 +446,7 @@ def build_tabular_document(
     records: list[dict] = []
     for sheet, columns, rows, _meta in tables:
         typed = _type_rows(columns, rows, decimal_comma_default=decimal_comma_hint)
-        for row, rec in zip(rows, typed):
+        for row, rec in zip(rows, typed, strict=False):
             prefix = [f"sheet: {sheet}"] if (multi and sheet) else None
             text = record_text(columns, row, prefix=prefix)
             if multi and sheet:

@@ -179,9 +179,9 @@ def _collect_own_document(ad: AlertDoc, chunks: Sequence[tuple[str, str]], alert
         a.chunks[cid] = ad.doc_id
         a.windows[cid] = None
         folded = fold_spans(text)
-        for typ, s, e in find_type_statements(text, folded):
+        for typ, _s, _e in find_type_statements(text, folded):
             _type_evidence(a, ad.doc_id, cid, typ)
-        for code, typ, s, e in find_code_references(text, folded):
+        for code, typ, _s, _e in find_code_references(text, folded):
             if code == ad.code and typ:
                 _type_evidence(a, ad.doc_id, cid, typ)
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import yaml
 
@@ -67,7 +67,7 @@ class Boilerplate:
             return frozenset()
         counts: Counter[str] = Counter()
         for page in pages:
-            counts.update({k for k in (_line_key(l) for l in page.splitlines()) if len(k) >= self.min_chars})
+            counts.update({k for k in (_line_key(line) for line in page.splitlines()) if len(k) >= self.min_chars})
         need = max(self.min_pages, self.min_share * len(pages))
         return frozenset(k for k, n in counts.items() if n >= need)
 

@@ -40,9 +40,10 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 __all__ = ["DateResult", "date_from_text", "date_for_document", "load_codefest_inventory", "RULES"]
 

@@ -20,7 +20,8 @@ A row passes when all its items pass and its counts are consistent with its evid
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import sqlalchemy as sa
 

@@ -51,6 +51,6 @@ class Filters:
         return {SPANISH[k]: v for k, v in self.requested().items()}
 
     @classmethod
-    def from_spanish(cls, values: dict[str, Any]) -> "Filters":
+    def from_spanish(cls, values: dict[str, Any]) -> Filters:
         """Filters from a dict keyed by Spanish names (unknown keys are ignored)."""
         return cls(**{k: values.get(es) for k, es in SPANISH.items()})

@@ -15,10 +15,11 @@ import hashlib
 import json
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -29,10 +30,16 @@ from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.alerts import build_early_warnings, classify_alert_document
 from radar_pipeline.precompute.boilerplate import Boilerplate, load_boilerplate, split_page_markers
 from radar_pipeline.precompute.dates import date_for_document, load_codefest_inventory
-from radar_pipeline.precompute.presence import (GROUPS, Located, aggregate_presence, build_shape_index,
-                                                parse_records, record_core)
-from radar_pipeline.textfold import fold_spans
+from radar_pipeline.precompute.presence import (
+    GROUPS,
+    Located,
+    aggregate_presence,
+    build_shape_index,
+    parse_records,
+    record_core,
+)
 from radar_pipeline.precompute.versioning import current_rows, finish_run, start_run, write_versioned
+from radar_pipeline.textfold import fold_spans
 
 __all__ = ["CODE_VERSION", "PrecomputeConfig", "materialize_entity_dictionary", "materialize_gazetteer",
            "materialize_mentions", "materialize_publication_dates", "materialize_early_warnings",
@@ -249,17 +256,23 @@ def materialize_mentions(engine: sa.Engine, config: PrecomputeConfig, log: Log =
                 pending.append(pool.submit(_match_batch, batch))
                 if len(pending) >= 2 * config.workers:
                     e, p, s = pending.pop(0).result()
-                    erows += e; prows += p; stats.update(s)
+                    erows += e
+                    prows += p
+                    stats.update(s)
                     done += s["documents"]
                     log(f"mentions: {done}/{len(docs)} documents")
             for f in pending:
                 e, p, s = f.result()
-                erows += e; prows += p; stats.update(s)
+                erows += e
+                prows += p
+                stats.update(s)
     else:
         _init_worker(*init)
         for batch in _batches(engine, docs):
             e, p, s = _match_batch(batch)
-            erows += e; prows += p; stats.update(s)
+            erows += e
+            prows += p
+            stats.update(s)
             done += s["documents"]
             if done % 400 < BATCH_DOCS:
                 log(f"mentions: {done}/{len(docs)} documents")

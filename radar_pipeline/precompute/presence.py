@@ -25,9 +25,10 @@ import json
 import re
 import unicodedata
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 __all__ = ["PresenceRecord", "parse_records", "parse_flag", "group_key_for", "GROUPS", "ShapeIndex",
            "build_shape_index", "aggregate_presence", "record_core", "STATES", "Located"]
@@ -138,7 +139,7 @@ def record_core(rec: PresenceRecord, group: str) -> str:
     start_keys = [k for k in ("b_ADM2_PCODE", "au_ID_concatenated", "b_ID_concatenated") if k in rec.field_spans]
     start = min((rec.field_spans[k][0] for k in start_keys), default=0)
     ends = []
-    for k, (s, e) in rec.field_spans.items():
+    for k, (_s, e) in rec.field_spans.items():
         if group_key_for(k) == group or (rec.state(group) == "no_info" and k.lower() == "au_no_info"):
             ends.append(e)
     end = max(ends) if ends else max((e for s, e in rec.field_spans.values() if s >= start), default=len(rec.text))
@@ -275,24 +276,24 @@ def aggregate_presence(located: Iterable[Located], shapes: ShapeIndex,
     for mid in sorted(by_muni):
         locs = by_muni[mid]
         rec0 = locs[0].record
-        country = next((l.record.country for l in locs if l.record.country), None)
-        level1 = next((l.record.level1 for l in locs if l.record.level1), None)
-        level2 = next((l.record.level2 for l in locs if l.record.level2), None)
+        country = next((loc.record.country for loc in locs if loc.record.country), None)
+        level1 = next((loc.record.level1 for loc in locs if loc.record.level1), None)
+        level2 = next((loc.record.level2 for loc in locs if loc.record.level2), None)
         pcode = (rec0.fields.get("b_ADM2_PCODE") or "").strip() or None
         divipola = pcode[2:] if pcode and pcode.upper().startswith("CO") else None
         shape_match, shape_key = shapes.match(country, pcode, level1, level2)
         for g in groups:
-            states = [l.record.state(g) for l in locs]
+            states = [loc.record.state(g) for loc in locs]
             n = {s: states.count(s) for s in STATES}
             state = "present" if n["present"] else ("absent" if n["absent"] else "no_info")
             evidence = []
             seen = set()
-            for l in locs:
-                if l.record.state(g) != state:
+            for loc in locs:
+                if loc.record.state(g) != state:
                     continue
-                item = {"doc_id": l.doc_id, "chunk_id": l.chunk_for.get(g), "quote": record_core(l.record, g)}
+                item = {"doc_id": loc.doc_id, "chunk_id": loc.chunk_for.get(g), "quote": record_core(loc.record, g)}
                 if item["chunk_id"] is None:
-                    item["reason"] = l.reason or "record_not_in_a_single_passage"
+                    item["reason"] = loc.reason or "record_not_in_a_single_passage"
                 k = (item["doc_id"], item["chunk_id"], item["quote"])
                 if k not in seen:
                     seen.add(k)

@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import sqlalchemy as sa
 

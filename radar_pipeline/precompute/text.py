@@ -13,11 +13,11 @@ non-overlapping matches. A space inside a phrase matches any run of whitespace (
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
-from radar_pipeline.textfold import fold_phrase
-from radar_pipeline.textfold import fold_spans
+from radar_pipeline.textfold import fold_phrase, fold_spans
 
 _WS = re.compile(r"\s+")
 
@@ -127,7 +127,7 @@ class PhraseMatcher:
     def keys(self) -> list[str]:
         return sorted(self._payloads)
 
-    def compile(self) -> "PhraseMatcher":
+    def compile(self) -> PhraseMatcher:
         parts = []
         if self._payloads:
             parts.append("(?P<t>" + _trie_regex(sorted(self._payloads)) + ")")

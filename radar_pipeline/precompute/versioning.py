@@ -20,7 +20,8 @@ import hashlib
 import io
 import json
 import uuid
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -44,7 +45,7 @@ def row_hash(row: Mapping[str, Any], columns: Iterable[str]) -> str:
 
 
 def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def start_run(engine: sa.Engine, asset: str, code_version: str, inputs: Mapping[str, Any]) -> str:

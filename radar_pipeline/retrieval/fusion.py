@@ -10,7 +10,7 @@ after normalisation (it was below that ranker's cut-off).
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 
 def minmax(scores: Mapping[int, float]) -> dict[int, float]:
@@ -28,7 +28,7 @@ def convex_fusion(runs: Sequence[Mapping[int, float]], weights: Sequence[float])
     if len(runs) != len(weights):
         raise ValueError("one weight per run")
     fused: dict[int, float] = {}
-    for run, w in zip(runs, weights):
+    for run, w in zip(runs, weights, strict=False):
         if w == 0:
             continue
         for r, s in minmax(run).items():
@@ -40,7 +40,7 @@ def rrf(runs: Sequence[Mapping[int, float]], k: int = 60, weights: Sequence[floa
     """Σ_i w_i / (k + rank_i(row)), ranks 1-based by descending score."""
     weights = weights or [1.0] * len(runs)
     fused: dict[int, float] = {}
-    for run, w in zip(runs, weights):
+    for run, w in zip(runs, weights, strict=False):
         for rank, (r, _) in enumerate(sorted(run.items(), key=lambda x: -x[1]), 1):
             fused[r] = fused.get(r, 0.0) + w / (k + rank)
     return fused

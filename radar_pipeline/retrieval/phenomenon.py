@@ -14,6 +14,7 @@ import numpy as np
 from radar_pipeline.retrieval.glossary import glossary_matches
 from radar_pipeline.vocabulary import PHENOMENA
 
+
 def predict_phenomenon(question: str, qvec: np.ndarray | None, centroids: dict[str, np.ndarray]) -> str | None:
     """The question's phenomenon, or None when neither signal has anything to say."""
     votes = Counter(e.domain for e in glossary_matches(question) if e.domain in PHENOMENA)

@@ -82,7 +82,7 @@ class RetrievalConfig:
     rerank_encode_limit: int = 8
     policy: PolicyConfig = field(default_factory=PolicyConfig)
 
-    def with_(self, **changes) -> "RetrievalConfig":
+    def with_(self, **changes) -> RetrievalConfig:
         return replace(self, **changes)
 
 
@@ -180,7 +180,7 @@ class Searcher:
                 vecs = self.reranker.encode_passages([self._texts[rows[i]] for i in missing])
                 if len(self._rerank_cache) + len(missing) > self._rerank_cache_size:
                     self._rerank_cache.clear()
-                for i, v in zip(missing, vecs):
+                for i, v in zip(missing, vecs, strict=False):
                     out[i] = v
                     self._rerank_cache[rows[i]] = v
         return out, found
@@ -210,7 +210,7 @@ class Searcher:
                 sims = np.where(found, sims, sk.min() + (f - fk.min()) / span_f * float(sk.max() - sk.min()))
             else:
                 sims = f
-        out = rerank(fused, {r: float(s) for r, s in zip(top, sims)}, cfg.rerank_weight)
+        out = rerank(fused, {r: float(s) for r, s in zip(top, sims, strict=False)}, cfg.rerank_weight)
         by_text = {self._texts[r]: out[r] for r in top}
         return {r: by_text.get(self._texts[r], s) for r, s in out.items()}
 
@@ -233,7 +233,7 @@ class Searcher:
             best = np.where(best < -0.5, full, best)  # passages without sentence vectors
             return self._top((1 - sentence_weight) * full + sentence_weight * best, k, positive_only=False)
         scores, rows = faiss_store.search(self.faiss, qvec[None, :], k)
-        return {int(r): float(s) for s, r in zip(scores[0], rows[0]) if r >= 0}
+        return {int(r): float(s) for s, r in zip(scores[0], rows[0], strict=False) if r >= 0}
 
     def prf_terms(self, rows: list[int], n_terms: int) -> list[str]:
         """Top ``n_terms`` tokens of the feedback passages by (passages containing it) × idf."""
@@ -259,7 +259,7 @@ class Searcher:
             combined = self.dense_run(qvec, self.passages.height, sentence_weight)
             out.update({int(r): combined[int(r)] for r in missing})
         else:
-            out.update({int(r): float(s) for r, s in zip(missing, self.vectors[missing] @ qvec)})
+            out.update({int(r): float(s) for r, s in zip(missing, self.vectors[missing] @ qvec, strict=False)})
         return out
 
     def bm25_scores(self, question: str, cfg: RetrievalConfig, extra_terms: list[str] | None = None) -> np.ndarray | None:
@@ -305,7 +305,7 @@ class Searcher:
             runs.append(_clip_norm(full, lo, hi) if cfg.fusion == "convex" else bm25)
             weights.append(cfg.bm25_weight)
         fused = (rrf(runs, weights=weights) if cfg.fusion == "rrf"
-                 else {r: sum(w * run.get(r, 0.0) for run, w in zip(runs, weights)) for r in union})
+                 else {r: sum(w * run.get(r, 0.0) for run, w in zip(runs, weights, strict=False)) for r in union})
         fused = self.second_stage(question, fused, cfg)
         phen = predict_phenomenon(question, qvec, self.centroids) if cfg.phenomenon_boost != 1.0 else None
 

@@ -119,14 +119,14 @@ class RetrievalService:
         if doc_ids:
             rows = [r for d in doc_ids for r in self.doc_rows.get(d, [])]
             sims = self.similarity(qvec, rows)
-            order = sorted(zip(rows, sims), key=lambda t: -t[1])[:k]
+            order = sorted(zip(rows, sims, strict=False), key=lambda t: -t[1])[:k]
             return [{"rank": i, **self.record(r), "score": s, "similarity": s} for i, (r, s) in enumerate(order, 1)]
         res = self._search(query)
         hits = res.passages[:k]
         rows = [self.row_of[p["chunk_id"]] for p in hits]
         sims = self.similarity(qvec, rows)
         return [{"rank": p["rank"], **self.record(r), "score": float(p["score"]), "similarity": s}
-                for p, r, s in zip(hits, rows, sims)]
+                for p, r, s in zip(hits, rows, sims, strict=False)]
 
     def search_documents(self, query: str, k: int = 3) -> list[dict]:
         if not query or not query.strip():

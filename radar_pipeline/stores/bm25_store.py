@@ -6,9 +6,9 @@ words, so ``Antisatélite`` and ``antisatelite`` match and codes such as ``001-1
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 import bm25s
 import numpy as np
@@ -39,7 +39,7 @@ class Bm25Index:
         self.vocab = retriever.vocab_dict
 
     @classmethod
-    def build(cls, texts: Sequence[str]) -> "Bm25Index":
+    def build(cls, texts: Sequence[str]) -> Bm25Index:
         retriever = bm25s.BM25(k1=1.5, b=0.75)
         retriever.index([tokenize(t) or ["\u2205"] for t in texts], show_progress=False)
         return cls(retriever)
@@ -50,7 +50,7 @@ class Bm25Index:
         return path
 
     @classmethod
-    def load(cls, index_dir: Path) -> "Bm25Index":
+    def load(cls, index_dir: Path) -> Bm25Index:
         path = index_dir / BM25_DIR
         if not path.exists():
             raise FileNotFoundError(f"no BM25 index at {path}: materialize bm25_index first")

@@ -88,7 +88,7 @@ def test_search_and_documents(client):
 def test_index_missing_is_structured(tmp_path, use_encoder):
     from radar_pipeline.agent.llm import LLMSettings
     from radar_pipeline.agent.service import AgentService, ServiceSettings
-    from tests.agent.fixtures import OFFLINE_LLM
+    from tests.radar_pipeline.agent.support_index import OFFLINE_LLM
 
     svc = AgentService(ServiceSettings(index_dir=tmp_path / "none", use_database=False, llm=LLMSettings(**OFFLINE_LLM)),
                        encoder=use_encoder)
@@ -134,9 +134,8 @@ def test_aggregates_not_materialized_then_materialized(db_client, agent_engine):
 def test_real_precompute_schema_current_rows_and_highlights(db_client, agent_engine, agent_index):
     """Against the precompute tables as defined by radar_pipeline.precompute (when present): only
     current rows (valid_to IS NULL), place filter, and mentions highlighted in the evidence window."""
-    import pytest
+    from radar_pipeline.precompute import tables
 
-    tables = pytest.importorskip("radar_pipeline.precompute.tables")
     tables.drop_precompute_schema(agent_engine)
     tables.ensure_precompute_schema(agent_engine)
     row = next(r for r in agent_index[1] if "mineria_oro" in r["source_path"])
@@ -150,7 +149,7 @@ def test_real_precompute_schema_current_rows_and_highlights(db_client, agent_eng
                  "n_alerts": 2, "alert_codes": [], "evidence": []}])
             conn.execute(tables.agg_alerts_per_department.insert(), [   # a superseded row
                 {**lineage, "row_hash": "c", "department_code": "27", "department_name": "Chocó", "alert_type": "imminent",
-                 "n_alerts": 1, "alert_codes": [], "evidence": [], "valid_to": dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)},
+                 "n_alerts": 1, "alert_codes": [], "evidence": [], "valid_to": dt.datetime(2026, 1, 1, tzinfo=dt.UTC)},
             ])
             conn.execute(tables.entity_mentions.insert(), [
                 {**lineage, "entity_id": "eln", "category": "armed_group", "doc_id": row["doc_id"], "chunk_id": row["chunk_id"],

@@ -12,6 +12,8 @@ import uvicorn
 from api.main import create_app
 from evals.load_chat import is_loopback, main, percentile, run_load
 
+pytestmark = pytest.mark.slow  # a real uvicorn server under load
+
 
 def test_loopback_only():
     assert is_loopback("http://127.0.0.1:8000") and is_loopback("http://localhost:1") and is_loopback("http://[::1]:80")

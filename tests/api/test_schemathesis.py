@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 
 import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
 
-schemathesis = pytest.importorskip("schemathesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis.errors import Unsatisfiable  # noqa: E402
+pytestmark = pytest.mark.slow
 
 from schemathesis import GenerationMode  # noqa: E402
 

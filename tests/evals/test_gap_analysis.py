@@ -7,8 +7,8 @@ from evals.datasets import CodefestDev, CodefestQuestion, JudgedChunk
 from evals.gap_analysis import (
     analyse,
     candidate_recall,
-    collect_pools,
     codefest_scope,
+    collect_pools,
     keep,
     oracle_documents,
     oracle_grade,
@@ -16,9 +16,7 @@ from evals.gap_analysis import (
 )
 from evals.scoring import build_judged_index
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig
-from tests.evals.text_fixtures import words as W
-
-
+from tests.evals.support_text import words as W
 
 
 @pytest.fixture()

@@ -13,7 +13,7 @@ from evals.relevance import (
     tokenize,
     word_ngrams,
 )
-from tests.evals.text_fixtures import words
+from tests.evals.support_text import words
 
 
 # -- tokens and n-grams --------------------------------------------------------------------------

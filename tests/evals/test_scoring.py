@@ -20,7 +20,7 @@ from evals.datasets import (
     resolve_shared_dir,
 )
 from evals.scoring import build_judged_index, compare, load_run, score_beir_run, score_codefest_run
-from tests.evals.text_fixtures import words as W
+from tests.evals.support_text import words as W
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 a period, of a phenomenon — each a ``set`` of ``doc_id`` read from the precompute tables."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import sqlalchemy as sa
 

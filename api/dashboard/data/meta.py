@@ -2,7 +2,7 @@
 per phenomenon, the dated share of the corpus and the materialization status of every view."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import sqlalchemy as sa
 

@@ -161,8 +161,8 @@ class Gazetteer:
         return [{"place_id": p.place_id, "level": p.level, "code": p.code, "iso2": p.iso2, "name": p.name,
                  "country_code": p.country_code, "department_code": p.department_code,
                  "department_name": p.department_name,
-                 "aliases": [{"text": t, "lang": l, **({"case_sensitive": True} if t in self.case_sensitive else {})}
-                             for t, l in p.aliases],
+                 "aliases": [{"text": t, "lang": lang, **({"case_sensitive": True} if t in self.case_sensitive else {})}
+                             for t, lang in p.aliases],
                  "context_required": p.context_required, "has_shape": p.has_shape, "shape_source": p.shape_source,
                  "gazetteer_version": self.label} for p in sorted(self.places.values(), key=lambda p: p.place_id)]
 

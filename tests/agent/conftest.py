@@ -1,1 +1,0 @@
-from tests.agent.fixtures import *  # noqa: F401,F403

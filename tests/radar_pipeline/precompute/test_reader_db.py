@@ -1,0 +1,78 @@
+"""The precompute reader on the real test PostgreSQL: every aggregate name reads its typed table
+with the filters its columns allow (and only current rows); a table not materialized answers a
+structured result, never an exception."""
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.reader import AGGREGATES, NotMaterialized, PrecomputeReader, current
+from radar_pipeline.precompute.versioning import current_rows
+from radar_pipeline.textfold import fold_spans
+
+from .test_pipeline_db import _crafted, _run_all
+
+ALL = Filters(phenomenon="territorial", year_from=2000, year_to=2030, entity="eln", place="Caquetá")
+
+
+def test_filter_columns_belong_to_the_aggregate_table():
+    for name, spec in AGGREGATES.items():
+        cols = [spec.phenomenon, spec.dated, *spec.entity, *spec.place]
+        assert all(c.table is spec.table for c in cols if c is not None), name
+        assert spec.table.name in T.VERSIONED_TABLES, name
+
+
+def _matches(spec, row: dict, applied: dict) -> bool:
+    if "phenomenon" in applied and row[spec.phenomenon.name] != applied["phenomenon"]:
+        return False
+    if "year_from" in applied or "year_to" in applied:
+        text = str(row[spec.dated.name] or "")
+        if not (text[:4].isdigit() and ALL.year_ok(int(text[:4]))):   # undated rows never pass a period
+            return False
+    if "entity" in applied and not any(str(row[c.name]).lower() == "eln" for c in spec.entity):
+        return False
+    if "place" in applied and not any(row[c.name] and fold_spans(row[c.name]) == fold_spans("Caquetá") for c in spec.place):
+        return False
+    return True
+
+
+def test_every_aggregate_reads_with_filters(pengine, config):
+    _crafted(pengine)
+    _run_all(pengine, config)
+    reader = PrecomputeReader(pengine)
+    assert all(reader.status().values())
+    applied_somewhere = set()
+    for name, spec in AGGREGATES.items():
+        everything = reader.read(name, limit=5000)
+        assert everything["materialized"] and not everything["truncated"], name
+        assert everything["n_rows"] == len(current_rows(pengine, spec.table.name)), name
+        assert everything["filters_applied"] == {} and everything["filters_ignored"] == []
+        out = reader.read(name, ALL, limit=5000)
+        assert out["materialized"] and out["message"] is None and out["n_rows"] > 0, name
+        assert set(out["filters_applied"]) | set(out["filters_ignored"]) == set(ALL.requested()), name
+        assert not set(out["filters_applied"]) & set(out["filters_ignored"]), name
+        assert all(_matches(spec, r, out["filters_applied"]) for r in out["rows"]), name
+        kept = {r["id"] for r in out["rows"]}
+        assert kept == {r["id"] for r in everything["rows"] if _matches(spec, r, out["filters_applied"])}, name
+        applied_somewhere |= set(out["filters_applied"])
+    assert applied_somewhere == set(ALL.requested())
+
+
+def test_not_materialized_is_structured(pengine):
+    reader = PrecomputeReader(pengine)
+    assert reader.read("timeline")["materialized"] is True   # created (empty) by the fixture
+    T.drop_precompute_schema(pengine)
+    for name in AGGREGATES:
+        out = reader.read(name, ALL)
+        assert out["materialized"] is False and out["rows"] == [] and "materializado" in out["message"], name
+        assert out["filters_ignored"] == sorted(ALL.requested()), name
+    assert not any(reader.status().values())
+    assert reader.mentions_for_chunks(["0123456789abcdef-1"]) == {}
+    assert reader.find_entity("ELN") is None and reader.find_place("caqueta", ("department",)) is None
+    try:
+        reader.rows(sa.select(T.agg_timeline.c.id).where(current(T.agg_timeline)), T.agg_timeline)
+        raise AssertionError("expected NotMaterialized")
+    except NotMaterialized as exc:
+        assert str(exc) == "agg_timeline"
+    T.ensure_precompute_schema(pengine)

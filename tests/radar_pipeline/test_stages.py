@@ -1,0 +1,108 @@
+"""The documents stage survives a file that hangs: it is recorded as ``timeout`` and the run goes on."""
+import time
+
+import sqlalchemy as sa
+
+from radar_pipeline import db, stages
+from radar_pipeline.ingest import OcrSettings
+from radar_pipeline.stages import extract_documents, sync_source_files
+
+
+def test_a_hanging_file_times_out_and_the_rest_is_extracted(engine, tmp_path, monkeypatch):
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "ok.txt").write_text("Orbital debris is a growing problem in low Earth orbit.")
+    (root / "hang.txt").write_text("HANG " * 10)
+    real_extract = stages.extract
+
+    def hanging_extract(path, **kw):  # a reader that never returns on one file (workers are forked)
+        if path.name == "hang.txt":
+            time.sleep(3600)
+        return real_extract(path, **kw)
+
+    monkeypatch.setattr(stages, "extract", hanging_extract)
+    sync_source_files(engine, root)
+    stats = extract_documents(engine, root, OcrSettings(enabled=False), workers=2, timeout_s=3, per_mb_s=0)
+    with engine.begin() as conn:
+        rows = dict(conn.execute(sa.select(db.documents.c.primary_path, db.documents.c.status)).all())
+    assert rows == {"ok.txt": "ok", "hang.txt": "timeout"}
+    assert stats["by_status"] == {"ok": 1, "timeout": 1}
+
+
+def _chunked_corpus(engine, root, texts: list[str]) -> None:
+    """One ``<i>.txt`` per text under ``root``, synced, extracted (no OCR) and chunked."""
+    from radar_pipeline.stages import chunk_documents
+
+    root.mkdir()
+    for i, text in enumerate(texts):
+        (root / f"{i}.txt").write_text(text)
+    sync_source_files(engine, root)
+    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    chunk_documents(engine)
+
+
+def test_parallel_embedding_matches_serial(engine, tmp_path, use_encoder):
+    """Two encoder processes give the same vectors as one, and a re-run encodes nothing."""
+    import numpy as np
+
+    from radar_pipeline.config import EncoderSpec
+    from radar_pipeline.stages import embed_chunks, load_passage_frame
+
+    _chunked_corpus(engine, tmp_path / "c",
+                    [f"Document {i} is about satellites and orbital debris number {i}. " * 3 for i in range(6)])
+    stats = embed_chunks(engine, use_encoder, batch_size=2, workers=2, spec=EncoderSpec())
+    assert stats["encoded_now"] == 6 and stats["vectors"] == 6
+    frame, vecs = load_passage_frame(engine, use_encoder.name)
+    serial = use_encoder.encode_passages(frame["text"].to_list())
+    assert np.allclose(vecs, serial, atol=1e-5)
+    assert embed_chunks(engine, use_encoder, workers=2, spec=EncoderSpec())["encoded_now"] == 0
+
+
+def test_parallel_chunking_matches_serial(engine, tmp_path):
+    import sqlalchemy as sa
+
+    from radar_pipeline.stages import chunk_documents
+
+    root = tmp_path / "c"
+    root.mkdir()
+    for i in range(4):
+        (root / f"{i}.txt").write_text(" ".join(f"Sentence {j} of document {i} about drones." for j in range(300)))
+    sync_source_files(engine, root)
+    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    par = chunk_documents(engine, budget=100, workers=2)
+    with engine.begin() as conn:
+        first = conn.execute(sa.text("SELECT chunk_id, text FROM chunks ORDER BY chunk_id")).all()
+        conn.execute(sa.text("UPDATE documents SET chunker_version = NULL"))
+    chunk_documents(engine, budget=100, workers=1)
+    with engine.begin() as conn:
+        second = conn.execute(sa.text("SELECT chunk_id, text FROM chunks ORDER BY chunk_id")).all()
+    assert par["documents_chunked_now"] == 4 and first == second and len(first) > 8
+
+
+def test_rerank_vectors_within_a_budget_then_exported_row_aligned(engine, tmp_path, use_encoder, e5_encoder):
+    """A zero budget stores one batch and leaves the rest; the next run finishes; the export is
+    aligned with the FAISS passage table and marks exactly the rows that have a vector."""
+    import numpy as np
+
+    from radar_pipeline.stages import build_faiss_index, embed_chunks, export_rerank_vectors
+    from radar_pipeline.stores.rerank_vectors import load_rerank_vectors
+
+    _chunked_corpus(engine, tmp_path / "c",
+                    [f"Report {i}: anti-satellite tests and orbital debris, case {i}. " * 2 for i in range(5)])
+    embed_chunks(engine, use_encoder)
+    index_dir = tmp_path / "idx"
+    build_faiss_index(engine, use_encoder.name, index_dir)
+    first = embed_chunks(engine, e5_encoder, batch_size=2, budget_seconds=0)
+    assert first["encoded_now"] == 2 and first["remaining"] == 3
+    part = export_rerank_vectors(engine, e5_encoder.name, index_dir)
+    assert part["with_vector"] == 2 and part["rows"] == 5
+    rest = embed_chunks(engine, e5_encoder, batch_size=2)
+    assert rest["encoded_now"] == 3 and rest["remaining"] == 0
+    full = export_rerank_vectors(engine, e5_encoder.name, index_dir)
+    from radar_pipeline.stores.passages import load_passages
+    from radar_pipeline.stores.rerank_vectors import passage_fingerprint
+
+    texts = load_passages(index_dir)["text"].to_list()
+    vecs, have = load_rerank_vectors(index_dir, e5_encoder.name, passage_fingerprint(texts), 384)
+    assert full["coverage"] == 1.0 and have.all() and vecs.shape == (5, 384)
+    assert np.allclose(vecs, e5_encoder.encode_passages(texts), atol=1e-5)
