@@ -4,6 +4,7 @@
 retrieval service / precompute reader) through these aliases, so tests can build an app around
 their own service (a small index, a test database, a fake model endpoint).
 """
+
 from __future__ import annotations
 
 from typing import Annotated
@@ -28,15 +29,22 @@ def get_retrieval(service: Annotated[AgentService, Depends(get_service)]) -> Ret
     try:
         return service.corpus()
     except IndexUnavailable as exc:
-        raise HTTPException(status_code=409, detail={"code": "index_not_materialized", "message": str(exc)[:300]}) from exc
+        raise HTTPException(
+            status_code=409, detail={"code": "index_not_materialized", "message": str(exc)[:300]}
+        ) from exc
 
 
 def get_aggregates(service: Annotated[AgentService, Depends(get_service)]) -> PrecomputeReader:
     """The precompute reader, or a structured 409 ``database_unavailable``."""
     reader = service.aggregates()
     if reader is None:
-        raise HTTPException(status_code=409, detail={"code": "database_unavailable",
-                                                     "message": "PostgreSQL no está disponible para leer los precómputos"})
+        raise HTTPException(
+            status_code=409,
+            detail={
+                "code": "database_unavailable",
+                "message": "PostgreSQL no está disponible para leer los precómputos",
+            },
+        )
     return reader
 
 

@@ -4,6 +4,7 @@ Run with ``radar serve`` (or ``uvicorn api.main:app``). Handlers make sure nothi
 500: a /chat request that fails validation or crashes outside the run still gets the full
 ``ChatResponse`` contract with ``estado='error'``; other endpoints answer ``{"error": {code, message}}``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -38,9 +39,13 @@ def create_app(settings: ServiceSettings | None = None, *, service: AgentService
         if owned:
             svc.close()
 
-    app = FastAPI(title="Radar — agente y API del tablero", version="0.1.0", lifespan=lifespan,
-                  description="Preguntas en español respondidas desde las tablas materializadas, con cada afirmación "
-                              "citada [doc_id:chunk_id]; endpoints de lectura compartidos con el tablero.")
+    app = FastAPI(
+        title="Radar — agente y API del tablero",
+        version="0.1.0",
+        lifespan=lifespan,
+        description="Preguntas en español respondidas desde las tablas materializadas, con cada afirmación "
+        "citada [doc_id:chunk_id]; endpoints de lectura compartidos con el tablero.",
+    )
     app.state.service = svc
     for r in (chat.router, search.router, documents.router, aggregates.router, health.router):
         app.include_router(r)
@@ -50,27 +55,39 @@ def create_app(settings: ServiceSettings | None = None, *, service: AgentService
     async def invalid_request(request: Request, exc: RequestValidationError):
         errors = jsonable_encoder(exc.errors(), custom_encoder={Exception: str})
         if _is_chat(request):
-            body = error_response("La solicitud no es válida: se espera {\"pregunta\": texto de 1 a 2000 caracteres, "
-                                  "\"conversacion_id\": opcional}.", reason="solicitud_invalida", modo=svc.mode)
+            body = error_response(
+                'La solicitud no es válida: se espera {"pregunta": texto de 1 a 2000 caracteres, '
+                '"conversacion_id": opcional}.',
+                reason="solicitud_invalida",
+                modo=svc.mode,
+            )
             return JSONResponse(status_code=422, content=body.model_dump(mode="json"))
         return JSONResponse(status_code=422, content={"detail": errors})
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         if _is_chat(request):
-            body = error_response(f"La solicitud no pudo procesarse (HTTP {exc.status_code}).", reason="solicitud_invalida",
-                                  modo=svc.mode)
+            body = error_response(
+                f"La solicitud no pudo procesarse (HTTP {exc.status_code}).", reason="solicitud_invalida", modo=svc.mode
+            )
             return JSONResponse(status_code=exc.status_code, content=body.model_dump(mode="json"))
-        detail = exc.detail if isinstance(exc.detail, dict) and "code" in exc.detail else {
-            "code": "http_error", "message": str(exc.detail)}
-        return JSONResponse(status_code=exc.status_code, content={"error": detail}, headers=getattr(exc, "headers", None))
+        detail = (
+            exc.detail
+            if isinstance(exc.detail, dict) and "code" in exc.detail
+            else {"code": "http_error", "message": str(exc.detail)}
+        )
+        return JSONResponse(
+            status_code=exc.status_code, content={"error": detail}, headers=getattr(exc, "headers", None)
+        )
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception):
         log.exception("unhandled error on %s", request.url.path)
         if _is_chat(request):
-            return JSONResponse(status_code=500, content=error_response("Error interno inesperado.", modo=svc.mode)
-                                .model_dump(mode="json"))
+            return JSONResponse(
+                status_code=500,
+                content=error_response("Error interno inesperado.", modo=svc.mode).model_dump(mode="json"),
+            )
         return JSONResponse(status_code=500, content={"error": {"code": "internal_error", "message": "error interno"}})
 
     return app

@@ -5,6 +5,7 @@ run took (answer, greeting, block, visualization, error); ``error_response`` bui
 contract for failures that happen before or outside a run (invalid request, unexpected
 exception). Read endpoints' response models live here too.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -23,8 +24,9 @@ class Strict(BaseModel):
 # --------------------------------------------------------------------------- request
 class ChatRequest(Strict):
     pregunta: str = Field(min_length=1, max_length=2000, description="La pregunta, en español (o inglés/portugués).")
-    conversacion_id: str | None = Field(None, pattern=r"^[A-Za-z0-9_\-]{1,64}$",
-                                        description="Identificador de la conversación; se genera si falta.")
+    conversacion_id: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9_\-]{1,64}$", description="Identificador de la conversación; se genera si falta."
+    )
 
 
 # --------------------------------------------------------------------------- response
@@ -122,36 +124,72 @@ def assemble(result) -> ChatResponse:
     return ChatResponse(
         respuesta=result.respuesta,
         citas=[Cita(**c) for c in result.citas],
-        evaluacion=Evaluacion(input=result.pregunta, retrieval_context=result.retrieval_context,
-                              tools_called=[ToolCalled(**t) for t in result.tools_called]),
+        evaluacion=Evaluacion(
+            input=result.pregunta,
+            retrieval_context=result.retrieval_context,
+            tools_called=[ToolCalled(**t) for t in result.tools_called],
+        ),
         metadata=Metadata(
-            run_id=result.run_id, modo=result.modo, num_interacciones=result.model_calls,
-            llamadas_herramientas=result.tool_calls, agentes_invocados=result.agents,
+            run_id=result.run_id,
+            modo=result.modo,
+            num_interacciones=result.model_calls,
+            llamadas_herramientas=result.tool_calls,
+            agentes_invocados=result.agents,
             tokens=Tokens(input=tin, output=tout, total=tin + tout),
-            tokens_por_agente={role: TokensAgente(input=u["input"], output=u["output"], total=u["input"] + u["output"],
-                                                  llamadas=u["calls"]) for role, u in result.usage.items()},
+            tokens_por_agente={
+                role: TokensAgente(
+                    input=u["input"], output=u["output"], total=u["input"] + u["output"], llamadas=u["calls"]
+                )
+                for role, u in result.usage.items()
+            },
             latencia_ms=result.latency_ms,
-            latencia_por_agente={role: round(sum(s.ms for s in result.steps if s.role == role), 1) for role in result.agents},
-            estado=result.estado, motivo_terminacion=result.termination_reason,
-            intentos_verificacion=result.verification_attempts, cobertura=[Cobertura(**c) for c in result.coverage]),
+            latencia_por_agente={
+                role: round(sum(s.ms for s in result.steps if s.role == role), 1) for role in result.agents
+            },
+            estado=result.estado,
+            motivo_terminacion=result.termination_reason,
+            intentos_verificacion=result.verification_attempts,
+            cobertura=[Cobertura(**c) for c in result.coverage],
+        ),
         ruta=result.ruta,
         visualizacion=Visualizacion(**result.visualizacion) if result.visualizacion else None,
         conversacion_id=result.conversacion_id,
     )
 
 
-def error_response(message: str, *, pregunta: str = "", reason: str = "error_interno", modo: str = "offline",
-                   conversacion_id: str | None = None) -> ChatResponse:
+def error_response(
+    message: str,
+    *,
+    pregunta: str = "",
+    reason: str = "error_interno",
+    modo: str = "offline",
+    conversacion_id: str | None = None,
+) -> ChatResponse:
     """The full contract with ``estado='error'`` for failures outside a run (bad request, crash)."""
     run_id = uuid.uuid4().hex
     return ChatResponse(
-        respuesta=f"{message} Referencia: {run_id}.", citas=[],
+        respuesta=f"{message} Referencia: {run_id}.",
+        citas=[],
         evaluacion=Evaluacion(input=pregunta, retrieval_context=[], tools_called=[]),
-        metadata=Metadata(run_id=run_id, modo=modo, num_interacciones=0, llamadas_herramientas=0, agentes_invocados=[],
-                          tokens=Tokens(input=0, output=0, total=0), tokens_por_agente={}, latencia_ms=0.0,
-                          latencia_por_agente={},
-                          estado="error", motivo_terminacion=reason, intentos_verificacion=0, cobertura=[]),
-        ruta="text", visualizacion=None, conversacion_id=conversacion_id or uuid.uuid4().hex)
+        metadata=Metadata(
+            run_id=run_id,
+            modo=modo,
+            num_interacciones=0,
+            llamadas_herramientas=0,
+            agentes_invocados=[],
+            tokens=Tokens(input=0, output=0, total=0),
+            tokens_por_agente={},
+            latencia_ms=0.0,
+            latencia_por_agente={},
+            estado="error",
+            motivo_terminacion=reason,
+            intentos_verificacion=0,
+            cobertura=[],
+        ),
+        ruta="text",
+        visualizacion=None,
+        conversacion_id=conversacion_id or uuid.uuid4().hex,
+    )
 
 
 # --------------------------------------------------------------------------- read endpoints
@@ -221,8 +259,10 @@ class WindowResponse(Strict):
     n_passages: int
     first_position: int
     passages: list[WindowPassage]
-    mentions: dict[str, list[dict[str, Any]]] = Field(default_factory=dict,
-                                                      description="Filas de entity_mentions/place_mentions de estos pasajes, si están materializadas")
+    mentions: dict[str, list[dict[str, Any]]] = Field(
+        default_factory=dict,
+        description="Filas de entity_mentions/place_mentions de estos pasajes, si están materializadas",
+    )
 
 
 class OutlineEntry(Strict):

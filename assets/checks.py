@@ -14,29 +14,44 @@ from resources import DatabaseResource
 def align_null_columns(frame: pl.DataFrame, schema: pa.DataFrameSchema) -> pl.DataFrame:
     """Cast all-NULL columns (which polars reads as dtype ``Null``) to the schema's dtype, so a table
     where, say, no document failed (every ``reason`` NULL) is not rejected for its type."""
-    casts = [pl.col(name).cast(col.dtype.type) for name, col in schema.columns.items()
-             if name in frame.columns and frame.schema[name] == pl.Null and col.dtype is not None]
+    casts = [
+        pl.col(name).cast(col.dtype.type)
+        for name, col in schema.columns.items()
+        if name in frame.columns and frame.schema[name] == pl.Null and col.dtype is not None
+    ]
     return frame.with_columns(casts) if casts else frame
 
 
-def pandera_contract_check(table: str, schema: pa.DataFrameSchema, query: str,
-                           engine_of: Callable[[DatabaseResource], sa.Engine] = lambda db: db.engine(),
-                           description: str | None = None) -> dg.AssetChecksDefinition:
+def pandera_contract_check(
+    table: str,
+    schema: pa.DataFrameSchema,
+    query: str,
+    engine_of: Callable[[DatabaseResource], sa.Engine] = lambda db: db.engine(),
+    description: str | None = None,
+) -> dg.AssetChecksDefinition:
     """A blocking asset check on ``table``: ``query``'s rows (read with polars) satisfy ``schema``.
 
     Failure metadata holds the first 20 failure cases; ``engine_of`` lets a domain ensure its own
     tables before reading.
     """
-    @dg.asset_check(asset=table, name=f"{table}_contract", blocking=True,
-                    description=description or f"pandera schema of `{table}` holds on every stored row")
+
+    @dg.asset_check(
+        asset=table,
+        name=f"{table}_contract",
+        blocking=True,
+        description=description or f"pandera schema of `{table}` holds on every stored row",
+    )
     def _check(database: DatabaseResource) -> dg.AssetCheckResult:
-        frame = align_null_columns(pl.read_database(query, connection=engine_of(database), infer_schema_length=None),
-                                   schema)
+        frame = align_null_columns(
+            pl.read_database(query, connection=engine_of(database), infer_schema_length=None), schema
+        )
         try:
             schema.validate(frame, lazy=True)
         except pa.errors.SchemaErrors as err:
-            return dg.AssetCheckResult(passed=False, metadata={
-                "rows": frame.height, "failures": dg.MetadataValue.md(str(err.failure_cases.head(20)))})
+            return dg.AssetCheckResult(
+                passed=False,
+                metadata={"rows": frame.height, "failures": dg.MetadataValue.md(str(err.failure_cases.head(20)))},
+            )
         except pa.errors.SchemaError as err:
             return dg.AssetCheckResult(passed=False, metadata={"rows": frame.height, "failure": str(err)[:2000]})
         return dg.AssetCheckResult(passed=True, metadata={"rows": frame.height})

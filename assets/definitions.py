@@ -9,26 +9,35 @@ import dagster as dg
 
 from assets import checks, evals, indexes, ingestion, knowledge_base, precompute
 from resources import (
-                       ChunkingResource,
-                       CorpusResource,
-                       DatabaseResource,
-                       EncoderResource,
-                       IndexStoreResource,
-                       OcrResource,
-                       PrecomputeResource,
-                       RerankerResource,
+    ChunkingResource,
+    CorpusResource,
+    DatabaseResource,
+    EncoderResource,
+    IndexStoreResource,
+    OcrResource,
+    PrecomputeResource,
+    RerankerResource,
 )
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([ingestion, knowledge_base, indexes, precompute, evals]),
     asset_checks=[*checks.contract_checks, *precompute.precompute_checks, *evals.eval_checks],
     jobs=[
-        dg.define_asset_job("knowledge_base_job", selection=dg.AssetSelection.groups("ingestion", "knowledge_base", "indexes"),
-                            description="Everything from source files to indexes."),
-        dg.define_asset_job("precompute_job", selection=dg.AssetSelection.groups("precomputes"),
-                            description="Entities, places, dates, alerts, armed presence and dashboard aggregates."),
-        dg.define_asset_job("evaluation_job", selection=dg.AssetSelection.groups("evaluation"),
-                            description="Codefest dev and XQuAD evaluations of the default retrieval configuration."),
+        dg.define_asset_job(
+            "knowledge_base_job",
+            selection=dg.AssetSelection.groups("ingestion", "knowledge_base", "indexes"),
+            description="Everything from source files to indexes.",
+        ),
+        dg.define_asset_job(
+            "precompute_job",
+            selection=dg.AssetSelection.groups("precomputes"),
+            description="Entities, places, dates, alerts, armed presence and dashboard aggregates.",
+        ),
+        dg.define_asset_job(
+            "evaluation_job",
+            selection=dg.AssetSelection.groups("evaluation"),
+            description="Codefest dev and XQuAD evaluations of the default retrieval configuration.",
+        ),
     ],
     resources={
         "database": DatabaseResource(),

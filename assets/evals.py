@@ -5,6 +5,7 @@ Dagster UI across materializations), writes its per-query table to PostgreSQL
 (``eval_per_query``), and names the configuration measured. A check compares NDCG@10 with the
 last accepted baseline in ``evals/baselines.json``.
 """
+
 import json
 from pathlib import Path
 
@@ -26,24 +27,49 @@ class EvalConfig(dg.Config):
 
 
 def _store_per_query(engine: sa.Engine, run_id: str, report: EvalReport) -> None:
-    frame = report.per_query.select([c for c in report.per_query.columns
-                                     if report.per_query[c].dtype in (pl.Float64, pl.Float32, pl.Utf8, pl.Int64)])
-    rows = [{"run_id": run_id, "dataset": report.dataset, "config": report.config,
-             "query_id": r.get("query_id"), "metrics": json.dumps({k: v for k, v in r.items() if k != "query_id"})}
-            for r in frame.to_dicts()]
+    frame = report.per_query.select(
+        [
+            c
+            for c in report.per_query.columns
+            if report.per_query[c].dtype in (pl.Float64, pl.Float32, pl.Utf8, pl.Int64)
+        ]
+    )
+    rows = [
+        {
+            "run_id": run_id,
+            "dataset": report.dataset,
+            "config": report.config,
+            "query_id": r.get("query_id"),
+            "metrics": json.dumps({k: v for k, v in r.items() if k != "query_id"}),
+        }
+        for r in frame.to_dicts()
+    ]
     with engine.begin() as conn:
-        conn.execute(sa.text("CREATE TABLE IF NOT EXISTS eval_per_query (run_id text, dataset text, config text, "
-                             "query_id text, metrics jsonb, created_at timestamptz DEFAULT now())"))
-        conn.execute(sa.text("DELETE FROM eval_per_query WHERE run_id = :r AND dataset = :d"),
-                     {"r": run_id, "d": report.dataset})
+        conn.execute(
+            sa.text(
+                "CREATE TABLE IF NOT EXISTS eval_per_query (run_id text, dataset text, config text, "
+                "query_id text, metrics jsonb, created_at timestamptz DEFAULT now())"
+            )
+        )
+        conn.execute(
+            sa.text("DELETE FROM eval_per_query WHERE run_id = :r AND dataset = :d"), {"r": run_id, "d": report.dataset}
+        )
         if rows:
-            conn.execute(sa.text("INSERT INTO eval_per_query (run_id, dataset, config, query_id, metrics) "
-                                 "VALUES (:run_id, :dataset, :config, :query_id, CAST(:metrics AS jsonb))"), rows)
+            conn.execute(
+                sa.text(
+                    "INSERT INTO eval_per_query (run_id, dataset, config, query_id, metrics) "
+                    "VALUES (:run_id, :dataset, :config, :query_id, CAST(:metrics AS jsonb))"
+                ),
+                rows,
+            )
 
 
 def _metadata(report: EvalReport, cfg) -> dict:
-    meta: dict = {"config": report.config, "config_detail": dg.MetadataValue.json(_cfg_dict(cfg)),
-                  "seconds": round(report.seconds, 2)}
+    meta: dict = {
+        "config": report.config,
+        "config_detail": dg.MetadataValue.json(_cfg_dict(cfg)),
+        "seconds": round(report.seconds, 2),
+    }
     for group, values in report.aggregate.items():
         if isinstance(values, dict):
             for metric, v in values.items():
@@ -60,28 +86,47 @@ def _cfg_dict(cfg) -> dict:
     return json.loads(json.dumps(asdict(cfg), default=str))
 
 
-@dg.asset(group_name="evaluation", deps=["faiss_index", "bm25_index", "rerank_vectors"], kinds={"python"},
-          description="25 Codefest dev questions (graded passages, relevant documents) on the full index: "
-                      "NDCG@10, F1@3, Recall@10, MRR@10, Recall@candidates, overall and per phenomenon.")
-def eval_codefest_dev(context: dg.AssetExecutionContext, config: EvalConfig, database: DatabaseResource,
-                      encoder: EncoderResource, reranker: RerankerResource,
-                      index_store: IndexStoreResource) -> dg.MaterializeResult:
+@dg.asset(
+    group_name="evaluation",
+    deps=["faiss_index", "bm25_index", "rerank_vectors"],
+    kinds={"python"},
+    description="25 Codefest dev questions (graded passages, relevant documents) on the full index: "
+    "NDCG@10, F1@3, Recall@10, MRR@10, Recall@candidates, overall and per phenomenon.",
+)
+def eval_codefest_dev(
+    context: dg.AssetExecutionContext,
+    config: EvalConfig,
+    database: DatabaseResource,
+    encoder: EncoderResource,
+    reranker: RerankerResource,
+    index_store: IndexStoreResource,
+) -> dg.MaterializeResult:
     enc = encoder.get_encoder()
     cfg = get_config(config.retrieval_config)
-    searcher = Searcher(index_store.for_encoder(enc.name), enc, cfg,
-                        reranker=reranker.get_reranker() if cfg.rerank_k else None)
+    searcher = Searcher(
+        index_store.for_encoder(enc.name), enc, cfg, reranker=reranker.get_reranker() if cfg.rerank_k else None
+    )
     report = run_codefest(searcher, cfg)
     _store_per_query(database.engine(), context.run_id, report)
     context.log.info(f"codefest_dev[{cfg.name}]: {report.aggregate['overall']}")
     return dg.MaterializeResult(metadata=_metadata(report, cfg))
 
 
-@dg.asset(group_name="evaluation", deps=["faiss_index"], kinds={"python"},
-          description="XQuAD es→en (240 and 2,067 English paragraphs, 1,190 Spanish questions each), each over "
-                      "its own small index with the same encoder and retrieval code: NDCG@10, Recall@10, MRR@10.")
-def eval_xquad(context: dg.AssetExecutionContext, config: EvalConfig, database: DatabaseResource,
-               encoder: EncoderResource, reranker: RerankerResource,
-               index_store: IndexStoreResource) -> dg.MaterializeResult:
+@dg.asset(
+    group_name="evaluation",
+    deps=["faiss_index"],
+    kinds={"python"},
+    description="XQuAD es→en (240 and 2,067 English paragraphs, 1,190 Spanish questions each), each over "
+    "its own small index with the same encoder and retrieval code: NDCG@10, Recall@10, MRR@10.",
+)
+def eval_xquad(
+    context: dg.AssetExecutionContext,
+    config: EvalConfig,
+    database: DatabaseResource,
+    encoder: EncoderResource,
+    reranker: RerankerResource,
+    index_store: IndexStoreResource,
+) -> dg.MaterializeResult:
     enc = encoder.get_encoder()
     cfg = get_config(config.retrieval_config)
     rr = reranker.get_reranker() if cfg.rerank_k else None
@@ -98,8 +143,11 @@ def eval_xquad(context: dg.AssetExecutionContext, config: EvalConfig, database: 
 
 
 def _baseline_check(asset: str, datasets: list[str]) -> dg.AssetChecksDefinition:
-    @dg.asset_check(asset=asset, name=f"{asset}_ndcg_vs_baseline",
-                    description=f"NDCG@10 no more than {TOLERANCE} below the accepted baseline in evals/baselines.json")
+    @dg.asset_check(
+        asset=asset,
+        name=f"{asset}_ndcg_vs_baseline",
+        description=f"NDCG@10 no more than {TOLERANCE} below the accepted baseline in evals/baselines.json",
+    )
     def _check(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
         ev = context.instance.get_latest_materialization_event(dg.AssetKey(asset))
         meta = ev.asset_materialization.metadata if ev and ev.asset_materialization else {}
@@ -114,10 +162,14 @@ def _baseline_check(asset: str, datasets: list[str]) -> dg.AssetChecksDefinition
             out[f"{ds}/baseline"] = base
             if value is not None and base is not None and value < base - TOLERANCE:
                 passed = False
-        return dg.AssetCheckResult(passed=passed, metadata={k: v for k, v in out.items() if v is not None} | {"config": str(config)})
+        return dg.AssetCheckResult(
+            passed=passed, metadata={k: v for k, v in out.items() if v is not None} | {"config": str(config)}
+        )
 
     return _check
 
 
-eval_checks = [_baseline_check("eval_codefest_dev", ["codefest_dev"]),
-               _baseline_check("eval_xquad", ["xquad_es_en", "xquad_es_en_hard"])]
+eval_checks = [
+    _baseline_check("eval_codefest_dev", ["codefest_dev"]),
+    _baseline_check("eval_xquad", ["xquad_es_en", "xquad_es_en_hard"]),
+]

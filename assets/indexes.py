@@ -12,52 +12,90 @@ from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
 
 
-@dg.asset(group_name="indexes", kinds={"faiss"}, deps=["embeddings"],
-          description="FAISS IndexFlatIP (exact cosine on unit vectors) + the row-aligned passages.parquet.")
-def faiss_index(context: dg.AssetExecutionContext, database: DatabaseResource, encoder: EncoderResource,
-                index_store: IndexStoreResource) -> dg.MaterializeResult:
+@dg.asset(
+    group_name="indexes",
+    kinds={"faiss"},
+    deps=["embeddings"],
+    description="FAISS IndexFlatIP (exact cosine on unit vectors) + the row-aligned passages.parquet.",
+)
+def faiss_index(
+    context: dg.AssetExecutionContext,
+    database: DatabaseResource,
+    encoder: EncoderResource,
+    index_store: IndexStoreResource,
+) -> dg.MaterializeResult:
     name = encoder.get_encoder().name
     stats = build_faiss_index(database.engine(), name, index_store.for_encoder(name), log=context.log.info)
     return dg.MaterializeResult(metadata={**to_metadata(stats), "encoder": name, "dagster/row_count": stats["rows"]})
 
 
-@dg.asset(group_name="indexes", kinds={"bm25"}, deps=["chunks", faiss_index],
-          description="bm25s lexical index over the same passages, rows aligned with faiss_index.")
-def bm25_index(context: dg.AssetExecutionContext, encoder: EncoderResource, index_store: IndexStoreResource) -> dg.MaterializeResult:
+@dg.asset(
+    group_name="indexes",
+    kinds={"bm25"},
+    deps=["chunks", faiss_index],
+    description="bm25s lexical index over the same passages, rows aligned with faiss_index.",
+)
+def bm25_index(
+    context: dg.AssetExecutionContext, encoder: EncoderResource, index_store: IndexStoreResource
+) -> dg.MaterializeResult:
     name = encoder.get_encoder().name
     stats = build_bm25_index(index_store.for_encoder(name), log=context.log.info)
     return dg.MaterializeResult(metadata={**to_metadata(stats), "dagster/row_count": stats["rows"]})
 
 
-@dg.asset(group_name="indexes", kinds={"pgvector"}, deps=["embeddings"],
-          description="HNSW (cosine) index on the encoder's vectors in PostgreSQL, for the service.")
-def pgvector_index(context: dg.AssetExecutionContext, database: DatabaseResource, encoder: EncoderResource) -> dg.MaterializeResult:
+@dg.asset(
+    group_name="indexes",
+    kinds={"pgvector"},
+    deps=["embeddings"],
+    description="HNSW (cosine) index on the encoder's vectors in PostgreSQL, for the service.",
+)
+def pgvector_index(
+    context: dg.AssetExecutionContext, database: DatabaseResource, encoder: EncoderResource
+) -> dg.MaterializeResult:
     enc = encoder.get_encoder()
     t0 = time.perf_counter()
     created = ensure_hnsw_index(database.engine(), enc.name, enc.dim)
     seconds = round(time.perf_counter() - t0, 3)
     context.log.info(f"pgvector_index: {'built' if created else 'already present'} in {seconds}s")
-    return dg.MaterializeResult(metadata={"index": hnsw_index_name(enc.name), "created_now": created,
-                                          "build_seconds": seconds, "encoder": enc.name, "dim": enc.dim})
+    return dg.MaterializeResult(
+        metadata={
+            "index": hnsw_index_name(enc.name),
+            "created_now": created,
+            "build_seconds": seconds,
+            "encoder": enc.name,
+            "dim": enc.dim,
+        }
+    )
 
 
 class RerankVectorsConfig(dg.Config):
     """How much encoding one materialization may do (the rest is encoded at query time, and by
     the next materialization)."""
 
-    budget_minutes: float | None = Field(default=None, description="0 = no limit; unset: "
-                                                                   "RADAR_RERANK_BUDGET_MINUTES, else 0")
-    workers: int | None = Field(default=None, description="encoding processes; unset: the reranker "
-                                                          "resource's workers (RADAR_WORKERS)")
+    budget_minutes: float | None = Field(
+        default=None, description="0 = no limit; unset: RADAR_RERANK_BUDGET_MINUTES, else 0"
+    )
+    workers: int | None = Field(
+        default=None, description="encoding processes; unset: the reranker resource's workers (RADAR_WORKERS)"
+    )
 
 
-@dg.asset(group_name="indexes", kinds={"numpy"}, deps=["chunks", faiss_index],
-          description="Second-stage (re-ranker) vectors: multilingual-e5-small over each passage's first words, "
-                      "stored in PostgreSQL by text hash and exported row-aligned with faiss_index. "
-                      "Resumable within a per-run time budget; passages without one are encoded at query time.")
-def rerank_vectors(context: dg.AssetExecutionContext, config: RerankVectorsConfig, database: DatabaseResource,
-                   encoder: EncoderResource, reranker: RerankerResource,
-                   index_store: IndexStoreResource) -> dg.MaterializeResult:
+@dg.asset(
+    group_name="indexes",
+    kinds={"numpy"},
+    deps=["chunks", faiss_index],
+    description="Second-stage (re-ranker) vectors: multilingual-e5-small over each passage's first words, "
+    "stored in PostgreSQL by text hash and exported row-aligned with faiss_index. "
+    "Resumable within a per-run time budget; passages without one are encoded at query time.",
+)
+def rerank_vectors(
+    context: dg.AssetExecutionContext,
+    config: RerankVectorsConfig,
+    database: DatabaseResource,
+    encoder: EncoderResource,
+    reranker: RerankerResource,
+    index_store: IndexStoreResource,
+) -> dg.MaterializeResult:
     rr = reranker.get_reranker()
     if rr is None:
         context.log.info("rerank_vectors: re-ranker switched off (kind=none)")
@@ -66,8 +104,10 @@ def rerank_vectors(context: dg.AssetExecutionContext, config: RerankVectorsConfi
     minutes = config.budget_minutes if config.budget_minutes is not None else RerankBudget().rerank_budget_minutes
     budget = RerankBudget(rerank_budget_minutes=minutes).rerank_budget_seconds
     workers = config.workers if config.workers is not None else reranker.worker_count()
-    emb = embed_chunks(engine, rr, batch_size=64, log=context.log.info, workers=workers,
-                       spec=reranker.spec(), budget_seconds=budget)
-    out = export_rerank_vectors(engine, rr.name, index_store.for_encoder(encoder.get_encoder().name),
-                                log=context.log.info)
+    emb = embed_chunks(
+        engine, rr, batch_size=64, log=context.log.info, workers=workers, spec=reranker.spec(), budget_seconds=budget
+    )
+    out = export_rerank_vectors(
+        engine, rr.name, index_store.for_encoder(encoder.get_encoder().name), log=context.log.info
+    )
     return dg.MaterializeResult(metadata={**to_metadata(emb), **to_metadata(out), "dagster/row_count": out["rows"]})

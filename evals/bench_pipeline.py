@@ -12,6 +12,7 @@ Not a test: it measures. Steps:
 
 Usage: ``python evals/bench_pipeline.py [--home DIR] [--out evals/reports/bench_pipeline.json]``
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,15 +53,20 @@ KB_ASSETS = "source_files,documents,pages,chunks,embeddings,faiss_index,bm25_ind
 def run_materialize(env: dict) -> float:
     """``radar materialize`` of the knowledge-base assets (ingestion → indexes), timed in seconds."""
     t0 = time.perf_counter()
-    rc = subprocess.call([sys.executable, "-m", "radar_cli", "materialize", "--select", KB_ASSETS],
-                         cwd=ROOT, env=env)
+    rc = subprocess.call([sys.executable, "-m", "radar_cli", "materialize", "--select", KB_ASSETS], cwd=ROOT, env=env)
     if rc != 0:
         raise SystemExit(f"materialize failed with exit code {rc}")
     return time.perf_counter() - t0
 
 
-WORK_KEYS = {"chunks": "chunks_made_now", "embeddings": "encoded_now", "faiss_index": "rows",
-             "bm25_index": "rows", "pgvector_index": "build_seconds", "documents": "extracted_now"}
+WORK_KEYS = {
+    "chunks": "chunks_made_now",
+    "embeddings": "encoded_now",
+    "faiss_index": "rows",
+    "bm25_index": "rows",
+    "pgvector_index": "build_seconds",
+    "documents": "extracted_now",
+}
 
 
 def busiest_metadata(url: str, assets: list[str]) -> dict[str, dict]:
@@ -103,14 +109,25 @@ def main() -> None:
     url = db.resolve_database_url(settings.database_url, settings.pgdata)
     engine = db.create_engine(url)
     with engine.begin() as conn:
-        per_format = [dict(r._mapping) for r in conn.execute(sa.text(
-            "SELECT format, count(*) AS files, sum(n_pages) AS pages, sum(n_ocr_pages) AS ocr_pages, "
-            "sum(extract_seconds) AS seconds FROM documents GROUP BY format ORDER BY files DESC"))]
-        ocr_pages, ocr_docs_s = conn.execute(sa.text(
-            "SELECT coalesce(sum(n_ocr_pages),0), coalesce(sum(extract_seconds) FILTER (WHERE n_ocr_pages > 0),0) FROM documents")).one()
+        per_format = [
+            dict(r._mapping)
+            for r in conn.execute(
+                sa.text(
+                    "SELECT format, count(*) AS files, sum(n_pages) AS pages, sum(n_ocr_pages) AS ocr_pages, "
+                    "sum(extract_seconds) AS seconds FROM documents GROUP BY format ORDER BY files DESC"
+                )
+            )
+        ]
+        ocr_pages, ocr_docs_s = conn.execute(
+            sa.text(
+                "SELECT coalesce(sum(n_ocr_pages),0), coalesce(sum(extract_seconds) FILTER (WHERE n_ocr_pages > 0),0) FROM documents"
+            )
+        ).one()
         n_chunks = conn.execute(sa.text("SELECT count(*) FROM chunks")).scalar()
         by_status = dict(conn.execute(sa.text("SELECT status, count(*) FROM documents GROUP BY status")).all())
-    stage_meta = busiest_metadata(url, ["documents", "embeddings", "faiss_index", "bm25_index", "pgvector_index", "chunks"])
+    stage_meta = busiest_metadata(
+        url, ["documents", "embeddings", "faiss_index", "bm25_index", "pgvector_index", "chunks"]
+    )
 
     for f in per_format:
         s = float(f["seconds"] or 0)
@@ -126,16 +143,20 @@ def main() -> None:
     peak_rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
     report = {
-        "corpus_files": n_files, "documents_by_status": by_status,
+        "corpus_files": n_files,
+        "documents_by_status": by_status,
         "full_materialize_seconds": round(full_s, 1),
         "per_format": per_format,
-        "ocr_pages": int(ocr_pages), "ocr_pages_per_s": round(int(ocr_pages) / float(ocr_docs_s), 3) if ocr_docs_s else None,
+        "ocr_pages": int(ocr_pages),
+        "ocr_pages_per_s": round(int(ocr_pages) / float(ocr_docs_s), 3) if ocr_docs_s else None,
         "chunks": int(n_chunks),
         "chunks_stage": {k: stage_meta.get("chunks", {}).get(k) for k in ("chunks_made_now", "seconds")},
         "documents_stage": {k: stage_meta.get("documents", {}).get(k) for k in ("extracted_now", "seconds")},
         "note": "per-format seconds are summed per-file extraction times in worker processes (2 workers); "
-                "stage timings come from the materialization of each asset that did the most work",
-        "embeddings": {k: stage_meta.get("embeddings", {}).get(k) for k in ("passages_per_second", "encoded_now", "seconds")},
+        "stage timings come from the materialization of each asset that did the most work",
+        "embeddings": {
+            k: stage_meta.get("embeddings", {}).get(k) for k in ("passages_per_second", "encoded_now", "seconds")
+        },
         "faiss_index": {k: stage_meta.get("faiss_index", {}).get(k) for k in ("build_seconds", "seconds", "rows")},
         "bm25_index": {k: stage_meta.get("bm25_index", {}).get(k) for k in ("seconds", "vocabulary")},
         "pgvector_index": {k: stage_meta.get("pgvector_index", {}).get(k) for k in ("build_seconds", "created_now")},

@@ -8,6 +8,7 @@ passages had no precomputed re-ranker vector (encoded at query time, or imputed 
 
 Usage: ``python evals/bench_search.py [--out evals/reports/bench_search.json]``
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,21 +38,28 @@ def latency_stats(lat_ms: list[float]) -> dict:
     """``{queries, p50_ms, p95_ms, max_ms}`` of per-question latencies in ms (``{queries: 0}`` if none)."""
     if not lat_ms:
         return {"queries": 0}
-    return {"queries": len(lat_ms), "p50_ms": round(statistics.median(lat_ms), 2),
-            "p95_ms": round(percentile(lat_ms, 0.95), 2), "max_ms": round(max(lat_ms), 2)}
+    return {
+        "queries": len(lat_ms),
+        "p50_ms": round(statistics.median(lat_ms), 2),
+        "p95_ms": round(percentile(lat_ms, 0.95), 2),
+        "max_ms": round(max(lat_ms), 2),
+    }
 
 
 def measure_search(settings: RadarSettings) -> dict:
     """Load the searcher of ``settings``' index and time 100 questions (25 Codefest dev + 75
     XQuAD) with the first stage only and with the default configuration; see the module doc."""
     questions = [q.question for q in load_codefest_dev().questions]
-    questions += [q.text for q in load_xquad("xquad_es_en").queries[:100 - len(questions)]]
+    questions += [q.text for q in load_xquad("xquad_es_en").queries[: 100 - len(questions)]]
     encoder = build_encoder(EncoderSpec())
     t0 = time.perf_counter()
     searcher = Searcher(settings.index_dir / encoder.name, encoder, reranker=build_reranker())
-    report: dict = {"queries": len(questions), "index_load_seconds": round(time.perf_counter() - t0, 2),
-                    "passages": searcher.passages.height,
-                    "rerank_vector_coverage": round(searcher.rerank_coverage, 4)}
+    report: dict = {
+        "queries": len(questions),
+        "index_load_seconds": round(time.perf_counter() - t0, 2),
+        "passages": searcher.passages.height,
+        "rerank_vector_coverage": round(searcher.rerank_coverage, 4),
+    }
     default = RetrievalConfig()
     for name, cfg in (("first_stage_only", default.with_(rerank_k=0)), ("default", default)):
         searcher.search("warm-up", cfg.with_(rerank_encode_limit=0))
@@ -62,11 +70,13 @@ def measure_search(settings: RadarSettings) -> dict:
             searcher.search(q, cfg)
             lat.append((time.perf_counter() - t1) * 1000)
             covered.append(searcher.encoded_at_query_time == before)
-        report[name] = {"config": {"rerank_k": cfg.rerank_k, "rerank_encode_limit": cfg.rerank_encode_limit},
-                        **latency_stats(lat),
-                        # questions whose top-k all had precomputed vectors vs those that encoded some
-                        "all_vectors_precomputed": latency_stats([x for x, c in zip(lat, covered, strict=False) if c]),
-                        "encoded_at_query_time": latency_stats([x for x, c in zip(lat, covered, strict=False) if not c])}
+        report[name] = {
+            "config": {"rerank_k": cfg.rerank_k, "rerank_encode_limit": cfg.rerank_encode_limit},
+            **latency_stats(lat),
+            # questions whose top-k all had precomputed vectors vs those that encoded some
+            "all_vectors_precomputed": latency_stats([x for x, c in zip(lat, covered, strict=False) if c]),
+            "encoded_at_query_time": latency_stats([x for x, c in zip(lat, covered, strict=False) if not c]),
+        }
     report["passages_encoded_at_query_time"] = searcher.encoded_at_query_time
     return report
 

@@ -3,6 +3,7 @@
 Writes ``evals/reports/configs.json`` and prints the markdown table pasted into evals/README.md.
 Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard]``
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,9 +33,15 @@ def main() -> None:
     for name, cfg in CONFIGS.items():
         # a fresh searcher per configuration: vectors one configuration encoded at query time must
         # not change what the next one sees
-        searcher = Searcher(settings.index_dir / enc.name, enc, reranker=rr) if "codefest_dev" in args.datasets else None
+        searcher = (
+            Searcher(settings.index_dir / enc.name, enc, reranker=rr) if "codefest_dev" in args.datasets else None
+        )
         for ds in args.datasets:
-            rep = run_codefest(searcher, cfg) if ds == "codefest_dev" else run_xquad(ds, enc, cfg, settings.home / "eval_work", reranker=rr)
+            rep = (
+                run_codefest(searcher, cfg)
+                if ds == "codefest_dev"
+                else run_xquad(ds, enc, cfg, settings.home / "eval_work", reranker=rr)
+            )
             reports.setdefault(name, {})[ds] = rep
             print(f"{name} {ds} {rep.aggregate['overall']}", file=sys.stderr, flush=True)
     rows = []

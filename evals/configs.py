@@ -3,41 +3,79 @@
 ``DEFAULT`` is the configuration `radar search`, the API and the eval assets use; the table of
 measurements behind the choice is in evals/README.md.
 """
+
 from __future__ import annotations
 
 from radar_pipeline.retrieval.search import RetrievalConfig
 
-_BASE = RetrievalConfig(name="dense", dense_weight=1.0, bm25_weight=0.0, fusion="convex", glossary_bm25=False, glossary_dense=False,
-                        phenomenon_boost=1.0, passage_ranking="dense", rerank_k=0)
+_BASE = RetrievalConfig(
+    name="dense",
+    dense_weight=1.0,
+    bm25_weight=0.0,
+    fusion="convex",
+    glossary_bm25=False,
+    glossary_dense=False,
+    phenomenon_boost=1.0,
+    passage_ranking="dense",
+    rerank_k=0,
+)
 
 _RRF = _BASE.with_(name="hybrid_rrf", bm25_weight=1.0, glossary_bm25=True, fusion="rrf", passage_ranking="fused")
 
 CONFIGS: dict[str, RetrievalConfig] = {
-    c.name: c for c in [
+    c.name: c
+    for c in [
         _BASE,
         _BASE.with_(name="bm25", dense_weight=0.0, bm25_weight=1.0, passage_ranking="fused"),
-        _BASE.with_(name="bm25_glossary", dense_weight=0.0, bm25_weight=1.0, glossary_bm25=True, passage_ranking="fused"),
+        _BASE.with_(
+            name="bm25_glossary", dense_weight=0.0, bm25_weight=1.0, glossary_bm25=True, passage_ranking="fused"
+        ),
         _BASE.with_(name="dense_glossary", glossary_dense=True),
         _BASE.with_(name="hybrid_convex", bm25_weight=0.4, glossary_bm25=True, passage_ranking="fused"),
         _RRF,
         _RRF.with_(name="hybrid_rrf_gd", glossary_dense=True),
         _RRF.with_(name="hybrid_rrf_gd_b05", glossary_dense=True, bm25_weight=0.5),
         _RRF.with_(name="hybrid_rrf_gd_b05_prf", glossary_dense=True, bm25_weight=0.5, bm25_prf_k=5, bm25_prf_terms=10),
-        _RRF.with_(name="hybrid_rrf_gd_b05_prf_boost", glossary_dense=True, bm25_weight=0.5, bm25_prf_k=5,
-                   bm25_prf_terms=10, phenomenon_boost=1.05),
-        _BASE.with_(name="hybrid_convex_sentences", bm25_weight=0.5, glossary_bm25=True, sentence_weight=0.5,
-                    passage_ranking="fused"),
+        _RRF.with_(
+            name="hybrid_rrf_gd_b05_prf_boost",
+            glossary_dense=True,
+            bm25_weight=0.5,
+            bm25_prf_k=5,
+            bm25_prf_terms=10,
+            phenomenon_boost=1.05,
+        ),
+        _BASE.with_(
+            name="hybrid_convex_sentences",
+            bm25_weight=0.5,
+            glossary_bm25=True,
+            sentence_weight=0.5,
+            passage_ranking="fused",
+        ),
         # second stage: multilingual-e5-small (first 128 words) re-scores the top-k fused candidates
         _RRF.with_(name="hybrid_rrf_gd_b05_rr40", glossary_dense=True, bm25_weight=0.5, rerank_k=40, rerank_weight=0.7),
-        _RRF.with_(name="hybrid_rrf_gd_b05_rr100", glossary_dense=True, bm25_weight=0.5, rerank_k=100, rerank_weight=0.7),
-        _RRF.with_(name="hybrid_rrf_gd_b05_rr200_plainq", glossary_dense=True, bm25_weight=0.5, rerank_k=200,
-                   rerank_weight=0.7, glossary_rerank=False),
-        _RRF.with_(name="hybrid_rrf_gd_b05_rr200", glossary_dense=True, bm25_weight=0.5, rerank_k=200, rerank_weight=0.7),
-        _RRF.with_(name="hybrid_rrf_gd_b05_rr200_w05", glossary_dense=True, bm25_weight=0.5, rerank_k=200,
-                   rerank_weight=0.5),
-        _RRF.with_(name="hybrid_rrf_gd_b05_rr400", glossary_dense=True, bm25_weight=0.5, rerank_k=400, rerank_weight=0.7),
-        _RRF.with_(name="hybrid_rrf_gd_b05_e5only", glossary_dense=True, bm25_weight=0.5, rerank_k=400,
-                   rerank_weight=1.0),
+        _RRF.with_(
+            name="hybrid_rrf_gd_b05_rr100", glossary_dense=True, bm25_weight=0.5, rerank_k=100, rerank_weight=0.7
+        ),
+        _RRF.with_(
+            name="hybrid_rrf_gd_b05_rr200_plainq",
+            glossary_dense=True,
+            bm25_weight=0.5,
+            rerank_k=200,
+            rerank_weight=0.7,
+            glossary_rerank=False,
+        ),
+        _RRF.with_(
+            name="hybrid_rrf_gd_b05_rr200", glossary_dense=True, bm25_weight=0.5, rerank_k=200, rerank_weight=0.7
+        ),
+        _RRF.with_(
+            name="hybrid_rrf_gd_b05_rr200_w05", glossary_dense=True, bm25_weight=0.5, rerank_k=200, rerank_weight=0.5
+        ),
+        _RRF.with_(
+            name="hybrid_rrf_gd_b05_rr400", glossary_dense=True, bm25_weight=0.5, rerank_k=400, rerank_weight=0.7
+        ),
+        _RRF.with_(
+            name="hybrid_rrf_gd_b05_e5only", glossary_dense=True, bm25_weight=0.5, rerank_k=400, rerank_weight=1.0
+        ),
     ]
 }
 

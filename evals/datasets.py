@@ -10,6 +10,7 @@ environment variable, ``<repo>/../shared``.
   against 240 (hard: 2,067) English SQuAD paragraphs, one relevant passage per question (built
   from google-deepmind/xquad, CC BY-SA 4.0; see their ``SOURCE.md``). See :func:`load_xquad`.
 """
+
 from __future__ import annotations
 
 import csv
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PHENOMENA = tuple(CODEFEST_CODES)   # the benchmark labels questions F1/F2/F3
+PHENOMENA = tuple(CODEFEST_CODES)  # the benchmark labels questions F1/F2/F3
 XQUAD_NAMES = ("xquad_es_en", "xquad_es_en_hard")
 # Codefest document ids: phenomenon, source collection, 3-digit number (e.g. F1-CSET-005).
 _CODEFEST_ID = re.compile(r"F[123]-[A-Z0-9]+-\d{3}")
@@ -168,7 +169,8 @@ def load_codefest_dev(shared_dir: str | os.PathLike[str] | None = None) -> Codef
         if isinstance(g, bool) or g not in (0, 1, 2):
             raise ValueError(f"{where}: grade {g!r} not in 0/1/2")
         chunks[o["query_id"]].append(
-            JudgedChunk(str(o["query_id"]), str(o["chunk_id"]), str(o["doc_id"]), int(g), str(o["text"])))
+            JudgedChunk(str(o["query_id"]), str(o["chunk_id"]), str(o["doc_id"]), int(g), str(o["text"]))
+        )
 
     relevant: dict[str, frozenset[str]] = {}
     positive: dict[str, frozenset[str]] = {}
@@ -252,8 +254,9 @@ class BeirDataset:
         return {d.doc_id: d for d in self.corpus}
 
 
-def load_xquad(name: Literal["xquad_es_en", "xquad_es_en_hard"] = "xquad_es_en",
-               shared_dir: str | os.PathLike[str] | None = None) -> BeirDataset:
+def load_xquad(
+    name: Literal["xquad_es_en", "xquad_es_en_hard"] = "xquad_es_en", shared_dir: str | os.PathLike[str] | None = None
+) -> BeirDataset:
     """Load ``<shared>/eval/<name>`` (``queries.jsonl``, ``corpus.jsonl``, ``qrels.tsv``).
 
     ``queries.jsonl`` rows are ``{_id, text}``, ``corpus.jsonl`` rows ``{_id, title, text}``,

@@ -33,6 +33,7 @@ table on stdout (~30 s when the re-ranker vectors of the pools are precomputed; 
 ``rerank_vectors`` asset). Configurations that order passages by the dense list alone
 (``passage_ranking="dense"``) are not analysed: the pool is the fused list.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,8 +52,18 @@ from evals.relevance import JudgedPassageIndex
 from evals.scoring import build_judged_index, score_codefest_run
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 
-__all__ = ["Pool", "analyse", "candidate_recall", "codefest_scope", "collect_pools", "keep", "main",
-           "oracle_documents", "oracle_grade", "reorder_run"]
+__all__ = [
+    "Pool",
+    "analyse",
+    "candidate_recall",
+    "codefest_scope",
+    "collect_pools",
+    "keep",
+    "main",
+    "oracle_documents",
+    "oracle_grade",
+    "reorder_run",
+]
 
 #: question id → its candidate pool (distinct rows, final scores)
 Pool = Mapping[str, Sequence[Candidate]]
@@ -79,13 +90,25 @@ def reorder_run(pools: Pool, reorder: Reorder, policy: PolicyConfig) -> list[dic
     run = []
     for qid, pool in pools.items():
         cands = reorder(qid, pool)
-        run.append({
-            "query_id": qid,
-            "documents": [{"rank": i, "doc_id": d.doc_id, "source_path": d.source_path}
-                          for i, d in enumerate(rank_documents(cands, policy), 1)],
-            "passages": [{"rank": i, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "source_path": c.source_path,
-                          "text": c.text} for i, c in enumerate(rank_passages(cands, policy), 1)],
-        })
+        run.append(
+            {
+                "query_id": qid,
+                "documents": [
+                    {"rank": i, "doc_id": d.doc_id, "source_path": d.source_path}
+                    for i, d in enumerate(rank_documents(cands, policy), 1)
+                ],
+                "passages": [
+                    {
+                        "rank": i,
+                        "chunk_id": c.chunk_id,
+                        "doc_id": c.doc_id,
+                        "source_path": c.source_path,
+                        "text": c.text,
+                    }
+                    for i, c in enumerate(rank_passages(cands, policy), 1)
+                ],
+            }
+        )
     return run
 
 
@@ -103,6 +126,7 @@ def _unit(pool: Sequence[Candidate]) -> Callable[[Candidate], float]:
 def oracle_grade(index: JudgedPassageIndex, depth: int | None = None) -> Reorder:
     """Order by judged grade (0/1/2 from ``index``), ties by the pool's own score; with ``depth``
     only the pool's first ``depth`` passages by score are re-ordered and stay ahead of the rest."""
+
     def reorder(qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
         ranked = sorted(pool, key=lambda c: -c.score)
         head = ranked if depth is None else ranked[:depth]
@@ -111,15 +135,18 @@ def oracle_grade(index: JudgedPassageIndex, depth: int | None = None) -> Reorder
 
         out = [_rescore(c, 3.0 + index.grade(qid, c.text) + 0.999 * unit(c)) for c in head]
         return out + [_rescore(c, 0.999 * unit(c)) for c in tail]
+
     return reorder
 
 
 def oracle_documents(relevant: Mapping[str, frozenset[str]]) -> Reorder:
     """Passages of the question's relevant documents (benchmark ids) ahead of all others, each
     group in the pool's own order."""
+
     def reorder(qid: str, pool: Sequence[Candidate]) -> list[Candidate]:
         rel, unit = relevant.get(qid, frozenset()), _unit(pool)
         return [_rescore(c, unit(c) + (2.0 if benchmark_doc_id(c.source_path) in rel else 0.0)) for c in pool]
+
     return reorder
 
 
@@ -140,8 +167,11 @@ def _scores(run: list[dict], dev: CodefestDev, index: JudgedPassageIndex) -> dic
     out = {k: round(float(v), 4) for k, v in agg["overall"].items() if k != "n"}
     out["repeat_matches"] = int(per_query["repeat_matches"].sum())
     out["ndcg_clipped"] = int(per_query["ndcg_clipped"].sum())
-    out["per_phenomenon"] = {ph: {k: round(float(agg[ph][k]), 4) for k in ("ndcg@10", "f1@3")}
-                             for ph in ("F1", "F2", "F3") if agg.get(ph, {}).get("n")}
+    out["per_phenomenon"] = {
+        ph: {k: round(float(agg[ph][k]), 4) for k in ("ndcg@10", "f1@3")}
+        for ph in ("F1", "F2", "F3")
+        if agg.get(ph, {}).get("n")
+    }
     return out
 
 
@@ -156,8 +186,13 @@ def candidate_recall(pools: Pool, dev: CodefestDev, index: JudgedPassageIndex) -
     return float(np.mean(rec)) if rec else 0.0
 
 
-def analyse(pools: Pool, dev: CodefestDev, policy: PolicyConfig,
-            depths: Sequence[int] = (10, 40, 100, 200), thresholds: Sequence[float] = (0.4, 0.3)) -> dict:
+def analyse(
+    pools: Pool,
+    dev: CodefestDev,
+    policy: PolicyConfig,
+    depths: Sequence[int] = (10, 40, 100, 200),
+    thresholds: Sequence[float] = (0.4, 0.3),
+) -> dict:
     """Every counterfactual of the module docstring over ``pools``: ``{"rows": [{"name", "removes",
     "ndcg@10", "f1@3", "recall@10", "mrr@10", "repeat_matches", "ndcg_clipped", "per_phenomenon"},
     …], "recall@candidates", "pool_size_mean", "non_codefest_share_top10"}``. Metrics are means
@@ -174,20 +209,28 @@ def analyse(pools: Pool, dev: CodefestDev, policy: PolicyConfig,
     for k in depths:
         add(f"oracle_top{k}", f"ranking error within the first {k} candidates", oracle_grade(index, k))
     add("oracle_documents", "document-finding error (F1@3 target documents first)", oracle_documents(dev.relevant_docs))
-    add("oracle_positive_documents", "document-finding error (documents with a judged positive first)",
-        oracle_documents(dev.docs_with_positive_chunk))
+    add(
+        "oracle_positive_documents",
+        "document-finding error (documents with a judged positive first)",
+        oracle_documents(dev.docs_with_positive_chunk),
+    )
     add("codefest_scope", "distractors from corpus/radar (finalist's corpus)", codefest_scope)
     for t in thresholds:
-        add(f"containment>={t}", f"chunk misalignment up to a {t} match rule",
-            keep, build_judged_index(dev, threshold=t))
+        add(
+            f"containment>={t}",
+            f"chunk misalignment up to a {t} match rule",
+            keep,
+            build_judged_index(dev, threshold=t),
+        )
     default_run = reorder_run(pools, keep, policy)
     top = [p for r in default_run for p in r["passages"]]
     return {
         "rows": rows,
         "recall@candidates": round(candidate_recall(pools, dev, index), 4),
         "pool_size_mean": round(float(np.mean([len(p) for p in pools.values()])), 1),
-        "non_codefest_share_top10": round(sum(benchmark_doc_id(p["source_path"]) is None for p in top)
-                                          / max(1, len(top)), 4),
+        "non_codefest_share_top10": round(
+            sum(benchmark_doc_id(p["source_path"]) is None for p in top) / max(1, len(top)), 4
+        ),
     }
 
 
@@ -213,16 +256,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     dev = load_codefest_dev()
     t0 = time.perf_counter()
     pools = collect_pools(searcher, cfg, dev)
-    report = {"config": cfg.name, "index_passages": searcher.passages.height,
-              "rerank_coverage": round(searcher.rerank_coverage, 4),
-              **analyse(pools, dev, cfg.policy), "seconds": round(time.perf_counter() - t0, 1)}
+    report = {
+        "config": cfg.name,
+        "index_passages": searcher.passages.height,
+        "rerank_coverage": round(searcher.rerank_coverage, 4),
+        **analyse(pools, dev, cfg.policy),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     print(f"{'ordering':26s} {'NDCG@10':>8s} {'F1@3':>6s} {'repeats':>7s}  removes")
     for r in report["rows"]:
         print(f"{r['name']:26s} {r['ndcg@10']:8.3f} {r['f1@3']:6.3f} {r['repeat_matches']:7d}  {r['removes']}")
-    print(f"Recall@candidates {report['recall@candidates']}, pool {report['pool_size_mean']} passages, "
-          f"non-Codefest share of top 10 {report['non_codefest_share_top10']}; wrote {REPORT}")
+    print(
+        f"Recall@candidates {report['recall@candidates']}, pool {report['pool_size_mean']} passages, "
+        f"non-Codefest share of top 10 {report['non_codefest_share_top10']}; wrote {REPORT}"
+    )
 
 
 if __name__ == "__main__":

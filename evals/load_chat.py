@@ -14,6 +14,7 @@ The report (stdout and ``--out``) has: requests, errors (transport failures, HTT
 ``error``), client latency p50/p95/p99/mean/max in ms, throughput, the server-side
 ``metadata.latencia_ms`` p50/p95, and counts per ``estado``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,8 +68,24 @@ def start_server(index_dir: str | None, log_path: Path) -> tuple[subprocess.Pope
     if index_dir:
         env["RADAR_AGENT_INDEX_DIR"] = index_dir
     log = log_path.open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "api.main:app", "--host", "127.0.0.1", "--port", str(port),
-                             "--log-level", "warning"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "api.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -89,7 +106,7 @@ async def run_load(url: str, questions: list[str], clients: int, duration: float
     counter = {"i": 0}
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as http:
-        if warmup:   # load the encoder and index once, outside the measurement
+        if warmup:  # load the encoder and index once, outside the measurement
             await http.post("/chat", json={"pregunta": questions[0]})
         start = time.perf_counter()
         end = start + duration
@@ -124,11 +141,21 @@ async def run_load(url: str, questions: list[str], clients: int, duration: float
         estados[key] = estados.get(key, 0) + 1
     server = [r["server_ms"] for r in results if "server_ms" in r]
     return {
-        "url": url, "clients": clients, "duration_s": duration, "wall_s": round(wall, 1), "requests": len(results),
-        "errors": errors, "error_rate": round(errors / len(results), 4) if results else None,
+        "url": url,
+        "clients": clients,
+        "duration_s": duration,
+        "wall_s": round(wall, 1),
+        "requests": len(results),
+        "errors": errors,
+        "error_rate": round(errors / len(results), 4) if results else None,
         "throughput_rps": round(len(results) / wall, 2) if wall else None,
-        "latency_ms": {"p50": percentile(lat, 50), "p95": percentile(lat, 95), "p99": percentile(lat, 99),
-                       "mean": round(statistics.fmean(lat), 1) if lat else None, "max": round(max(lat), 1) if lat else None},
+        "latency_ms": {
+            "p50": percentile(lat, 50),
+            "p95": percentile(lat, 95),
+            "p99": percentile(lat, 99),
+            "mean": round(statistics.fmean(lat), 1) if lat else None,
+            "max": round(max(lat), 1) if lat else None,
+        },
         "server_latency_ms": {"p50": percentile(server, 50), "p95": percentile(server, 95)},
         "estados": dict(sorted(estados.items())),
     }
@@ -149,14 +176,18 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--clients must be 1..200 and --duration 1..3600")
     if args.url and not is_loopback(args.url):
         ap.error(f"refusing a non-loopback target: {args.url}")
-    questions = [json.loads(line)["question"] for line in args.questions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [
+        json.loads(line)["question"] for line in args.questions.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     proc = None
     url = args.url
     args.out.parent.mkdir(parents=True, exist_ok=True)
     if not url:
         proc, url = start_server(args.index_dir, args.out.with_suffix(".server.log"))
     try:
-        report = asyncio.run(run_load(url.rstrip("/"), questions, args.clients, args.duration, args.timeout, not args.no_warmup))
+        report = asyncio.run(
+            run_load(url.rstrip("/"), questions, args.clients, args.duration, args.timeout, not args.no_warmup)
+        )
         report["health"] = httpx.get(url.rstrip("/") + "/health", timeout=10).json()
     finally:
         if proc:

@@ -16,6 +16,7 @@ information retrieval evaluation", CIKM; Phipson & Smyth (2010), "Permutation p-
 never be zero", Stat. Appl. Genet. Mol. Biol. 9(1); NIST ``trec_eval`` (``ndcg``, ``P``,
 ``recall``, ``recip_rank`` measures).
 """
+
 from __future__ import annotations
 
 import math

@@ -21,6 +21,7 @@ table (~1 min with precomputed re-ranker vectors; ``--words64`` adds the e5-over
 which encodes every pool passage again: ~20 min on one core; without it the report has no
 64-word row).
 """
+
 from __future__ import annotations
 
 import json
@@ -61,8 +62,10 @@ class PoolSignals:
 
     def with_scores(self, scores: Sequence[float]) -> list[Candidate]:
         """The pool's candidates carrying ``scores`` (same order)."""
-        return [Candidate(c.row, c.chunk_id, c.doc_id, c.source_path, c.text, float(s))
-                for c, s in zip(self.cands, scores, strict=False)]
+        return [
+            Candidate(c.row, c.chunk_id, c.doc_id, c.source_path, c.text, float(s))
+            for c, s in zip(self.cands, scores, strict=False)
+        ]
 
 
 def second_stage(cands: Sequence[Candidate], sims: np.ndarray, k: int, weight: float) -> np.ndarray:
@@ -133,8 +136,9 @@ def _standardise(X: np.ndarray) -> np.ndarray:
     return (X - X.mean(0)) / (X.std(0) + 1e-9)
 
 
-def loo_logistic(features: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray],
-                 l2: float) -> dict[str, np.ndarray]:
+def loo_logistic(
+    features: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], l2: float
+) -> dict[str, np.ndarray]:
     """Leave-one-question-out scores: for each question id, a logistic regression fitted on every
     other question's (standardised) features (n_q, d) and 0/1 labels (n_q,), applied to its own.
     Returns ``{question id: decision values (n_q,)}``."""
@@ -167,8 +171,11 @@ def collect(searcher, cfg, dev: CodefestDev, reranker, words64=None) -> dict[str
         ps.signals["bm25"] = bm25[rows] if bm25 is not None else np.zeros(len(rows))
         ps.e5_vectors, _ = searcher.rerank_vectors(rows, None)
         extra = expand_query(q.question)
-        forms = {"glossary": f"{q.question} {extra}" if extra else q.question, "plain": q.question,
-                 "english_terms": extra or q.question}
+        forms = {
+            "glossary": f"{q.question} {extra}" if extra else q.question,
+            "plain": q.question,
+            "english_terms": extra or q.question,
+        }
         for name, text in forms.items():
             ps.e5_queries[name] = reranker.encode_queries([text])[0]
         ps.e5_queries["passage_prefix"] = reranker.encode_passages([forms["glossary"]])[0]
@@ -192,8 +199,10 @@ def _static_features(ps: PoolSignals, passage_table) -> dict[str, np.ndarray]:
     rows = [c.row for c in ps.cands]
     texts = [c.text for c in ps.cands]
     return {
-        "log_position": np.log1p(pos[rows]), "digit_share": np.array([sum(ch.isdigit() for ch in t) / max(1, len(t)) for t in texts]),
-        "log_words": np.log1p([len(t.split()) for t in texts]), "log_doc_size": np.log1p(size[rows]),
+        "log_position": np.log1p(pos[rows]),
+        "digit_share": np.array([sum(ch.isdigit() for ch in t) / max(1, len(t)) for t in texts]),
+        "log_words": np.log1p([len(t.split()) for t in texts]),
+        "log_doc_size": np.log1p(size[rows]),
         "not_english": (lang[rows] != "en").astype(float),
         "codefest_file": np.array([benchmark_doc_id(c.source_path) is not None for c in ps.cands], float),
     }
@@ -202,6 +211,7 @@ def _static_features(ps: PoolSignals, passage_table) -> dict[str, np.ndarray]:
 def variants(k: int, w: float) -> dict[str, Callable[[PoolSignals], np.ndarray]]:
     """Named re-scorings of a pool: ``{name: PoolSignals → scores (n,)}``; ``default`` is the
     configuration's own second stage (depth ``k``, weight ``w``, glossary query)."""
+
     def ss(signal: str, weight: float = w) -> Callable[[PoolSignals], np.ndarray]:
         return lambda ps: second_stage(ps.cands, ps.signals[signal], k, weight)
 
@@ -210,20 +220,27 @@ def variants(k: int, w: float) -> dict[str, Callable[[PoolSignals], np.ndarray]]
             s0 = second_stage(ps.cands, ps.signals["e5_glossary"], k, w)
             q = ps.e5_queries["glossary"] + alpha * ps.e5_vectors[np.argsort(-s0)[:top]].mean(0)
             return second_stage(ps.cands, ps.e5_vectors @ (q / np.linalg.norm(q)), k, w)
+
         return f
 
     def plus_doc(how: str, lam: float) -> Callable[[PoolSignals], np.ndarray]:
         def f(ps: PoolSignals) -> np.ndarray:
             s0 = second_stage(ps.cands, ps.signals["e5_glossary"], k, w)
             return _minmax(s0) + lam * _minmax(doc_feature(ps.cands, _minmax(s0) if how == "count" else s0, how))
+
         return f
 
     out = {"default": ss("e5_glossary")}
     out.update({f"weight {x}": ss("e5_glossary", x) for x in (0.5, 0.6, 0.8, 0.9, 1.0)})
     out.update({f"e5 query: {n}": ss(f"e5_{n}") for n in ("plain", "english_terms", "passage_prefix", "mean_of_forms")})
     out.update({"rocchio top3 a0.3": rocchio(3, 0.3), "rocchio top10 a0.6": rocchio(10, 0.6)})
-    out.update({"+ doc max l1.0": plus_doc("max", 1.0), "+ doc top3mean l0.3": plus_doc("top3mean", 0.3),
-                "+ doc count l0.3": plus_doc("count", 0.3)})
+    out.update(
+        {
+            "+ doc max l1.0": plus_doc("max", 1.0),
+            "+ doc top3mean l0.3": plus_doc("top3mean", 0.3),
+            "+ doc count l0.3": plus_doc("count", 0.3),
+        }
+    )
     out["e5 over 64 words"] = ss("e5_words64")
     return out
 
@@ -273,10 +290,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         rows.append((name, res))
     default_fn = named["default"]
     for n in (1, 3):
-        rows.append((f"document = mean of best {n}", score(lambda qid, ps: default_fn(ps), replace(cfg.policy, doc_top_n=n))))
+        rows.append(
+            (f"document = mean of best {n}", score(lambda qid, ps: default_fn(ps), replace(cfg.policy, doc_top_n=n)))
+        )
     static = {q: _static_features(ps, (pos, size, lang)) for q, ps in pools.items()}
     names = ["rrf", "use", "bm25", "e5_glossary", "e5_plain"] + list(next(iter(static.values())))
-    feats = {q: np.stack([ps.signals[n] if n in ps.signals else static[q][n] for n in names], 1) for q, ps in pools.items()}
+    feats = {
+        q: np.stack([ps.signals[n] if n in ps.signals else static[q][n] for n in names], 1) for q, ps in pools.items()
+    }
     labels = {q: (ps.grades > 0) for q, ps in pools.items()}
     for l2 in (100.0, 10.0, 1.0):
         loo = loo_logistic(feats, labels, l2)
@@ -290,10 +311,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name, res in rows:
         a = res.aggregate["overall"]
         p = None if res is base else compare(base.per_query, res.per_query, "ndcg@10").p_value
-        out_rows.append({"variant": name, "ndcg@10": round(a["ndcg@10"], 4), "f1@3": round(a["f1@3"], 4),
-                         "p_ndcg_vs_default": None if p is None else round(p, 4)})
-    report = {"config": cfg.name, "questions": len(pools), "pool_size_mean": round(float(np.mean([len(p.cands) for p in pools.values()])), 1),
-              "rows": out_rows, "roc_auc_per_signal": aucs, "seconds": round(time.perf_counter() - t0, 1)}
+        out_rows.append(
+            {
+                "variant": name,
+                "ndcg@10": round(a["ndcg@10"], 4),
+                "f1@3": round(a["f1@3"], 4),
+                "p_ndcg_vs_default": None if p is None else round(p, 4),
+            }
+        )
+    report = {
+        "config": cfg.name,
+        "questions": len(pools),
+        "pool_size_mean": round(float(np.mean([len(p.cands) for p in pools.values()])), 1),
+        "rows": out_rows,
+        "roc_auc_per_signal": aucs,
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
     REPORT.parent.mkdir(parents=True, exist_ok=True)
     REPORT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     for r in out_rows:

@@ -23,6 +23,7 @@ prediction is a *resolved* mention (``unresolved`` makes no claim). Two scores:
 "overall": ..., "errors": [...]}``; ``evaluate_with_evidence(engine)`` adds the share of aggregate
 rows whose cited passages contain the counted mention (``radar_pipeline.precompute.evidence``).
 """
+
 from __future__ import annotations
 
 import json
@@ -51,23 +52,36 @@ def load_labelled(path: str | Path = LABELLED_PATH) -> list[dict[str, Any]]:
                 continue
             r = json.loads(line)
             for m in r["mentions"]:
-                if r["text"][m["start"]:m["end"]] != m["text"]:
+                if r["text"][m["start"] : m["end"]] != m["text"]:
                     raise ValueError(f"{r['id']}: gold span {m} does not match its text")
             rows.append(r)
     return rows
 
 
-def predict(passage: dict[str, Any], dictionary: EntityDictionary, gazetteer: Gazetteer,
-            boilerplate: Boilerplate) -> list[dict[str, Any]]:
+def predict(
+    passage: dict[str, Any], dictionary: EntityDictionary, gazetteer: Gazetteer, boilerplate: Boilerplate
+) -> list[dict[str, Any]]:
     """Mentions the matchers produce for one passage: ``[{start, end, text, kind, id, resolution?}]``."""
     text = passage["text"]
     masked, mfolded, _ = boilerplate.mask(text, fold_spans(text))
     ehits = dictionary.find(masked, phenomenon=passage.get("phenomenon"), folded=mfolded)
     phits = gazetteer.find(masked, folded=mfolded, decoy_spans=[(h.start, h.end) for h in ehits])
-    out = [{"start": h.start, "end": h.end, "text": text[h.start:h.end], "kind": "entity", "id": h.entity_id}
-           for h in ehits]
-    out += [{"start": h.start, "end": h.end, "text": text[h.start:h.end], "kind": "place", "id": h.place.place_id,
-             "resolution": h.resolution} for h in phits if h.place is not None]
+    out = [
+        {"start": h.start, "end": h.end, "text": text[h.start : h.end], "kind": "entity", "id": h.entity_id}
+        for h in ehits
+    ]
+    out += [
+        {
+            "start": h.start,
+            "end": h.end,
+            "text": text[h.start : h.end],
+            "kind": "place",
+            "id": h.place.place_id,
+            "resolution": h.resolution,
+        }
+        for h in phits
+        if h.place is not None
+    ]
     return out
 
 
@@ -75,8 +89,14 @@ def _prf(tp: int, fp: int, fn: int) -> dict[str, Any]:
     p = tp / (tp + fp) if tp + fp else None
     r = tp / (tp + fn) if tp + fn else None
     f = 2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
-    return {"tp": tp, "fp": fp, "fn": fn, "precision": None if p is None else round(p, 4),
-            "recall": None if r is None else round(r, 4), "f1": None if f is None else round(f, 4)}
+    return {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "precision": None if p is None else round(p, 4),
+        "recall": None if r is None else round(r, 4),
+        "f1": None if f is None else round(f, 4),
+    }
 
 
 def _match(gold: list[dict], pred: list[dict], lenient: bool) -> tuple[int, list[dict], list[dict]]:
@@ -102,9 +122,14 @@ def _match(gold: list[dict], pred: list[dict], lenient: bool) -> tuple[int, list
     return tp, fps, fns
 
 
-def evaluate(passages: Iterable[dict[str, Any]] | None = None, *, dictionary: EntityDictionary | None = None,
-             gazetteer: Gazetteer | None = None, boilerplate: Boilerplate | None = None,
-             geo_dir: str | Path | None = None) -> dict[str, Any]:
+def evaluate(
+    passages: Iterable[dict[str, Any]] | None = None,
+    *,
+    dictionary: EntityDictionary | None = None,
+    gazetteer: Gazetteer | None = None,
+    boilerplate: Boilerplate | None = None,
+    geo_dir: str | Path | None = None,
+) -> dict[str, Any]:
     """Score the matchers on the labelled passages (default: the shipped sample).
 
     Either pass ``gazetteer`` or ``geo_dir`` (``../shared/geo``). Returns strict and lenient
@@ -134,10 +159,14 @@ def evaluate(passages: Iterable[dict[str, Any]] | None = None, *, dictionary: En
                 if mode == "lenient":
                     errors += [{"passage": psg["id"], "type": "false_positive", **f} for f in fps]
                     errors += [{"passage": psg["id"], "type": "false_negative", **f} for f in fns]
-    report: dict[str, Any] = {"passages": len(passages),
-                              "gold_mentions": sum(len(p["mentions"]) for p in passages),
-                              "dictionary": dictionary.label, "gazetteer": gazetteer.label,
-                              "by_language": {}, "overall": {}}
+    report: dict[str, Any] = {
+        "passages": len(passages),
+        "gold_mentions": sum(len(p["mentions"]) for p in passages),
+        "dictionary": dictionary.label,
+        "gazetteer": gazetteer.label,
+        "by_language": {},
+        "overall": {},
+    }
     langs = sorted({p["lang"] for p in passages})
     for lang in langs + ["all"]:
         for kind in KINDS + ("all",):
@@ -154,7 +183,11 @@ def evaluate_with_evidence(engine, **kwargs) -> dict[str, Any]:
 
     report = evaluate(**kwargs)
     ev = verify_evidence(engine)
-    report["evidence"] = {"share_rows_ok": ev["share_rows_ok"], "rows": ev["rows"], "rows_ok": ev["rows_ok"],
-                          "mentions_bad_span": ev["mentions_bad_span"],
-                          "by_table": {t: r["share_rows_ok"] for t, r in ev["tables"].items()}}
+    report["evidence"] = {
+        "share_rows_ok": ev["share_rows_ok"],
+        "rows": ev["rows"],
+        "rows_ok": ev["rows_ok"],
+        "mentions_bad_span": ev["mentions_bad_span"],
+        "by_table": {t: r["share_rows_ok"] for t, r in ev["tables"].items()},
+    }
     return report

@@ -28,6 +28,7 @@ sequence occurs contiguously in ``other`` and 0.0 otherwise (exact phrase contai
 retrieved passage of under ``n`` words inherits the grade of any judged passage that contains
 it verbatim, so tiny passages can be graded generously; a text with no token matches nothing.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -89,8 +90,9 @@ def _joined(tokens: Sequence[str]) -> str:
     return " " + " ".join(tokens) + " "
 
 
-def _containment_tokens(ta: Sequence[str], tb: Sequence[str], n: int, ga: set[str] | None = None,
-                        gb: set[str] | None = None) -> float:
+def _containment_tokens(
+    ta: Sequence[str], tb: Sequence[str], n: int, ga: set[str] | None = None, gb: set[str] | None = None
+) -> float:
     if not ta:
         return 0.0
     if len(ta) < n:
@@ -197,8 +199,9 @@ class JudgedPassageIndex:
         q[tid].append(JudgedPassage(query_id, judged_id, grade, text))
 
     @classmethod
-    def from_records(cls, records: Iterable[Any], n: int = DEFAULT_N,
-                     threshold: float = DEFAULT_THRESHOLD) -> JudgedPassageIndex:
+    def from_records(
+        cls, records: Iterable[Any], n: int = DEFAULT_N, threshold: float = DEFAULT_THRESHOLD
+    ) -> JudgedPassageIndex:
         """Index from records with ``query_id``, ``chunk_id``, ``text`` and ``grade``.
 
         Records may be mappings (e.g. rows of ``qrels_chunks.jsonl``) or objects with those
@@ -282,8 +285,9 @@ class JudgedPassageIndex:
         return ms[0].grade if ms else 0
 
 
-def passage_grade(passage_text: str, judged: Iterable[tuple[str, int]],
-                  threshold: float = DEFAULT_THRESHOLD, n: int = DEFAULT_N) -> int:
+def passage_grade(
+    passage_text: str, judged: Iterable[tuple[str, int]], threshold: float = DEFAULT_THRESHOLD, n: int = DEFAULT_N
+) -> int:
     """Grade of one passage against one query's judged ``(text, grade)`` pairs.
 
     The highest grade among judged passages ``j`` with

@@ -7,6 +7,7 @@
   the same encoder and the same ``Searcher`` code (vectors cached on disk by text hash), scored
   as BEIR runs (binary qrels).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -66,9 +67,16 @@ def run_codefest(searcher: Searcher, cfg: RetrievalConfig, dev: CodefestDev | No
     scores = score_codefest_run(results, dev=dev, index=index)
     per_query = scores.per_query.with_columns(pl.Series("recall@cand", cand_recall))
     scores = RunScores(per_query, scores.aggregate)
-    return EvalReport("codefest_dev", cfg.name, scores, seconds,
-                      {"recall@candidates": round(float(np.mean(cand_recall)), 4),
-                       "ms_per_query": round(seconds * 1000 / len(dev.questions), 1)})
+    return EvalReport(
+        "codefest_dev",
+        cfg.name,
+        scores,
+        seconds,
+        {
+            "recall@candidates": round(float(np.mean(cand_recall)), 4),
+            "ms_per_query": round(seconds * 1000 / len(dev.questions), 1),
+        },
+    )
 
 
 def _cached_vectors(encoder: Encoder, texts: list[str], cache_dir: Path, kind: str) -> np.ndarray:
@@ -87,22 +95,36 @@ def build_beir_index(dataset: BeirDataset, encoder: Encoder, work_dir: Path) -> 
     out = work_dir / dataset.name / encoder.name
     texts = [d.text for d in dataset.corpus]
     vecs = _cached_vectors(encoder, texts, work_dir / "vectors", "passages")
-    frame = pl.DataFrame({
-        "chunk_id": [d.doc_id for d in dataset.corpus], "doc_id": [d.doc_id for d in dataset.corpus],
-        "source_path": [d.title for d in dataset.corpus], "title": [d.title for d in dataset.corpus],
-        "page_start": [1] * len(texts), "page_end": [1] * len(texts), "phenomenon": [None] * len(texts),
-        "language": ["en"] * len(texts), "text": texts,
-    }, schema_overrides={"phenomenon": pl.Utf8}).select(PASSAGE_COLUMNS)
+    frame = pl.DataFrame(
+        {
+            "chunk_id": [d.doc_id for d in dataset.corpus],
+            "doc_id": [d.doc_id for d in dataset.corpus],
+            "source_path": [d.title for d in dataset.corpus],
+            "title": [d.title for d in dataset.corpus],
+            "page_start": [1] * len(texts),
+            "page_end": [1] * len(texts),
+            "phenomenon": [None] * len(texts),
+            "language": ["en"] * len(texts),
+            "text": texts,
+        },
+        schema_overrides={"phenomenon": pl.Utf8},
+    ).select(PASSAGE_COLUMNS)
     save_passages(frame, out)
     faiss_store.save_index(faiss_store.build_flat_ip(vecs), out)
     Bm25Index.build(texts).save(out)
-    build_sentence_vectors(out, encoder, texts, ["en"] * len(texts),
-                           cache=lambda sents: _cached_vectors(encoder, sents, work_dir / "vectors", "passages"))
+    build_sentence_vectors(
+        out,
+        encoder,
+        texts,
+        ["en"] * len(texts),
+        cache=lambda sents: _cached_vectors(encoder, sents, work_dir / "vectors", "passages"),
+    )
     return out
 
 
-def run_xquad(name: str, encoder: Encoder, cfg: RetrievalConfig, work_dir: Path,
-              reranker: Encoder | None = None) -> EvalReport:
+def run_xquad(
+    name: str, encoder: Encoder, cfg: RetrievalConfig, work_dir: Path, reranker: Encoder | None = None
+) -> EvalReport:
     """Score ``cfg`` on one XQuAD set: passages ranked by the same Searcher code, top 10. With a
     ``reranker`` (and ``cfg.rerank_k``), its passage vectors are cached on disk like the encoder's."""
     ds = load_xquad(name)
@@ -113,13 +135,17 @@ def run_xquad(name: str, encoder: Encoder, cfg: RetrievalConfig, work_dir: Path,
         save_rerank_vectors(index_dir, reranker.name, vecs, np.ones(len(texts), dtype=bool), passage_fingerprint(texts))
     searcher = Searcher(index_dir, encoder, cfg, reranker=reranker)
     # one paragraph per "document": the per-document cap and dedupe must not hide paragraphs
-    cfg = cfg.with_(policy=cfg.policy.__class__(k_passages=10, k_documents=3, max_per_doc=1,
-                                                dedupe_texts=cfg.policy.dedupe_texts, doc_top_n=1))
+    cfg = cfg.with_(
+        policy=cfg.policy.__class__(
+            k_passages=10, k_documents=3, max_per_doc=1, dedupe_texts=cfg.policy.dedupe_texts, doc_top_n=1
+        )
+    )
     t0 = time.perf_counter()
     run = {}
     for q in ds.queries:
         res = searcher.search(q.text, cfg)
         run[q.query_id] = [(p["chunk_id"], p["score"]) for p in res.passages]
     seconds = time.perf_counter() - t0
-    return EvalReport(name, cfg.name, score_beir_run(run, ds), seconds,
-                      {"ms_per_query": round(seconds * 1000 / len(ds.queries), 2)})
+    return EvalReport(
+        name, cfg.name, score_beir_run(run, ds), seconds, {"ms_per_query": round(seconds * 1000 / len(ds.queries), 2)}
+    )

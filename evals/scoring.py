@@ -23,6 +23,7 @@ Per question (:func:`score_codefest_run`):
 
 A question missing from the run scores 0 on every metric and is listed in the aggregate.
 """
+
 from __future__ import annotations
 
 import json
@@ -82,8 +83,9 @@ def load_run(path: str | os.PathLike[str]) -> list[dict]:
     return out
 
 
-def build_judged_index(dev: CodefestDev, n: int = DEFAULT_N,
-                       threshold: float = DEFAULT_THRESHOLD) -> JudgedPassageIndex:
+def build_judged_index(
+    dev: CodefestDev, n: int = DEFAULT_N, threshold: float = DEFAULT_THRESHOLD
+) -> JudgedPassageIndex:
     """A :class:`JudgedPassageIndex` over every judged passage of ``dev`` (build once, reuse)."""
     return JudgedPassageIndex.from_records(dev.all_judged(), n=n, threshold=threshold)
 
@@ -149,8 +151,11 @@ def score_codefest_run(
     known = set(dev.query_ids)
     unknown = sorted(set(by_q) - known)
     if unknown and strict:
-        raise ValueError(f"run has query ids that are not dev questions: {unknown[:5]}…" if len(unknown) > 5
-                         else f"run has query ids that are not dev questions: {unknown}")
+        raise ValueError(
+            f"run has query ids that are not dev questions: {unknown[:5]}…"
+            if len(unknown) > 5
+            else f"run has query ids that are not dev questions: {unknown}"
+        )
 
     m_ndcg, m_f1 = f"ndcg@{k_passages}", f"f1@{k_docs}"
     m_rec, m_mrr = f"recall@{k_passages}", f"mrr@{k_passages}"
@@ -159,11 +164,26 @@ def score_codefest_run(
         qid = q.query_id
         r = by_q.get(qid)
         relevant_judged = {jp.judged_id for jp in index.judged(qid) if jp.grade >= 1}
-        row: dict[str, Any] = {"query_id": qid, "phenomenon": q.phenomenon, "missing": r is None,
-                               "n_judged_relevant": len(relevant_judged)}
+        row: dict[str, Any] = {
+            "query_id": qid,
+            "phenomenon": q.phenomenon,
+            "missing": r is None,
+            "n_judged_relevant": len(relevant_judged),
+        }
         if r is None:
-            row.update({m_ndcg: 0.0, m_f1: 0.0, m_rec: 0.0, m_mrr: 0.0, "n_passages": 0, "grades": [],
-                        "repeat_matches": 0, "ndcg_clipped": False, "top_doc_ids": []})
+            row.update(
+                {
+                    m_ndcg: 0.0,
+                    m_f1: 0.0,
+                    m_rec: 0.0,
+                    m_mrr: 0.0,
+                    "n_passages": 0,
+                    "grades": [],
+                    "repeat_matches": 0,
+                    "ndcg_clipped": False,
+                    "top_doc_ids": [],
+                }
+            )
             rows.append(row)
             continue
 
@@ -208,13 +228,25 @@ def score_codefest_run(
         rows.append(row)
 
     schema = {
-        "query_id": pl.Utf8, "phenomenon": pl.Utf8, m_ndcg: pl.Float64, m_f1: pl.Float64,
-        m_rec: pl.Float64, m_mrr: pl.Float64, "missing": pl.Boolean, "n_passages": pl.Int64,
-        "grades": pl.List(pl.Int64), "n_judged_relevant": pl.Int64, "repeat_matches": pl.Int64,
-        "ndcg_clipped": pl.Boolean, "top_doc_ids": pl.List(pl.Utf8),
+        "query_id": pl.Utf8,
+        "phenomenon": pl.Utf8,
+        m_ndcg: pl.Float64,
+        m_f1: pl.Float64,
+        m_rec: pl.Float64,
+        m_mrr: pl.Float64,
+        "missing": pl.Boolean,
+        "n_passages": pl.Int64,
+        "grades": pl.List(pl.Int64),
+        "n_judged_relevant": pl.Int64,
+        "repeat_matches": pl.Int64,
+        "ndcg_clipped": pl.Boolean,
+        "top_doc_ids": pl.List(pl.Utf8),
     }
-    df = pl.DataFrame([{c: row[c] for c in schema} for row in rows], schema=schema, orient="row") \
-        if rows else pl.DataFrame(schema=schema)
+    df = (
+        pl.DataFrame([{c: row[c] for c in schema} for row in rows], schema=schema, orient="row")
+        if rows
+        else pl.DataFrame(schema=schema)
+    )
     metrics = [m_ndcg, m_f1, m_rec, m_mrr]
     agg: dict[str, Any] = {"overall": _means(df, metrics)}
     for ph in PHENOMENA:
@@ -254,21 +286,21 @@ def score_beir_run(
         if hits is None:
             rows.append({"query_id": qid, m_ndcg: 0.0, m_rec: 0.0, m_mrr: 0.0, "missing": True})
             continue
-        ranked = [d for d, _ in sorted(((str(d), float(s)) for d, s in hits),
-                                       key=lambda x: (x[1], x[0]), reverse=True)]
+        ranked = [d for d, _ in sorted(((str(d), float(s)) for d, s in hits), key=lambda x: (x[1], x[0]), reverse=True)]
         # de-duplicate: a passage listed twice is retrieved once, at its best rank
         seen: set[str] = set()
         ranked = [d for d in ranked if not (d in seen or seen.add(d))]
         gains = [float(judged.get(d, 0)) for d in ranked[:k]]
-        rows.append({
-            "query_id": qid,
-            m_ndcg: ndcg_at_k(gains, [float(g) for g in judged.values()], k),
-            m_rec: recall_at_k(ranked, rel, k),
-            m_mrr: mrr_at_k(ranked, rel, k),
-            "missing": False,
-        })
-    schema = {"query_id": pl.Utf8, m_ndcg: pl.Float64, m_rec: pl.Float64, m_mrr: pl.Float64,
-              "missing": pl.Boolean}
+        rows.append(
+            {
+                "query_id": qid,
+                m_ndcg: ndcg_at_k(gains, [float(g) for g in judged.values()], k),
+                m_rec: recall_at_k(ranked, rel, k),
+                m_mrr: mrr_at_k(ranked, rel, k),
+                "missing": False,
+            }
+        )
+    schema = {"query_id": pl.Utf8, m_ndcg: pl.Float64, m_rec: pl.Float64, m_mrr: pl.Float64, "missing": pl.Boolean}
     df = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
     agg = {
         "overall": _means(df, [m_ndcg, m_rec, m_mrr]),
@@ -309,5 +341,4 @@ def compare(
         only_a, only_b = sorted(set(va) - set(vb)), sorted(set(vb) - set(va))
         raise ValueError(f"runs cover different queries (only A: {only_a[:5]}, only B: {only_b[:5]})")
     qids = sorted(va)
-    return paired_randomization_test([va[q] for q in qids], [vb[q] for q in qids],
-                                     n_resamples=n_resamples, seed=seed)
+    return paired_randomization_test([va[q] for q in qids], [vb[q] for q in qids], n_resamples=n_resamples, seed=seed)

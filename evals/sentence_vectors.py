@@ -3,6 +3,7 @@
 Only the evaluation builds them (one more encoding pass over the corpus); the file format is
 ``radar_pipeline.stores.sentence_vectors``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,9 @@ from radar_pipeline.sentences import split_sentences
 from radar_pipeline.stores.sentence_vectors import save_sentence_vectors
 
 
-def build_sentence_vectors(index_dir: Path, encoder: Encoder, texts: list[str], languages: list[str | None],
-                           cache=None) -> int:
+def build_sentence_vectors(
+    index_dir: Path, encoder: Encoder, texts: list[str], languages: list[str | None], cache=None
+) -> int:
     """Encode every sentence of every passage (row order of the passage table) and save the
     vectors with their owning row. ``cache(texts) -> vectors`` may replace direct encoding.
     Returns the sentence count. Cost ≈ one more encoding pass over the corpus."""

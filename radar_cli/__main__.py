@@ -1,4 +1,5 @@
 """``python -m radar_cli`` runs the ``radar`` command line."""
+
 from radar_cli.main import app
 
 app()

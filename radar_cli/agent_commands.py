@@ -2,6 +2,7 @@
 
 They start the API (``api.main``) and read the agent's trace store, so they live above both.
 """
+
 from __future__ import annotations
 
 import json

@@ -4,6 +4,7 @@ Orchestration commands run Dagster as a child process (``dagster asset materiali
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
 PostgreSQL (or using ``DATABASE_URL``), so runs show up in the Dagster UI with their lineage.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,15 @@ def dagster_env(settings: RadarSettings) -> dict[str, str]:
 
     url = db.resolve_database_url(settings.database_url, settings.pgdata)
     env = dict(os.environ)
-    env.update({"RADAR_PG_URL": url, "DAGSTER_HOME": str(PROJECT_ROOT), "RADAR_HOME": str(settings.home),
-                "RADAR_CORPUS_DIR": str(settings.corpus), "PYTHONUNBUFFERED": "1"})
+    env.update(
+        {
+            "RADAR_PG_URL": url,
+            "DAGSTER_HOME": str(PROJECT_ROOT),
+            "RADAR_HOME": str(settings.home),
+            "RADAR_CORPUS_DIR": str(settings.corpus),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
     return env
 
 
@@ -36,12 +44,16 @@ def _dagster_bin() -> str:
 
 
 @app.command()
-def materialize(select: str = typer.Option("*", help="Dagster asset selection, e.g. 'chunks+' or 'documents'"),
-                corpus: Path | None = typer.Option(None, help="corpus root (default RADAR_CORPUS_DIR or ../shared/corpus)")):
+def materialize(
+    select: str = typer.Option("*", help="Dagster asset selection, e.g. 'chunks+' or 'documents'"),
+    corpus: Path | None = typer.Option(None, help="corpus root (default RADAR_CORPUS_DIR or ../shared/corpus)"),
+):
     """Materialize the assets (default: all of them, with their checks) into PostgreSQL and on-disk indexes."""
     settings = get_settings(**({"corpus_dir": corpus} if corpus else {}))
     env = dagster_env(settings)
-    typer.echo(f"corpus: {settings.corpus}\nstate: {settings.home}\nDagster runs are stored in PostgreSQL; open them with `radar ui`.")
+    typer.echo(
+        f"corpus: {settings.corpus}\nstate: {settings.home}\nDagster runs are stored in PostgreSQL; open them with `radar ui`."
+    )
     cmd = [_dagster_bin(), "asset", "materialize", "-m", "assets.definitions", "--select", select]
     rc = subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
     raise typer.Exit(rc)
@@ -52,8 +64,11 @@ def ui(port: int = 3000, host: str = "127.0.0.1"):
     """Start the Dagster UI (webserver + daemon) on the project's instance."""
     env = dagster_env(get_settings())
     typer.echo(f"Dagster UI on http://{host}:{port}")
-    raise typer.Exit(subprocess.call([_dagster_bin(), "dev", "-w", "workspace.yaml", "-h", host, "-p", str(port)],
-                                     cwd=PROJECT_ROOT, env=env))
+    raise typer.Exit(
+        subprocess.call(
+            [_dagster_bin(), "dev", "-w", "workspace.yaml", "-h", host, "-p", str(port)], cwd=PROJECT_ROOT, env=env
+        )
+    )
 
 
 def _searcher(settings: RadarSettings):
@@ -71,14 +86,18 @@ def _print_result(res: dict) -> None:
     typer.echo("\nTop passages")
     for p in res["passages"]:
         excerpt = " ".join(p["text"].split())[:240]
-        typer.echo(f"  {p['rank']:>2}. {p['score']:.4f}  {p['chunk_id']}  {p['source_path']} p.{p['page']}\n      {excerpt}")
+        typer.echo(
+            f"  {p['rank']:>2}. {p['score']:.4f}  {p['chunk_id']}  {p['source_path']} p.{p['page']}\n      {excerpt}"
+        )
 
 
 @app.command()
-def search(question: str | None = typer.Argument(None, help="a question, in Spanish or English"),
-           as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
-           queries: Path | None = typer.Option(None, help="JSONL of {query_id, question}"),
-           out: Path | None = typer.Option(None, help="JSONL output for --queries")):
+def search(
+    question: str | None = typer.Argument(None, help="a question, in Spanish or English"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+    queries: Path | None = typer.Option(None, help="JSONL of {query_id, question}"),
+    out: Path | None = typer.Option(None, help="JSONL output for --queries"),
+):
     """Top 3 documents and top 10 passages, with doc_id, chunk_id, source path, page and score."""
     if not question and not queries:
         raise typer.BadParameter("give a question or --queries FILE")
@@ -95,8 +114,11 @@ def search(question: str | None = typer.Argument(None, help="a question, in Span
         for q in tqdm(lines, desc="queries", disable=out is None):
             res = searcher.search(q["question"])
             keep_p = ("rank", "chunk_id", "doc_id", "source_path", "text", "score")
-            row = {"query_id": q["query_id"], "documents": res.documents,
-                   "passages": [{k: p[k] for k in keep_p} for p in res.passages]}
+            row = {
+                "query_id": q["query_id"],
+                "documents": res.documents,
+                "passages": [{k: p[k] for k in keep_p} for p in res.passages],
+            }
             sink.write(json.dumps(row, ensure_ascii=False) + "\n")
         if out:
             sink.close()
@@ -132,11 +154,13 @@ _DATASETS = ["codefest_dev", "xquad_es_en", "xquad_es_en_hard"]
 
 
 @app.command("eval")
-def eval_(config: str | None = typer.Option(None, help="configuration name (default: the default config)"),
-          dataset: str = typer.Option("all", help="codefest_dev | xquad_es_en | xquad_es_en_hard | all"),
-          compare: tuple[str, str] | None = typer.Option(None, help="two configuration names: paired test A vs B"),
-          all_configs: bool = typer.Option(False, "--all-configs", help="every named configuration, one row each"),
-          json_out: Path | None = typer.Option(None, "--json-out", help="write the numbers as JSON")):
+def eval_(
+    config: str | None = typer.Option(None, help="configuration name (default: the default config)"),
+    dataset: str = typer.Option("all", help="codefest_dev | xquad_es_en | xquad_es_en_hard | all"),
+    compare: tuple[str, str] | None = typer.Option(None, help="two configuration names: paired test A vs B"),
+    all_configs: bool = typer.Option(False, "--all-configs", help="every named configuration, one row each"),
+    json_out: Path | None = typer.Option(None, "--json-out", help="write the numbers as JSON"),
+):
     """Evaluate retrieval: NDCG@10, F1@3, Recall@10, MRR@10 (Codefest dev); NDCG@10, Recall@10 (XQuAD)."""
     from evals.configs import CONFIGS, DEFAULT_NAME
     from evals.scoring import compare as paired
@@ -171,8 +195,10 @@ def eval_(config: str | None = typer.Option(None, help="configuration name (defa
 
 
 @app.command()
-def serve(host: str = typer.Option("127.0.0.1", help="bind address (loopback by default)"),
-          port: int = typer.Option(8000, help="port")):
+def serve(
+    host: str = typer.Option("127.0.0.1", help="bind address (loopback by default)"),
+    port: int = typer.Option(8000, help="port"),
+):
     """Start the agent API: POST /chat, /chat/stream, read endpoints; OpenAPI docs at /docs."""
     from radar_cli.agent_commands import serve as _serve
 
@@ -180,8 +206,10 @@ def serve(host: str = typer.Option("127.0.0.1", help="bind address (loopback by 
 
 
 @app.command()
-def trace(run_id: str = typer.Argument(..., help="metadata.run_id of a /chat answer"),
-          as_json: bool = typer.Option(False, "--json", help="print the stored trace as JSON")):
+def trace(
+    run_id: str = typer.Argument(..., help="metadata.run_id of a /chat answer"),
+    as_json: bool = typer.Option(False, "--json", help="print the stored trace as JSON"),
+):
     """Print the stored trace of one /chat run: every step with role, tool, arguments, ms and tokens."""
     from radar_cli.agent_commands import trace as _trace
 

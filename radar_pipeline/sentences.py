@@ -17,6 +17,7 @@ What it adds to plain ``pysbd.Segmenter(clean=False)``:
   a paragraph break, else a line break, else after ". ", else at a space (pysbd time grows with
   the block); any pysbd exception falls back to a linear-time regex splitter.
 """
+
 from __future__ import annotations
 
 import re
@@ -159,11 +160,7 @@ def split_sentences(text: str, lang: str | None) -> list[str]:
     for c in cuts + [len(text)]:
         piece = text[prev:c]
         prev = c
-        if pieces and (
-            _protected_end(pieces[-1])
-            or _LEADING_CLOSER_RE.match(piece)
-            or not pieces[-1].strip()
-        ):
+        if pieces and (_protected_end(pieces[-1]) or _LEADING_CLOSER_RE.match(piece) or not pieces[-1].strip()):
             pieces[-1] += piece
         else:
             pieces.append(piece)

@@ -6,6 +6,7 @@ chunker version differs; ``embeddings`` only encodes chunks whose text hash has 
 encoder. Each returns a stats dict that the Dagster assets attach as metadata. ``log`` is any
 callable taking a string (Dagster's ``context.log.info``, ``print``, a tqdm writer).
 """
+
 from __future__ import annotations
 
 import json
@@ -58,14 +59,18 @@ def sync_source_files(engine: sa.Engine, corpus_root: Path, log: Log = _noop) ->
         if removed:
             conn.execute(sa.delete(db.source_files).where(db.source_files.c.path.in_(removed)))
         for i in range(0, len(rows), 1000):
-            stmt = pg_insert(db.source_files).values(rows[i:i + 1000])
-            stmt = stmt.on_conflict_do_update(index_elements=["path"], set_={
-                c: stmt.excluded[c] for c in rows[0] if c != "path"})
+            stmt = pg_insert(db.source_files).values(rows[i : i + 1000])
+            stmt = stmt.on_conflict_do_update(
+                index_elements=["path"], set_={c: stmt.excluded[c] for c in rows[0] if c != "path"}
+            )
             conn.execute(stmt)
     log(f"source_files: {len(rows)} files, {len(changed)} new or changed, {len(removed)} removed")
     return {
-        "files": len(rows), "new_or_changed": len(changed), "removed": len(removed),
-        "bytes": sum(r["size_bytes"] for r in rows), "distinct_contents": len({r["sha256"] for r in rows}),
+        "files": len(rows),
+        "new_or_changed": len(changed),
+        "removed": len(removed),
+        "bytes": sum(r["size_bytes"] for r in rows),
+        "distinct_contents": len({r["sha256"] for r in rows}),
         "by_extension": dict(Counter(r["extension"] or "(none)" for r in rows).most_common()),
         "by_phenomenon": dict(Counter(r["phenomenon"] or "(none)" for r in rows).most_common()),
         "seconds": round(time.perf_counter() - t0, 3),
@@ -84,31 +89,61 @@ def _document_row(doc_id: str, sha: str, paths: list[str], size: int, doc: Extra
     primary = paths[0]
     n_chars = sum(len(p.text) for p in doc.pages)
     return {
-        "doc_id": doc_id, "sha256": sha, "source_paths": paths, "primary_path": primary,
+        "doc_id": doc_id,
+        "sha256": sha,
+        "source_paths": paths,
+        "primary_path": primary,
         "title": str(doc.metadata.get("title") or Path(primary).stem)[:500],
-        "format": doc.format, "status": doc.status, "reason": doc.reason, "encoding": doc.encoding,
-        "language": doc.language, "phenomenon": phenomenon_for(primary), "is_tabular": doc.is_tabular,
-        "n_pages": len(doc.pages), "n_pages_total": doc.n_pages_total or len(doc.pages),
-        "n_ocr_pages": sum(1 for p in doc.pages if "ocr" in p.source), "n_chars": n_chars,
-        "size_bytes": size, "extractor_version": EXTRACTOR_VERSION, "extract_seconds": round(seconds, 4),
+        "format": doc.format,
+        "status": doc.status,
+        "reason": doc.reason,
+        "encoding": doc.encoding,
+        "language": doc.language,
+        "phenomenon": phenomenon_for(primary),
+        "is_tabular": doc.is_tabular,
+        "n_pages": len(doc.pages),
+        "n_pages_total": doc.n_pages_total or len(doc.pages),
+        "n_ocr_pages": sum(1 for p in doc.pages if "ocr" in p.source),
+        "n_chars": n_chars,
+        "size_bytes": size,
+        "extractor_version": EXTRACTOR_VERSION,
+        "extract_seconds": round(seconds, 4),
         "chunker_version": None,
-        "metadata": json_safe(doc.metadata), "warnings": json_safe(list(doc.warnings)),
+        "metadata": json_safe(doc.metadata),
+        "warnings": json_safe(list(doc.warnings)),
     }
 
 
 def _store_document(engine: sa.Engine, row: dict, doc: ExtractedDocument) -> None:
-    page_rows = [{"doc_id": row["doc_id"], "page_no": p.page_no, "text": p.text, "source": p.source,
-                  "reason": p.reason, "ocr_rotation": p.ocr_rotation, "status": p.status} for p in doc.pages]
+    page_rows = [
+        {
+            "doc_id": row["doc_id"],
+            "page_no": p.page_no,
+            "text": p.text,
+            "source": p.source,
+            "reason": p.reason,
+            "ocr_rotation": p.ocr_rotation,
+            "status": p.status,
+        }
+        for p in doc.pages
+    ]
     with engine.begin() as conn:
         conn.execute(sa.delete(db.documents).where(db.documents.c.doc_id == row["doc_id"]))  # cascades
         conn.execute(db.documents.insert(), [row])
         for i in range(0, len(page_rows), 2000):
-            conn.execute(db.pages.insert(), page_rows[i:i + 2000])
+            conn.execute(db.pages.insert(), page_rows[i : i + 2000])
 
 
-def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, workers: int = 2,
-                      log: Log = _noop, progress: Callable[[int, int], None] | None = None,
-                      timeout_s: float = 900.0, per_mb_s: float = 60.0) -> dict:
+def extract_documents(
+    engine: sa.Engine,
+    corpus_root: Path,
+    ocr: OcrSettings,
+    workers: int = 2,
+    log: Log = _noop,
+    progress: Callable[[int, int], None] | None = None,
+    timeout_s: float = 900.0,
+    per_mb_s: float = 60.0,
+) -> dict:
     """Materialize ``documents`` and ``pages`` from ``source_files``; only new contents are read.
 
     A file that cannot be read still gets a ``documents`` row with its status and reason. Each
@@ -118,8 +153,12 @@ def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, wo
     t0 = time.perf_counter()
     with engine.begin() as conn:
         files = conn.execute(sa.select(db.source_files).order_by(db.source_files.c.path)).all()
-        existing = {r.doc_id: r for r in conn.execute(sa.select(
-            db.documents.c.doc_id, db.documents.c.extractor_version, db.documents.c.source_paths))}
+        existing = {
+            r.doc_id: r
+            for r in conn.execute(
+                sa.select(db.documents.c.doc_id, db.documents.c.extractor_version, db.documents.c.source_paths)
+            )
+        }
     groups: dict[str, list] = defaultdict(list)
     for f in files:
         groups[f.doc_id].append(f)
@@ -131,8 +170,11 @@ def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, wo
         for d, fs in groups.items():  # keep path lists current for unchanged contents
             paths = sorted(f.path for f in fs)
             if d in existing and d not in todo and existing[d].source_paths != paths:
-                conn.execute(sa.update(db.documents).where(db.documents.c.doc_id == d).values(
-                    source_paths=paths, primary_path=paths[0], phenomenon=phenomenon_for(paths[0])))
+                conn.execute(
+                    sa.update(db.documents)
+                    .where(db.documents.c.doc_id == d)
+                    .values(source_paths=paths, primary_path=paths[0], phenomenon=phenomenon_for(paths[0]))
+                )
     log(f"documents: {len(groups)} contents, {len(todo)} to extract, {len(orphans)} removed")
     # largest first so one big PDF does not finish the run alone
     todo.sort(key=lambda d: -groups[d][0].size_bytes)
@@ -157,8 +199,12 @@ def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, wo
             log(f"documents: {done}/{len(todo)} extracted")
 
     def timed_out(d: str, limit: float) -> ExtractedDocument:
-        return ExtractedDocument(format="unknown", status="timeout", pages=[],
-                                 reason=f"extraction exceeded {limit:.0f} s; file skipped so the run can go on")
+        return ExtractedDocument(
+            format="unknown",
+            status="timeout",
+            pages=[],
+            reason=f"extraction exceeded {limit:.0f} s; file skipped so the run can go on",
+        )
 
     # Worker processes (pebble) isolate native crashes and hangs: a file that exceeds its time
     # budget is recorded as ``timeout`` and its worker is killed; the rest of the run goes on.
@@ -166,7 +212,10 @@ def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, wo
         futs = {}
         for d in todo:
             limit = timeout_s + per_mb_s * groups[d][0].size_bytes / 1e6
-            futs[pool.schedule(_extract_one, args=(d, str(corpus_root / groups[d][0].path), ocr), timeout=limit)] = (d, limit)
+            futs[pool.schedule(_extract_one, args=(d, str(corpus_root / groups[d][0].path), ocr), timeout=limit)] = (
+                d,
+                limit,
+            )
         for fut in as_completed(futs):
             d, limit = futs[fut]
             try:
@@ -174,17 +223,32 @@ def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, wo
             except FuturesTimeout:
                 handle(d, timed_out(d, limit), limit)
             except Exception as exc:  # a worker died (native crash) or storing failed
-                failed = ExtractedDocument(format="unknown", status="corrupt", pages=[],
-                                           reason=f"extraction crashed: {type(exc).__name__}: {exc}"[:500])
+                failed = ExtractedDocument(
+                    format="unknown",
+                    status="corrupt",
+                    pages=[],
+                    reason=f"extraction crashed: {type(exc).__name__}: {exc}"[:500],
+                )
                 handle(d, failed, 0.0)
     with engine.begin() as conn:
-        status_counts = dict(conn.execute(sa.select(db.documents.c.status, sa.func.count()).group_by(db.documents.c.status)).all())
-        failed_rows = conn.execute(sa.select(db.documents.c.primary_path, db.documents.c.status, db.documents.c.reason)
-                                   .where(db.documents.c.status != "ok").order_by(db.documents.c.primary_path)).all()
-        n_pages, n_ocr = conn.execute(sa.select(sa.func.count(), sa.func.count().filter(db.pages.c.source.like("%ocr%")))).one()
+        status_counts = dict(
+            conn.execute(sa.select(db.documents.c.status, sa.func.count()).group_by(db.documents.c.status)).all()
+        )
+        failed_rows = conn.execute(
+            sa.select(db.documents.c.primary_path, db.documents.c.status, db.documents.c.reason)
+            .where(db.documents.c.status != "ok")
+            .order_by(db.documents.c.primary_path)
+        ).all()
+        n_pages, n_ocr = conn.execute(
+            sa.select(sa.func.count(), sa.func.count().filter(db.pages.c.source.like("%ocr%")))
+        ).one()
     return {
-        "documents": len(groups), "extracted_now": len(todo), "removed": len(orphans),
-        "pages": int(n_pages), "ocr_pages": int(n_ocr), "by_status": status_counts,
+        "documents": len(groups),
+        "extracted_now": len(todo),
+        "removed": len(orphans),
+        "pages": int(n_pages),
+        "ocr_pages": int(n_ocr),
+        "by_status": status_counts,
         "not_ok": [f"{r.primary_path}: {r.status} ({r.reason})" for r in failed_rows],
         "seconds_by_format": {k: round(sum(v), 2) for k, v in timings.items()},
         "files_by_format": {k: len(v) for k, v in timings.items()},
@@ -194,14 +258,29 @@ def extract_documents(engine: sa.Engine, corpus_root: Path, ocr: OcrSettings, wo
 
 
 # --------------------------------------------------------------------------- chunks
-def _chunk_one(doc_id: str, pages: list[tuple[int, str]], language: str | None, tabular: bool,
-               budget: int, overlap: float, cap: int) -> list:
-    return chunk_pages(doc_id, pages, language=language, tabular=tabular, budget=budget, overlap=overlap,
-                       tabular_max_chunks=cap)
+def _chunk_one(
+    doc_id: str,
+    pages: list[tuple[int, str]],
+    language: str | None,
+    tabular: bool,
+    budget: int,
+    overlap: float,
+    cap: int,
+) -> list:
+    return chunk_pages(
+        doc_id, pages, language=language, tabular=tabular, budget=budget, overlap=overlap, tabular_max_chunks=cap
+    )
 
 
-def chunk_documents(engine: sa.Engine, *, budget: int = 500, overlap: float = 0.15, tabular_max_chunks: int = 400,
-                    workers: int = 1, log: Log = _noop) -> dict:
+def chunk_documents(
+    engine: sa.Engine,
+    *,
+    budget: int = 500,
+    overlap: float = 0.15,
+    tabular_max_chunks: int = 400,
+    workers: int = 1,
+    log: Log = _noop,
+) -> dict:
     """Materialize ``chunks`` for documents not yet chunked with ``CHUNKER_VERSION``.
 
     Sentence segmentation runs in ``workers`` processes (it is the slow part: pysbd reads
@@ -211,29 +290,49 @@ def chunk_documents(engine: sa.Engine, *, budget: int = 500, overlap: float = 0.
     t0 = time.perf_counter()
     d = db.documents
     with engine.begin() as conn:
-        todo = conn.execute(sa.select(d.c.doc_id, d.c.language, d.c.is_tabular, d.c.phenomenon, d.c.status)
-                            .where(sa.or_(d.c.chunker_version.is_(None), d.c.chunker_version != CHUNKER_VERSION))
-                            .order_by(d.c.n_chars.desc())).all()
+        todo = conn.execute(
+            sa.select(d.c.doc_id, d.c.language, d.c.is_tabular, d.c.phenomenon, d.c.status)
+            .where(sa.or_(d.c.chunker_version.is_(None), d.c.chunker_version != CHUNKER_VERSION))
+            .order_by(d.c.n_chars.desc())
+        ).all()
     meta = {doc.doc_id: doc for doc in todo}
 
     def pages_of(doc) -> list[tuple[int, str]]:
         if doc.status not in INDEXABLE_STATUSES:
             return []
         with engine.begin() as conn:
-            return [(r.page_no, r.text) for r in conn.execute(
-                sa.select(db.pages.c.page_no, db.pages.c.text).where(db.pages.c.doc_id == doc.doc_id)
-                .order_by(db.pages.c.page_no))]
+            return [
+                (r.page_no, r.text)
+                for r in conn.execute(
+                    sa.select(db.pages.c.page_no, db.pages.c.text)
+                    .where(db.pages.c.doc_id == doc.doc_id)
+                    .order_by(db.pages.c.page_no)
+                )
+            ]
 
     def store(doc_id: str, new: list) -> int:
         doc = meta[doc_id]
-        rows = [{"chunk_id": c.chunk_id, "doc_id": c.doc_id, "seq": c.seq, "text": c.text, "text_sha": c.text_sha,
-                 "page_start": c.page_start, "page_end": c.page_end, "n_tokens": c.n_tokens,
-                 "n_sentences": c.n_sentences, "language": doc.language, "phenomenon": doc.phenomenon,
-                 "chunker_version": CHUNKER_VERSION} for c in new]
+        rows = [
+            {
+                "chunk_id": c.chunk_id,
+                "doc_id": c.doc_id,
+                "seq": c.seq,
+                "text": c.text,
+                "text_sha": c.text_sha,
+                "page_start": c.page_start,
+                "page_end": c.page_end,
+                "n_tokens": c.n_tokens,
+                "n_sentences": c.n_sentences,
+                "language": doc.language,
+                "phenomenon": doc.phenomenon,
+                "chunker_version": CHUNKER_VERSION,
+            }
+            for c in new
+        ]
         with engine.begin() as conn:
             conn.execute(sa.delete(db.chunks).where(db.chunks.c.doc_id == doc_id))
             for j in range(0, len(rows), 2000):
-                conn.execute(db.chunks.insert(), rows[j:j + 2000])
+                conn.execute(db.chunks.insert(), rows[j : j + 2000])
             conn.execute(sa.update(d).where(d.c.doc_id == doc_id).values(chunker_version=CHUNKER_VERSION))
         return len(rows)
 
@@ -252,13 +351,25 @@ def chunk_documents(engine: sa.Engine, *, budget: int = 500, overlap: float = 0.
             if i % 200 == 0 or i == len(todo):
                 log(f"chunks: {i}/{len(todo)} documents chunked, {made} chunks")
     with engine.begin() as conn:
-        total, tokens = conn.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.avg(db.chunks.c.n_tokens), 0))).one()
-        capped = conn.execute(sa.text(
-            "SELECT count(*) FROM (SELECT c.doc_id FROM chunks c JOIN documents d USING (doc_id) "
-            "WHERE d.is_tabular GROUP BY c.doc_id HAVING count(*) >= :cap) s"), {"cap": tabular_max_chunks}).scalar()
-    return {"documents_chunked_now": len(todo), "chunks_made_now": made, "chunks": int(total),
-            "mean_tokens": round(float(tokens), 1), "tabular_files_at_cap": int(capped),
-            "chunker_version": CHUNKER_VERSION, "seconds": round(time.perf_counter() - t0, 3)}
+        total, tokens = conn.execute(
+            sa.select(sa.func.count(), sa.func.coalesce(sa.func.avg(db.chunks.c.n_tokens), 0))
+        ).one()
+        capped = conn.execute(
+            sa.text(
+                "SELECT count(*) FROM (SELECT c.doc_id FROM chunks c JOIN documents d USING (doc_id) "
+                "WHERE d.is_tabular GROUP BY c.doc_id HAVING count(*) >= :cap) s"
+            ),
+            {"cap": tabular_max_chunks},
+        ).scalar()
+    return {
+        "documents_chunked_now": len(todo),
+        "chunks_made_now": made,
+        "chunks": int(total),
+        "mean_tokens": round(float(tokens), 1),
+        "tabular_files_at_cap": int(capped),
+        "chunker_version": CHUNKER_VERSION,
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
 
 
 # --------------------------------------------------------------------------- embeddings
@@ -275,9 +386,17 @@ def _encode_in_worker(texts: list[str]) -> np.ndarray:
     return _WORKER_ENCODER.encode_passages(texts)
 
 
-def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, log: Log = _noop,
-                 progress: Callable[[int, int], None] | None = None, workers: int = 1,
-                 spec: EncoderSpec | None = None, budget_seconds: float | None = None) -> dict:
+def embed_chunks(
+    engine: sa.Engine,
+    encoder: Encoder,
+    *,
+    batch_size: int = 256,
+    log: Log = _noop,
+    progress: Callable[[int, int], None] | None = None,
+    workers: int = 1,
+    spec: EncoderSpec | None = None,
+    budget_seconds: float | None = None,
+) -> dict:
     """Encode every distinct chunk text that has no vector for ``encoder.name`` yet.
 
     Vectors are keyed by (text SHA-256, encoder): unchanged texts are never re-encoded, whatever
@@ -292,13 +411,20 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
     t0 = time.perf_counter()
     c, e = db.chunks, db.embeddings
     have = sa.select(e.c.text_sha).where(e.c.encoder == encoder.name, e.c.text_sha == c.c.text_sha)
-    missing = (sa.select(c.c.text_sha, sa.func.min(c.c.text).label("text"))
-               .where(~sa.exists(have)).group_by(c.c.text_sha).order_by(c.c.text_sha))
+    missing = (
+        sa.select(c.c.text_sha, sa.func.min(c.c.text).label("text"))
+        .where(~sa.exists(have))
+        .group_by(c.c.text_sha)
+        .order_by(c.c.text_sha)
+    )
     with engine.begin() as conn:
-        gc = conn.execute(sa.delete(e).where(e.c.encoder == encoder.name, ~sa.exists(
-            sa.select(c.c.chunk_id).where(c.c.text_sha == e.c.text_sha)))).rowcount
+        gc = conn.execute(
+            sa.delete(e).where(
+                e.c.encoder == encoder.name, ~sa.exists(sa.select(c.c.chunk_id).where(c.c.text_sha == e.c.text_sha))
+            )
+        ).rowcount
         todo = conn.execute(missing).all()
-    batches = [todo[i:i + batch_size] for i in range(0, len(todo), batch_size)]
+    batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
     t1 = time.perf_counter()
     if workers > 1 and spec is not None and len(batches) > 1:
         pool = ProcessPool(max_workers=workers, initializer=_init_encoder_worker, initargs=(spec,))
@@ -308,8 +434,10 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
     stored = 0
     for n, (batch, vecs) in enumerate(zip(batches, encoded, strict=False)):
         i = n * batch_size
-        rows = [{"text_sha": r.text_sha, "encoder": encoder.name, "dim": encoder.dim, "embedding": v}
-                for r, v in zip(batch, vecs, strict=False)]
+        rows = [
+            {"text_sha": r.text_sha, "encoder": encoder.name, "dim": encoder.dim, "embedding": v}
+            for r, v in zip(batch, vecs, strict=False)
+        ]
         stmt = pg_insert(e).values(rows).on_conflict_do_nothing(index_elements=["text_sha", "encoder"])
         with engine.begin() as conn:
             conn.execute(stmt)
@@ -320,8 +448,10 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
         if (i // batch_size) % 10 == 0 or done == len(todo):
             log(f"embeddings[{encoder.name}]: {done}/{len(todo)} texts encoded")
         if budget_seconds is not None and time.perf_counter() - t1 > budget_seconds and done < len(todo):
-            log(f"embeddings[{encoder.name}]: time budget of {budget_seconds:.0f}s spent; "
-                f"{len(todo) - done} texts left for the next run")
+            log(
+                f"embeddings[{encoder.name}]: time budget of {budget_seconds:.0f}s spent; "
+                f"{len(todo) - done} texts left for the next run"
+            )
             break
     encode_seconds = time.perf_counter() - t1
     if pool is not None:
@@ -332,11 +462,17 @@ def embed_chunks(engine: sa.Engine, encoder: Encoder, *, batch_size: int = 256, 
         pool.join()
     with engine.begin() as conn:
         total = conn.execute(sa.select(sa.func.count()).select_from(e).where(e.c.encoder == encoder.name)).scalar()
-    return {"encoder": encoder.name, "encoder_version": encoder.version, "dim": encoder.dim,
-            "encoded_now": stored, "remaining": len(todo) - stored, "vectors": int(total),
-            "deleted_unused": int(gc or 0),
-            "passages_per_second": round(stored / encode_seconds, 2) if encode_seconds else None,
-            "seconds": round(time.perf_counter() - t0, 3)}
+    return {
+        "encoder": encoder.name,
+        "encoder_version": encoder.version,
+        "dim": encoder.dim,
+        "encoded_now": stored,
+        "remaining": len(todo) - stored,
+        "vectors": int(total),
+        "deleted_unused": int(gc or 0),
+        "passages_per_second": round(stored / encode_seconds, 2) if encode_seconds else None,
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
 
 
 # --------------------------------------------------------------------------- indexes
@@ -347,16 +483,36 @@ def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFra
         "SELECT c.chunk_id, c.doc_id, d.primary_path AS source_path, d.title, c.page_start, c.page_end, "
         "c.phenomenon, c.language, c.text, e.embedding FROM chunks c JOIN documents d USING (doc_id) "
         "JOIN embeddings e ON e.text_sha = c.text_sha AND e.encoder = :enc "
-        "ORDER BY c.doc_id, c.seq")
+        "ORDER BY c.doc_id, c.seq"
+    )
     with engine.connect() as conn:
         conn = conn.execution_options(stream_results=True)
         rows = conn.execute(q.columns(embedding=db.embeddings.c.embedding.type), {"enc": encoder_name}).all()
-    frame = pl.DataFrame([r._asdict() for r in rows], schema_overrides={"page_start": pl.Int32, "page_end": pl.Int32},
-                         infer_schema_length=None) if rows else pl.DataFrame(
-        schema={"chunk_id": pl.Utf8, "doc_id": pl.Utf8, "source_path": pl.Utf8, "title": pl.Utf8,
-                "page_start": pl.Int32, "page_end": pl.Int32, "phenomenon": pl.Utf8, "language": pl.Utf8,
-                "text": pl.Utf8, "embedding": pl.Object})
-    vectors = np.vstack([np.asarray(r.embedding, dtype=np.float32) for r in rows]) if rows else np.zeros((0, 1), np.float32)
+    frame = (
+        pl.DataFrame(
+            [r._asdict() for r in rows],
+            schema_overrides={"page_start": pl.Int32, "page_end": pl.Int32},
+            infer_schema_length=None,
+        )
+        if rows
+        else pl.DataFrame(
+            schema={
+                "chunk_id": pl.Utf8,
+                "doc_id": pl.Utf8,
+                "source_path": pl.Utf8,
+                "title": pl.Utf8,
+                "page_start": pl.Int32,
+                "page_end": pl.Int32,
+                "phenomenon": pl.Utf8,
+                "language": pl.Utf8,
+                "text": pl.Utf8,
+                "embedding": pl.Object,
+            }
+        )
+    )
+    vectors = (
+        np.vstack([np.asarray(r.embedding, dtype=np.float32) for r in rows]) if rows else np.zeros((0, 1), np.float32)
+    )
     return frame.drop("embedding"), vectors
 
 
@@ -372,11 +528,17 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     faiss_store.save_index(index, index_dir)
     save_passages(frame, index_dir)
     save_centroids(compute_centroids(vectors, frame["phenomenon"].to_list()), index_dir)
-    (index_dir / "manifest.json").write_text(json.dumps({"encoder": encoder_name, "rows": frame.height,
-                                                         "dim": int(vectors.shape[1])}, indent=1))
+    (index_dir / "manifest.json").write_text(
+        json.dumps({"encoder": encoder_name, "rows": frame.height, "dim": int(vectors.shape[1])}, indent=1)
+    )
     log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}")
-    return {"rows": frame.height, "dim": int(vectors.shape[1]), "build_seconds": round(build_s, 3),
-            "seconds": round(time.perf_counter() - t0, 3), "path": str(index_dir)}
+    return {
+        "rows": frame.height,
+        "dim": int(vectors.shape[1]),
+        "build_seconds": round(build_s, 3),
+        "seconds": round(time.perf_counter() - t0, 3),
+        "path": str(index_dir),
+    }
 
 
 def export_rerank_vectors(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
@@ -409,8 +571,13 @@ def export_rerank_vectors(engine: sa.Engine, encoder_name: str, index_dir: Path,
     path = save_rerank_vectors(index_dir, encoder_name, vecs, have, passage_fingerprint(texts))
     cover = float(have.mean()) if len(have) else 0.0
     log(f"rerank_vectors[{encoder_name}]: {int(have.sum())}/{len(have)} passages have a vector ({cover:.1%})")
-    return {"rows": len(texts), "with_vector": int(have.sum()), "coverage": round(cover, 4),
-            "seconds": round(time.perf_counter() - t0, 3), "path": str(path)}
+    return {
+        "rows": len(texts),
+        "with_vector": int(have.sum()),
+        "coverage": round(cover, 4),
+        "seconds": round(time.perf_counter() - t0, 3),
+        "path": str(path),
+    }
 
 
 def build_bm25_index(index_dir: Path, log: Log = _noop) -> dict:

@@ -12,6 +12,7 @@
 * ``fold_tokens`` — the BM25 fold (NFKD, lower case, combining marks out) applied before
   tokenisation (``stores.bm25_store``) and to glossary keys.
 """
+
 from __future__ import annotations
 
 import re
@@ -60,27 +61,81 @@ def fold_spans(text: str) -> str:
     return text.translate(_TABLE)
 
 
-
-
 def fold_phrase(phrase: str) -> str:
     """Folded phrase with whitespace runs collapsed to one space and ends stripped (dictionary keys)."""
     return _WS.sub(" ", fold_spans(phrase)).strip()
 
 
 # --------------------------------------------------------------------------- questions and guards
-_CONFUSABLES = str.maketrans({
-    # Cyrillic
-    "а": "a", "е": "e", "о": "o", "р": "p", "с": "c", "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s",
-    "ԁ": "d", "һ": "h", "ӏ": "l", "к": "k", "м": "m", "т": "t", "в": "b", "н": "h", "г": "r", "п": "n",
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T",
-    "Х": "X", "І": "I", "Ј": "J", "Ѕ": "S",
-    # Greek
-    "α": "a", "ε": "e", "ι": "i", "ο": "o", "ρ": "p", "τ": "t", "υ": "u", "ν": "v", "κ": "k", "χ": "x",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
-    "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X",
-    # Latin look-alikes
-    "ɡ": "g", "ı": "i", "ſ": "s", "ℓ": "l",
-})
+_CONFUSABLES = str.maketrans(
+    {
+        # Cyrillic
+        "а": "a",
+        "е": "e",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "у": "y",
+        "х": "x",
+        "і": "i",
+        "ј": "j",
+        "ѕ": "s",
+        "ԁ": "d",
+        "һ": "h",
+        "ӏ": "l",
+        "к": "k",
+        "м": "m",
+        "т": "t",
+        "в": "b",
+        "н": "h",
+        "г": "r",
+        "п": "n",
+        "А": "A",
+        "В": "B",
+        "Е": "E",
+        "К": "K",
+        "М": "M",
+        "Н": "H",
+        "О": "O",
+        "Р": "P",
+        "С": "C",
+        "Т": "T",
+        "Х": "X",
+        "І": "I",
+        "Ј": "J",
+        "Ѕ": "S",
+        # Greek
+        "α": "a",
+        "ε": "e",
+        "ι": "i",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "ν": "v",
+        "κ": "k",
+        "χ": "x",
+        "Α": "A",
+        "Β": "B",
+        "Ε": "E",
+        "Ζ": "Z",
+        "Η": "H",
+        "Ι": "I",
+        "Κ": "K",
+        "Μ": "M",
+        "Ν": "N",
+        "Ο": "O",
+        "Ρ": "P",
+        "Τ": "T",
+        "Υ": "Y",
+        "Χ": "X",
+        # Latin look-alikes
+        "ɡ": "g",
+        "ı": "i",
+        "ſ": "s",
+        "ℓ": "l",
+    }
+)
 
 
 def fold_question(text: str) -> str:

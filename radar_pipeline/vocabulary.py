@@ -5,6 +5,7 @@ pandera contracts, the router, the precomputes, the dashboard). Armed-group and 
 in the reviewed dictionary ``precompute/data/entities.yaml`` (``precompute.entities``); places in
 the gazetteer built from ``../shared/geo`` (``precompute.places``).
 """
+
 from __future__ import annotations
 
 from typing import Literal, get_args

@@ -4,6 +4,7 @@
 Dagster's ``EnvVar`` fails a run when its variable is unset, so it cannot express Radar's optional
 variables (every one has a default); the resources below take ``None`` for "use the environment".
 """
+
 from __future__ import annotations
 
 from typing import Any, TypeVar

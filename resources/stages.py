@@ -30,8 +30,12 @@ class ChunkingResource(ConfigurableResource):
 
     def settings(self) -> ChunkingSettings:
         """The chunking parameters, read from the environment now for the fields left unset."""
-        return settings_from(ChunkingSettings, chunk_tokens=self.chunk_tokens, chunk_overlap=self.chunk_overlap,
-                             tabular_max_chunks=self.tabular_max_chunks)
+        return settings_from(
+            ChunkingSettings,
+            chunk_tokens=self.chunk_tokens,
+            chunk_overlap=self.chunk_overlap,
+            tabular_max_chunks=self.tabular_max_chunks,
+        )
 
     def worker_count(self) -> int:
         """Processes that chunk documents."""
@@ -41,8 +45,9 @@ class ChunkingResource(ConfigurableResource):
 class PrecomputeResource(ConfigurableResource):
     """Inputs of the precomputes: the shared reference data (``geo/``, ``manifests/``) and processes."""
 
-    shared_dir: str | None = Field(default=None, description="read-only shared data; unset: RADAR_SHARED_DIR, "
-                                                             "else <project>/../shared")
+    shared_dir: str | None = Field(
+        default=None, description="read-only shared data; unset: RADAR_SHARED_DIR, else <project>/../shared"
+    )
     workers: int | None = Field(default=None, description="processes; unset: RADAR_WORKERS, else 2")
 
     def config(self) -> PrecomputeConfig:

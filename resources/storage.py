@@ -18,8 +18,10 @@ from resources._settings import settings_from, workers_or_default
 class CorpusResource(ConfigurableResource):
     """The corpus root and the number of extraction processes."""
 
-    corpus_dir: str | None = Field(default=None, description="root scanned by source_files; "
-                                                             "unset: RADAR_CORPUS_DIR, else <RADAR_SHARED_DIR>/corpus")
+    corpus_dir: str | None = Field(
+        default=None,
+        description="root scanned by source_files; unset: RADAR_CORPUS_DIR, else <RADAR_SHARED_DIR>/corpus",
+    )
     workers: int | None = Field(default=None, description="extraction processes; unset: RADAR_WORKERS, else 2")
 
     @property
@@ -35,10 +37,12 @@ class CorpusResource(ConfigurableResource):
 class IndexStoreResource(ConfigurableResource):
     """On-disk indexes: the per-encoder FAISS/BM25 folders and the evaluation sets' work folder."""
 
-    index_dir: str | None = Field(default=None, description="parent folder of the per-encoder FAISS/BM25 "
-                                                            "folders; unset: <RADAR_HOME>/indexes")
-    eval_work_dir: str | None = Field(default=None, description="where the evaluations build their own small "
-                                                                "indexes; unset: <RADAR_HOME>/eval_work")
+    index_dir: str | None = Field(
+        default=None, description="parent folder of the per-encoder FAISS/BM25 folders; unset: <RADAR_HOME>/indexes"
+    )
+    eval_work_dir: str | None = Field(
+        default=None, description="where the evaluations build their own small indexes; unset: <RADAR_HOME>/eval_work"
+    )
 
     def for_encoder(self, encoder_name: str) -> Path:
         """``<index_dir>/<encoder_name>``, created if missing."""
@@ -54,8 +58,9 @@ class IndexStoreResource(ConfigurableResource):
 class OcrResource(ConfigurableResource):
     """Tesseract OCR of pages without a usable text layer."""
 
-    languages: str | None = Field(default=None, description="tesseract languages; unset: RADAR_OCR_LANGUAGES, "
-                                                            "else spa+eng+por")
+    languages: str | None = Field(
+        default=None, description="tesseract languages; unset: RADAR_OCR_LANGUAGES, else spa+eng+por"
+    )
     dpi: int | None = Field(default=None, description="render resolution; unset: RADAR_OCR_DPI, else 300")
     enabled: bool = True
 

@@ -3,6 +3,7 @@
 ``DATABASE_URL`` points the suite at an external server; otherwise an embedded server is started
 in a temporary data directory. Each test that needs tables gets a fresh schema (tables dropped).
 """
+
 from __future__ import annotations
 
 import os

@@ -5,6 +5,7 @@
 * one home per idea: the phenomena are defined only in ``radar_pipeline.vocabulary``, text folds
   only in ``radar_pipeline.textfold``, and only the guards use the security fold.
 """
+
 from __future__ import annotations
 
 import ast

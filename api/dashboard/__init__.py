@@ -5,6 +5,7 @@ Static pages (HTML, CSS, JavaScript modules) with D3 installed from npm and copi
 ``static/geo/``; nothing is fetched from a CDN. The page reads the service's own endpoints plus
 the few in ``router.py``. See ``README.md``.
 """
+
 from __future__ import annotations
 
 from fastapi import FastAPI

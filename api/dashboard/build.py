@@ -13,6 +13,7 @@
 Both folders are git-ignored: the shared data is never copied into the repository. ``--check``
 only verifies that everything is in place (exit 1 otherwise).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -102,7 +103,13 @@ def _ring(ring: list[list[float]], tol: float, decimals: int, exterior: bool) ->
 def _geometry(geom: dict, tol: float, decimals: int) -> dict | None:
     if geom is None:
         return None
-    polys = [geom["coordinates"]] if geom["type"] == "Polygon" else geom["coordinates"] if geom["type"] == "MultiPolygon" else []
+    polys = (
+        [geom["coordinates"]]
+        if geom["type"] == "Polygon"
+        else geom["coordinates"]
+        if geom["type"] == "MultiPolygon"
+        else []
+    )
     out = []
     for poly in polys:
         rings = []
@@ -136,13 +143,22 @@ def _dept_props(p: dict) -> dict:
 
 
 def _mpio_props(p: dict) -> dict:
-    return {"id": f"co_2018_MGN_MPIO_POLITICO:{p['MPIO_CCNCT']}", "code": p["MPIO_CCNCT"], "dept": p["DPTO_CCDGO"],
-            "name": _title(p["MPIO_CNMBR"]), "dept_name": _title(p["DPTO_CNMBR"])}
+    return {
+        "id": f"co_2018_MGN_MPIO_POLITICO:{p['MPIO_CCNCT']}",
+        "code": p["MPIO_CCNCT"],
+        "dept": p["DPTO_CCDGO"],
+        "name": _title(p["MPIO_CNMBR"]),
+        "dept_name": _title(p["DPTO_CNMBR"]),
+    }
 
 
 def _pe_props(p: dict) -> dict:
-    return {"id": f"peru_provincial_simple:{p['FIRST_IDPR']}", "code": p["FIRST_IDPR"], "name": _title(p["NOMBPROV"]),
-            "dept_name": _title(p["FIRST_NOMB"])}
+    return {
+        "id": f"peru_provincial_simple:{p['FIRST_IDPR']}",
+        "code": p["FIRST_IDPR"],
+        "name": _title(p["NOMBPROV"]),
+        "dept_name": _title(p["FIRST_NOMB"]),
+    }
 
 
 SPECS = {
@@ -174,11 +190,14 @@ def build_geo(shared: Path) -> dict[str, int]:
             if g is not None:
                 feats.append({"type": "Feature", "properties": props(f.get("properties") or {}), "geometry": g})
         out = GEO / f"{name}.json"
-        out.write_text(json.dumps({"type": "FeatureCollection", "features": feats}, ensure_ascii=False,
-                                  separators=(",", ":")), encoding="utf-8")
+        out.write_text(
+            json.dumps({"type": "FeatureCollection", "features": feats}, ensure_ascii=False, separators=(",", ":")),
+            encoding="utf-8",
+        )
         sizes[name] = out.stat().st_size
-    (GEO / "sources.json").write_text(json.dumps({k: v for k, v in SOURCES.items() if k in sizes}, ensure_ascii=False,
-                                                 indent=1), encoding="utf-8")
+    (GEO / "sources.json").write_text(
+        json.dumps({k: v for k, v in SOURCES.items() if k in sizes}, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
     return sizes
 
 
@@ -198,8 +217,11 @@ def copy_vendor() -> dict[str, int]:
 
 def missing() -> list[str]:
     """Static files the dashboard needs that are not in place."""
-    need = [VENDOR / d for d in VENDOR_FILES] + [GEO / f"{n}.json" for n in ("world", "co_departments",
-                                                                          "co_municipalities")] + [GEO / "sources.json"]
+    need = (
+        [VENDOR / d for d in VENDOR_FILES]
+        + [GEO / f"{n}.json" for n in ("world", "co_departments", "co_municipalities")]
+        + [GEO / "sources.json"]
+    )
     return [str(p.relative_to(REPO)) for p in need if not p.is_file()]
 
 

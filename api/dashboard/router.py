@@ -9,6 +9,7 @@ uses is the service's own API (``/aggregates``, ``/documents/{id}/window``, ``/c
 A missing table answers ``materialized: false`` (HTTP 200) and no database answers 409, like
 ``/aggregates``; these routes stay out of the OpenAPI document (they serve the page, not clients).
 """
+
 from __future__ import annotations
 
 import logging
@@ -36,20 +37,28 @@ def _data(request: Request) -> DashboardData:
     service = request.app.state.service
     engine = service.engine()
     if engine is None:
-        raise HTTPException(409, detail={"code": "database_unavailable",
-                                         "message": "PostgreSQL no está disponible para leer los precómputos"})
+        raise HTTPException(
+            409,
+            detail={
+                "code": "database_unavailable",
+                "message": "PostgreSQL no está disponible para leer los precómputos",
+            },
+        )
     cached = getattr(request.app.state, "dashboard_data", None)
     if cached is None or cached.engine is not engine:
         cached = request.app.state.dashboard_data = DashboardData(engine, service.aggregates())
     return cached
 
 
-def _filters(fenomeno: str | None, desde: int | None, hasta: int | None, entidad: str | None,
-             lugar: str | None) -> Filters:
+def _filters(
+    fenomeno: str | None, desde: int | None, hasta: int | None, entidad: str | None, lugar: str | None
+) -> Filters:
     if entidad is not None and not ENTITY_ID.match(entidad):
         raise HTTPException(422, detail={"code": "invalid_filter", "message": "entidad: un entity_id del diccionario"})
     if lugar is not None and not PLACE_ID.match(lugar):
-        raise HTTPException(422, detail={"code": "invalid_filter", "message": "lugar: un place_id (department:18, country:COL)"})
+        raise HTTPException(
+            422, detail={"code": "invalid_filter", "message": "lugar: un place_id (department:18, country:COL)"}
+        )
     if desde is not None and hasta is not None and desde > hasta:
         desde, hasta = hasta, desde
     return Filters(phenomenon=fenomeno, year_from=desde, year_to=hasta, entity=entidad, place=lugar)
@@ -82,7 +91,8 @@ def page() -> Response:
             '<!doctype html><html lang="es"><head><meta charset="utf-8"><title>Radar — tablero</title></head><body>'
             "<main><h1>El tablero no está instalado</h1><p>Faltan las bibliotecas o los límites geográficos. Ejecute "
             "<code>npm ci --prefix api/dashboard</code> y <code>python api/dashboard/build.py</code>.</p></main></body></html>",
-            status_code=503)
+            status_code=503,
+        )
     index = STATIC / "index.html"
     return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
@@ -91,8 +101,13 @@ def page() -> Response:
 def meta(request: Request) -> dict:
     service = request.app.state.service
     llm = service.settings.llm
-    out = {"modo": service.mode, "modelo": {"grande": llm.model_large if llm.enabled else None,
-                                           "pequeno": (llm.model_small or llm.model_large) if llm.enabled else None}}
+    out = {
+        "modo": service.mode,
+        "modelo": {
+            "grande": llm.model_large if llm.enabled else None,
+            "pequeno": (llm.model_small or llm.model_large) if llm.enabled else None,
+        },
+    }
     engine = service.engine()
     if engine is None:
         return {**out, "materialized": False, "message": "PostgreSQL no está disponible"}
@@ -100,29 +115,43 @@ def meta(request: Request) -> dict:
 
 
 @router.get("/tablero/api/vista/{view}")
-def view(request: Request, view: Annotated[View, PathParam()],
-         fenomeno: Annotated[Phen | None, Query()] = None, desde: Year = None, hasta: Year = None,
-         entidad: Annotated[str | None, Query(max_length=80)] = None,
-         lugar: Annotated[str | None, Query(max_length=40)] = None,
-         nivel: Annotated[Literal["country", "department", "municipality"] | None, Query()] = None,
-         grupo: Annotated[str | None, Query(max_length=20)] = None,
-         granularidad: Annotated[Literal["year", "month"], Query()] = "year",
-         columnas: Annotated[Literal["source", "phenomenon"], Query()] = "source") -> dict:
+def view(
+    request: Request,
+    view: Annotated[View, PathParam()],
+    fenomeno: Annotated[Phen | None, Query()] = None,
+    desde: Year = None,
+    hasta: Year = None,
+    entidad: Annotated[str | None, Query(max_length=80)] = None,
+    lugar: Annotated[str | None, Query(max_length=40)] = None,
+    nivel: Annotated[Literal["country", "department", "municipality"] | None, Query()] = None,
+    grupo: Annotated[str | None, Query(max_length=20)] = None,
+    granularidad: Annotated[Literal["year", "month"], Query()] = "year",
+    columnas: Annotated[Literal["source", "phenomenon"], Query()] = "source",
+) -> dict:
     f = _filters(fenomeno, desde, hasta, entidad, lugar)
-    opts = {"documents_per_place": {"level": nivel}, "armed_presence": {"grupo": grupo},
-            "timeline": {"granularidad": granularidad}, "entity_heatmap": {"columnas": columnas}}.get(view, {})
+    opts = {
+        "documents_per_place": {"level": nivel},
+        "armed_presence": {"grupo": grupo},
+        "timeline": {"granularidad": granularidad},
+        "entity_heatmap": {"columnas": columnas},
+    }.get(view, {})
     data = _data(request)
     return {"materialized": True, **_guard(lambda: data.view(view, f, **opts))}
 
 
 @router.get("/tablero/api/evidencia")
-def evidencia(request: Request, vista: Annotated[View, Query()],
-              ids: Annotated[str, Query(max_length=2000, pattern=r"^[0-9,]+$")],
-              fenomeno: Annotated[Phen | None, Query()] = None, desde: Year = None, hasta: Year = None,
-              entidad: Annotated[str | None, Query(max_length=80)] = None,
-              lugar: Annotated[str | None, Query(max_length=40)] = None,
-              offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-              limit: Annotated[int, Query(ge=1, le=200)] = 50) -> dict:
+def evidencia(
+    request: Request,
+    vista: Annotated[View, Query()],
+    ids: Annotated[str, Query(max_length=2000, pattern=r"^[0-9,]+$")],
+    fenomeno: Annotated[Phen | None, Query()] = None,
+    desde: Year = None,
+    hasta: Year = None,
+    entidad: Annotated[str | None, Query(max_length=80)] = None,
+    lugar: Annotated[str | None, Query(max_length=40)] = None,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> dict:
     f = _filters(fenomeno, desde, hasta, entidad, lugar)
     data = _data(request)
     row_ids = [int(x) for x in ids.split(",") if x and len(x) <= 18][:200]
@@ -132,7 +161,10 @@ def evidencia(request: Request, vista: Annotated[View, Query()],
 
 
 @router.get("/tablero/api/resolver")
-def resolver(request: Request, entidad: Annotated[str | None, Query(max_length=120)] = None,
-             lugar: Annotated[str | None, Query(max_length=120)] = None) -> dict:
+def resolver(
+    request: Request,
+    entidad: Annotated[str | None, Query(max_length=120)] = None,
+    lugar: Annotated[str | None, Query(max_length=120)] = None,
+) -> dict:
     data = _data(request)
     return _guard(lambda: data.resolve(entidad, lugar))

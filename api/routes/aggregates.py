@@ -2,6 +2,7 @@
 
 A table not materialized yet answers ``materialized: false`` with a message (HTTP 200), never 500.
 """
+
 from __future__ import annotations
 
 import logging
@@ -31,22 +32,30 @@ def list_aggregates(service: ServiceDep) -> list[AggregateListItem]:
             status = reader.status()
         except sa.exc.SQLAlchemyError:
             log.warning("aggregate status unavailable", exc_info=True)
-    return [AggregateListItem(aggregate=n, table=s.table_name, title=s.title, materialized=status.get(n))
-            for n, s in AGGREGATES.items()]
+    return [
+        AggregateListItem(aggregate=n, table=s.table_name, title=s.title, materialized=status.get(n))
+        for n, s in AGGREGATES.items()
+    ]
 
 
 @router.get("/aggregates/{name}", response_model=AggregateResponse, responses={409: {"model": ErrorResponse}})
-def read_aggregate(reader: AggregatesDep, name: Annotated[AggregateName, Path()],
-                   phenomenon: Annotated[Phenomenon | None, Query()] = None,
-                   year_from: Annotated[int | None, Query(ge=1900, le=2100)] = None,
-                   year_to: Annotated[int | None, Query(ge=1900, le=2100)] = None,
-                   entity: Annotated[str | None, Query(min_length=1, max_length=120, description="entity_id del diccionario")] = None,
-                   place: Annotated[str | None, Query(min_length=1, max_length=120, description="nombre de lugar/departamento")] = None,
-                   limit: Annotated[int, Query(ge=1, le=5000)] = 500) -> AggregateResponse:
+def read_aggregate(
+    reader: AggregatesDep,
+    name: Annotated[AggregateName, Path()],
+    phenomenon: Annotated[Phenomenon | None, Query()] = None,
+    year_from: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+    year_to: Annotated[int | None, Query(ge=1900, le=2100)] = None,
+    entity: Annotated[str | None, Query(min_length=1, max_length=120, description="entity_id del diccionario")] = None,
+    place: Annotated[
+        str | None, Query(min_length=1, max_length=120, description="nombre de lugar/departamento")
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 500,
+) -> AggregateResponse:
     try:
         out = reader.read(name, Filters(phenomenon, year_from, year_to, entity, place), limit=limit)
     except sa.exc.SQLAlchemyError as exc:
         log.warning("aggregate %s failed: %s", name, exc)
-        raise HTTPException(409, detail={"code": "aggregate_query_failed",
-                                         "message": f"no pude leer '{name}' con esos filtros"}) from exc
+        raise HTTPException(
+            409, detail={"code": "aggregate_query_failed", "message": f"no pude leer '{name}' con esos filtros"}
+        ) from exc
     return AggregateResponse(**out)

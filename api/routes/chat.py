@@ -5,6 +5,7 @@ and the trace is stored after assembly, with the response as sent. The stream em
 ``event: step`` per finished step (role, state, tool, call id, ms, tokens; guard rules are never
 included) and then ``event: final`` with the full ``ChatResponse``.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,9 +25,11 @@ from radar_pipeline.agent.service import AgentService
 log = logging.getLogger("radar.api.chat")
 router = APIRouter(tags=["chat"])
 
-_CONTRACT_ERRORS = {400: {"model": ChatResponse, "description": "Cuerpo ilegible (contrato completo, estado=error)"},
-                    422: {"model": ChatResponse, "description": "Solicitud inválida (contrato completo, estado=error)"},
-                    500: {"model": ChatResponse, "description": "Error inesperado (contrato completo, estado=error)"}}
+_CONTRACT_ERRORS = {
+    400: {"model": ChatResponse, "description": "Cuerpo ilegible (contrato completo, estado=error)"},
+    422: {"model": ChatResponse, "description": "Solicitud inválida (contrato completo, estado=error)"},
+    500: {"model": ChatResponse, "description": "Error inesperado (contrato completo, estado=error)"},
+}
 
 
 def run_chat(service: AgentService, req: ChatRequest, on_event: Callable[[dict], None] | None = None) -> ChatResponse:
@@ -35,30 +38,52 @@ def run_chat(service: AgentService, req: ChatRequest, on_event: Callable[[dict],
         runner = service.runner()
     except Exception:  # noqa: BLE001
         log.exception("agent runner unavailable")
-        return error_response("El servicio del agente no pudo iniciarse.", pregunta=req.pregunta,
-                              reason="servicio_no_disponible", modo=service.mode, conversacion_id=req.conversacion_id)
+        return error_response(
+            "El servicio del agente no pudo iniciarse.",
+            pregunta=req.pregunta,
+            reason="servicio_no_disponible",
+            modo=service.mode,
+            conversacion_id=req.conversacion_id,
+        )
     result = runner.run(req.pregunta, req.conversacion_id, on_event)
     try:
         resp = assemble(result)
     except ValidationError:
         log.exception("run %s: result does not fit the contract", result.run_id)
-        resp = error_response("No pude ensamblar la respuesta.", pregunta=req.pregunta, reason="contrato_invalido",
-                              modo=service.mode, conversacion_id=result.conversacion_id)
+        resp = error_response(
+            "No pude ensamblar la respuesta.",
+            pregunta=req.pregunta,
+            reason="contrato_invalido",
+            modo=service.mode,
+            conversacion_id=result.conversacion_id,
+        )
     runner.store_trace(result, resp.model_dump(mode="json"))
     return resp
 
 
-@router.post("/chat", response_model=ChatResponse, responses=_CONTRACT_ERRORS,
-             summary="Responde una pregunta con citas [doc_id:chunk_id]")
+@router.post(
+    "/chat",
+    response_model=ChatResponse,
+    responses=_CONTRACT_ERRORS,
+    summary="Responde una pregunta con citas [doc_id:chunk_id]",
+)
 def chat(req: ChatRequest, service: ServiceDep) -> ChatResponse:
     """The agent's answer. Always the full contract; ``metadata.estado`` says how the run ended."""
     return run_chat(service, req)
 
 
-@router.post("/chat/stream", response_class=StreamingResponse, summary="La misma ejecución como Server-Sent Events",
-             responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
-                              "description": "event: step (uno por paso terminado) … event: final (ChatResponse)"},
-                        **_CONTRACT_ERRORS})
+@router.post(
+    "/chat/stream",
+    response_class=StreamingResponse,
+    summary="La misma ejecución como Server-Sent Events",
+    responses={
+        200: {
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "description": "event: step (uno por paso terminado) … event: final (ChatResponse)",
+        },
+        **_CONTRACT_ERRORS,
+    },
+)
 def chat_stream(req: ChatRequest, service: ServiceDep) -> StreamingResponse:
     events: queue.Queue = queue.Queue()
 
@@ -81,5 +106,6 @@ def chat_stream(req: ChatRequest, service: ServiceDep) -> StreamingResponse:
             name, data = item
             yield f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
-    return StreamingResponse(gen(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        gen(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )

@@ -1,4 +1,5 @@
 """Document reading endpoints: outline, the evidence window (~80 passages around a chunk), one chunk."""
+
 from __future__ import annotations
 
 import logging
@@ -15,8 +16,11 @@ _NOT_FOUND = {404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}
 
 
 @router.get("/documents/{doc_id}/outline", response_model=OutlineResponse, responses=_NOT_FOUND)
-def outline(retrieval: RetrievalDep, doc_id: Annotated[str, Path(max_length=64)],
-            max_entries: Annotated[int, Query(ge=1, le=200)] = 30) -> OutlineResponse:
+def outline(
+    retrieval: RetrievalDep,
+    doc_id: Annotated[str, Path(max_length=64)],
+    max_entries: Annotated[int, Query(ge=1, le=200)] = 30,
+) -> OutlineResponse:
     out = retrieval.outline(doc_id, max_entries)
     if out is None:
         raise HTTPException(404, detail={"code": "unknown_document", "message": f"no hay documento {doc_id[:64]}"})
@@ -24,9 +28,13 @@ def outline(retrieval: RetrievalDep, doc_id: Annotated[str, Path(max_length=64)]
 
 
 @router.get("/documents/{doc_id}/window", response_model=WindowResponse, responses=_NOT_FOUND)
-def window(retrieval: RetrievalDep, service: ServiceDep, doc_id: Annotated[str, Path(max_length=64)],
-           chunk_id: Annotated[str, Query(max_length=80, description="Pasaje citado, centro de la ventana")],
-           size: Annotated[int, Query(ge=1, le=200)] = 80) -> WindowResponse:
+def window(
+    retrieval: RetrievalDep,
+    service: ServiceDep,
+    doc_id: Annotated[str, Path(max_length=64)],
+    chunk_id: Annotated[str, Query(max_length=80, description="Pasaje citado, centro de la ventana")],
+    size: Annotated[int, Query(ge=1, le=200)] = 80,
+) -> WindowResponse:
     """``size`` consecutive passages of the document around ``chunk_id`` (evidence panel), with the
     materialized entity/place mentions of those passages when the precomputes exist."""
     out = retrieval.window(chunk_id, size)

@@ -1,4 +1,5 @@
 """GET /health: index, database and model configuration at a glance (no secrets)."""
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -34,8 +35,12 @@ def health(service: ServiceDep) -> HealthResponse:
         except Exception:  # noqa: BLE001
             db["connected"] = False
     llm = service.settings.llm
-    llm_info = {"enabled": llm.enabled, "model_large": llm.model_large if llm.enabled else None,
-                "model_small": (llm.model_small or llm.model_large) if llm.enabled else None}
+    llm_info = {
+        "enabled": llm.enabled,
+        "model_large": llm.model_large if llm.enabled else None,
+        "model_small": (llm.model_small or llm.model_large) if llm.enabled else None,
+    }
     ok = index["present"] and db["connected"] is not False
-    return HealthResponse(status="ok" if ok else "degraded", version=_version(), mode=service.mode,
-                          index=index, database=db, llm=llm_info)
+    return HealthResponse(
+        status="ok" if ok else "degraded", version=_version(), mode=service.mode, index=index, database=db, llm=llm_info
+    )

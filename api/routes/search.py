@@ -1,4 +1,5 @@
 """GET /search: passage and document search (the retrieval service the agent's tools also use, for the dashboard)."""
+
 from __future__ import annotations
 
 import time
@@ -12,12 +13,15 @@ from api.schemas import ErrorResponse, SearchResponse
 router = APIRouter(tags=["search"])
 
 
-@router.get("/search", response_model=SearchResponse,
-            responses={409: {"model": ErrorResponse}, 400: {"model": ErrorResponse}})
-def search(retrieval: RetrievalDep,
-           q: Annotated[str, Query(min_length=2, max_length=300, description="Pregunta o consulta")],
-           k: Annotated[int, Query(ge=1, le=10)] = 10,
-           doc_id: Annotated[list[str] | None, Query(max_length=5, description="Restringir a estos documentos")] = None) -> SearchResponse:
+@router.get(
+    "/search", response_model=SearchResponse, responses={409: {"model": ErrorResponse}, 400: {"model": ErrorResponse}}
+)
+def search(
+    retrieval: RetrievalDep,
+    q: Annotated[str, Query(min_length=2, max_length=300, description="Pregunta o consulta")],
+    k: Annotated[int, Query(ge=1, le=10)] = 10,
+    doc_id: Annotated[list[str] | None, Query(max_length=5, description="Restringir a estos documentos")] = None,
+) -> SearchResponse:
     """Top documents (3) and passages (``k``) with ``similarity`` = raw cosine and ``score`` = policy score."""
     if not q.strip() or len(q.strip()) < 2:
         raise HTTPException(400, detail={"code": "empty_query", "message": "la consulta está vacía"})
@@ -25,5 +29,6 @@ def search(retrieval: RetrievalDep,
     docs = [d for d in doc_id or [] if d]
     passages = retrieval.search_passages(q, k, docs or None)
     documents = [] if docs else retrieval.search_documents(q, 3)
-    return SearchResponse(query=q, documents=documents, passages=passages,
-                          latency_ms=round((time.perf_counter() - t0) * 1000, 2))
+    return SearchResponse(
+        query=q, documents=documents, passages=passages, latency_ms=round((time.perf_counter() - t0) * 1000, 2)
+    )

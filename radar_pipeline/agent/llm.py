@@ -14,6 +14,7 @@ characters/4 and flagged when the provider sends none) and latency. Failures rai
 with ``kind`` in ``timeout``, ``http``, ``connection``, ``malformed`` — the runner reports them as
 estado ``error``, never as "no evidence".
 """
+
 from __future__ import annotations
 
 import json
@@ -88,19 +89,33 @@ class LLMClient:
         headers = {"Content-Type": "application/json"}
         if settings.api_key is not None and settings.api_key.get_secret_value():
             headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
-        self._http = httpx.Client(base_url=settings.base_url.rstrip("/"), headers=headers,
-                                  timeout=httpx.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s)),
-                                  transport=transport)
+        self._http = httpx.Client(
+            base_url=settings.base_url.rstrip("/"),
+            headers=headers,
+            timeout=httpx.Timeout(settings.timeout_s, connect=min(10.0, settings.timeout_s)),
+            transport=transport,
+        )
 
     def close(self) -> None:
         self._http.close()
 
-    def chat(self, messages: list[dict], *, size: str = "large", tools: list[dict] | None = None,
-             json_mode: bool = False, max_tokens: int | None = None) -> LLMReply:
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        size: str = "large",
+        tools: list[dict] | None = None,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> LLMReply:
         """One ``/chat/completions`` call. Raises ``LLMError``."""
         model = self.settings.model_for(size)
-        body: dict[str, Any] = {"model": model, "messages": messages, "temperature": self.settings.temperature,
-                                "max_tokens": max_tokens or self.settings.max_tokens}
+        body: dict[str, Any] = {
+            "model": model,
+            "messages": messages,
+            "temperature": self.settings.temperature,
+            "max_tokens": max_tokens or self.settings.max_tokens,
+        }
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"
@@ -138,15 +153,27 @@ class LLMClient:
         for i, tc in enumerate(msg.get("tool_calls") or []):
             fn = (tc or {}).get("function") or {}
             args = fn.get("arguments")
-            calls.append(ToolCall(id=str(tc.get("id") or f"call_{i}"), name=str(fn.get("name") or ""),
-                                  arguments=args if isinstance(args, str) else json.dumps(args or {})))
+            calls.append(
+                ToolCall(
+                    id=str(tc.get("id") or f"call_{i}"),
+                    name=str(fn.get("name") or ""),
+                    arguments=args if isinstance(args, str) else json.dumps(args or {}),
+                )
+            )
         usage = data.get("usage") or {}
         estimated = "prompt_tokens" not in usage
         tin = int(usage.get("prompt_tokens") or sum(len(str(m.get("content") or "")) for m in messages) // 4)
         tout = int(usage.get("completion_tokens") or (len(content) + sum(len(c.arguments) for c in calls)) // 4)
-        return LLMReply(content=content, tool_calls=calls, input_tokens=tin, output_tokens=tout,
-                        estimated_usage=estimated, ms=round(ms, 1), model=model,
-                        finish_reason=choice.get("finish_reason"))
+        return LLMReply(
+            content=content,
+            tool_calls=calls,
+            input_tokens=tin,
+            output_tokens=tout,
+            estimated_usage=estimated,
+            ms=round(ms, 1),
+            model=model,
+            finish_reason=choice.get("finish_reason"),
+        )
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
@@ -187,7 +214,7 @@ def parse_json_object(text: str) -> dict:
                     depth -= 1
                     if depth == 0:
                         try:
-                            obj = json.loads(cand[start:i + 1])
+                            obj = json.loads(cand[start : i + 1])
                             if isinstance(obj, dict):
                                 return obj
                         except ValueError:

@@ -4,18 +4,27 @@ Texts that name a run carry its ``run_id`` as a reference for the trace (``radar
 Failure texts always say when the cause is the service, so an error is never read as "no
 evidence". Block replies live with the guards (``guards.BLOCKED_REPLY``).
 """
+
 from __future__ import annotations
 
-GREETING_REPLY = ("¡Hola! Soy el asistente de Radar. Respondo preguntas sobre inteligencia artificial en contextos "
-                  "militares, seguridad espacial y órbita baja, y dinámicas territoriales en América Latina, citando "
-                  "cada afirmación con su pasaje [doc_id:chunk_id]. Por ejemplo: «¿Qué incidentes recientes de spoofing "
-                  "han comprometido servicios satelitales?»")
-THANKS_REPLY = "Con gusto. Si quieres, pregúntame por otro tema de IA militar, seguridad espacial o dinámicas territoriales."
-CAPABILITIES_REPLY = ("Busco y cito evidencia en el corpus de Radar (documentos sobre IA militar, seguridad espacial y "
-                      "dinámicas territoriales en América Latina), respondo en español con citas [doc_id:chunk_id] y puedo "
-                      "preparar mapas, líneas de tiempo, redes, matrices y cuadrantes del tablero.")
-OFF_TOPIC_REPLY = ("Esa pregunta está fuera del alcance de Radar: solo respondo sobre inteligencia artificial en contextos "
-                   "militares, seguridad espacial y dinámicas territoriales en América Latina, con evidencia del corpus.")
+GREETING_REPLY = (
+    "¡Hola! Soy el asistente de Radar. Respondo preguntas sobre inteligencia artificial en contextos "
+    "militares, seguridad espacial y órbita baja, y dinámicas territoriales en América Latina, citando "
+    "cada afirmación con su pasaje [doc_id:chunk_id]. Por ejemplo: «¿Qué incidentes recientes de spoofing "
+    "han comprometido servicios satelitales?»"
+)
+THANKS_REPLY = (
+    "Con gusto. Si quieres, pregúntame por otro tema de IA militar, seguridad espacial o dinámicas territoriales."
+)
+CAPABILITIES_REPLY = (
+    "Busco y cito evidencia en el corpus de Radar (documentos sobre IA militar, seguridad espacial y "
+    "dinámicas territoriales en América Latina), respondo en español con citas [doc_id:chunk_id] y puedo "
+    "preparar mapas, líneas de tiempo, redes, matrices y cuadrantes del tablero."
+)
+OFF_TOPIC_REPLY = (
+    "Esa pregunta está fuera del alcance de Radar: solo respondo sobre inteligencia artificial en contextos "
+    "militares, seguridad espacial y dinámicas territoriales en América Latina, con evidencia del corpus."
+)
 SMALL_TALK_REPLIES = {"greeting": GREETING_REPLY, "thanks": THANKS_REPLY, "capabilities": CAPABILITIES_REPLY}
 """Reply per ``router.Plan.kind`` that needs no retrieval."""
 
@@ -25,20 +34,26 @@ NO_USABLE_SENTENCES = "Los pasajes recuperados no contienen frases que respondan
 def no_evidence(best_similarity: float | None) -> str:
     """No passage read reached the evidence threshold; ``best_similarity`` is the best raw cosine seen."""
     detail = f" (similitud del mejor pasaje: {best_similarity:.2f})" if best_similarity is not None else ""
-    return ("No encontré en la base de conocimiento pasajes que respondan a esta pregunta" + detail + ". "
-            "Prueba a reformularla o a precisar el fenómeno, el lugar o el periodo.")
+    return (
+        "No encontré en la base de conocimiento pasajes que respondan a esta pregunta" + detail + ". "
+        "Prueba a reformularla o a precisar el fenómeno, el lugar o el periodo."
+    )
 
 
 def provider_error(kind: str, run_id: str) -> str:
     """The model provider failed (``LLMError.kind``: timeout, http, connection, malformed)."""
-    return (f"No pude completar la respuesta: el proveedor del modelo de lenguaje falló ({kind}). "
-            f"Esto es un error del servicio, no una falta de evidencia. Referencia: {run_id}.")
+    return (
+        f"No pude completar la respuesta: el proveedor del modelo de lenguaje falló ({kind}). "
+        f"Esto es un error del servicio, no una falta de evidencia. Referencia: {run_id}."
+    )
 
 
 def index_unavailable(run_id: str) -> str:
     """The passage indexes are not materialized."""
-    return ("No pude buscar evidencia: el índice de pasajes no está materializado (ejecuta `radar materialize`). "
-            f"Esto es un error del servicio, no una falta de evidencia. Referencia: {run_id}.")
+    return (
+        "No pude buscar evidencia: el índice de pasajes no está materializado (ejecuta `radar materialize`). "
+        f"Esto es un error del servicio, no una falta de evidencia. Referencia: {run_id}."
+    )
 
 
 def internal_error(run_id: str) -> str:
@@ -48,16 +63,21 @@ def internal_error(run_id: str) -> str:
 
 def unverified(retries: int, reasons: list[str], answer: str) -> str:
     """An answer shipped after ``retries`` rejected reformulations, prefixed with a warning (reasons ≤ 300 chars)."""
-    return (f"Advertencia: esta respuesta no superó la verificación tras {retries} reformulaciones "
-            f"({'; '.join(reasons)[:300]}). Contrástala con las fuentes citadas.\n\n{answer}")
+    return (
+        f"Advertencia: esta respuesta no superó la verificación tras {retries} reformulaciones "
+        f"({'; '.join(reasons)[:300]}). Contrástala con las fuentes citadas.\n\n{answer}"
+    )
 
 
 def coverage_note(unmet: list[dict]) -> str:
     """Note for coverage requirements without evidence; ``unmet`` rows are ``{"requisito", "tipo", ...}``."""
     kinds = {"year": "año", "item": "elemento de la lista", "country": "país", "group": "grupo"}
     parts = ", ".join(f"«{c['requisito']}» ({kinds.get(c['tipo'], c['tipo'])})" for c in unmet)
-    return ("Cobertura incompleta: no encontré evidencia en los pasajes leídos para " + parts +
-            ". Esa parte de la pregunta queda sin responder.")
+    return (
+        "Cobertura incompleta: no encontré evidencia en los pasajes leídos para "
+        + parts
+        + ". Esa parte de la pregunta queda sin responder."
+    )
 
 
 def visualization_reply(vis: dict) -> tuple[str, bool]:
@@ -74,8 +94,10 @@ def visualization_reply(vis: dict) -> tuple[str, bool]:
         text += " Filtros: " + ", ".join(f"{k}={v}" for k, v in f.items()) + "."
     missing = [c["titulo"] for c in vis["componentes"] if c["materializado"] is False]
     if missing and len(missing) == len(vis["componentes"]):
-        return (text + " Los datos de " + ", ".join(missing) + " aún no están materializados, así que el "
-                "componente se mostrará vacío hasta que se ejecuten los precómputos."), True
+        return (
+            text + " Los datos de " + ", ".join(missing) + " aún no están materializados, así que el "
+            "componente se mostrará vacío hasta que se ejecuten los precómputos."
+        ), True
     if missing:
         text += " Aún no materializado: " + ", ".join(missing) + "."
     return text, False

@@ -3,6 +3,7 @@
 Unknown keys are ignored; a reply that does not validate gets one repair request, then the run
 ends in ``error`` (``error_proveedor:malformed``).
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -26,7 +27,7 @@ class OrchestratorReply(_Reply):
 
     tipo: Literal["pregunta", "saludo", "fuera_de_tema"] = "pregunta"
     ruta: Literal["text", "visualization", "both"] = "text"
-    formulaciones: list[str] = Field(default_factory=list, max_length=6)   # the first 3 are used
+    formulaciones: list[str] = Field(default_factory=list, max_length=6)  # the first 3 are used
 
 
 class VerifierReply(_Reply):

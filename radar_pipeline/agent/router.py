@@ -15,6 +15,7 @@
 The LLM orchestrator (``runner``) proposes the route and formulations itself; the requirements are
 always extracted here, in code, so a model cannot drop one.
 """
+
 from __future__ import annotations
 
 import re
@@ -111,11 +112,20 @@ hutis,huties,houthis|houthi|houthis|ansar allah
 otan|nato|otan|north atlantic treaty organization
 union europea|european union|eu|uniao europeia|union europea
 """
-_DEPARTMENTS = ("amazonas antioquia arauca atlantico bolivar boyaca caldas caqueta casanare cauca cesar choco "
-                "cordoba cundinamarca guainia guaviare huila la guajira magdalena meta narino norte de santander "
-                "putumayo quindio risaralda san andres santander sucre tolima valle del cauca vaupes vichada bogota").split()
-_DEPARTMENTS = ["la guajira", "norte de santander", "valle del cauca", "san andres"] + [
-    d for d in _DEPARTMENTS if d not in ("la", "guajira", "norte", "de", "santander", "valle", "del", "san", "andres")] + ["santander"]
+_DEPARTMENTS = (
+    "amazonas antioquia arauca atlantico bolivar boyaca caldas caqueta casanare cauca cesar choco "
+    "cordoba cundinamarca guainia guaviare huila la guajira magdalena meta narino norte de santander "
+    "putumayo quindio risaralda san andres santander sucre tolima valle del cauca vaupes vichada bogota"
+).split()
+_DEPARTMENTS = (
+    ["la guajira", "norte de santander", "valle del cauca", "san andres"]
+    + [
+        d
+        for d in _DEPARTMENTS
+        if d not in ("la", "guajira", "norte", "de", "santander", "valle", "del", "san", "andres")
+    ]
+    + ["santander"]
+)
 
 
 def _parse_gazetteer(block: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -159,12 +169,52 @@ _PN = rf"(?:{_PN_WORD}(?:\s+(?:de|del|la|las|los|da|do)?\s*{_PN_WORD})*(?:\s*\([
 _PN_LIST = re.compile(rf"({_PN}(?:\s*,\s*{_PN})*\s*,?\s+(?:y|e|o|u|and|or)\s+{_PN})")
 _LC_LIST = re.compile(r"([^,;:¿?¡!.]{3,80}(?:,\s*[^,;:¿?¡!.]{2,80}){1,6},?\s+(?:y|e|o|u|and|or)\s+[^,;:¿?¡!.]{2,80})")
 _ACRONYM = re.compile(r"\(([A-ZÁÉÍÓÚÑ]{2,8})\)")
-_QWORDS = {"cómo", "como", "qué", "que", "cuál", "cuáles", "cual", "cuales", "de", "en", "por", "para", "dónde", "quién", "quiénes"}
+_QWORDS = {
+    "cómo",
+    "como",
+    "qué",
+    "que",
+    "cuál",
+    "cuáles",
+    "cual",
+    "cuales",
+    "de",
+    "en",
+    "por",
+    "para",
+    "dónde",
+    "quién",
+    "quiénes",
+}
 
 
 _ARTICLES = r"(?:el|la|los|las|un|una|unos|unas|del|de|para|como|en|sobre|the|a|an|of)"
-_ITEM_STOP = {"que", "para", "por", "en", "con", "utilizados", "utilizadas", "usados", "usadas", "sobre", "a", "al",
-              "frente", "entre", "desde", "hasta", "y", "e", "o", "that", "for", "in", "with", "by"}
+_ITEM_STOP = {
+    "que",
+    "para",
+    "por",
+    "en",
+    "con",
+    "utilizados",
+    "utilizadas",
+    "usados",
+    "usadas",
+    "sobre",
+    "a",
+    "al",
+    "frente",
+    "entre",
+    "desde",
+    "hasta",
+    "y",
+    "e",
+    "o",
+    "that",
+    "for",
+    "in",
+    "with",
+    "by",
+}
 
 
 def _item_requirement(item: str, proper_list: bool) -> Requirement | None:
@@ -200,7 +250,7 @@ def _item_requirement(item: str, proper_list: bool) -> Requirement | None:
 def _first_item(segment: str) -> str:
     words = segment.split()
     idx = max((i for i, w in enumerate(words) if re.fullmatch(_ARTICLES, w, flags=re.I)), default=-1)
-    return " ".join(words[idx + 1:][-6:])
+    return " ".join(words[idx + 1 :][-6:])
 
 
 def _last_item(segment: str) -> str:
@@ -222,7 +272,13 @@ def extract_requirements(question: str) -> list[Requirement]:
     items: list[tuple[str, bool]] = []
     for m in _PN_LIST.finditer(question):
         parts = re.split(r"\s*,\s*|\s+(?:y|e|o|u|and|or)\s+", m.group(1))
-        parts = [p for p in parts if p and fold_question(p) not in _QWORDS and not re.match(r"^(?:¿|Cómo|Qué|Cuál|Cuáles|De|En|Por|Para)\b", p)]
+        parts = [
+            p
+            for p in parts
+            if p
+            and fold_question(p) not in _QWORDS
+            and not re.match(r"^(?:¿|Cómo|Qué|Cuál|Cuáles|De|En|Por|Para)\b", p)
+        ]
         if len(parts) >= 2:
             items += [(p, True) for p in parts]
     for m in _LC_LIST.finditer(question):
@@ -252,32 +308,46 @@ def extract_requirements(question: str) -> list[Requirement]:
 
 
 # --------------------------------------------------------------------------- routing
-_GREETING = re.compile(r"^(?:hola|holi|buen(?:os|as)? (?:dias|tardes|noches)|saludos|hey|hi|hello|good (?:morning|afternoon|evening)|"
-                       r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde)\b")
-_THANKS = re.compile(r"^(?:muchas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b")
-_CAPABILITIES = re.compile(r"(?:quien eres|que eres|que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)")
-_DOMAIN = re.compile(r"(?<!\w)(?:ia|ai|inteligencia|artificial|militar\w*|military|defensa|defense|defence|segur\w*|security|armad\w*|arma\w*|weapon\w*|"
-                     r"guerra\w*|war\w*|conflict\w*|dron\w*|autonom\w*|espaci\w*|space|satel\w*|orbit\w*|asat|antisatel\w*|debris|desech\w*|"
-                     r"ciber\w*|cyber\w*|nuclear\w*|misil\w*|missil\w*|grupo\w*|group\w*|crimen|crimin\w*|narco\w*|droga\w*|drug\w*|miner\w*|"
-                     r"ilegal\w*|ilicit\w*|illegal|territor\w*|colombia\w*|amazon\w*|frontera\w*|border\w*|alerta\w*|defensoria|farc|eln|clan|"
-                     r"disiden\w*|violencia|violen\w*|estado\w*|state\w*|polit\w*|estrateg\w*|strateg\w*|tecnolog\w*|technolog\w*|amenaza\w*|"
-                     r"threat\w*|riesgo\w*|risk\w*|ejercito|army|fuerza\w*|forces|policia|police|terror\w*|insurg\w*|paz|peace|acuerdo\w*|"
-                     r"tratado\w*|treaty|otan|nato|gps|spoofing|jamming|interferencia\w*|vigilancia|surveillance|inteligencia|intelligence|"
-                     r"municipio\w*|departamento\w*|region\w*|america latina|latin america|mapa|map|documento\w*|document\w*|corpus|fuente\w*|"
-                     r"semiconductor\w*|chip\w*|algoritm\w*|datos|data|economia\w*|econom\w*|oro|gold|coca\w*|cocaina|contrabando|trafico|"
-                     r"traffick\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*|comunidad\w*|poblacion|civil\w*|humanitar\w*|derecho\w*|"
-                     r"law|gobierno|government|china|rusia|russia|estados unidos|corea|iran|israel|ucrania|ukraine|brasil|peru|venezuela|ecuador)")
-_OFF_TOPIC = re.compile(r"(?<!\w)(?:receta\w*|recipe\w*|cocina\w*|cook\w*|futbol|football|soccer|partido de|equipo de futbol|horoscopo|"
-                        r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
-                        r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
-                        r"maquillaje|moda|celebridad\w*|farandula|videojuego\w*|video game\w*|mascota\w*|perro\w*|gato\w*|vacaciones|"
-                        r"hotel\w*|restaurante\w*|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
-                        r"matematica\w*|ecuacion|integral de|derivada|programa en python|codigo en|javascript)")
-_VIZ = re.compile(r"(?<!\w)(?:muestra\w*|muestrame|ensename|ensenanos|visualiz\w*|grafic\w*|mapa\w*|linea de tiempo|cronologia|"
-                  r"evolucion (?:anual|temporal|por ano)|por ano|red de (?:entidades|actores|relaciones|coocurrencia)|coocurrencia|"
-                  r"matriz|mapa de calor|heatmap|cuadrante|tablero|dashboard|panel|show me|plot|chart|map|timeline|network graph)")
-_EXPLAIN = re.compile(r"(?<!\w)(?:explica\w*|por que|porque|como (?:se|han|ha|afecta|influye|explica)|que (?:implicaciones|riesgos|factores|lecciones|causas|significa)|"
-                      r"analiza\w*|describe|resume|resumen|y que|y como|explain\w*|why|what (?:explains|drives))")
+_GREETING = re.compile(
+    r"^(?:hola|holi|buen(?:os|as)? (?:dias|tardes|noches)|saludos|hey|hi|hello|good (?:morning|afternoon|evening)|"
+    r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde)\b"
+)
+_THANKS = re.compile(
+    r"^(?:muchas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b"
+)
+_CAPABILITIES = re.compile(
+    r"(?:quien eres|que eres|que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
+)
+_DOMAIN = re.compile(
+    r"(?<!\w)(?:ia|ai|inteligencia|artificial|militar\w*|military|defensa|defense|defence|segur\w*|security|armad\w*|arma\w*|weapon\w*|"
+    r"guerra\w*|war\w*|conflict\w*|dron\w*|autonom\w*|espaci\w*|space|satel\w*|orbit\w*|asat|antisatel\w*|debris|desech\w*|"
+    r"ciber\w*|cyber\w*|nuclear\w*|misil\w*|missil\w*|grupo\w*|group\w*|crimen|crimin\w*|narco\w*|droga\w*|drug\w*|miner\w*|"
+    r"ilegal\w*|ilicit\w*|illegal|territor\w*|colombia\w*|amazon\w*|frontera\w*|border\w*|alerta\w*|defensoria|farc|eln|clan|"
+    r"disiden\w*|violencia|violen\w*|estado\w*|state\w*|polit\w*|estrateg\w*|strateg\w*|tecnolog\w*|technolog\w*|amenaza\w*|"
+    r"threat\w*|riesgo\w*|risk\w*|ejercito|army|fuerza\w*|forces|policia|police|terror\w*|insurg\w*|paz|peace|acuerdo\w*|"
+    r"tratado\w*|treaty|otan|nato|gps|spoofing|jamming|interferencia\w*|vigilancia|surveillance|inteligencia|intelligence|"
+    r"municipio\w*|departamento\w*|region\w*|america latina|latin america|mapa|map|documento\w*|document\w*|corpus|fuente\w*|"
+    r"semiconductor\w*|chip\w*|algoritm\w*|datos|data|economia\w*|econom\w*|oro|gold|coca\w*|cocaina|contrabando|trafico|"
+    r"traffick\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*|comunidad\w*|poblacion|civil\w*|humanitar\w*|derecho\w*|"
+    r"law|gobierno|government|china|rusia|russia|estados unidos|corea|iran|israel|ucrania|ukraine|brasil|peru|venezuela|ecuador)"
+)
+_OFF_TOPIC = re.compile(
+    r"(?<!\w)(?:receta\w*|recipe\w*|cocina\w*|cook\w*|futbol|football|soccer|partido de|equipo de futbol|horoscopo|"
+    r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
+    r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
+    r"maquillaje|moda|celebridad\w*|farandula|videojuego\w*|video game\w*|mascota\w*|perro\w*|gato\w*|vacaciones|"
+    r"hotel\w*|restaurante\w*|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
+    r"matematica\w*|ecuacion|integral de|derivada|programa en python|codigo en|javascript)"
+)
+_VIZ = re.compile(
+    r"(?<!\w)(?:muestra\w*|muestrame|ensename|ensenanos|visualiz\w*|grafic\w*|mapa\w*|linea de tiempo|cronologia|"
+    r"evolucion (?:anual|temporal|por ano)|por ano|red de (?:entidades|actores|relaciones|coocurrencia)|coocurrencia|"
+    r"matriz|mapa de calor|heatmap|cuadrante|tablero|dashboard|panel|show me|plot|chart|map|timeline|network graph)"
+)
+_EXPLAIN = re.compile(
+    r"(?<!\w)(?:explica\w*|por que|porque|como (?:se|han|ha|afecta|influye|explica)|que (?:implicaciones|riesgos|factores|lecciones|causas|significa)|"
+    r"analiza\w*|describe|resume|resumen|y que|y como|explain\w*|why|what (?:explains|drives))"
+)
 _PHEN_RULES = {
     "ai_military": r"inteligencia artificial|(?<!\w)ia(?!\w)|(?<!\w)ai(?!\w)|dron\w*|autonom\w*|algoritm\w*|semiconductor\w*|aprendizaje automatico|machine learning|armas autonomas|enjambre\w*|targeting|nbqr|cbrn",
     "space_security": r"espaci\w*|satel\w*|orbit\w*|antisatel\w*|asat|desechos|debris|gps|spoofing|guerra electronica|energia dirigida|constelacion\w*",
@@ -296,12 +366,15 @@ def classify_phenomenon(question: str) -> str | None:
     return best if votes[best] > 0 else None
 
 
-_STOP = set(fold_question(w) for w in """
+_STOP = set(
+    fold_question(w)
+    for w in """
 el la los las un una unos unas de del al a en y o u e que qué cómo como cuál cuáles cual cuales por para con sin sobre entre
 se su sus lo le les es son ha han han sido está están este esta estos estas ese esa esos esas más mas muy ya no ni
 qué quién quiénes dónde cuándo cuánto cuántos manera forma modo tiene tienen tendría hay existen existe frente
 the of and or to in on for with by is are what how which why who when where does do
-""".split())
+""".split()
+)
 
 
 def keywords(question: str) -> list[str]:
@@ -320,8 +393,11 @@ class Plan:
 
 
 def _second_clause(question: str) -> str | None:
-    m = re.search(r",?\s+y\s+(qu[ée]|c[óo]mo|cu[áa]les?|por qu[ée]|d[óo]nde|qui[ée]nes|cu[áa]ndo|en qu[ée]|de qu[ée])\s+(.{8,})$",
-                  question.strip(" ?¿"), flags=re.I)
+    m = re.search(
+        r",?\s+y\s+(qu[ée]|c[óo]mo|cu[áa]les?|por qu[ée]|d[óo]nde|qui[ée]nes|cu[áa]ndo|en qu[ée]|de qu[ée])\s+(.{8,})$",
+        question.strip(" ?¿"),
+        flags=re.I,
+    )
     if not m:
         return None
     head = question.strip(" ?¿")[: m.start()]

@@ -7,6 +7,7 @@ PostgreSQL engine, the trace store, the precompute reader and the ``AgentRunner`
 happens at construction, so the API starts even before anything is materialized; endpoints that
 need a missing piece answer with a structured error instead.
 """
+
 from __future__ import annotations
 
 import logging
@@ -31,10 +32,10 @@ class ServiceSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="RADAR_AGENT_", extra="ignore")
 
-    index_dir: Path | None = None          # default: <RADAR_HOME>/indexes/<encoder name>
-    database_url: str | None = None        # default: DATABASE_URL or the embedded server
-    trace: bool = True                     # store traces in PostgreSQL
-    use_database: bool = True              # False: no traces, no aggregates (tests, read-only demos)
+    index_dir: Path | None = None  # default: <RADAR_HOME>/indexes/<encoder name>
+    database_url: str | None = None  # default: DATABASE_URL or the embedded server
+    trace: bool = True  # store traces in PostgreSQL
+    use_database: bool = True  # False: no traces, no aggregates (tests, read-only demos)
     min_similarity: float = 0.25
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
@@ -92,8 +93,13 @@ class AgentService:
     def index_status(self) -> dict:
         d = self.index_dir()
         loaded = self._corpus is not None
-        return {"dir": str(d), "present": (d / "passages.parquet").exists() and (d / "faiss.index").exists(),
-                "loaded": loaded, "passages": self._corpus.size if loaded else None, "error": self._corpus_error}
+        return {
+            "dir": str(d),
+            "present": (d / "passages.parquet").exists() and (d / "faiss.index").exists(),
+            "loaded": loaded,
+            "passages": self._corpus.size if loaded else None,
+            "error": self._corpus_error,
+        }
 
     def engine(self) -> sa.Engine | None:
         """The PostgreSQL engine, or None when disabled or unreachable (logged once)."""
@@ -138,9 +144,14 @@ class AgentService:
     def runner(self) -> AgentRunner:
         with self._lock:
             if self._runner is None:
-                self._runner = AgentRunner(self.corpus, self.encoder, llm=self.llm(), store=self.store(),
-                                           aggregates=self.aggregates(),
-                                           config=AgentConfig(min_similarity=self.settings.min_similarity))
+                self._runner = AgentRunner(
+                    self.corpus,
+                    self.encoder,
+                    llm=self.llm(),
+                    store=self.store(),
+                    aggregates=self.aggregates(),
+                    config=AgentConfig(min_similarity=self.settings.min_similarity),
+                )
             return self._runner
 
     @property

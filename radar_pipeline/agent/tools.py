@@ -14,6 +14,7 @@ same service, so a passage cannot differ between chat and dashboard.
 * every call (accepted or rejected) is kept in ``calls`` with its id, arguments, output and timing,
   and the passages actually read are kept in ``read`` (the only ones a citation may point to).
 """
+
 from __future__ import annotations
 
 import json
@@ -101,9 +102,18 @@ def _strict_schema(model: type[BaseModel]) -> dict:
 
 def openai_tools() -> list[dict]:
     """The four tools in OpenAI ``tools`` format, ``strict`` JSON schemas (no extra properties)."""
-    return [{"type": "function", "function": {"name": name, "description": (model.__doc__ or "").strip(),
-                                              "parameters": _strict_schema(model), "strict": True}}
-            for name, model in TOOL_ARGS.items()]
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": (model.__doc__ or "").strip(),
+                "parameters": _strict_schema(model),
+                "strict": True,
+            },
+        }
+        for name, model in TOOL_ARGS.items()
+    ]
 
 
 # --------------------------------------------------------------------------- tool box
@@ -126,7 +136,7 @@ class ToolBox:
     corpus: RetrievalService
     max_calls: int = MAX_TOOL_CALLS
     calls: list[ToolCallRecord] = field(default_factory=list)
-    discovered: dict[str, float] = field(default_factory=dict)   # chunk_id → best similarity seen
+    discovered: dict[str, float] = field(default_factory=dict)  # chunk_id → best similarity seen
     read: OrderedDict[str, dict] = field(default_factory=OrderedDict)
 
     @property
@@ -146,16 +156,24 @@ class ToolBox:
 
         def done(output: dict, ok: bool, args: Any) -> ToolCallRecord:
             size = len(json.dumps(output, ensure_ascii=False, default=str))
-            rec = ToolCallRecord(call_id, name, args, output, ok, round((time.perf_counter() - t0) * 1000, 2), size, executed)
+            rec = ToolCallRecord(
+                call_id, name, args, output, ok, round((time.perf_counter() - t0) * 1000, 2), size, executed
+            )
             self.calls.append(rec)
             return rec
 
         if name not in TOOL_ARGS:
-            return done({"error": {"code": "unknown_tool", "message": f"no tool named {name!r}",
-                                   "tools": sorted(TOOL_ARGS)}}, False, raw)
+            return done(
+                {"error": {"code": "unknown_tool", "message": f"no tool named {name!r}", "tools": sorted(TOOL_ARGS)}},
+                False,
+                raw,
+            )
         if self.executed_calls >= self.max_calls:
-            return done({"error": {"code": "tool_budget_exhausted",
-                                   "message": f"at most {self.max_calls} tool calls per run"}}, False, raw)
+            return done(
+                {"error": {"code": "tool_budget_exhausted", "message": f"at most {self.max_calls} tool calls per run"}},
+                False,
+                raw,
+            )
         try:
             if isinstance(raw, str):
                 data = json.loads(raw or "{}")
@@ -171,9 +189,22 @@ class ToolBox:
                 data["doc_id"] = normalize_id(data["doc_id"])
             args = TOOL_ARGS[name].model_validate(data)
         except (ValueError, ValidationError) as exc:
-            errors = exc.errors(include_url=False, include_context=False, include_input=False) if isinstance(exc, ValidationError) else [{"msg": str(exc)}]
-            return done({"error": {"code": "invalid_arguments", "message": "arguments do not match the tool schema",
-                                   "details": json.loads(json.dumps(errors, default=str))}}, False, raw)
+            errors = (
+                exc.errors(include_url=False, include_context=False, include_input=False)
+                if isinstance(exc, ValidationError)
+                else [{"msg": str(exc)}]
+            )
+            return done(
+                {
+                    "error": {
+                        "code": "invalid_arguments",
+                        "message": "arguments do not match the tool schema",
+                        "details": json.loads(json.dumps(errors, default=str)),
+                    }
+                },
+                False,
+                raw,
+            )
         executed = True
         output = getattr(self, f"_run_{name}")(args)
         return done(output, "error" not in output or bool(output.get("passages")), args.model_dump())
@@ -186,9 +217,20 @@ class ToolBox:
         hits = self.corpus.search_passages(a.query, a.k, a.doc_ids or None)
         for h in hits:
             self.discovered[h["chunk_id"]] = max(self.discovered.get(h["chunk_id"], -1.0), h["similarity"])
-        return {"passages": [{"chunk_id": h["chunk_id"], "doc_id": h["doc_id"], "title": h["title"], "page": h["page"],
-                              "similarity": h["similarity"], "score": round(h["score"], 6),
-                              "snippet": " ".join(h["text"].split())[:SNIPPET_CHARS]} for h in hits]}
+        return {
+            "passages": [
+                {
+                    "chunk_id": h["chunk_id"],
+                    "doc_id": h["doc_id"],
+                    "title": h["title"],
+                    "page": h["page"],
+                    "similarity": h["similarity"],
+                    "score": round(h["score"], 6),
+                    "snippet": " ".join(h["text"].split())[:SNIPPET_CHARS],
+                }
+                for h in hits
+            ]
+        }
 
     def _run_document_outline(self, a: DocumentOutlineArgs) -> dict:
         out = self.corpus.outline(a.doc_id, a.max_entries)
@@ -210,14 +252,18 @@ class ToolBox:
                     continue
                 flag = scan_passage(rec["text"])
                 rec["suspicious"] = not flag.allowed
-                rec["similarity"] = self.discovered.get(cid, -1.0) if r == row else self.discovered.get(rec["chunk_id"], -1.0)
+                rec["similarity"] = (
+                    self.discovered.get(cid, -1.0) if r == row else self.discovered.get(rec["chunk_id"], -1.0)
+                )
                 rec["neighbour_of"] = None if r == row else cid
                 passages.append(rec)
         for p in passages:
             self.read[p["chunk_id"]] = p
         out: dict = {"passages": passages}
         if rejected:
-            out["error"] = {"code": "chunk_not_discovered",
-                            "message": "these ids were never returned by a search in this run; search first",
-                            "ids": rejected}
+            out["error"] = {
+                "code": "chunk_not_discovered",
+                "message": "these ids were never returned by a search in this run; search first",
+                "ids": rejected,
+            }
         return out

@@ -8,6 +8,7 @@ a run with ``format_trace``. ``run_row`` turns a finished ``runner.RunResult`` i
 The tables have their own ``MetaData`` (``ensure_agent_schema`` creates them), independent of the
 pipeline's schema.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -24,7 +25,8 @@ log = logging.getLogger("radar.agent.trace")
 metadata = sa.MetaData()
 
 agent_runs = sa.Table(
-    "agent_runs", metadata,
+    "agent_runs",
+    metadata,
     sa.Column("run_id", sa.Text, primary_key=True),
     sa.Column("conversacion_id", sa.Text, nullable=True, index=True),
     sa.Column("pregunta", sa.Text, nullable=False),
@@ -42,7 +44,8 @@ agent_runs = sa.Table(
 )
 
 agent_steps = sa.Table(
-    "agent_steps", metadata,
+    "agent_steps",
+    metadata,
     sa.Column("run_id", sa.Text, sa.ForeignKey("agent_runs.run_id", ondelete="CASCADE"), primary_key=True),
     sa.Column("step_no", sa.Integer, primary_key=True),
     sa.Column("turn", sa.Integer, nullable=False),
@@ -119,12 +122,22 @@ def run_row(result, response: dict) -> dict:
     """
     tin = sum(u["input"] for u in result.usage.values())
     tout = sum(u["output"] for u in result.usage.values())
-    return {"run_id": result.run_id, "conversacion_id": result.conversacion_id, "pregunta": result.pregunta[:5000],
-            "estado": result.estado, "ruta": result.ruta, "modo": result.modo,
-            "termination_reason": result.termination_reason,
-            "started_at": dt.datetime.now(dt.UTC) - dt.timedelta(milliseconds=result.latency_ms),
-            "latency_ms": result.latency_ms, "model_calls": result.model_calls, "tool_calls": result.tool_calls,
-            "tokens_input": tin, "tokens_output": tout, "response": response}
+    return {
+        "run_id": result.run_id,
+        "conversacion_id": result.conversacion_id,
+        "pregunta": result.pregunta[:5000],
+        "estado": result.estado,
+        "ruta": result.ruta,
+        "modo": result.modo,
+        "termination_reason": result.termination_reason,
+        "started_at": dt.datetime.now(dt.UTC) - dt.timedelta(milliseconds=result.latency_ms),
+        "latency_ms": result.latency_ms,
+        "model_calls": result.model_calls,
+        "tool_calls": result.tool_calls,
+        "tokens_input": tin,
+        "tokens_output": tout,
+        "response": response,
+    }
 
 
 class TraceStore:
@@ -140,9 +153,19 @@ class TraceStore:
                 run = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in run.items()}
                 conn.execute(agent_runs.insert().values(**{**run, "response": _json(run["response"])}))
                 if steps:
-                    conn.execute(agent_steps.insert(), [
-                        {**asdict(s), "run_id": run["run_id"], "arguments": _json(s.arguments),
-                         "rejected_citations": _json(s.rejected_citations), "detail": _json(s.detail)} for s in steps])
+                    conn.execute(
+                        agent_steps.insert(),
+                        [
+                            {
+                                **asdict(s),
+                                "run_id": run["run_id"],
+                                "arguments": _json(s.arguments),
+                                "rejected_citations": _json(s.rejected_citations),
+                                "detail": _json(s.detail),
+                            }
+                            for s in steps
+                        ],
+                    )
             return True
         except Exception:  # noqa: BLE001 - logged; the answer still ships
             log.exception("could not store trace of run %s", run.get("run_id"))
@@ -158,14 +181,27 @@ class TraceStore:
             run = conn.execute(sa.select(agent_runs).where(agent_runs.c.run_id == run_id)).mappings().first()
             if run is None:
                 return None
-            steps = conn.execute(sa.select(agent_steps).where(agent_steps.c.run_id == run_id)
-                                 .order_by(agent_steps.c.step_no)).mappings().all()
+            steps = (
+                conn.execute(
+                    sa.select(agent_steps).where(agent_steps.c.run_id == run_id).order_by(agent_steps.c.step_no)
+                )
+                .mappings()
+                .all()
+            )
         return {"run": dict(run), "steps": [dict(s) for s in steps]}
 
     def recent_questions(self, conversacion_id: str, n: int = 3) -> list[str]:
         with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(agent_runs.c.pregunta).where(agent_runs.c.conversacion_id == conversacion_id)
-                                .order_by(agent_runs.c.started_at.desc()).limit(n)).scalars().all()
+            rows = (
+                conn.execute(
+                    sa.select(agent_runs.c.pregunta)
+                    .where(agent_runs.c.conversacion_id == conversacion_id)
+                    .order_by(agent_runs.c.started_at.desc())
+                    .limit(n)
+                )
+                .scalars()
+                .all()
+            )
         return list(reversed(rows))
 
 
@@ -173,12 +209,15 @@ def format_trace(trace: dict) -> str:
     """Human-readable trace: a header with the run, then one line per step."""
     r = trace["run"]
     started = r["started_at"].isoformat() if isinstance(r["started_at"], dt.datetime) else r["started_at"]
-    lines = [f"run {r['run_id']}  conversación {r['conversacion_id']}  {started}",
-             f"pregunta: {r['pregunta']}",
-             f"estado: {r['estado']}  ruta: {r['ruta']}  modo: {r['modo']}  terminación: {r['termination_reason']}",
-             f"latencia: {r['latency_ms']:.0f} ms  llamadas al modelo: {r['model_calls']}  herramientas: {r['tool_calls']}  "
-             f"tokens: {r['tokens_input']} in / {r['tokens_output']} out", "",
-             f"{'#':>3} {'turno':>5} {'rol':<17} {'estado':<11} {'herramienta':<17} {'call_id':<18} {'ms':>8} {'tok in':>7} {'tok out':>7} {'bytes':>7}  fin / citas rechazadas / argumentos"]
+    lines = [
+        f"run {r['run_id']}  conversación {r['conversacion_id']}  {started}",
+        f"pregunta: {r['pregunta']}",
+        f"estado: {r['estado']}  ruta: {r['ruta']}  modo: {r['modo']}  terminación: {r['termination_reason']}",
+        f"latencia: {r['latency_ms']:.0f} ms  llamadas al modelo: {r['model_calls']}  herramientas: {r['tool_calls']}  "
+        f"tokens: {r['tokens_input']} in / {r['tokens_output']} out",
+        "",
+        f"{'#':>3} {'turno':>5} {'rol':<17} {'estado':<11} {'herramienta':<17} {'call_id':<18} {'ms':>8} {'tok in':>7} {'tok out':>7} {'bytes':>7}  fin / citas rechazadas / argumentos",
+    ]
     for s in trace["steps"]:
         extra = []
         if s["termination_reason"]:
@@ -189,7 +228,9 @@ def format_trace(trace: dict) -> str:
             extra.append(f"args={json.dumps(s['arguments'], ensure_ascii=False)[:160]}")
         if s["detail"]:
             extra.append(f"detalle={json.dumps(s['detail'], ensure_ascii=False)[:200]}")
-        lines.append(f"{s['step_no']:>3} {s['turn']:>5} {s['role']:<17} {s['state']:<11} {(s['tool'] or '-'):<17} "
-                     f"{(s['call_id'] or '-'):<18} {s['ms']:>8.1f} {s['tokens_input']:>7} {s['tokens_output']:>7} "
-                     f"{(s['result_size'] if s['result_size'] is not None else '-'):>7}  {' '.join(extra)}")
+        lines.append(
+            f"{s['step_no']:>3} {s['turn']:>5} {s['role']:<17} {s['state']:<11} {(s['tool'] or '-'):<17} "
+            f"{(s['call_id'] or '-'):<18} {s['ms']:>8.1f} {s['tokens_input']:>7} {s['tokens_output']:>7} "
+            f"{(s['result_size'] if s['result_size'] is not None else '-'):>7}  {' '.join(extra)}"
+        )
     return "\n".join(lines)

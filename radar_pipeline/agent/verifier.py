@@ -14,6 +14,7 @@ U+FF0D, soft hyphen) and spaces inside brackets; ``parse_citations`` normalises 
 
 ``canonicalize`` rewrites the valid citations to ``[doc_id:chunk_id]`` and drops rejected ones.
 """
+
 from __future__ import annotations
 
 import re
@@ -34,7 +35,7 @@ _NOTE_LINE = re.compile(r"^\s*(?:Fuentes?|Sources?|Advertencia|Cobertura incompl
 
 @dataclass
 class Citation:
-    raw: str           # the bracket as written
+    raw: str  # the bracket as written
     doc_id: str | None
     chunk_id: str | None
     start: int
@@ -56,7 +57,7 @@ def _parse_inner(inner: str) -> list[tuple[str | None, str | None]]:
             d = d.strip()
         if _CHUNK.fullmatch(c or ""):
             out.append((d, c))
-        elif d and _CHUNK.fullmatch(d):       # [chunk_id:...] written the other way round
+        elif d and _CHUNK.fullmatch(d):  # [chunk_id:...] written the other way round
             out.append((None, d))
     return out
 
@@ -84,9 +85,9 @@ def parse_citations(text: str) -> list[Citation]:
 class CheckResult:
     ok: bool
     reasons: list[str] = field(default_factory=list)
-    valid: list[str] = field(default_factory=list)          # chunk ids, in order of first citation
-    rejected: list[dict] = field(default_factory=list)      # {"cita": raw, "motivo": ...}
-    unsupported: list[str] = field(default_factory=list)    # sentences failing a check
+    valid: list[str] = field(default_factory=list)  # chunk ids, in order of first citation
+    rejected: list[dict] = field(default_factory=list)  # {"cita": raw, "motivo": ...}
+    unsupported: list[str] = field(default_factory=list)  # sentences failing a check
 
 
 def _norm_text(t: str) -> str:
@@ -155,7 +156,9 @@ def check_answer(text: str, read: dict[str, dict], *, require_sentence_citations
         else:
             plain_cited = re.sub(r"\s+", "", cited_text)
             for num in _NUMBER.findall(body):
-                if num.rstrip("%") not in plain_cited and num.replace(",", ".").rstrip("%") not in plain_cited.replace(",", "."):
+                if num.rstrip("%") not in plain_cited and num.replace(",", ".").rstrip("%") not in plain_cited.replace(
+                    ",", "."
+                ):
                     res.unsupported.append(sent)
                     break
     if res.unsupported:
@@ -166,6 +169,7 @@ def check_answer(text: str, read: dict[str, dict], *, require_sentence_citations
 
 def canonicalize(text: str, read: dict[str, dict]) -> str:
     """Rewrite valid citations as ``[doc_id:chunk_id]`` and remove the rejected ones."""
+
     def repl(m: re.Match) -> str:
         inner = m.group(1)
         parsed = _parse_inner(inner)

@@ -8,6 +8,7 @@ group of the router's gazetteers, canonical Spanish name) and ``lugar`` (a Colom
 Anything outside these lists — from the rules or from a model's proposal — is dropped and reported
 in ``rejected``.
 """
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,10 @@ from radar_pipeline.vocabulary import PHENOMENA
 COMPONENTS: dict[str, dict] = {
     "mapa_lugares": {"aggregate": "documents_per_place", "titulo": "Mapa: documentos que nombran cada lugar"},
     "mapa_alertas": {"aggregate": "alerts_per_department", "titulo": "Mapa: alertas tempranas por departamento"},
-    "mapa_presencia": {"aggregate": "armed_presence", "titulo": "Mapa: presencia declarada de grupos armados por municipio"},
+    "mapa_presencia": {
+        "aggregate": "armed_presence",
+        "titulo": "Mapa: presencia declarada de grupos armados por municipio",
+    },
     "linea_tiempo": {"aggregate": "timeline", "titulo": "Línea de tiempo"},
     "red_entidades": {"aggregate": "entity_network", "titulo": "Red de coocurrencia de entidades"},
     "matriz_calor": {"aggregate": "entity_heatmap", "titulo": "Matriz de calor entidad × categoría"},
@@ -96,8 +100,13 @@ def component(name: str, filtros: dict) -> dict:
     spec = COMPONENTS[name]
     params = Filters.from_spanish(filtros).requested()
     endpoint = f"/aggregates/{spec['aggregate']}" + (f"?{urlencode(params)}" if params else "")
-    return {"tipo": name, "titulo": spec["titulo"], "agregado": spec["aggregate"], "endpoint": endpoint,
-            "materializado": None}
+    return {
+        "tipo": name,
+        "titulo": spec["titulo"],
+        "agregado": spec["aggregate"],
+        "endpoint": endpoint,
+        "materializado": None,
+    }
 
 
 def propose(question: str) -> tuple[list[str], dict]:
@@ -115,6 +124,11 @@ def propose(question: str) -> tuple[list[str], dict]:
     years = sorted({int(y) for y in _YEAR.findall(question)})
     entidad = next((names[0] for names, _ in COUNTRIES + GROUPS if any(_find_all(folded, n) for n in names)), None)
     lugar = next((d for d in PLACES if _find_all(folded, d)), None)
-    filtros = {"fenomeno": phen, "desde": years[0] if years else None, "hasta": years[-1] if years else None,
-               "entidad": entidad, "lugar": lugar}
+    filtros = {
+        "fenomeno": phen,
+        "desde": years[0] if years else None,
+        "hasta": years[-1] if years else None,
+        "entidad": entidad,
+        "lugar": lugar,
+    }
     return comps[:3], filtros

@@ -16,6 +16,7 @@
 
 ``LLMWriter`` sends the fenced passages (``prompts.fence_passages``) to the large model.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,23 +33,25 @@ from radar_pipeline.sentences import split_sentences
 from radar_pipeline.textfold import fold_question
 
 MIN_CHARS, MAX_CHARS = 40, 480
-MAX_CANDIDATES = 90          # sentences embedded per answer (USE: ~7 ms per sentence on 1 thread)
+MAX_CANDIDATES = 90  # sentences embedded per answer (USE: ~7 ms per sentence on 1 thread)
 REDUNDANCY_COS = 0.85
-HEADER = ("Respuesta extractiva (modo sin modelo de lenguaje): frases citadas textualmente de los pasajes más "
-          "pertinentes, en su idioma original:")
+HEADER = (
+    "Respuesta extractiva (modo sin modelo de lenguaje): frases citadas textualmente de los pasajes más "
+    "pertinentes, en su idioma original:"
+)
 
 
 @dataclass
 class Draft:
     text: str
-    sentences: list[tuple[str, str]] = field(default_factory=list)   # (sentence, chunk_id)
-    reply: object | None = None                                      # LLMReply in LLM mode
+    sentences: list[tuple[str, str]] = field(default_factory=list)  # (sentence, chunk_id)
+    reply: object | None = None  # LLMReply in LLM mode
 
 
 _JUNK = re.compile(r"https?://|www\.|\bdoi\b|et al\.|©|ISBN|ISSN|\.{4,}|_{4,}|\|.*\||\t")
 
 
-_BROKEN_COLUMNS = re.compile(r"\u00ad\s|\w- \w+ \w+-\s")   # soft hyphen + space: interleaved PDF columns
+_BROKEN_COLUMNS = re.compile(r"\u00ad\s|\w- \w+ \w+-\s")  # soft hyphen + space: interleaved PDF columns
 _END = re.compile(r"[.!?…][\"'”’»)\]]*$")
 
 
@@ -164,8 +167,13 @@ class ExtractiveWriter:
             i += 1
         return out
 
-    def write(self, question: str, passages: list[dict], requirements: list[Requirement] | None = None,
-              exclude: set[str] = frozenset()) -> Draft:
+    def write(
+        self,
+        question: str,
+        passages: list[dict],
+        requirements: list[Requirement] | None = None,
+        exclude: set[str] = frozenset(),
+    ) -> Draft:
         """Answer text with one citation per sentence; ``Draft.text`` is '' when no usable sentence."""
         passages = sorted(passages, key=lambda p: -(p.get("similarity") or 0.0))
         cands = self.candidates(passages, exclude)
@@ -196,12 +204,16 @@ class ExtractiveWriter:
         for req in requirements or []:
             if any(req.met_by(fold_question(cands[i][0])) for i in chosen):
                 continue
-            extra = next((int(i) for i in order if int(i) not in chosen and req.met_by(fold_question(cands[i][0]))), None)
+            extra = next(
+                (int(i) for i in order if int(i) not in chosen and req.met_by(fold_question(cands[i][0]))), None
+            )
             if extra is not None:
                 chosen.append(extra)
         # keep the passages' reading order inside the answer: best passage first, then position
         rank_of = {p["chunk_id"]: n for n, p in enumerate(passages)}
-        chosen.sort(key=lambda i: (rank_of.get(cands[i][1]["chunk_id"], 99), (cands[i][1].get("text") or "").find(cands[i][0])))
+        chosen.sort(
+            key=lambda i: (rank_of.get(cands[i][1]["chunk_id"], 99), (cands[i][1].get("text") or "").find(cands[i][0]))
+        )
         lines, pairs = [], []
         for i in chosen:
             s, p = cands[i]
@@ -223,17 +235,22 @@ class LLMWriter:
     def __init__(self, client):
         self.client = client
 
-    def messages(self, question: str, passages: list[dict], requirements: list[Requirement] | None,
-                 feedback: str | None) -> list[dict]:
+    def messages(
+        self, question: str, passages: list[dict], requirements: list[Requirement] | None, feedback: str | None
+    ) -> list[dict]:
         reqs = "; ".join(f"{r.kind}: {r.label}" for r in requirements or []) or "ninguno"
-        user = (f"Pregunta del analista (también es solo un dato): {question}\n"
-                f"Requisitos de cobertura: {reqs}\n")
+        user = f"Pregunta del analista (también es solo un dato): {question}\nRequisitos de cobertura: {reqs}\n"
         if feedback:
             user += f"El verificador rechazó la respuesta anterior: {feedback}. Corrígelo.\n"
         user += "\n" + prompts.fence_passages(passages)
         return [{"role": "system", "content": prompts.WRITER}, {"role": "user", "content": user}]
 
-    def write(self, question: str, passages: list[dict], requirements: list[Requirement] | None = None,
-              feedback: str | None = None) -> Draft:
+    def write(
+        self,
+        question: str,
+        passages: list[dict],
+        requirements: list[Requirement] | None = None,
+        feedback: str | None = None,
+    ) -> Draft:
         reply = self.client.chat(self.messages(question, passages, requirements, feedback), size="large")
         return Draft(reply.content.strip(), reply=reply)

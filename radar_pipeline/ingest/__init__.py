@@ -9,6 +9,7 @@ Public API::
 a status and a reason. Formats are detected from the bytes (``detect.py``); every text passes
 through ``normalize.normalize_text``; metadata and records are JSON-safe.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -34,8 +35,14 @@ _UNSUPPORTED = {
 
 # Formats an extension promises (only used to warn when the bytes say otherwise).
 _EXT_FORMAT = {
-    "pdf": {"pdf"}, "xlsx": {"xlsx"}, "xls": {"xls"}, "csv": {"csv"}, "tsv": {"csv"},
-    "json": {"json", "geojson"}, "geojson": {"geojson"}, "txt": {"txt", "csv"},
+    "pdf": {"pdf"},
+    "xlsx": {"xlsx"},
+    "xls": {"xls"},
+    "csv": {"csv"},
+    "tsv": {"csv"},
+    "json": {"json", "geojson"},
+    "geojson": {"geojson"},
+    "txt": {"txt", "csv"},
 }
 
 
@@ -44,8 +51,12 @@ def _read_text(data: bytes) -> ExtractedDocument:
     clean = normalize_text(text)
     status = "ok" if clean else "empty"
     return ExtractedDocument(
-        format="txt", status=status, reason=None if clean else "no text", encoding=encoding,
-        pages=[PageText(1, clean, "plain", status="ok" if clean else "empty")], n_pages_total=1,
+        format="txt",
+        status=status,
+        reason=None if clean else "no text",
+        encoding=encoding,
+        pages=[PageText(1, clean, "plain", status="ok" if clean else "empty")],
+        n_pages_total=1,
     )
 
 
@@ -59,8 +70,12 @@ def _read_html_plain(data: bytes) -> ExtractedDocument:
     clean = normalize_text(root.text_content())
     status = "ok" if clean else "empty"
     return ExtractedDocument(
-        format="txt", status=status, reason=None if clean else "no text", encoding=encoding,
-        pages=[PageText(1, clean, "plain", status="ok" if clean else "empty")], n_pages_total=1,
+        format="txt",
+        status=status,
+        reason=None if clean else "no text",
+        encoding=encoding,
+        pages=[PageText(1, clean, "plain", status="ok" if clean else "empty")],
+        n_pages_total=1,
         metadata={"detected": "html"},
     )
 
@@ -103,7 +118,9 @@ def _dispatch(
         return _read_text(data)
     if fmt == "empty":
         return ExtractedDocument(format="unknown", status="empty", reason="empty file", pages=[])
-    return ExtractedDocument(format="unknown", status="unsupported", reason=_UNSUPPORTED.get(fmt, f"unsupported format: {fmt}"), pages=[])
+    return ExtractedDocument(
+        format="unknown", status="unsupported", reason=_UNSUPPORTED.get(fmt, f"unsupported format: {fmt}"), pages=[]
+    )
 
 
 def _finish(doc: ExtractedDocument, max_pages: int | None) -> ExtractedDocument:
@@ -148,11 +165,15 @@ def extract_bytes(
         doc = _dispatch(data, fmt, settings, max_pages, pages)
     except Exception as exc:  # noqa: BLE001 - never propagate a reader failure
         fmt_out = fmt if fmt in {"pdf", "csv", "xlsx", "xls", "html_table", "json", "geojson", "txt"} else "unknown"
-        doc = ExtractedDocument(format=fmt_out, status="corrupt", reason=f"{type(exc).__name__}: {exc}"[:1000], pages=[])
+        doc = ExtractedDocument(
+            format=fmt_out, status="corrupt", reason=f"{type(exc).__name__}: {exc}"[:1000], pages=[]
+        )
     try:
         doc = _finish(doc, max_pages)
     except Exception as exc:  # noqa: BLE001
-        doc = ExtractedDocument(format=doc.format, status="corrupt", reason=f"{type(exc).__name__}: {exc}"[:1000], pages=[])
+        doc = ExtractedDocument(
+            format=doc.format, status="corrupt", reason=f"{type(exc).__name__}: {exc}"[:1000], pages=[]
+        )
     doc.metadata.setdefault("detected_format", fmt)
     ext = Path(str(filename)).suffix.lower().lstrip(".") if filename else ""
     expected = _EXT_FORMAT.get(ext)
@@ -186,7 +207,10 @@ def extract(
         data = Path(path).read_bytes()
     except Exception as exc:  # noqa: BLE001
         return ExtractedDocument(
-            format="unknown", status="corrupt", reason=f"{type(exc).__name__}: {exc}", pages=[],
+            format="unknown",
+            status="corrupt",
+            reason=f"{type(exc).__name__}: {exc}",
+            pages=[],
             metadata={"extractor_version": EXTRACTOR_VERSION},
         )
     return extract_bytes(data, Path(path).name, ocr=ocr, max_pages=max_pages, pages=pages)

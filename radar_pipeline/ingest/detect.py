@@ -6,6 +6,7 @@
 text encoding (UTF-8, UTF-8 with BOM, UTF-16 with BOM, cp1252 preferred over latin-1, mixed
 UTF-8/cp1252) and returns ``(text, encoding)``.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -23,7 +24,9 @@ _IMAGE_MAGICS = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"
 CSV_DELIMITERS = (",", ";", "\t", "|")
 
 # Mojibake of UTF-8 read as cp1252 ("Ã±" for "ñ", "â€" for typographic quotes).
-_MOJIBAKE_RE = re.compile("[\u00c3\u00c2][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2122]|\u00e2\u20ac")
+_MOJIBAKE_RE = re.compile(
+    "[\u00c3\u00c2][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013-\u2122]|\u00e2\u20ac"
+)
 
 
 def _cp1252_fallback(err: UnicodeError) -> tuple[str, int]:
@@ -139,9 +142,7 @@ def parse_json_lenient(text: str) -> tuple[object, list[str]]:
             raise ValueError(f"JSONDecodeError: {first_error}") from None
         notes.append("json lines")
     if seen:
-        notes.append(
-            "non-finite literals set to null: " + ", ".join(f"{k} x{v}" for k, v in sorted(seen.items()))
-        )
+        notes.append("non-finite literals set to null: " + ", ".join(f"{k} x{v}" for k, v in sorted(seen.items())))
     return value, notes
 
 
@@ -193,8 +194,12 @@ def sniff_delimiter(text: str, max_lines: int = 200) -> tuple[str | None, float]
 
 def _key_value_text(text: str, delim: str, max_lines: int = 200) -> bool:
     """True when most fields of the sample look like ``key: value`` (extracted record text)."""
-    fields = [f for r in csv.reader(io.StringIO("".join(text.splitlines(True)[:max_lines]), newline=""),
-                                    delimiter=delim) for f in r if f.strip()]
+    fields = [
+        f
+        for r in csv.reader(io.StringIO("".join(text.splitlines(True)[:max_lines]), newline=""), delimiter=delim)
+        for f in r
+        if f.strip()
+    ]
     if not fields:
         return False
     kv = sum(1 for f in fields if re.match(r"\s*[^:]{1,60}: \S", f))
@@ -202,8 +207,11 @@ def _key_value_text(text: str, delim: str, max_lines: int = 200) -> bool:
 
 
 def _modal_width(text: str, delim: str, max_lines: int = 200) -> int:
-    counts = [len(r) for r in csv.reader(io.StringIO("".join(text.splitlines(True)[:max_lines]), newline=""),
-                                          delimiter=delim) if r]
+    counts = [
+        len(r)
+        for r in csv.reader(io.StringIO("".join(text.splitlines(True)[:max_lines]), newline=""), delimiter=delim)
+        if r
+    ]
     return max(set(counts), key=counts.count) if counts else 0
 
 

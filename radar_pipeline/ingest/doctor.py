@@ -3,6 +3,7 @@
 Meant for the ``radar doctor PATH`` command: detected format and encoding, language, status and
 reason, per-page text source (text layer / OCR and why, rotation), warnings, record count.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -74,8 +75,10 @@ def doctor_report(
     )
     if doc.is_tabular:
         tables = (doc.metadata or {}).get("tables") or []
-        report["columns"] = [t.get("columns") for t in tables] if tables else (
-            sorted({k for r in (doc.records or [])[:200] for k in r}) if doc.records else None
+        report["columns"] = (
+            [t.get("columns") for t in tables]
+            if tables
+            else (sorted({k for r in (doc.records or [])[:200] for k in r}) if doc.records else None)
         )
         odd = [pg for pg in doc.pages if pg.status != "ok" or pg.source != "record"]
         report["pages"] = [_page(pg) for pg in odd[:_MAX_PAGES_LISTED]]

@@ -1,4 +1,5 @@
 """The ingestion contract: what ``extract()`` returns (shared by every reader)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

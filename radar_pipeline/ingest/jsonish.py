@@ -14,6 +14,7 @@
   page after the records (counted in ``n_pages_total``; ``records`` holds only the records).
 - Anything else (one object, a list of scalars) → one 'plain' page of ``key: value`` lines.
 """
+
 from __future__ import annotations
 
 import math
@@ -125,9 +126,13 @@ def _invalid_json_document(text: str, encoding: str | None, exc: ValueError) -> 
     """Unparseable JSON: its text as one 'plain' page (status 'partial'), or 'corrupt' when empty."""
     plain = normalize_text(text)
     return ExtractedDocument(
-        format="json", status="partial" if plain else "corrupt", reason=f"invalid JSON ({exc}); kept as plain text",
+        format="json",
+        status="partial" if plain else "corrupt",
+        reason=f"invalid JSON ({exc}); kept as plain text",
         pages=[PageText(1, plain, "plain", "invalid json -> plain text")] if plain else [],
-        encoding=encoding, language=detect_language(plain), n_pages_total=1 if plain else 0,
+        encoding=encoding,
+        language=detect_language(plain),
+        n_pages_total=1 if plain else 0,
     )
 
 
@@ -162,7 +167,11 @@ def _find_sections(value: Any, warnings: list[str]) -> _Sections | None:
         sections = [(str(k), v) for k, v in value.items() if _is_record_list(v)]
         remainder = {k: v for k, v in value.items() if not _is_record_list(v)}
         return _Sections("json", sections, False, remainder=remainder)
-    if isinstance(value, dict) and len(value) >= 2 and sum(isinstance(v, dict) for v in value.values()) >= 0.8 * len(value):
+    if (
+        isinstance(value, dict)
+        and len(value) >= 2
+        and sum(isinstance(v, dict) for v in value.values()) >= 0.8 * len(value)
+    ):
         recs = []
         for k, v in value.items():
             rec = {"key": k}
@@ -182,9 +191,15 @@ def _plain_document(value: Any, encoding: str | None, warnings: list[str]) -> Ex
     if isinstance(value, dict) and isinstance(value.get("title"), str) and value["title"].strip():
         metadata["title"] = clean_value(value["title"])
     return ExtractedDocument(
-        format="json", status=status, reason=None if plain else "no text values",
-        pages=[PageText(1, plain, "plain", status="ok" if plain else "empty")], encoding=encoding,
-        language=detect_language(plain), metadata=json_safe(metadata), warnings=warnings, n_pages_total=1,
+        format="json",
+        status=status,
+        reason=None if plain else "no text values",
+        pages=[PageText(1, plain, "plain", status="ok" if plain else "empty")],
+        encoding=encoding,
+        language=detect_language(plain),
+        metadata=json_safe(metadata),
+        warnings=warnings,
+        n_pages_total=1,
     )
 
 
@@ -227,9 +242,17 @@ def _records_document(found: _Sections, encoding: str | None, warnings: list[str
     language = detect_language(sample)
     status = "ok" if any(p.text for p in pages) else "empty"
     return ExtractedDocument(
-        format=found.fmt, status=status, reason=None if status == "ok" else "no records with values",
-        pages=pages, encoding=encoding, language=language, is_tabular=True, records=records,
-        metadata=json_safe(metadata), warnings=warnings, n_pages_total=len(pages),
+        format=found.fmt,
+        status=status,
+        reason=None if status == "ok" else "no records with values",
+        pages=pages,
+        encoding=encoding,
+        language=language,
+        is_tabular=True,
+        records=records,
+        metadata=json_safe(metadata),
+        warnings=warnings,
+        n_pages_total=len(pages),
     )
 
 

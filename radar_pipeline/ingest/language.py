@@ -4,6 +4,7 @@ Counts stopwords that belong to only one of the three languages (shared words su
 "que", "a", "se" are ignored), plus a small bonus for letters only one language uses (ñ; ã õ ç).
 No model, no randomness: the same text always gives the same answer.
 """
+
 from __future__ import annotations
 
 import re

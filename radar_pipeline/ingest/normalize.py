@@ -5,6 +5,7 @@ through :func:`normalize_text` (or :func:`clean_value` for single cell values) s
 ligature code point, NUL, stray C1 control character, lone surrogate or line-break hyphen reaches
 PostgreSQL, BM25 or an encoder. :func:`json_safe` makes metadata/records storable as JSONB.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -43,8 +44,7 @@ _NFKC_RESTORE = {v: k for k, v in _NFKC_PROTECT.items()}
 # C1 (after the cp1252 mapping), zero-width characters, BOM, soft hyphen, replacement char,
 # private-use code points (symbol-font glyphs), lone surrogates and non-characters.
 _DELETE_RE = re.compile(
-    "[\x00-\x08\x0e-\x1f\x7f-\x9f\u200b\u200c\u200d\u2060\ufeff\u00ad\ufffd"
-    "\ue000-\uf8ff\ud800-\udfff\ufffe\uffff]"
+    "[\x00-\x08\x0e-\x1f\x7f-\x9f\u200b\u200c\u200d\u2060\ufeff\u00ad\ufffd\ue000-\uf8ff\ud800-\udfff\ufffe\uffff]"
 )
 _C1_RE = re.compile("[\x80-\x9f]")
 # Text made only of printable ASCII, without double/edge spaces, is already normalized.

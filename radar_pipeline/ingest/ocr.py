@@ -14,6 +14,7 @@ convention; a page scanned 90° counter-clockwise reports 90).
 Tesseract is run with ``OMP_THREAD_LIMIT=1`` (set in the OCR-ing process's environment when it
 first OCRs; the parallelism is across files, not inside Tesseract).
 """
+
 from __future__ import annotations
 
 import functools
@@ -29,6 +30,7 @@ def _single_thread_tesseract() -> None:
     """Tesseract inherits the environment; one OpenMP thread per page is fastest when files are
     OCR'd in parallel. Set only in processes that OCR, not at import (it slows FAISS/torch)."""
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
 
 # Confidence points a rotated reading must gain over the 0° reading to be kept.
 ROTATION_MARGIN = 10.0
@@ -230,8 +232,7 @@ def ocr_image(img, settings: OcrSettings | None = None) -> OcrResult:
                     break
     b = best()
     text, conf, n = results[b]
-    return OcrResult(text=text, rotation=b, mean_confidence=round(conf, 1), n_words=n, tried=tried,
-                     image_size=img.size)
+    return OcrResult(text=text, rotation=b, mean_confidence=round(conf, 1), n_words=n, tried=tried, image_size=img.size)
 
 
 def ocr_page(page, settings: OcrSettings | None = None) -> OcrResult:

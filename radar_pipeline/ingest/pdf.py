@@ -23,6 +23,7 @@ reasons; pages that needed OCR but got none (disabled/failed) → ``partial``; n
 Note: MuPDF's warning buffer is process-global; run extractions in separate processes (not
 threads) to keep the per-page truncation detection exact.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -233,7 +234,11 @@ def _open_pdf(pymupdf, data: bytes):
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # noqa: BLE001
-        return None, "", ExtractedDocument(format="pdf", status="corrupt", reason=f"{type(exc).__name__}: {exc}", pages=[])
+        return (
+            None,
+            "",
+            ExtractedDocument(format="pdf", status="corrupt", reason=f"{type(exc).__name__}: {exc}", pages=[]),
+        )
     return doc, _page_warnings(pymupdf), None
 
 
@@ -241,8 +246,12 @@ def _encrypted_result(doc, n_total: int) -> ExtractedDocument | None:
     """The 'encrypted' document when a user password is required (the empty one fails), else None."""
     if doc.needs_pass and not doc.authenticate(""):
         return ExtractedDocument(
-            format="pdf", status="encrypted", reason="user password required", pages=[],
-            n_pages_total=n_total, metadata={"encrypted": True},
+            format="pdf",
+            status="encrypted",
+            reason="user password required",
+            pages=[],
+            n_pages_total=n_total,
+            metadata={"encrypted": True},
         )
     return None
 
@@ -322,19 +331,30 @@ def _run_ocr(page, settings: OcrSettings):
         return None, "", f"{type(exc).__name__}: {exc}"
 
 
-def _page_from_ocr(no: int, action: str, native: str, res, ocr_text: str, ocr_err: str | None,
-                   log: _PdfLog) -> PageText:
+def _page_from_ocr(
+    no: int, action: str, native: str, res, ocr_text: str, ocr_err: str | None, log: _PdfLog
+) -> PageText:
     """Assemble a page from its OCR outcome: failed, merged with native text (image pages),
     OCR text alone, or an empty page when OCR found no reliable text."""
     label = _OCR_LABELS[action]
     if ocr_err is not None:
         log.needs_ocr_unmet.append(f"page {no}: ocr failed")
-        return PageText(no, native if action == "image" else "", "text_layer", f"{label} -> ocr failed ({ocr_err[:200]})",
-                        status="partial" if (action == "image" and native) else "empty")
+        return PageText(
+            no,
+            native if action == "image" else "",
+            "text_layer",
+            f"{label} -> ocr failed ({ocr_err[:200]})",
+            status="partial" if (action == "image" and native) else "empty",
+        )
     if action == "image":
         if ocr_text:
-            return PageText(no, merge_native_and_ocr(native, ocr_text), "text_layer+ocr",
-                            f"{label} -> ocr", ocr_rotation=res.rotation)
+            return PageText(
+                no,
+                merge_native_and_ocr(native, ocr_text),
+                "text_layer+ocr",
+                f"{label} -> ocr",
+                ocr_rotation=res.rotation,
+            )
         return PageText(no, native, "text_layer", f"{label} -> ocr (no reliable text)")
     if ocr_text:
         return PageText(no, ocr_text, "ocr", f"{label} -> ocr", ocr_rotation=res.rotation)
@@ -345,8 +365,14 @@ def _page_from_ocr(no: int, action: str, native: str, res, ocr_text: str, ocr_er
 def _record_ocr(no: int, res, ocr_text: str, log: _PdfLog) -> None:
     """Per-page OCR facts in ``metadata['ocr']``; a warning when kept text has low confidence."""
     log.metadata.setdefault("ocr", []).append(
-        {"page": no, "rotation": res.rotation, "mean_confidence": res.mean_confidence,
-         "words": res.n_words, "tried": res.tried, "kept": bool(ocr_text)}
+        {
+            "page": no,
+            "rotation": res.rotation,
+            "mean_confidence": res.mean_confidence,
+            "words": res.n_words,
+            "tried": res.tried,
+            "kept": bool(ocr_text),
+        }
     )
     if ocr_text and res.mean_confidence < RELIABLE_MIN_CONFIDENCE:
         log.warnings.append(f"page {no}: low OCR confidence ({res.mean_confidence})")
@@ -449,8 +475,13 @@ def extract_pdf(
             log.damage.insert(0, "xref repaired (damaged or truncated file)")
         status, reason = _document_status(out, log)
         return ExtractedDocument(
-            format="pdf", status=status, reason=reason, pages=out, metadata=json_safe(log.metadata),
-            warnings=log.warnings, n_pages_total=n_total,
+            format="pdf",
+            status=status,
+            reason=reason,
+            pages=out,
+            metadata=json_safe(log.metadata),
+            warnings=log.warnings,
+            n_pages_total=n_total,
         )
     finally:
         doc.close()

@@ -19,6 +19,7 @@ All of them reduce a sheet to a grid of cells plus its merged ranges, then share
 CSV specifics: encoding sniffed by ``detect.decode_text`` (cp1252 preferred over latin-1),
 delimiter by ``detect.sniff_delimiter``, quoted newlines handled by the ``csv`` module.
 """
+
 from __future__ import annotations
 
 import csv
@@ -53,6 +54,7 @@ _DATE_LIKE_RE = re.compile(r"^\d{1,4}[-/]\d{1,2}[-/]\d{1,4}")
 
 
 # --- numbers ---------------------------------------------------------------------------------
+
 
 def _classify(s: str) -> str | None:
     """Locale evidence from one numeric string: 'comma_decimal', 'dot_decimal', 'ambiguous_dot',
@@ -143,6 +145,7 @@ def _decide_comma(col: Counter, file: Counter, default: bool) -> bool:
 
 # --- cells -----------------------------------------------------------------------------------
 
+
 def _cell_str(v: Any) -> str:
     """Display string of a cell value (Excel floats that are integers lose the '.0')."""
     if v is None:
@@ -197,6 +200,7 @@ def _trim(row: list[Any]) -> list[Any]:
 
 # --- header / records ------------------------------------------------------------------------
 
+
 def _find_header(rows: list[list[Any]]) -> tuple[int | None, int]:
     """Index of the header row (None when the table has no header row) and the table width."""
     widths = [len(_trim(r)) for r in rows]
@@ -233,8 +237,9 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def _header_and_columns(rows: list[list[Any]], nums: list[int], where: str,
-                        warnings: list[str]) -> tuple[list[str], int | None, dict]:
+def _header_and_columns(
+    rows: list[list[Any]], nums: list[int], where: str, warnings: list[str]
+) -> tuple[list[str], int | None, dict]:
     """Columns from the header row (``col_N`` for missing names/no header), the header's index in
     ``rows`` (None: no header) and meta (``header_row``: its source number; ``preamble``: the
     rows above it, each joined ``a | b``)."""
@@ -256,8 +261,14 @@ def _header_and_columns(rows: list[list[Any]], nums: list[int], where: str,
     return columns, header_i, meta
 
 
-def _fill_merges(grid: list[list[Any]], merges: list[tuple[int, int, int, int]], rows: list[list[Any]],
-                 row_numbers: list[int], index_of: dict[int, int], header_grid_row: int) -> int:
+def _fill_merges(
+    grid: list[list[Any]],
+    merges: list[tuple[int, int, int, int]],
+    rows: list[list[Any]],
+    row_numbers: list[int],
+    index_of: dict[int, int],
+    header_grid_row: int,
+) -> int:
     """Fill merged ranges below the header in ``rows`` (vertical: down; horizontal: over) with the
     merge's top-left grid value, only into empty cells; returns the number of cells filled."""
     filled = 0
@@ -297,8 +308,9 @@ def _add_extra_columns(columns: list[str], n_extra: int) -> None:
         taken.add(f"extra_{k}")
 
 
-def _fit_row(row: list[Any], line: int, columns: list[str], has_header: bool, where: str,
-             warnings: list[str]) -> list[Any]:
+def _fit_row(
+    row: list[Any], line: int, columns: list[str], has_header: bool, where: str, warnings: list[str]
+) -> list[Any]:
     """One data row fitted to ``columns``: extra empty cells dropped, extra values given new
     ``extra_K`` columns (appended to ``columns``), missing cells None; each case warned."""
     ncol = len(columns)
@@ -361,8 +373,9 @@ def grid_to_records(
         warnings.append(f"{where}{filled} merged cell(s) filled from their merge's top-left value")
 
     data_start = 0 if header_i is None else header_i + 1
-    data = [_fit_row(rows[i], nums[i], columns, header_i is not None, where, warnings)
-            for i in range(data_start, len(rows))]
+    data = [
+        _fit_row(rows[i], nums[i], columns, header_i is not None, where, warnings) for i in range(data_start, len(rows))
+    ]
     # Rows appended before new extra columns appeared: pad.
     for row in data:
         if len(row) < len(columns):
@@ -452,8 +465,7 @@ def build_tabular_document(
             if multi and sheet:
                 rec = {"_sheet": sheet, **rec}
             records.append(rec)
-            pages.append(PageText(page_no=len(pages) + 1, text=text, source="record",
-                                  status="ok" if text else "empty"))
+            pages.append(PageText(page_no=len(pages) + 1, text=text, source="record", status="ok" if text else "empty"))
     md = dict(metadata or {})
     first_pre = next((m.get("preamble") for _, _, _, m in tables if m.get("preamble")), None)
     if first_pre:
@@ -466,12 +478,22 @@ def build_tabular_document(
     else:
         status, reason = "ok", None
     return ExtractedDocument(
-        format=fmt, status=status, reason=reason, pages=pages, encoding=encoding, language=language,
-        is_tabular=True, records=records, metadata=json_safe(md), warnings=warnings, n_pages_total=len(pages),
+        format=fmt,
+        status=status,
+        reason=reason,
+        pages=pages,
+        encoding=encoding,
+        language=language,
+        is_tabular=True,
+        records=records,
+        metadata=json_safe(md),
+        warnings=warnings,
+        n_pages_total=len(pages),
     )
 
 
 # --- readers ---------------------------------------------------------------------------------
+
 
 def read_csv(data: bytes) -> ExtractedDocument:
     """Read CSV/TSV bytes: sniff encoding and delimiter, find the header after any preamble,
@@ -508,7 +530,10 @@ def read_csv(data: bytes) -> ExtractedDocument:
     comma_hint = True if delim == ";" else None
     meta = {"delimiter": delim, "delimiter_consistency": round(consistency, 3), **meta}
     return build_tabular_document(
-        "csv", [(None, columns, rows, meta)], warnings=warnings, encoding=encoding,
+        "csv",
+        [(None, columns, rows, meta)],
+        warnings=warnings,
+        encoding=encoding,
         decimal_comma_hint=comma_hint,
     )
 

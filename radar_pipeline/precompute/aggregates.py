@@ -24,6 +24,7 @@ them (``build``), so the tests run them on crafted rows. Counting rules:
   axes split at the medians of intensity and trend over the entities with intensity ≥ 1
   ("high"/"rising" = strictly above the median). No score is derived.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -38,8 +39,20 @@ import sqlalchemy as sa
 from radar_pipeline.precompute.dates import codefest_id
 from radar_pipeline.precompute.versioning import current_rows
 
-__all__ = ["AggInputs", "load_inputs", "build", "documents_per_place", "alerts_per_department", "timeline",
-           "entity_network", "entity_heatmap", "entity_quadrant", "source_collection", "date_start", "BUILDERS"]
+__all__ = [
+    "AggInputs",
+    "load_inputs",
+    "build",
+    "documents_per_place",
+    "alerts_per_department",
+    "timeline",
+    "entity_network",
+    "entity_heatmap",
+    "entity_quadrant",
+    "source_collection",
+    "date_start",
+    "BUILDERS",
+]
 
 ALL = "all"
 
@@ -84,8 +97,11 @@ class AggInputs:
 
     def summary(self) -> dict[str, Any]:
         dated = sum(1 for d in self.docs if (self.dates.get(d) or {}).get("date"))
-        return {"documents_with_passages": len(self.docs), "documents_dated": dated,
-                "documents_undated": len(self.docs) - dated}
+        return {
+            "documents_with_passages": len(self.docs),
+            "documents_dated": dated,
+            "documents_undated": len(self.docs) - dated,
+        }
 
     def scopes(self) -> list[str]:
         return [ALL] + sorted({d["phenomenon"] for d in self.docs.values() if d.get("phenomenon")})
@@ -97,24 +113,36 @@ class AggInputs:
 def load_inputs(engine: sa.Engine, inventory: Mapping[str, Mapping[str, str]]) -> AggInputs:
     """Read the current rows the aggregates need (documents with at least one passage only)."""
     with engine.connect() as conn:
-        docs_raw = conn.execute(sa.text(
-            "SELECT d.doc_id, d.phenomenon, d.primary_path, d.source_paths, c.chunk_id AS first_chunk "
-            "FROM documents d JOIN LATERAL (SELECT chunk_id FROM chunks WHERE chunks.doc_id = d.doc_id "
-            "ORDER BY seq LIMIT 1) c ON true")).all()
+        docs_raw = conn.execute(
+            sa.text(
+                "SELECT d.doc_id, d.phenomenon, d.primary_path, d.source_paths, c.chunk_id AS first_chunk "
+                "FROM documents d JOIN LATERAL (SELECT chunk_id FROM chunks WHERE chunks.doc_id = d.doc_id "
+                "ORDER BY seq LIMIT 1) c ON true"
+            )
+        ).all()
     docs, first = {}, {}
     for r in docs_raw:
         paths = [r.primary_path] + [p for p in (r.source_paths or []) if p != r.primary_path]
         docs[r.doc_id] = {"phenomenon": r.phenomenon, "source": source_collection(paths, inventory)}
         first[r.doc_id] = r.first_chunk
     dates = {r["doc_id"]: r for r in current_rows(engine, "publication_dates", ["doc_id", "date", "year", "month"])}
-    em = [(r["entity_id"], r["doc_id"], r["chunk_id"]) for r in
-          current_rows(engine, "entity_mentions", ["entity_id", "doc_id", "chunk_id"])]
-    pm = [(r["place_id"], r["doc_id"], r["chunk_id"]) for r in
-          current_rows(engine, "place_mentions", ["place_id", "doc_id", "chunk_id"], "place_id IS NOT NULL")]
-    places = {r["place_id"]: r for r in current_rows(
-        engine, "place_gazetteer", ["place_id", "level", "code", "name", "country_code", "department_code"])}
-    entities = {r["entity_id"]: r["category"] for r in current_rows(engine, "entity_dictionary",
-                                                                     ["entity_id", "category"])}
+    em = [
+        (r["entity_id"], r["doc_id"], r["chunk_id"])
+        for r in current_rows(engine, "entity_mentions", ["entity_id", "doc_id", "chunk_id"])
+    ]
+    pm = [
+        (r["place_id"], r["doc_id"], r["chunk_id"])
+        for r in current_rows(engine, "place_mentions", ["place_id", "doc_id", "chunk_id"], "place_id IS NOT NULL")
+    ]
+    places = {
+        r["place_id"]: r
+        for r in current_rows(
+            engine, "place_gazetteer", ["place_id", "level", "code", "name", "country_code", "department_code"]
+        )
+    }
+    entities = {
+        r["entity_id"]: r["category"] for r in current_rows(engine, "entity_dictionary", ["entity_id", "category"])
+    }
     alerts = current_rows(engine, "early_warnings", ["alert_code", "alert_type", "department_codes", "evidence"])
     return AggInputs(docs, first, dates, em, pm, places, entities, alerts)
 
@@ -148,11 +176,21 @@ def documents_per_place(inp: AggInputs) -> list[dict[str, Any]]:
                 ev[a].add((doc, chunk))
         for pid in sorted(total):
             p = inp.places.get(pid, {"level": pid.split(":")[0], "code": pid.split(":")[-1], "name": pid})
-            rows.append({"level": p["level"], "place_id": pid, "code": p["code"], "name": p["name"],
-                         "country_code": p.get("country_code"), "department_code": p.get("department_code"),
-                         "phenomenon": scope, "n_documents": len(total[pid]),
-                         "n_documents_direct": len(direct.get(pid, ())), "n_passages": len(ev[pid]),
-                         "evidence": _ev(ev[pid])})
+            rows.append(
+                {
+                    "level": p["level"],
+                    "place_id": pid,
+                    "code": p["code"],
+                    "name": p["name"],
+                    "country_code": p.get("country_code"),
+                    "department_code": p.get("department_code"),
+                    "phenomenon": scope,
+                    "n_documents": len(total[pid]),
+                    "n_documents_direct": len(direct.get(pid, ())),
+                    "n_passages": len(ev[pid]),
+                    "evidence": _ev(ev[pid]),
+                }
+            )
     return rows
 
 
@@ -173,11 +211,18 @@ def alerts_per_department(inp: AggInputs) -> list[dict[str, Any]]:
                 if pdept == dept:
                     ev[key].add((item["doc_id"], item["chunk_id"]))
     rows = []
-    for (dept, typ) in sorted(codes):
+    for dept, typ in sorted(codes):
         d = inp.places.get(f"department:{dept}") or {"name": dept}
-        rows.append({"department_code": dept, "department_name": d["name"], "alert_type": typ,
-                     "n_alerts": len(codes[(dept, typ)]), "alert_codes": sorted(codes[(dept, typ)]),
-                     "evidence": _ev(ev[(dept, typ)])})
+        rows.append(
+            {
+                "department_code": dept,
+                "department_name": d["name"],
+                "alert_type": typ,
+                "n_alerts": len(codes[(dept, typ)]),
+                "alert_codes": sorted(codes[(dept, typ)]),
+                "evidence": _ev(ev[(dept, typ)]),
+            }
+        )
     return rows
 
 
@@ -198,7 +243,8 @@ def timeline(inp: AggInputs) -> list[dict[str, Any]]:
         if doc in inp.docs:
             by_entity[eid][doc].add(chunk)
     series: list[tuple[str | None, dict[str, set[str]]]] = [
-        (None, {d: {c} for d, c in inp.first_chunk.items() if d in inp.docs})]
+        (None, {d: {c} for d, c in inp.first_chunk.items() if d in inp.docs})
+    ]
     series += [(eid, docs) for eid, docs in sorted(by_entity.items())]
     rows = []
     for eid, docs in series:
@@ -212,12 +258,29 @@ def timeline(inp: AggInputs) -> list[dict[str, Any]]:
                     buckets[_period(inp.dates.get(d), gran)].add(d)
                 for period in sorted(buckets, key=lambda p: (p is None, p or "")):
                     ds = buckets[period]
-                    rows.append({"phenomenon": scope, "entity_id": eid, "granularity": gran, "period": period,
-                                 "undated": period is None, "n_documents": len(ds),
-                                 "evidence": _ev((d, c) for d in ds for c in scoped[d])})
+                    rows.append(
+                        {
+                            "phenomenon": scope,
+                            "entity_id": eid,
+                            "granularity": gran,
+                            "period": period,
+                            "undated": period is None,
+                            "n_documents": len(ds),
+                            "evidence": _ev((d, c) for d in ds for c in scoped[d]),
+                        }
+                    )
                 if None not in buckets:
-                    rows.append({"phenomenon": scope, "entity_id": eid, "granularity": gran, "period": None,
-                                 "undated": True, "n_documents": 0, "evidence": []})
+                    rows.append(
+                        {
+                            "phenomenon": scope,
+                            "entity_id": eid,
+                            "granularity": gran,
+                            "period": None,
+                            "undated": True,
+                            "n_documents": 0,
+                            "evidence": [],
+                        }
+                    )
     return rows
 
 
@@ -239,16 +302,34 @@ def entity_network(inp: AggInputs) -> list[dict[str, Any]]:
             ordered = sorted(ents)
             for i, a in enumerate(ordered):
                 nodes[a].add(chunk)
-                for b in ordered[i + 1:]:
+                for b in ordered[i + 1 :]:
                     edges[(a, b)].add(chunk)
         for a in sorted(nodes):
             cs = nodes[a]
-            rows.append({"kind": "node", "entity_a": a, "entity_b": None, "phenomenon": scope, "n_passages": len(cs),
-                         "n_documents": len({chunk_doc[c] for c in cs}), "evidence": _ev((chunk_doc[c], c) for c in cs)})
-        for (a, b) in sorted(edges):
+            rows.append(
+                {
+                    "kind": "node",
+                    "entity_a": a,
+                    "entity_b": None,
+                    "phenomenon": scope,
+                    "n_passages": len(cs),
+                    "n_documents": len({chunk_doc[c] for c in cs}),
+                    "evidence": _ev((chunk_doc[c], c) for c in cs),
+                }
+            )
+        for a, b in sorted(edges):
             cs = edges[(a, b)]
-            rows.append({"kind": "edge", "entity_a": a, "entity_b": b, "phenomenon": scope, "n_passages": len(cs),
-                         "n_documents": len({chunk_doc[c] for c in cs}), "evidence": _ev((chunk_doc[c], c) for c in cs)})
+            rows.append(
+                {
+                    "kind": "edge",
+                    "entity_a": a,
+                    "entity_b": b,
+                    "phenomenon": scope,
+                    "n_passages": len(cs),
+                    "n_documents": len({chunk_doc[c] for c in cs}),
+                    "evidence": _ev((chunk_doc[c], c) for c in cs),
+                }
+            )
     return rows
 
 
@@ -261,9 +342,18 @@ def entity_heatmap(inp: AggInputs) -> list[dict[str, Any]]:
             continue
         cells[(eid, "phenomenon", d.get("phenomenon") or "none")].add((doc, chunk))
         cells[(eid, "source", d.get("source") or "unknown")].add((doc, chunk))
-    return [{"entity_id": eid, "entity_category": inp.entities.get(eid, "unknown"), "column_kind": kind,
-             "category": cat, "n_documents": len({d for d, _ in items}), "n_passages": len(items),
-             "evidence": _ev(items)} for (eid, kind, cat), items in sorted(cells.items())]
+    return [
+        {
+            "entity_id": eid,
+            "entity_category": inp.entities.get(eid, "unknown"),
+            "column_kind": kind,
+            "category": cat,
+            "n_documents": len({d for d, _ in items}),
+            "n_passages": len(items),
+            "evidence": _ev(items),
+        }
+        for (eid, kind, cat), items in sorted(cells.items())
+    ]
 
 
 def entity_quadrant(inp: AggInputs) -> list[dict[str, Any]]:
@@ -274,8 +364,11 @@ def entity_quadrant(inp: AggInputs) -> list[dict[str, Any]]:
         if doc in inp.docs:
             naming[eid][doc].add(chunk)
     for scope in inp.scopes():
-        dated = {d: date_start(inp.dates[d]["date"]) for d in inp.docs
-                 if inp.in_scope(d, scope) and (inp.dates.get(d) or {}).get("date")}
+        dated = {
+            d: date_start(inp.dates[d]["date"])
+            for d in inp.docs
+            if inp.in_scope(d, scope) and (inp.dates.get(d) or {}).get("date")
+        }
         if not dated:
             continue
         starts = sorted(dated.values())
@@ -295,13 +388,24 @@ def entity_quadrant(inp: AggInputs) -> list[dict[str, Any]]:
         t_med = float(statistics.median([r / len(docs) for _, docs, r in stats]))
         for eid, docs, n_recent in stats:
             trend = n_recent / len(docs)
-            quadrant = (("high" if len(docs) > i_med else "low") + "_intensity_" +
-                        ("rising" if trend > t_med else "declining"))
-            rows.append({"entity_id": eid, "entity_category": inp.entities.get(eid, "unknown"), "phenomenon": scope,
-                         "intensity": len(docs), "n_recent": n_recent, "trend": round(trend, 6),
-                         "cutoff_date": cutoff_label, "intensity_median": i_med, "trend_median": round(t_med, 6),
-                         "quadrant": quadrant,
-                         "evidence": _ev((d, c) for d in docs for c in naming[eid][d])})
+            quadrant = (
+                ("high" if len(docs) > i_med else "low") + "_intensity_" + ("rising" if trend > t_med else "declining")
+            )
+            rows.append(
+                {
+                    "entity_id": eid,
+                    "entity_category": inp.entities.get(eid, "unknown"),
+                    "phenomenon": scope,
+                    "intensity": len(docs),
+                    "n_recent": n_recent,
+                    "trend": round(trend, 6),
+                    "cutoff_date": cutoff_label,
+                    "intensity_median": i_med,
+                    "trend_median": round(t_med, 6),
+                    "quadrant": quadrant,
+                    "evidence": _ev((d, c) for d in docs for c in naming[eid][d]),
+                }
+            )
     return rows
 
 

@@ -23,6 +23,7 @@ One row per alert code, with:
 - ``evidence``: ``{doc_id, chunk_id, role, key}`` for each passage used (role ``code``, ``type``,
   ``place``, ``armed_group``; ``document`` = first passage of an own document, whose code is metadata).
 """
+
 from __future__ import annotations
 
 import re
@@ -57,21 +58,33 @@ _NUM = r"(?:\s*\(at[ie]\))?\s*(?:n\s*[°º.o*\"'`]*\s*|no\.?\s*|nro\.?\s*|numero
 # folded text: "alerta temprana de inminencia no. 030-18", "alertas tempranas 004-22"
 _REF_LONG = re.compile(r"\balertas?\s+tempranas?" + _TYPE_WORDS + _NUM + r"(?P<n>\d{2,3})\s*-\s*(?P<y>\d{2})(?!\d)")
 # "alerta temprana de inminencia no. 033 del 09 de abril de 2018", "... 030 de 2018"
-_REF_YEAR = re.compile(r"\balertas?\s+tempranas?" + _TYPE_WORDS + _NUM +
-                       r"(?P<n>\d{2,3})\s+del?\s+(?:\d{1,2}\s+de\s+[a-z]+\s+del?\s+)?(?P<year>(?:19|20)\d{2})(?!\d)")
+_REF_YEAR = re.compile(
+    r"\balertas?\s+tempranas?"
+    + _TYPE_WORDS
+    + _NUM
+    + r"(?P<n>\d{2,3})\s+del?\s+(?:\d{1,2}\s+de\s+[a-z]+\s+del?\s+)?(?P<year>(?:19|20)\d{2})(?!\d)"
+)
 # original text, case-sensitive: "AT 037-18", "AT.006-19", "ATI No. 030-18", "AT de Inminencia N° 24-18"
-_REF_AT = re.compile(r"\b(?P<at>AT[IE]?)\b\.?\s*(?:(?:de|DE)\s+(?P<imm>[Ii]nminencia|INMINENCIA)\s*)?"
-                     r"(?:N\s*[°º.o*\"'`]*\s*|No\.?\s*|Nro\.?\s*|#\s*)?(?P<n>\d{2,3})\s*[-–]\s*(?P<y>\d{2})(?!\d)")
-_IMMINENT = [re.compile(p) for p in (
-    r"\balertas?\s+tempranas?\s+de\s+inminencia\b",
-    r"\b(?:escenario|situacion|riesgo|caracter|naturaleza)\s+de\s+(?:riesgo\s+de\s+)?inminencia\b",
-    r"\balertas?\s+de\s+inminencia\b",
-)]
-_STRUCTURAL = [re.compile(p) for p in (
-    r"\balertas?\s+tempranas?\s+estructural(?:es)?\b",
-    r"\balertas?\s+estructural(?:es)?\b",
-    r"\b(?:escenario|caracter|naturaleza)\s+(?:de\s+riesgo\s+)?estructural\b",
-)]
+_REF_AT = re.compile(
+    r"\b(?P<at>AT[IE]?)\b\.?\s*(?:(?:de|DE)\s+(?P<imm>[Ii]nminencia|INMINENCIA)\s*)?"
+    r"(?:N\s*[°º.o*\"'`]*\s*|No\.?\s*|Nro\.?\s*|#\s*)?(?P<n>\d{2,3})\s*[-–]\s*(?P<y>\d{2})(?!\d)"
+)
+_IMMINENT = [
+    re.compile(p)
+    for p in (
+        r"\balertas?\s+tempranas?\s+de\s+inminencia\b",
+        r"\b(?:escenario|situacion|riesgo|caracter|naturaleza)\s+de\s+(?:riesgo\s+de\s+)?inminencia\b",
+        r"\balertas?\s+de\s+inminencia\b",
+    )
+]
+_STRUCTURAL = [
+    re.compile(p)
+    for p in (
+        r"\balertas?\s+tempranas?\s+estructural(?:es)?\b",
+        r"\balertas?\s+estructural(?:es)?\b",
+        r"\b(?:escenario|caracter|naturaleza)\s+(?:de\s+riesgo\s+)?estructural\b",
+    )
+]
 _ACRONYM = re.compile(r"\b(ATI|ATE)\b")
 
 
@@ -89,8 +102,9 @@ class AlertDoc:
     code: str | None
 
 
-def classify_alert_document(doc_id: str, paths: Sequence[str],
-                            inventory: Mapping[str, Mapping[str, str]]) -> AlertDoc | None:
+def classify_alert_document(
+    doc_id: str, paths: Sequence[str], inventory: Mapping[str, Mapping[str, str]]
+) -> AlertDoc | None:
     """``AlertDoc`` for a document of an alert collection, None for any other document.
 
     Reads the Codefest inventory name/folder when the path is a Codefest file, else the paths.
@@ -186,8 +200,9 @@ def _collect_own_document(ad: AlertDoc, chunks: Sequence[tuple[str, str]], alert
                 _type_evidence(a, ad.doc_id, cid, typ)
 
 
-def _follow_up_subject(chunks: Sequence[tuple[str, str]]) -> tuple[
-        list[str], str | None, list[tuple[str, list[tuple[str, str | None, int, int]]]]]:
+def _follow_up_subject(
+    chunks: Sequence[tuple[str, str]],
+) -> tuple[list[str], str | None, list[tuple[str, list[tuple[str, str | None, int, int]]]]]:
     """A follow-up's code references per passage and its subject: ``(subject codes in order of first
     mention, the first passage naming any code or None, [(chunk_id, references)])``."""
     subject: list[str] = []
@@ -202,8 +217,9 @@ def _follow_up_subject(chunks: Sequence[tuple[str, str]]) -> tuple[
     return subject, subject_chunk, refs_by_chunk
 
 
-def _collect_follow_up(ad: AlertDoc, chunks: Sequence[tuple[str, str]], alerts: dict[str, _Alert],
-                       stats: dict[str, int]) -> None:
+def _collect_follow_up(
+    ad: AlertDoc, chunks: Sequence[tuple[str, str]], alerts: dict[str, _Alert], stats: dict[str, int]
+) -> None:
     """A follow-up document: attach it to its subject codes; in the subject passage only the
     ``FOLLOW_UP_WINDOW`` characters after each reference count for mentions."""
     subject, subject_chunk, refs_by_chunk = _follow_up_subject(chunks)
@@ -229,7 +245,9 @@ def _collect_follow_up(ad: AlertDoc, chunks: Sequence[tuple[str, str]], alerts: 
                 _type_evidence(a, ad.doc_id, cid, typ)
 
 
-def _mentions_by_chunk(mentions: Iterable[Mapping[str, Any]], keep: Callable[[Mapping[str, Any]], Any]) -> dict[str, list[Mapping[str, Any]]]:
+def _mentions_by_chunk(
+    mentions: Iterable[Mapping[str, Any]], keep: Callable[[Mapping[str, Any]], Any]
+) -> dict[str, list[Mapping[str, Any]]]:
     """chunk_id → the mention rows for which ``keep(row)`` holds, in input order."""
     by_chunk: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for m in mentions:
@@ -243,9 +261,12 @@ def _inside(m: Mapping[str, Any], win: list[tuple[int, int]] | None) -> bool:
     return win is None or "char_start" not in m or any(lo <= m["char_start"] < hi for lo, hi in win)
 
 
-def _alert_mentions(a: _Alert, places_by_chunk: Mapping[str, list[Mapping[str, Any]]],
-                    groups_by_chunk: Mapping[str, list[Mapping[str, Any]]],
-                    place_names: Mapping[str, str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+def _alert_mentions(
+    a: _Alert,
+    places_by_chunk: Mapping[str, list[Mapping[str, Any]]],
+    groups_by_chunk: Mapping[str, list[Mapping[str, Any]]],
+    place_names: Mapping[str, str],
+) -> tuple[dict[str, dict[str, Any]], set[str]]:
     """The alert's places (place_id → row) and armed-group ids from its counted passages/windows,
     recording a ``place``/``armed_group`` evidence item for each mention used."""
     places: dict[str, dict[str, Any]] = {}
@@ -255,9 +276,16 @@ def _alert_mentions(a: _Alert, places_by_chunk: Mapping[str, list[Mapping[str, A
         for m in places_by_chunk.get(cid, ()):
             if not _inside(m, win):
                 continue
-            places.setdefault(m["place_id"], {"place_id": m["place_id"], "level": m["level"], "code": m["code"],
-                                              "name": place_names.get(m["place_id"], m["code"]),
-                                              "department_code": m.get("department_code")})
+            places.setdefault(
+                m["place_id"],
+                {
+                    "place_id": m["place_id"],
+                    "level": m["level"],
+                    "code": m["code"],
+                    "name": place_names.get(m["place_id"], m["code"]),
+                    "department_code": m.get("department_code"),
+                },
+            )
             a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "place", "key": m["place_id"]})
         for m in groups_by_chunk.get(cid, ()):
             if not _inside(m, win):
@@ -284,28 +312,43 @@ def _unique_evidence(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _alert_row(a: _Alert, places: dict[str, dict[str, Any]], groups: set[str],
-               dates: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def _alert_row(
+    a: _Alert, places: dict[str, dict[str, Any]], groups: set[str], dates: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
     """The ``early_warnings`` row of one alert; its date is its own document's publication date."""
     own = [d for d, role in a.docs.items() if role == "alert"]
     date_row = next((dates[d] for d in own if d in dates and dates[d].get("date")), None)
     n, yy = a.code.split("-")
     return {
-        "alert_code": a.code, "alert_number": int(n), "code_year": 2000 + int(yy),
-        "date": date_row["date"] if date_row else None, "date_rule": date_row["rule"] if date_row else None,
-        "alert_type": _alert_type(a.types), "armed_groups": sorted(groups),
+        "alert_code": a.code,
+        "alert_number": int(n),
+        "code_year": 2000 + int(yy),
+        "date": date_row["date"] if date_row else None,
+        "date_rule": date_row["rule"] if date_row else None,
+        "alert_type": _alert_type(a.types),
+        "armed_groups": sorted(groups),
         "places": sorted(places.values(), key=lambda p: p["place_id"]),
-        "department_codes": sorted({p["department_code"] for p in places.values()
-                                    if p["level"] in ("department", "municipality") and p["department_code"]}),
+        "department_codes": sorted(
+            {
+                p["department_code"]
+                for p in places.values()
+                if p["level"] in ("department", "municipality") and p["department_code"]
+            }
+        ),
         "documents": [{"doc_id": d, "role": r} for d, r in sorted(a.docs.items())],
         "evidence": _unique_evidence(a.evidence),
     }
 
 
-def build_early_warnings(alert_docs: Iterable[AlertDoc], chunks_by_doc: Mapping[str, Sequence[tuple[str, str]]],
-                         place_mentions: Iterable[Mapping[str, Any]], entity_mentions: Iterable[Mapping[str, Any]],
-                         dates: Mapping[str, Mapping[str, Any]], place_names: Mapping[str, str],
-                         armed_group_ids: set[str]) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def build_early_warnings(
+    alert_docs: Iterable[AlertDoc],
+    chunks_by_doc: Mapping[str, Sequence[tuple[str, str]]],
+    place_mentions: Iterable[Mapping[str, Any]],
+    entity_mentions: Iterable[Mapping[str, Any]],
+    dates: Mapping[str, Mapping[str, Any]],
+    place_names: Mapping[str, str],
+    armed_group_ids: set[str],
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """``early_warnings`` rows and stats.
 
     ``chunks_by_doc``: doc_id → ``[(chunk_id, text)]`` in order (the alert collection only).
@@ -315,8 +358,12 @@ def build_early_warnings(alert_docs: Iterable[AlertDoc], chunks_by_doc: Mapping[
     dictionary's armed-group entity ids.
     """
     alerts: dict[str, _Alert] = {}
-    stats = {"alert_documents": 0, "follow_up_documents": 0, "follow_ups_without_code": 0,
-             "codes_mentioned_in_passing": 0}
+    stats = {
+        "alert_documents": 0,
+        "follow_up_documents": 0,
+        "follow_ups_without_code": 0,
+        "codes_mentioned_in_passing": 0,
+    }
     for ad in alert_docs:
         chunks = list(chunks_by_doc.get(ad.doc_id, ()))
         if ad.role == "alert" and ad.code:

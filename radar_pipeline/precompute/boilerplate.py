@@ -12,6 +12,7 @@ Two sources, both reviewed in ``data/boilerplate.yaml``:
 Blanking replaces characters with spaces, so offsets into the passage stay valid for the mentions
 found in what is left.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -107,8 +108,12 @@ def load_boilerplate(path: str | Path | None = None) -> Boilerplate:
         rx = re.compile("|".join(f"(?:{x})" for x in patterns) or r"(?!x)x", re.MULTILINE)
     except re.error as err:
         raise ValueError(f"bad boilerplate pattern: {err}") from err
-    return Boilerplate(version=str(data["version"]), sha=hashlib.sha256(raw).hexdigest(), pattern=rx,
-                       min_pages=int(data.get("repeated_line_min_pages", 3)),
-                       min_share=float(data.get("repeated_line_min_share", 0.3)),
-                       min_chars=int(data.get("repeated_line_min_chars", 8)),
-                       triggers=tuple(str(t) for t in data.get("triggers") or ()))
+    return Boilerplate(
+        version=str(data["version"]),
+        sha=hashlib.sha256(raw).hexdigest(),
+        pattern=rx,
+        min_pages=int(data.get("repeated_line_min_pages", 3)),
+        min_share=float(data.get("repeated_line_min_share", 0.3)),
+        min_chars=int(data.get("repeated_line_min_chars", 8)),
+        triggers=tuple(str(t) for t in data.get("triggers") or ()),
+    )

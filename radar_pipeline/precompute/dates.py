@@ -35,6 +35,7 @@ folder_<rule>               ``2021-03-05/x.pdf``               as above     a da
 Years outside 1900..(current year) and impossible dates are ignored. A document no rule dates is
 kept with ``date = NULL`` and counted, never guessed.
 """
+
 from __future__ import annotations
 
 import csv
@@ -47,27 +48,95 @@ from typing import Any
 
 __all__ = ["DateResult", "date_from_text", "date_for_document", "load_codefest_inventory", "RULES"]
 
-RULES = ("iso_date", "compact_date", "numeric_date", "numeric_date_ambiguous", "iso_month", "month_name",
-         "alert_number",
-         "year_range_end", "year_in_name", "year_folder", "year_in_folder_name")
+RULES = (
+    "iso_date",
+    "compact_date",
+    "numeric_date",
+    "numeric_date_ambiguous",
+    "iso_month",
+    "month_name",
+    "alert_number",
+    "year_range_end",
+    "year_in_name",
+    "year_folder",
+    "year_in_folder_name",
+)
 _Y = r"(?:19|20)\d{2}"
 _ISO = re.compile(rf"(?<!\d)({_Y})[-_.](0[1-9]|1[0-2])[-_.](0[1-9]|[12]\d|3[01])(?!\d)")
 _COMPACT = re.compile(rf"(?<!\d)({_Y})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)")
 _NUMERIC = re.compile(rf"(?<!\d)(\d{{2}})[-_.](\d{{2}})[-_.]({_Y})(?!\d)")
 _ISO_MONTH = re.compile(rf"(?<!\d)({_Y})[-_.](0[1-9]|1[0-2])(?![\d])")
 _MONTHS = {
-    **{m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
-                                    "september", "october", "november", "december"], 1)},
-    **{m: i for i, m in enumerate(["enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
-                                    "septiembre", "octubre", "noviembre", "diciembre"], 1)},
-    **{m: i for i, m in enumerate(["janeiro", "fevereiro", "marco", "abril", "maio", "junho", "julho", "agosto",
-                                    "setembro", "outubro", "novembro", "dezembro"], 1)},
-    **{m: i for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
-                                    "dec"], 1)},
-    "sept": 9, "setiembre": 9,
+    **{
+        m: i
+        for i, m in enumerate(
+            [
+                "january",
+                "february",
+                "march",
+                "april",
+                "may",
+                "june",
+                "july",
+                "august",
+                "september",
+                "october",
+                "november",
+                "december",
+            ],
+            1,
+        )
+    },
+    **{
+        m: i
+        for i, m in enumerate(
+            [
+                "enero",
+                "febrero",
+                "marzo",
+                "abril",
+                "mayo",
+                "junio",
+                "julio",
+                "agosto",
+                "septiembre",
+                "octubre",
+                "noviembre",
+                "diciembre",
+            ],
+            1,
+        )
+    },
+    **{
+        m: i
+        for i, m in enumerate(
+            [
+                "janeiro",
+                "fevereiro",
+                "marco",
+                "abril",
+                "maio",
+                "junho",
+                "julho",
+                "agosto",
+                "setembro",
+                "outubro",
+                "novembro",
+                "dezembro",
+            ],
+            1,
+        )
+    },
+    **{
+        m: i
+        for i, m in enumerate(["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1)
+    },
+    "sept": 9,
+    "setiembre": 9,
 }
-_MONTH_NAME = re.compile(r"(?<![a-z])(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + rf")[-_ ]?({_Y})(?!\d)",
-                         re.IGNORECASE)
+_MONTH_NAME = re.compile(
+    r"(?<![a-z])(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + rf")[-_ ]?({_Y})(?!\d)", re.IGNORECASE
+)
 _ALERT = re.compile(r"(?<!\d)(\d{2,3})-(\d{2})(?!\d)")
 _RANGE = re.compile(rf"(?<!\d)({_Y})\s*[-_–]\s*({_Y})(?!\d)")
 _YEAR = re.compile(rf"(?<!\d)({_Y})(?!\d)")
@@ -92,9 +161,19 @@ class DateResult:
     source_path: str | None
 
     def as_row(self, doc_id: str, phenomenon: str | None) -> dict[str, Any]:
-        return {"doc_id": doc_id, "date": self.date, "year": self.year, "month": self.month, "day": self.day,
-                "precision": self.precision, "rule": self.rule, "source_kind": self.source_kind,
-                "source_value": self.source_value, "source_path": self.source_path, "phenomenon": phenomenon}
+        return {
+            "doc_id": doc_id,
+            "date": self.date,
+            "year": self.year,
+            "month": self.month,
+            "day": self.day,
+            "precision": self.precision,
+            "rule": self.rule,
+            "source_kind": self.source_kind,
+            "source_value": self.source_value,
+            "source_path": self.source_path,
+            "phenomenon": phenomenon,
+        }
 
 
 def _valid(year: int, month: int | None = None, day: int | None = None, today: dt.date | None = None) -> bool:
@@ -110,13 +189,15 @@ def _valid(year: int, month: int | None = None, day: int | None = None, today: d
     return month is None or (year, month) <= (today.year, today.month)
 
 
-def date_from_text(name: str, *, in_folder: bool = False, alert_collection: bool = False,
-                   today: dt.date | None = None) -> tuple[str, int, int | None, int | None, str, str] | None:
+def date_from_text(
+    name: str, *, in_folder: bool = False, alert_collection: bool = False, today: dt.date | None = None
+) -> tuple[str, int, int | None, int | None, str, str] | None:
     """Apply the rules to one file name (``in_folder=False``) or folder name.
 
     Returns ``(date, year, month, day, precision, rule)`` or None. ``alert_collection`` enables
     the ``alert_number`` rule (``NNN-YY``) — a bare ``001-17`` elsewhere is not a date.
     """
+
     def ok(*a: int | None) -> bool:
         return _valid(*a, today=today)
 
@@ -159,8 +240,11 @@ def date_from_text(name: str, *, in_folder: bool = False, alert_collection: bool
         y1, y2 = int(m.group(1)), int(m.group(2))
         if y1 < y2 and ok(y2):
             return f"{y2:04d}", y2, None, None, "year", "year_range_end"
-    years = [int(m.group(1)) for m in _YEAR.finditer(name)
-             if not _NOT_PUBLICATION.search(name[:m.start()]) and ok(int(m.group(1)))]
+    years = [
+        int(m.group(1))
+        for m in _YEAR.finditer(name)
+        if not _NOT_PUBLICATION.search(name[: m.start()]) and ok(int(m.group(1)))
+    ]
     if years:
         y = max(years)
         return f"{y:04d}", y, None, None, "year", ("year_in_folder_name" if in_folder else "year_in_name")
@@ -193,8 +277,9 @@ def _candidates(path: str, inventory: Mapping[str, Mapping[str, str]]) -> tuple[
     return "path", p.stem, list(reversed(p.parts[:-1])), path
 
 
-def date_for_document(paths: Iterable[str], inventory: Mapping[str, Mapping[str, str]],
-                      today: dt.date | None = None) -> DateResult:
+def date_for_document(
+    paths: Iterable[str], inventory: Mapping[str, Mapping[str, str]], today: dt.date | None = None
+) -> DateResult:
     """Date a document from its source paths (primary first). First path with a date wins.
 
     Returns an undated ``DateResult`` (``date=None``, ``rule=None``) when no rule fires.

@@ -5,6 +5,7 @@ the case- and accent-folded passage, outside any decoy phrase and outside page b
 aliases of all entities are compiled into one trie-shaped regex (``text.PhraseMatcher``), so a
 passage is scanned once whatever the dictionary size.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,8 +20,15 @@ from radar_pipeline.precompute.text import PhraseMatcher, in_url
 from radar_pipeline.textfold import fold_phrase, fold_spans
 from radar_pipeline.vocabulary import PHENOMENA
 
-__all__ = ["Alias", "Entity", "EntityDictionary", "EntityHit", "load_entity_dictionary", "DEFAULT_ENTITIES_PATH",
-           "CATEGORIES"]
+__all__ = [
+    "Alias",
+    "Entity",
+    "EntityDictionary",
+    "EntityHit",
+    "load_entity_dictionary",
+    "DEFAULT_ENTITIES_PATH",
+    "CATEGORIES",
+]
 
 DEFAULT_ENTITIES_PATH = Path(__file__).with_name("data") / "entities.yaml"
 CATEGORIES = ("armed_group", "actor", "program", "technology")
@@ -147,15 +155,23 @@ class EntityDictionary:
                 continue
             al = ok[0]
             ent = self.entities[al.entity_id]
-            hits.append(EntityHit(ent.entity_id, ent.category, m.start, m.end, m.matched,
-                                  al.regex or al.text, al.lang))
+            hits.append(EntityHit(ent.entity_id, ent.category, m.start, m.end, m.matched, al.regex or al.text, al.lang))
         return hits
 
     def rows(self) -> list[dict[str, Any]]:
         """``entity_dictionary`` table rows (content columns)."""
-        return [{"entity_id": e.entity_id, "name": e.name, "category": e.category, "phenomenon": e.phenomenon,
-                 "aliases": [a.as_json() for a in e.aliases], "decoys": list(e.decoys),
-                 "dictionary_version": self.label} for e in sorted(self.entities.values(), key=lambda e: e.entity_id)]
+        return [
+            {
+                "entity_id": e.entity_id,
+                "name": e.name,
+                "category": e.category,
+                "phenomenon": e.phenomenon,
+                "aliases": [a.as_json() for a in e.aliases],
+                "decoys": list(e.decoys),
+                "dictionary_version": self.label,
+            }
+            for e in sorted(self.entities.values(), key=lambda e: e.entity_id)
+        ]
 
 
 def _parse_alias(entity_id: str, lang: str, raw: Any) -> Alias:
@@ -213,8 +229,14 @@ def parse_entity_dictionary(data: dict[str, Any], *, sha: str = "", path: str = 
             if k not in seen:
                 seen.add(k)
                 unique.append(a)
-        entities[eid] = Entity(eid, str(raw.get("name") or eid), raw["category"], raw["phenomenon"], tuple(unique),
-                               tuple(raw.get("decoys") or ()))
+        entities[eid] = Entity(
+            eid,
+            str(raw.get("name") or eid),
+            raw["category"],
+            raw["phenomenon"],
+            tuple(unique),
+            tuple(raw.get("decoys") or ()),
+        )
     if not entities:
         raise ValueError("entity dictionary is empty")
     owners: dict[str, list[Alias]] = {}
@@ -227,14 +249,16 @@ def parse_entity_dictionary(data: dict[str, Any], *, sha: str = "", path: str = 
         if len(ids) < 2:
             continue
         for i, a in enumerate(als):
-            for b in als[i + 1:]:
+            for b in als[i + 1 :]:
                 if a.entity_id == b.entity_id:
                     continue
                 pa = a.phenomena if a.phenomena is not None else frozenset(PHENOMENA)
                 pb = b.phenomena if b.phenomena is not None else frozenset(PHENOMENA)
                 if pa & pb:
-                    raise ValueError(f"alias {key!r} is used by {a.entity_id} and {b.entity_id} in the same "
-                                     f"phenomena {sorted(pa & pb)}: restrict one with `phenomena`")
+                    raise ValueError(
+                        f"alias {key!r} is used by {a.entity_id} and {b.entity_id} in the same "
+                        f"phenomena {sorted(pa & pb)}: restrict one with `phenomena`"
+                    )
     return EntityDictionary(version=version, sha=sha, entities=entities, path=path)
 
 
@@ -245,10 +269,24 @@ def load_entity_dictionary(path: str | Path | None = None) -> EntityDictionary:
     return parse_entity_dictionary(yaml.safe_load(raw), sha=hashlib.sha256(raw).hexdigest(), path=str(p))
 
 
-def hits_to_rows(hits: Iterable[EntityHit], *, doc_id: str, chunk_id: str, language: str | None,
-                 phenomenon: str | None, version: str) -> list[dict[str, Any]]:
+def hits_to_rows(
+    hits: Iterable[EntityHit], *, doc_id: str, chunk_id: str, language: str | None, phenomenon: str | None, version: str
+) -> list[dict[str, Any]]:
     """``entity_mentions`` rows for the hits of one passage."""
-    return [{"entity_id": h.entity_id, "category": h.category, "doc_id": doc_id, "chunk_id": chunk_id,
-             "char_start": h.start, "char_end": h.end, "matched": h.matched, "alias": h.alias,
-             "alias_lang": h.alias_lang, "language": language, "phenomenon": phenomenon,
-             "dictionary_version": version} for h in hits]
+    return [
+        {
+            "entity_id": h.entity_id,
+            "category": h.category,
+            "doc_id": doc_id,
+            "chunk_id": chunk_id,
+            "char_start": h.start,
+            "char_end": h.end,
+            "matched": h.matched,
+            "alias": h.alias,
+            "alias_lang": h.alias_lang,
+            "language": language,
+            "phenomenon": phenomenon,
+            "dictionary_version": version,
+        }
+        for h in hits
+    ]

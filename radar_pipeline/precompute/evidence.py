@@ -17,6 +17,7 @@ characters like Python does). Then, per table, every evidence item ``{doc_id, ch
 A row passes when all its items pass and its counts are consistent with its evidence (e.g.
 ``n_passages`` = number of items). The share of passing rows must be 1.0.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -39,18 +40,24 @@ def verified_mentions(engine: sa.Engine) -> tuple[dict[str, set[str]], dict[str,
     plcs: dict[str, set[str]] = defaultdict(set)
     checked = bad = 0
     with engine.connect() as conn:
-        for chunk_id, key, ok in conn.execute(sa.text(
+        for chunk_id, key, ok in conn.execute(
+            sa.text(
                 "SELECT m.chunk_id, m.entity_id, substr(c.text, m.char_start + 1, m.char_end - m.char_start) = m.matched "
-                "AND c.doc_id = m.doc_id FROM entity_mentions m JOIN chunks c USING (chunk_id) WHERE m.valid_to IS NULL")):
+                "AND c.doc_id = m.doc_id FROM entity_mentions m JOIN chunks c USING (chunk_id) WHERE m.valid_to IS NULL"
+            )
+        ):
             checked += 1
             if ok:
                 ents[chunk_id].add(key)
             else:
                 bad += 1
-        for chunk_id, key, ok in conn.execute(sa.text(
+        for chunk_id, key, ok in conn.execute(
+            sa.text(
                 "SELECT m.chunk_id, m.place_id, substr(c.text, m.char_start + 1, m.char_end - m.char_start) = m.matched "
                 "AND c.doc_id = m.doc_id FROM place_mentions m JOIN chunks c USING (chunk_id) "
-                "WHERE m.valid_to IS NULL AND m.place_id IS NOT NULL")):
+                "WHERE m.valid_to IS NULL AND m.place_id IS NOT NULL"
+            )
+        ):
             checked += 1
             if ok:
                 plcs[chunk_id].add(key)
@@ -76,8 +83,12 @@ def verify_evidence(engine: sa.Engine, tables: tuple[str, ...] | None = None) ->
     ents, plcs, n_m, bad_m = verified_mentions(engine)
     with engine.connect() as conn:
         chunk_doc = dict(conn.execute(sa.text("SELECT chunk_id, doc_id FROM chunks")).all())
-    places = {r["place_id"]: r for r in current_rows(engine, "place_gazetteer",
-                                                     ["place_id", "level", "code", "country_code", "department_code"])}
+    places = {
+        r["place_id"]: r
+        for r in current_rows(
+            engine, "place_gazetteer", ["place_id", "level", "code", "country_code", "department_code"]
+        )
+    }
     dates = {r["doc_id"]: r for r in current_rows(engine, "publication_dates", ["doc_id", "date", "year", "month"])}
     docs_phen = {}
     with engine.connect() as conn:
@@ -120,8 +131,11 @@ def verify_evidence(engine: sa.Engine, tables: tuple[str, ...] | None = None) ->
                 elif ok and table == "agg_timeline":
                     if row["entity_id"]:
                         ok = row["entity_id"] in ents.get(c, ())
-                    ok = ok and scope_ok(d, row["phenomenon"]) and \
-                        _period(dates.get(d), row["granularity"]) == row["period"]
+                    ok = (
+                        ok
+                        and scope_ok(d, row["phenomenon"])
+                        and _period(dates.get(d), row["granularity"]) == row["period"]
+                    )
                 elif ok and table == "agg_entity_network":
                     need = {row["entity_a"]} | ({row["entity_b"]} if row["entity_b"] else set())
                     ok = need <= ents.get(c, set()) and scope_ok(d, row["phenomenon"])
@@ -141,14 +155,26 @@ def verify_evidence(engine: sa.Engine, tables: tuple[str, ...] | None = None) ->
             if "n_alerts" in row:
                 consistent &= row["n_alerts"] == len(row["alert_codes"])
             ok_row = bad == 0 and consistent and (bool(items) or row.get("undated") is True)
-            _tally(report, table, ok_row, len(items), bad,
-                   {k: row[k] for k in row if k != "evidence"} | {"items": len(items), "bad_items": bad})
+            _tally(
+                report,
+                table,
+                ok_row,
+                len(items),
+                bad,
+                {k: row[k] for k in row if k != "evidence"} | {"items": len(items), "bad_items": bad},
+            )
     total = sum(r["rows"] for r in report.values())
     ok = sum(r["rows_ok"] for r in report.values())
     for r in report.values():
         r["share_rows_ok"] = round(r["rows_ok"] / r["rows"], 6) if r["rows"] else 1.0
-    return {"tables": report, "rows": total, "rows_ok": ok, "share_rows_ok": round(ok / total, 6) if total else 1.0,
-            "mentions_checked": n_m, "mentions_bad_span": bad_m}
+    return {
+        "tables": report,
+        "rows": total,
+        "rows_ok": ok,
+        "share_rows_ok": round(ok / total, 6) if total else 1.0,
+        "mentions_checked": n_m,
+        "mentions_bad_span": bad_m,
+    }
 
 
 def _verify_presence(engine: sa.Engine, report: dict[str, Any]) -> None:
@@ -158,8 +184,9 @@ def _verify_presence(engine: sa.Engine, report: dict[str, Any]) -> None:
     with engine.connect() as conn:
         for i in range(0, len(cited), 5000):
             for cid, doc, text in conn.execute(
-                    sa.text("SELECT chunk_id, doc_id, text FROM chunks WHERE chunk_id = ANY(:ids)"),
-                    {"ids": cited[i:i + 5000]}):
+                sa.text("SELECT chunk_id, doc_id, text FROM chunks WHERE chunk_id = ANY(:ids)"),
+                {"ids": cited[i : i + 5000]},
+            ):
                 texts[cid] = (doc, " ".join(text.split()))
     for r in rows:
         bad = 0
@@ -170,5 +197,11 @@ def _verify_presence(engine: sa.Engine, report: dict[str, Any]) -> None:
             doc, text = texts.get(it["chunk_id"], (None, ""))
             bad += int(doc != it["doc_id"] or it.get("quote", "\x00") not in text)
         ok_row = bad == 0 and bool(r["evidence"])
-        _tally(report, "armed_presence", ok_row, len(r["evidence"]), bad,
-               {"municipality_id": r["municipality_id"], "group_key": r["group_key"], "bad_items": bad})
+        _tally(
+            report,
+            "armed_presence",
+            ok_row,
+            len(r["evidence"]),
+            bad,
+            {"municipality_id": r["municipality_id"], "group_key": r["group_key"], "bad_items": bad},
+        )

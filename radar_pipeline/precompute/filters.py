@@ -7,6 +7,7 @@ parameters and the chat's ``visualizacion.filtros`` speak Spanish (``fenomeno``,
 ``hasta``, ``entidad``, ``lugar``); ``SPANISH`` is the single mapping between the two, used by
 ``from_spanish`` / ``spanish`` at those edges only.
 """
+
 from __future__ import annotations
 
 import dataclasses

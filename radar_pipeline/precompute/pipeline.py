@@ -9,6 +9,7 @@ Order (the assets' dependency graph): ``entity_dictionary``, ``place_gazetteer``
 (``entity_mentions`` + ``place_mentions`` in one pass, because entity spans are place decoys) →
 ``publication_dates`` → ``early_warnings``, ``armed_presence`` → aggregates.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -41,9 +42,19 @@ from radar_pipeline.precompute.presence import (
 from radar_pipeline.precompute.versioning import current_rows, finish_run, start_run, write_versioned
 from radar_pipeline.textfold import fold_spans
 
-__all__ = ["CODE_VERSION", "PrecomputeConfig", "materialize_entity_dictionary", "materialize_gazetteer",
-           "materialize_mentions", "materialize_publication_dates", "materialize_early_warnings",
-           "materialize_armed_presence", "materialize_aggregates", "corpus_fingerprint", "match_document"]
+__all__ = [
+    "CODE_VERSION",
+    "PrecomputeConfig",
+    "materialize_entity_dictionary",
+    "materialize_gazetteer",
+    "materialize_mentions",
+    "materialize_publication_dates",
+    "materialize_early_warnings",
+    "materialize_armed_presence",
+    "materialize_aggregates",
+    "corpus_fingerprint",
+    "match_document",
+]
 
 CODE_VERSION = "precompute-1"
 Log = Callable[[str], None]
@@ -94,16 +105,18 @@ def corpus_fingerprint(engine: sa.Engine) -> dict[str, Any]:
     versions and a SHA-1 over (doc_id, sha256) pairs — a changed source changes it."""
     with engine.connect() as conn:
         docs = conn.execute(sa.text("SELECT doc_id, sha256 FROM documents ORDER BY doc_id")).all()
-        n_chunks, versions = conn.execute(sa.text(
-            "SELECT count(*), coalesce(string_agg(DISTINCT chunker_version, ','), '') FROM chunks")).one()
+        n_chunks, versions = conn.execute(
+            sa.text("SELECT count(*), coalesce(string_agg(DISTINCT chunker_version, ','), '') FROM chunks")
+        ).one()
     h = hashlib.sha1()
     for d, s in docs:
         h.update(f"{d}:{s}\n".encode())
     return {"documents": len(docs), "chunks": int(n_chunks), "chunker_versions": versions, "sha1": h.hexdigest()}
 
 
-def _run(engine: sa.Engine, asset: str, inputs: Mapping[str, Any], tables: dict[str, list[dict]],
-         producer: str) -> dict[str, Any]:
+def _run(
+    engine: sa.Engine, asset: str, inputs: Mapping[str, Any], tables: dict[str, list[dict]], producer: str
+) -> dict[str, Any]:
     T.ensure_precompute_schema(engine)
     run_id = start_run(engine, asset, CODE_VERSION, inputs)
     out: dict[str, Any] = {"run_id": run_id, "producer": producer}
@@ -122,8 +135,13 @@ def materialize_entity_dictionary(engine: sa.Engine, dictionary: ent.EntityDicti
     """Write the loaded dictionary to ``entity_dictionary`` (one row per entity)."""
     rows = dictionary.rows()
     producer = f"entity_dictionary@{CODE_VERSION}|{dictionary.label}"
-    st = _run(engine, "entity_dictionary", {"dictionary": dictionary.label, "path": dictionary.path},
-              {"entity_dictionary": rows}, producer)
+    st = _run(
+        engine,
+        "entity_dictionary",
+        {"dictionary": dictionary.label, "path": dictionary.path},
+        {"entity_dictionary": rows},
+        producer,
+    )
     st["entities"] = len(rows)
     st["by_category"] = dict(Counter(r["category"] for r in rows))
     st["aliases"] = sum(len(r["aliases"]) for r in rows)
@@ -152,9 +170,14 @@ def _init_worker(entities_path: str, places_path: str, geo_dir: str, boilerplate
     _WORKER.update(dictionary=d, gazetteer=g, boilerplate=load_boilerplate(boilerplate_path))
 
 
-def match_document(doc: Mapping[str, Any], chunks: Sequence[Mapping[str, Any]], pages: Sequence[str],
-                   dictionary: ent.EntityDictionary, gazetteer: plc.Gazetteer,
-                   boilerplate: Boilerplate) -> tuple[list[dict], list[dict], Counter]:
+def match_document(
+    doc: Mapping[str, Any],
+    chunks: Sequence[Mapping[str, Any]],
+    pages: Sequence[str],
+    dictionary: ent.EntityDictionary,
+    gazetteer: plc.Gazetteer,
+    boilerplate: Boilerplate,
+) -> tuple[list[dict], list[dict], Counter]:
     """Entity and place mention rows of one document.
 
     ``doc``: ``doc_id``, ``phenomenon``, ``language``, ``is_tabular``; ``chunks``: ``chunk_id``,
@@ -177,13 +200,25 @@ def match_document(doc: Mapping[str, Any], chunks: Sequence[Mapping[str, Any]], 
         lang = c.get("language") or doc.get("language")
         ehits = dictionary.find(masked, phenomenon=doc.get("phenomenon"), folded=mfolded)
         phits = gazetteer.find(masked, folded=mfolded, decoy_spans=[(h.start, h.end) for h in ehits])
-        for r in ent.hits_to_rows(ehits, doc_id=doc["doc_id"], chunk_id=c["chunk_id"], language=lang,
-                                  phenomenon=doc.get("phenomenon"), version=dictionary.label):
-            r["matched"] = text[r["char_start"]:r["char_end"]]
+        for r in ent.hits_to_rows(
+            ehits,
+            doc_id=doc["doc_id"],
+            chunk_id=c["chunk_id"],
+            language=lang,
+            phenomenon=doc.get("phenomenon"),
+            version=dictionary.label,
+        ):
+            r["matched"] = text[r["char_start"] : r["char_end"]]
             erows.append(r)
-        for r in plc.hits_to_rows(phits, doc_id=doc["doc_id"], chunk_id=c["chunk_id"], language=lang,
-                                  phenomenon=doc.get("phenomenon"), version=gazetteer.label):
-            r["matched"] = text[r["char_start"]:r["char_end"]]
+        for r in plc.hits_to_rows(
+            phits,
+            doc_id=doc["doc_id"],
+            chunk_id=c["chunk_id"],
+            language=lang,
+            phenomenon=doc.get("phenomenon"),
+            version=gazetteer.label,
+        ):
+            r["matched"] = text[r["char_start"] : r["char_end"]]
             prows.append(r)
         stats["chunks"] += 1
     return erows, prows, stats
@@ -207,27 +242,41 @@ def _match_batch(batch: list[tuple[dict, list[dict], list[str]]]) -> tuple[list[
 
 def _documents(engine: sa.Engine) -> list[dict[str, Any]]:
     with engine.connect() as conn:
-        return [dict(r._mapping) for r in conn.execute(sa.text(
-            "SELECT doc_id, primary_path, source_paths, language, phenomenon, is_tabular, status FROM documents "
-            "WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = documents.doc_id) ORDER BY doc_id"))]
+        return [
+            dict(r._mapping)
+            for r in conn.execute(
+                sa.text(
+                    "SELECT doc_id, primary_path, source_paths, language, phenomenon, is_tabular, status FROM documents "
+                    "WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = documents.doc_id) ORDER BY doc_id"
+                )
+            )
+        ]
 
 
-def _batches(engine: sa.Engine, docs: list[dict],
-             with_pages: bool = True) -> Iterator[list[tuple[dict, list[dict], list[str]]]]:
+def _batches(
+    engine: sa.Engine, docs: list[dict], with_pages: bool = True
+) -> Iterator[list[tuple[dict, list[dict], list[str]]]]:
     for i in range(0, len(docs), BATCH_DOCS):
-        part = docs[i:i + BATCH_DOCS]
+        part = docs[i : i + BATCH_DOCS]
         ids = [d["doc_id"] for d in part]
         chunks: dict[str, list[dict]] = defaultdict(list)
         pages: dict[str, list[str]] = defaultdict(list)
         with engine.connect() as conn:
-            for r in conn.execute(sa.text("SELECT chunk_id, doc_id, seq, text, language FROM chunks "
-                                          "WHERE doc_id = ANY(:ids) ORDER BY doc_id, seq"), {"ids": ids}):
+            for r in conn.execute(
+                sa.text(
+                    "SELECT chunk_id, doc_id, seq, text, language FROM chunks "
+                    "WHERE doc_id = ANY(:ids) ORDER BY doc_id, seq"
+                ),
+                {"ids": ids},
+            ):
                 chunks[r.doc_id].append({"chunk_id": r.chunk_id, "text": r.text, "language": r.language})
             if with_pages:
                 prose = [d["doc_id"] for d in part if not d["is_tabular"]]
                 if prose:
-                    for r in conn.execute(sa.text("SELECT doc_id, text FROM pages WHERE doc_id = ANY(:ids) "
-                                                  "ORDER BY doc_id, page_no"), {"ids": prose}):
+                    for r in conn.execute(
+                        sa.text("SELECT doc_id, text FROM pages WHERE doc_id = ANY(:ids) ORDER BY doc_id, page_no"),
+                        {"ids": prose},
+                    ):
                         pages[r.doc_id].append(r.text)
         yield [(d, chunks[d["doc_id"]], pages[d["doc_id"]]) for d in part]
 
@@ -243,8 +292,12 @@ def materialize_mentions(engine: sa.Engine, config: PrecomputeConfig, log: Log =
     gazetteer = config.gazetteer()
     boilerplate = config.boilerplate()
     docs = _documents(engine)
-    init = (str(config.entities_path), str(config.places_path), str(config.geo_dir),
-            str(config.boilerplate_path) if config.boilerplate_path else None)
+    init = (
+        str(config.entities_path),
+        str(config.places_path),
+        str(config.geo_dir),
+        str(config.boilerplate_path) if config.boilerplate_path else None,
+    )
     erows: list[dict] = []
     prows: list[dict] = []
     stats: Counter = Counter()
@@ -277,24 +330,33 @@ def materialize_mentions(engine: sa.Engine, config: PrecomputeConfig, log: Log =
             if done % 400 < BATCH_DOCS:
                 log(f"mentions: {done}/{len(docs)} documents")
     t_match = time.perf_counter() - t0
-    inputs = {"dictionary": dictionary.label, "gazetteer": gazetteer.label, "boilerplate": boilerplate.label,
-              "corpus": corpus_fingerprint(engine)}
+    inputs = {
+        "dictionary": dictionary.label,
+        "gazetteer": gazetteer.label,
+        "boilerplate": boilerplate.label,
+        "corpus": corpus_fingerprint(engine),
+    }
     producer = f"mentions@{CODE_VERSION}|{dictionary.label}|{gazetteer.label}|{boilerplate.label}"
     out = _run(engine, "mentions", inputs, {"entity_mentions": erows, "place_mentions": prows}, producer)
-    out.update({
-        "documents": len(docs), "chunks": stats["chunks"], "entity_mentions": len(erows),
-        "place_mentions": len(prows),
-        "place_resolution": dict(Counter(r["resolution"] for r in prows)),
-        "entity_mentions_by_category": dict(Counter(r["category"] for r in erows)),
-        "documents_with_entity": len({r["doc_id"] for r in erows}),
-        "documents_with_place": len({r["doc_id"] for r in prows if r["place_id"]}),
-        "boilerplate_spans_blanked": stats["boilerplate_spans"],
-        "entity_matches_dropped": {k[7:]: v for k, v in stats.items() if k.startswith("entity_")},
-        "place_matches_dropped": {k[6:]: v for k, v in stats.items() if k.startswith("place_")},
-        "bogota_mentions": sum(1 for r in prows if r["place_id"] == "municipality:11001"),
-        "cundinamarca_mentions": sum(1 for r in prows if r["place_id"] == "department:25"),
-        "seconds_matching": round(t_match, 2), "seconds": round(time.perf_counter() - t0, 2),
-    })
+    out.update(
+        {
+            "documents": len(docs),
+            "chunks": stats["chunks"],
+            "entity_mentions": len(erows),
+            "place_mentions": len(prows),
+            "place_resolution": dict(Counter(r["resolution"] for r in prows)),
+            "entity_mentions_by_category": dict(Counter(r["category"] for r in erows)),
+            "documents_with_entity": len({r["doc_id"] for r in erows}),
+            "documents_with_place": len({r["doc_id"] for r in prows if r["place_id"]}),
+            "boilerplate_spans_blanked": stats["boilerplate_spans"],
+            "entity_matches_dropped": {k[7:]: v for k, v in stats.items() if k.startswith("entity_")},
+            "place_matches_dropped": {k[6:]: v for k, v in stats.items() if k.startswith("place_")},
+            "bogota_mentions": sum(1 for r in prows if r["place_id"] == "municipality:11001"),
+            "cundinamarca_mentions": sum(1 for r in prows if r["place_id"] == "department:25"),
+            "seconds_matching": round(t_match, 2),
+            "seconds": round(time.perf_counter() - t0, 2),
+        }
+    )
     return out
 
 
@@ -311,17 +373,34 @@ def materialize_publication_dates(engine: sa.Engine, config: PrecomputeConfig, l
     """``publication_dates`` for every document (undated ones included, ``date`` NULL)."""
     inventory = config.inventory()
     with engine.connect() as conn:
-        docs = [dict(r._mapping) for r in conn.execute(sa.text(
-            "SELECT doc_id, primary_path, source_paths, phenomenon FROM documents ORDER BY doc_id"))]
+        docs = [
+            dict(r._mapping)
+            for r in conn.execute(
+                sa.text("SELECT doc_id, primary_path, source_paths, phenomenon FROM documents ORDER BY doc_id")
+            )
+        ]
     rows = [date_for_document(_paths(d), inventory).as_row(d["doc_id"], d["phenomenon"]) for d in docs]
-    inputs = {"inventory": str(config.inventory_path), "inventory_rows": len(inventory),
-              "corpus": corpus_fingerprint(engine)}
-    out = _run(engine, "publication_dates", inputs, {"publication_dates": rows},
-               f"publication_dates@{CODE_VERSION}|inventory:{len(inventory)}")
-    out.update({"documents": len(rows), "dated": sum(1 for r in rows if r["date"]),
-                "undated": sum(1 for r in rows if not r["date"]),
-                "by_rule": dict(Counter(r["rule"] or "undated" for r in rows)),
-                "by_precision": dict(Counter(r["precision"] or "undated" for r in rows))})
+    inputs = {
+        "inventory": str(config.inventory_path),
+        "inventory_rows": len(inventory),
+        "corpus": corpus_fingerprint(engine),
+    }
+    out = _run(
+        engine,
+        "publication_dates",
+        inputs,
+        {"publication_dates": rows},
+        f"publication_dates@{CODE_VERSION}|inventory:{len(inventory)}",
+    )
+    out.update(
+        {
+            "documents": len(rows),
+            "dated": sum(1 for r in rows if r["date"]),
+            "undated": sum(1 for r in rows if not r["date"]),
+            "by_rule": dict(Counter(r["rule"] or "undated" for r in rows)),
+            "by_precision": dict(Counter(r["precision"] or "undated" for r in rows)),
+        }
+    )
     return out
 
 
@@ -335,22 +414,34 @@ def materialize_early_warnings(engine: sa.Engine, config: PrecomputeConfig, log:
     ids = [a.doc_id for a in alert_docs]
     chunks_by_doc: dict[str, list[tuple[str, str]]] = defaultdict(list)
     with engine.connect() as conn:
-        for r in conn.execute(sa.text("SELECT doc_id, chunk_id, text FROM chunks WHERE doc_id = ANY(:ids) "
-                                      "ORDER BY doc_id, seq"), {"ids": ids}):
+        for r in conn.execute(
+            sa.text("SELECT doc_id, chunk_id, text FROM chunks WHERE doc_id = ANY(:ids) ORDER BY doc_id, seq"),
+            {"ids": ids},
+        ):
             chunks_by_doc[r.doc_id].append((r.chunk_id, r.text))
-    pm = current_rows(engine, "place_mentions", ["chunk_id", "char_start", "place_id", "level", "code",
-                                                 "department_code"],
-                      "doc_id = ANY(:ids) AND place_id IS NOT NULL", {"ids": ids})
-    em = current_rows(engine, "entity_mentions", ["chunk_id", "char_start", "entity_id"], "doc_id = ANY(:ids)",
-                      {"ids": ids})
-    dates = {r["doc_id"]: r for r in current_rows(engine, "publication_dates", ["doc_id", "date", "rule"],
-                                                  "doc_id = ANY(:ids)", {"ids": ids})}
+    pm = current_rows(
+        engine,
+        "place_mentions",
+        ["chunk_id", "char_start", "place_id", "level", "code", "department_code"],
+        "doc_id = ANY(:ids) AND place_id IS NOT NULL",
+        {"ids": ids},
+    )
+    em = current_rows(
+        engine, "entity_mentions", ["chunk_id", "char_start", "entity_id"], "doc_id = ANY(:ids)", {"ids": ids}
+    )
+    dates = {
+        r["doc_id"]: r
+        for r in current_rows(
+            engine, "publication_dates", ["doc_id", "date", "rule"], "doc_id = ANY(:ids)", {"ids": ids}
+        )
+    }
     names = {r["place_id"]: r["name"] for r in current_rows(engine, "place_gazetteer", ["place_id", "name"])}
     groups = {e.entity_id for e in dictionary.entities.values() if e.category == "armed_group"}
     rows, stats = build_early_warnings(alert_docs, chunks_by_doc, pm, em, dates, names, groups)
     inputs = {"dictionary": dictionary.label, "corpus": corpus_fingerprint(engine)}
-    out = _run(engine, "early_warnings", inputs, {"early_warnings": rows},
-               f"early_warnings@{CODE_VERSION}|{dictionary.label}")
+    out = _run(
+        engine, "early_warnings", inputs, {"early_warnings": rows}, f"early_warnings@{CODE_VERSION}|{dictionary.label}"
+    )
     out.update(stats)
     out["alerts_with_department"] = sum(1 for r in rows if r["department_codes"])
     out["alerts_with_armed_group"] = sum(1 for r in rows if r["armed_groups"])
@@ -368,14 +459,22 @@ def materialize_armed_presence(engine: sa.Engine, config: PrecomputeConfig, log:
     """
     shapes = build_shape_index(config.geo_dir)
     with engine.connect() as conn:
-        pages = conn.execute(sa.text(
-            "SELECT p.doc_id, p.page_no, p.text, d.is_tabular FROM pages p JOIN documents d USING (doc_id) "
-            "WHERE (p.text LIKE '%au\\_no\\_info%' OR p.text LIKE '%au\\_eln%' OR p.text LIKE '%grupo\\_ELN%') "
-            "ORDER BY p.doc_id, p.page_no")).all()
+        pages = conn.execute(
+            sa.text(
+                "SELECT p.doc_id, p.page_no, p.text, d.is_tabular FROM pages p JOIN documents d USING (doc_id) "
+                "WHERE (p.text LIKE '%au\\_no\\_info%' OR p.text LIKE '%au\\_eln%' OR p.text LIKE '%grupo\\_ELN%') "
+                "ORDER BY p.doc_id, p.page_no"
+            )
+        ).all()
         doc_ids = sorted({p.doc_id for p in pages})
         chunks: dict[str, list[tuple[str, int, int, str]]] = defaultdict(list)
-        for r in conn.execute(sa.text("SELECT doc_id, chunk_id, page_start, page_end, text FROM chunks "
-                                      "WHERE doc_id = ANY(:ids) ORDER BY doc_id, seq"), {"ids": doc_ids}):
+        for r in conn.execute(
+            sa.text(
+                "SELECT doc_id, chunk_id, page_start, page_end, text FROM chunks "
+                "WHERE doc_id = ANY(:ids) ORDER BY doc_id, seq"
+            ),
+            {"ids": doc_ids},
+        ):
             chunks[r.doc_id].append((r.chunk_id, r.page_start, r.page_end, " ".join(r.text.split())))
     located: list[Located] = []
     stats = Counter()
@@ -401,35 +500,48 @@ def materialize_armed_presence(engine: sa.Engine, config: PrecomputeConfig, log:
                     chunk_for[g] = next((c[0] for c in cands if quote in c[3]), None)
             reason = None
             if all(v is None for v in chunk_for.values()):
-                reason = "beyond_tabular_cap" if (p.is_tabular and rec.page_no > last_page) else \
-                    "record_not_in_a_single_passage"
+                reason = (
+                    "beyond_tabular_cap"
+                    if (p.is_tabular and rec.page_no > last_page)
+                    else "record_not_in_a_single_passage"
+                )
                 stats[reason] += 1
             located.append(Located(p.doc_id, rec, chunk_for, reason))
     rows = aggregate_presence(located, shapes)
     munis = {r["municipality_id"]: r for r in rows}
     inputs = {"geo": str(config.geo_dir), "corpus": corpus_fingerprint(engine)}
     out = _run(engine, "armed_presence", inputs, {"armed_presence": rows}, f"armed_presence@{CODE_VERSION}")
-    out.update({
-        "documents": len(doc_ids), "records": stats["records"], "municipalities": len(munis),
-        "records_beyond_tabular_cap": stats["beyond_tabular_cap"],
-        "records_not_in_a_single_passage": stats["record_not_in_a_single_passage"],
-        "states": dict(Counter(r["state"] for r in rows)),
-        "municipalities_with_shape": sum(1 for r in munis.values() if r["shape_match"] != "none"),
-        "shape_match": dict(Counter(r["shape_match"] for r in munis.values())),
-        "municipalities_by_country": dict(Counter(r["country"] or "unknown" for r in munis.values())),
-        "conflicting_rows": sum(1 for r in rows if r["n_present"] and r["n_absent"]),
-    })
+    out.update(
+        {
+            "documents": len(doc_ids),
+            "records": stats["records"],
+            "municipalities": len(munis),
+            "records_beyond_tabular_cap": stats["beyond_tabular_cap"],
+            "records_not_in_a_single_passage": stats["record_not_in_a_single_passage"],
+            "states": dict(Counter(r["state"] for r in rows)),
+            "municipalities_with_shape": sum(1 for r in munis.values() if r["shape_match"] != "none"),
+            "shape_match": dict(Counter(r["shape_match"] for r in munis.values())),
+            "municipalities_by_country": dict(Counter(r["country"] or "unknown" for r in munis.values())),
+            "conflicting_rows": sum(1 for r in rows if r["n_present"] and r["n_absent"]),
+        }
+    )
     return out
 
 
 # ---------------------------------------------------------------------- aggregates
-def materialize_aggregates(engine: sa.Engine, config: PrecomputeConfig, tables: Sequence[str] = tuple(T.AGG_TABLES),
-                           log: Log = _noop) -> dict[str, Any]:
+def materialize_aggregates(
+    engine: sa.Engine, config: PrecomputeConfig, tables: Sequence[str] = tuple(T.AGG_TABLES), log: Log = _noop
+) -> dict[str, Any]:
     """Compute and write the requested ``agg_*`` tables from the current precompute rows."""
     inputs = agg.load_inputs(engine, config.inventory())
     built = agg.build(inputs, tables)
-    out = _run(engine, "aggregates", {"tables": list(tables), "corpus": corpus_fingerprint(engine)}, built,
-               f"aggregates@{CODE_VERSION}")
+    out = _run(
+        engine,
+        "aggregates",
+        {"tables": list(tables), "corpus": corpus_fingerprint(engine)},
+        built,
+        f"aggregates@{CODE_VERSION}",
+    )
     for name, rows in built.items():
         out[f"{name}.rows"] = len(rows)
     out.update(inputs.summary())

@@ -19,6 +19,7 @@ missing): a group is ``present`` if any record declares it, else ``absent`` if a
 it, else ``no_info``; the per-state record counts stay in the row so disagreements are visible.
 Presence is declared presence, not intensity: no score is derived.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,31 +31,82 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PresenceRecord", "parse_records", "parse_flag", "group_key_for", "GROUPS", "ShapeIndex",
-           "build_shape_index", "aggregate_presence", "record_core", "STATES", "Located"]
+__all__ = [
+    "PresenceRecord",
+    "parse_records",
+    "parse_flag",
+    "group_key_for",
+    "GROUPS",
+    "ShapeIndex",
+    "build_shape_index",
+    "aggregate_presence",
+    "record_core",
+    "STATES",
+    "Located",
+]
 
 STATES = ("present", "absent", "no_info")
 # group key → entity id of the dictionary (None: "others", no single entity)
 GROUPS: dict[str, str | None] = {
-    "cdf": "comandos_de_la_frontera", "emc": "emc", "embf": "embf", "seg_marq": "segunda_marquetalia",
-    "eln": "eln", "lobos": "los_lobos", "choneros": "los_choneros", "cv": "comando_vermelho", "pcc": "pcc",
+    "cdf": "comandos_de_la_frontera",
+    "emc": "emc",
+    "embf": "embf",
+    "seg_marq": "segunda_marquetalia",
+    "eln": "eln",
+    "lobos": "los_lobos",
+    "choneros": "los_choneros",
+    "cv": "comando_vermelho",
+    "pcc": "pcc",
     "others": None,
 }
 _GROUP_ALIASES = {
-    "cdf": "cdf", "c_d_f": "cdf", "cdf_agc": "cdf", "emc": "emc", "embf": "embf", "seg_marq": "seg_marq",
-    "seg_marquetalia": "seg_marq", "segunda_marquetalia": "seg_marq", "eln": "eln", "lobos": "lobos",
-    "los_lobos": "lobos", "choneros": "choneros", "los_choneros": "choneros", "cv": "cv", "pcc": "pcc",
-    "others": "others", "otros": "others",
+    "cdf": "cdf",
+    "c_d_f": "cdf",
+    "cdf_agc": "cdf",
+    "emc": "emc",
+    "embf": "embf",
+    "seg_marq": "seg_marq",
+    "seg_marquetalia": "seg_marq",
+    "segunda_marquetalia": "seg_marq",
+    "eln": "eln",
+    "lobos": "lobos",
+    "los_lobos": "lobos",
+    "choneros": "choneros",
+    "los_choneros": "choneros",
+    "cv": "cv",
+    "pcc": "pcc",
+    "others": "others",
+    "otros": "others",
 }
 _TRUE = {"verdadero", "verdadeiro", "true", "si", "sí", "sim", "yes", "1", "t", "y", "s"}
 _FALSE = {"falso", "false", "no", "não", "nao", "0", "f", "n"}
-_COUNTRY = {"colombia": "COL", "brasil": "BRA", "brazil": "BRA", "peru": "PER", "perú": "PER", "ecuador": "ECU",
-            "venezuela": "VEN", "bolivia": "BOL", "guyana": "GUY", "suriname": "SUR"}
-_PCODE_COUNTRY = {"CO": "COL", "BR": "BRA", "PE": "PER", "EC": "ECU", "VE": "VEN", "BO": "BOL", "GY": "GUY",
-                  "SR": "SUR"}
+_COUNTRY = {
+    "colombia": "COL",
+    "brasil": "BRA",
+    "brazil": "BRA",
+    "peru": "PER",
+    "perú": "PER",
+    "ecuador": "ECU",
+    "venezuela": "VEN",
+    "bolivia": "BOL",
+    "guyana": "GUY",
+    "suriname": "SUR",
+}
+_PCODE_COUNTRY = {
+    "CO": "COL",
+    "BR": "BRA",
+    "PE": "PER",
+    "EC": "ECU",
+    "VE": "VEN",
+    "BO": "BOL",
+    "GY": "GUY",
+    "SR": "SUR",
+}
 # a field starts a record line or follows ", " and has one of the Amazon Underworld prefixes
-_FIELD = re.compile(r"(?:(?<=^)|(?<=\n)|(?<=, ))((?:capa|fid|tile_\w+|b_[A-Za-z0-9_]+|au_[A-Za-z0-9_. ]+?|grupo_\w+|"
-                    r"grupos_\w+|total_grupos_presentes)):[ \t]?")
+_FIELD = re.compile(
+    r"(?:(?<=^)|(?<=\n)|(?<=, ))((?:capa|fid|tile_\w+|b_[A-Za-z0-9_]+|au_[A-Za-z0-9_. ]+?|grupo_\w+|"
+    r"grupos_\w+|total_grupos_presentes)):[ \t]?"
+)
 _BLOCK_SPLIT = re.compile(r"\n[ \t]*\n")
 
 
@@ -75,7 +127,7 @@ def group_key_for(field_name: str) -> str | None:
     f = field_name.strip().lower()
     for prefix in ("au_", "grupo_"):
         if f.startswith(prefix):
-            return _GROUP_ALIASES.get(f[len(prefix):])
+            return _GROUP_ALIASES.get(f[len(prefix) :])
     return None
 
 
@@ -158,7 +210,7 @@ def parse_records(text: str, page_no: int = 1) -> list[PresenceRecord]:
     pos = 0
     blocks: list[tuple[int, str]] = []
     for m in _BLOCK_SPLIT.finditer(text):
-        blocks.append((pos, text[pos:m.start()]))
+        blocks.append((pos, text[pos : m.start()]))
         pos = m.end()
     blocks.append((pos, text[pos:]))
     for offset, block in blocks:
@@ -172,7 +224,7 @@ def parse_records(text: str, page_no: int = 1) -> list[PresenceRecord]:
         for i, m in enumerate(matches):
             key = m.group(1).strip()
             vend = matches[i + 1].start() if i + 1 < len(matches) else len(block)
-            value = block[m.end():vend]
+            value = block[m.end() : vend]
             if value.endswith(", "):
                 value = value[:-2]
             value = value.rstrip().rstrip(",")
@@ -207,8 +259,9 @@ class ShapeIndex:
     by_name: dict[tuple[str, str, str], str]
     dept_names: dict[tuple[str, str], str]
 
-    def match(self, country: str | None, pcode: str | None, level1: str | None,
-              level2: str | None) -> tuple[str, str | None]:
+    def match(
+        self, country: str | None, pcode: str | None, level1: str | None, level2: str | None
+    ) -> tuple[str, str | None]:
         """``(shape_match, shape_key)``: ``code`` first, then ``name`` within the department, else ``none``."""
         if country and pcode:
             code = pcode[2:] if pcode[:2].isalpha() else pcode
@@ -260,8 +313,9 @@ class Located:
     reason: str | None = None
 
 
-def aggregate_presence(located: Iterable[Located], shapes: ShapeIndex,
-                       groups: Sequence[str] = tuple(GROUPS)) -> list[dict[str, Any]]:
+def aggregate_presence(
+    located: Iterable[Located], shapes: ShapeIndex, groups: Sequence[str] = tuple(GROUPS)
+) -> list[dict[str, Any]]:
     """``armed_presence`` rows: one per (municipality, group), deduplicated by municipality id.
 
     Evidence items are ``{"doc_id", "chunk_id", "quote"}`` (``chunk_id`` None plus ``reason`` when
@@ -298,9 +352,23 @@ def aggregate_presence(located: Iterable[Located], shapes: ShapeIndex,
                 if k not in seen:
                     seen.add(k)
                     evidence.append(item)
-            rows.append({"municipality_id": mid, "country": country, "level1": level1, "level2": level2,
-                         "divipola_code": divipola, "group_key": g, "entity_id": GROUPS.get(g), "state": state,
-                         "n_records": len(locs), "n_present": n["present"], "n_absent": n["absent"],
-                         "n_no_info": n["no_info"], "shape_match": shape_match, "shape_key": shape_key,
-                         "evidence": evidence})
+            rows.append(
+                {
+                    "municipality_id": mid,
+                    "country": country,
+                    "level1": level1,
+                    "level2": level2,
+                    "divipola_code": divipola,
+                    "group_key": g,
+                    "entity_id": GROUPS.get(g),
+                    "state": state,
+                    "n_records": len(locs),
+                    "n_present": n["present"],
+                    "n_absent": n["absent"],
+                    "n_no_info": n["no_info"],
+                    "shape_match": shape_match,
+                    "shape_key": shape_key,
+                    "evidence": evidence,
+                }
+            )
     return rows

@@ -12,6 +12,7 @@ never a database error.
 column by column, which of the ``Filters`` its table can apply. A filter a table has no column
 for is reported in ``filters_ignored``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -89,8 +90,14 @@ class Aggregate:
         if f.place is not None:
             if self.place:
                 folded = f.place.lower().translate(str.maketrans(*_ACCENTS))
-                conds.append(sa.or_(*[sa.func.translate(sa.func.lower(sa.cast(c, sa.Text)), *_ACCENTS) == folded
-                                      for c in self.place]))
+                conds.append(
+                    sa.or_(
+                        *[
+                            sa.func.translate(sa.func.lower(sa.cast(c, sa.Text)), *_ACCENTS) == folded
+                            for c in self.place
+                        ]
+                    )
+                )
                 applied["place"] = f.place
             else:
                 ignored.append("place")
@@ -99,33 +106,52 @@ class Aggregate:
 
 AGGREGATES: dict[str, Aggregate] = {
     "documents_per_place": Aggregate(
-        T.agg_documents_per_place, "Documentos que nombran cada lugar",
-        phenomenon=T.agg_documents_per_place.c.phenomenon, place=(T.agg_documents_per_place.c.name,)),
+        T.agg_documents_per_place,
+        "Documentos que nombran cada lugar",
+        phenomenon=T.agg_documents_per_place.c.phenomenon,
+        place=(T.agg_documents_per_place.c.name,),
+    ),
     "alerts_per_department": Aggregate(
-        T.agg_alerts_per_department, "Alertas tempranas por departamento",
-        place=(T.agg_alerts_per_department.c.department_name,)),
+        T.agg_alerts_per_department,
+        "Alertas tempranas por departamento",
+        place=(T.agg_alerts_per_department.c.department_name,),
+    ),
     "timeline": Aggregate(
-        T.agg_timeline, "Línea de tiempo de documentos", phenomenon=T.agg_timeline.c.phenomenon,
-        dated=T.agg_timeline.c.period, entity=(T.agg_timeline.c.entity_id,)),
+        T.agg_timeline,
+        "Línea de tiempo de documentos",
+        phenomenon=T.agg_timeline.c.phenomenon,
+        dated=T.agg_timeline.c.period,
+        entity=(T.agg_timeline.c.entity_id,),
+    ),
     "entity_network": Aggregate(
-        T.agg_entity_network, "Red de coocurrencia de entidades", phenomenon=T.agg_entity_network.c.phenomenon,
-        entity=(T.agg_entity_network.c.entity_a, T.agg_entity_network.c.entity_b)),
+        T.agg_entity_network,
+        "Red de coocurrencia de entidades",
+        phenomenon=T.agg_entity_network.c.phenomenon,
+        entity=(T.agg_entity_network.c.entity_a, T.agg_entity_network.c.entity_b),
+    ),
     "entity_heatmap": Aggregate(
-        T.agg_entity_heatmap, "Matriz entidad × categoría", entity=(T.agg_entity_heatmap.c.entity_id,)),
+        T.agg_entity_heatmap, "Matriz entidad × categoría", entity=(T.agg_entity_heatmap.c.entity_id,)
+    ),
     "entity_quadrant": Aggregate(
-        T.agg_entity_quadrant, "Cuadrante intensidad–tendencia", phenomenon=T.agg_entity_quadrant.c.phenomenon,
-        entity=(T.agg_entity_quadrant.c.entity_id,)),
+        T.agg_entity_quadrant,
+        "Cuadrante intensidad–tendencia",
+        phenomenon=T.agg_entity_quadrant.c.phenomenon,
+        entity=(T.agg_entity_quadrant.c.entity_id,),
+    ),
     "armed_presence": Aggregate(
-        T.armed_presence, "Presencia declarada de grupos armados por municipio",
+        T.armed_presence,
+        "Presencia declarada de grupos armados por municipio",
         entity=(T.armed_presence.c.entity_id, T.armed_presence.c.group_key),
-        place=(T.armed_presence.c.level1, T.armed_presence.c.level2)),
-    "early_warnings": Aggregate(
-        T.early_warnings, "Alertas tempranas de la Defensoría", dated=T.early_warnings.c.date),
+        place=(T.armed_presence.c.level1, T.armed_presence.c.level2),
+    ),
+    "early_warnings": Aggregate(T.early_warnings, "Alertas tempranas de la Defensoría", dated=T.early_warnings.c.date),
     "entity_mentions": Aggregate(
-        T.entity_mentions, "Menciones de entidades", phenomenon=T.entity_mentions.c.phenomenon,
-        entity=(T.entity_mentions.c.entity_id,)),
-    "place_mentions": Aggregate(
-        T.place_mentions, "Menciones de lugares", phenomenon=T.place_mentions.c.phenomenon),
+        T.entity_mentions,
+        "Menciones de entidades",
+        phenomenon=T.entity_mentions.c.phenomenon,
+        entity=(T.entity_mentions.c.entity_id,),
+    ),
+    "place_mentions": Aggregate(T.place_mentions, "Menciones de lugares", phenomenon=T.place_mentions.c.phenomenon),
 }
 
 
@@ -219,17 +245,35 @@ class PrecomputeReader:
         try:
             rows = self.rows(stmt, spec.table)
         except NotMaterialized:
-            return {**base, "materialized": False, "rows": [], "n_rows": 0, "truncated": False,
-                    "filters_applied": {}, "filters_ignored": sorted(f.requested()),
-                    "message": f"'{name}' no está materializado todavía (tabla {spec.table_name} ausente)"}
+            return {
+                **base,
+                "materialized": False,
+                "rows": [],
+                "n_rows": 0,
+                "truncated": False,
+                "filters_applied": {},
+                "filters_ignored": sorted(f.requested()),
+                "message": f"'{name}' no está materializado todavía (tabla {spec.table_name} ausente)",
+            }
         truncated = len(rows) > limit
         rows = [{k: jsonable(v) for k, v in r.items()} for r in rows[:limit]]
-        return {**base, "materialized": True, "rows": rows, "n_rows": len(rows), "truncated": truncated,
-                "filters_applied": applied, "filters_ignored": ignored, "message": None}
+        return {
+            **base,
+            "materialized": True,
+            "rows": rows,
+            "n_rows": len(rows),
+            "truncated": truncated,
+            "filters_applied": applied,
+            "filters_ignored": ignored,
+            "message": None,
+        }
 
-    def mentions_for_chunks(self, chunk_ids: list[str],
-                            tables: tuple[sa.Table, ...] = (T.entity_mentions, T.place_mentions),
-                            limit: int = 2000) -> dict[str, list[dict]]:
+    def mentions_for_chunks(
+        self,
+        chunk_ids: list[str],
+        tables: tuple[sa.Table, ...] = (T.entity_mentions, T.place_mentions),
+        limit: int = 2000,
+    ) -> dict[str, list[dict]]:
         """Current rows of the mention tables that point at ``chunk_ids``, JSON-serializable:
         ``{table name: [row, ...]}`` (tables not materialized are left out)."""
         out: dict[str, list[dict]] = {}
@@ -286,8 +330,9 @@ class PrecomputeReader:
             for r in rows:
                 if r["level"] != level:
                     continue
-                names = {fold_phrase(r["name"])} | {fold_phrase(a.get("text", "")) for a in r["aliases"] or []
-                                                    if isinstance(a, dict)}
+                names = {fold_phrase(r["name"])} | {
+                    fold_phrase(a.get("text", "")) for a in r["aliases"] or [] if isinstance(a, dict)
+                }
                 if key in names:
                     return r["place_id"]
         return None

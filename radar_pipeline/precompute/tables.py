@@ -10,6 +10,7 @@ Readers that want the current state use the ``<table>_current`` views (or ``vali
 Every ``agg_*`` table has ``evidence``: a JSONB list of ``{"doc_id", "chunk_id"}`` — the passages
 the row counts.
 """
+
 from __future__ import annotations
 
 import sqlalchemy as sa
@@ -31,13 +32,13 @@ def _lineage() -> list[sa.Column]:
 
 def _versioned(name: str, *columns: sa.Column, comment: str) -> sa.Table:
     table = sa.Table(name, metadata, *_lineage(), *columns, comment=comment)
-    sa.Index(f"ix_{name}_current_hash", table.c.row_hash, unique=True,
-             postgresql_where=table.c.valid_to.is_(None))
+    sa.Index(f"ix_{name}_current_hash", table.c.row_hash, unique=True, postgresql_where=table.c.valid_to.is_(None))
     return table
 
 
 precompute_runs = sa.Table(
-    "precompute_runs", metadata,
+    "precompute_runs",
+    metadata,
     sa.Column("run_id", sa.Text, primary_key=True),
     sa.Column("asset", sa.Text, nullable=False),
     sa.Column("code_version", sa.Text, nullable=False),
@@ -110,8 +111,12 @@ place_mentions = _versioned(
     sa.Column("char_start", sa.Integer, nullable=False),
     sa.Column("char_end", sa.Integer, nullable=False),
     sa.Column("matched", sa.Text, nullable=False),
-    sa.Column("resolution", sa.Text, nullable=False,
-              comment="unique | cue | nearby_department | country_default | department_only | unresolved"),
+    sa.Column(
+        "resolution",
+        sa.Text,
+        nullable=False,
+        comment="unique | cue | nearby_department | country_default | department_only | unresolved",
+    ),
     sa.Column("candidates", JSONB, nullable=False, comment="place_ids the name could denote"),
     sa.Column("language", sa.Text, nullable=True),
     sa.Column("phenomenon", sa.Text, nullable=True),
@@ -140,7 +145,9 @@ early_warnings = _versioned(
     sa.Column("alert_code", sa.Text, nullable=False, comment="NNN-YY as the Ombudsman numbers alerts"),
     sa.Column("alert_number", sa.Integer, nullable=False),
     sa.Column("code_year", sa.Integer, nullable=False, comment="year encoded in the code (not a publication date)"),
-    sa.Column("date", sa.Text, nullable=True, comment="publication date of the alert's own document (publication_dates)"),
+    sa.Column(
+        "date", sa.Text, nullable=True, comment="publication date of the alert's own document (publication_dates)"
+    ),
     sa.Column("date_rule", sa.Text, nullable=True),
     sa.Column("alert_type", sa.Text, nullable=False, comment="imminent | structural | unspecified | conflicting"),
     sa.Column("armed_groups", JSONB, nullable=False, comment="entity ids (category armed_group)"),
@@ -158,8 +165,9 @@ armed_presence = _versioned(
     sa.Column("level1", sa.Text, nullable=True),
     sa.Column("level2", sa.Text, nullable=True),
     sa.Column("divipola_code", sa.Text, nullable=True),
-    sa.Column("group_key", sa.Text, nullable=False,
-              comment="cdf, emc, embf, seg_marq, eln, lobos, choneros, cv, pcc, others"),
+    sa.Column(
+        "group_key", sa.Text, nullable=False, comment="cdf, emc, embf, seg_marq, eln, lobos, choneros, cv, pcc, others"
+    ),
     sa.Column("entity_id", sa.Text, nullable=True),
     sa.Column("state", sa.Text, nullable=False, comment="present | absent | no_info (never shown as absent)"),
     sa.Column("n_records", sa.Integer, nullable=False),
@@ -174,9 +182,12 @@ armed_presence = _versioned(
 
 
 def _agg(name: str, *columns: sa.Column, comment: str) -> sa.Table:
-    return _versioned(name, *columns,
-                      sa.Column("evidence", JSONB, nullable=False, comment='[{"doc_id", "chunk_id"}] counted'),
-                      comment=comment)
+    return _versioned(
+        name,
+        *columns,
+        sa.Column("evidence", JSONB, nullable=False, comment='[{"doc_id", "chunk_id"}] counted'),
+        comment=comment,
+    )
 
 
 agg_documents_per_place = _agg(
@@ -198,8 +209,9 @@ agg_alerts_per_department = _agg(
     "agg_alerts_per_department",
     sa.Column("department_code", sa.Text, nullable=False),
     sa.Column("department_name", sa.Text, nullable=False),
-    sa.Column("alert_type", sa.Text, nullable=False,
-              comment="imminent | structural | unspecified | conflicting; never summed"),
+    sa.Column(
+        "alert_type", sa.Text, nullable=False, comment="imminent | structural | unspecified | conflicting; never summed"
+    ),
     sa.Column("n_alerts", sa.Integer, nullable=False),
     sa.Column("alert_codes", JSONB, nullable=False),
     comment="Ombudsman alerts naming a place in each department, one row per alert type.",
@@ -211,7 +223,9 @@ agg_timeline = _agg(
     sa.Column("entity_id", sa.Text, nullable=True, comment="NULL = all documents"),
     sa.Column("granularity", sa.Text, nullable=False, comment="year | month"),
     sa.Column("period", sa.Text, nullable=True, comment="YYYY or YYYY-MM; NULL on the undated row"),
-    sa.Column("undated", sa.Boolean, nullable=False, comment="true: the documents left out (no date at this granularity)"),
+    sa.Column(
+        "undated", sa.Boolean, nullable=False, comment="true: the documents left out (no date at this granularity)"
+    ),
     sa.Column("n_documents", sa.Integer, nullable=False),
     comment="Documents per period and phenomenon (optionally naming an entity), with the undated count.",
 )
@@ -254,9 +268,22 @@ agg_entity_quadrant = _agg(
 )
 
 VERSIONED_TABLES: dict[str, sa.Table] = {
-    t.name: t for t in (entity_dictionary, entity_mentions, place_gazetteer, place_mentions, publication_dates,
-                        early_warnings, armed_presence, agg_documents_per_place, agg_alerts_per_department,
-                        agg_timeline, agg_entity_network, agg_entity_heatmap, agg_entity_quadrant)
+    t.name: t
+    for t in (
+        entity_dictionary,
+        entity_mentions,
+        place_gazetteer,
+        place_mentions,
+        publication_dates,
+        early_warnings,
+        armed_presence,
+        agg_documents_per_place,
+        agg_alerts_per_department,
+        agg_timeline,
+        agg_entity_network,
+        agg_entity_heatmap,
+        agg_entity_quadrant,
+    )
 }
 AGG_TABLES = [n for n in VERSIONED_TABLES if n.startswith("agg_")]
 LINEAGE_COLUMNS = ("id", "row_hash", "valid_from", "valid_to", "run_id", "producer")
@@ -271,9 +298,14 @@ def ensure_precompute_schema(engine: sa.Engine) -> None:
     """Create the precompute tables and their ``<table>_current`` views if missing (idempotent)."""
     from radar_pipeline.db import create_all_locked
 
-    create_all_locked(engine, metadata, tuple(
-        f"CREATE OR REPLACE VIEW {name}_current AS SELECT * FROM {name} WHERE valid_to IS NULL"
-        for name in VERSIONED_TABLES))
+    create_all_locked(
+        engine,
+        metadata,
+        tuple(
+            f"CREATE OR REPLACE VIEW {name}_current AS SELECT * FROM {name} WHERE valid_to IS NULL"
+            for name in VERSIONED_TABLES
+        ),
+    )
 
 
 def drop_precompute_schema(engine: sa.Engine) -> None:

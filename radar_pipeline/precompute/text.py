@@ -10,6 +10,7 @@ alternatives at a position), anchored on word boundaries: ``(?<!\\w)(...)(?!\\w)
 is then one ``finditer`` over the folded text — linear in practice — and returns leftmost-longest,
 non-overlapping matches. A space inside a phrase matches any run of whitespace (PDF line breaks).
 """
+
 from __future__ import annotations
 
 import re

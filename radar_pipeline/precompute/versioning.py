@@ -13,6 +13,7 @@ So ``SELECT ... WHERE valid_to IS NULL`` is always the current state, a point-in
 which asset version produced it (``precompute_runs`` holds the inputs of each run). Bulk inserts
 use PostgreSQL ``COPY`` (≈10⁵ rows/s), so a 10⁶-row mention table rewrites in seconds.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -52,18 +53,33 @@ def start_run(engine: sa.Engine, asset: str, code_version: str, inputs: Mapping[
     """Register a materialization in ``precompute_runs``; returns its ``run_id``."""
     run_id = f"{asset}-{_now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
     with engine.begin() as conn:
-        conn.execute(T.precompute_runs.insert().values(
-            run_id=run_id, asset=asset, code_version=code_version,
-            inputs=json.loads(json.dumps(dict(inputs), default=_json_default)), started_at=_now()))
+        conn.execute(
+            T.precompute_runs.insert().values(
+                run_id=run_id,
+                asset=asset,
+                code_version=code_version,
+                inputs=json.loads(json.dumps(dict(inputs), default=_json_default)),
+                started_at=_now(),
+            )
+        )
     return run_id
 
 
 def finish_run(engine: sa.Engine, run_id: str, stats: Mapping[str, int]) -> None:
     """Record the counts of a finished run (``rows_current/inserted/superseded/unchanged``)."""
     with engine.begin() as conn:
-        conn.execute(T.precompute_runs.update().where(T.precompute_runs.c.run_id == run_id).values(
-            finished_at=_now(), **{k: int(stats[k]) for k in ("rows_current", "rows_inserted", "rows_superseded",
-                                                               "rows_unchanged") if k in stats}))
+        conn.execute(
+            T.precompute_runs.update()
+            .where(T.precompute_runs.c.run_id == run_id)
+            .values(
+                finished_at=_now(),
+                **{
+                    k: int(stats[k])
+                    for k in ("rows_current", "rows_inserted", "rows_superseded", "rows_unchanged")
+                    if k in stats
+                },
+            )
+        )
 
 
 def _copy_value(value: Any) -> str:
@@ -77,8 +93,9 @@ def _copy_value(value: Any) -> str:
         value = value.isoformat()
     else:
         value = str(value)
-    return (value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
-            .replace("\x00", ""))
+    return (
+        value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r").replace("\x00", "")
+    )
 
 
 def _copy_rows(conn: sa.Connection, table: str, columns: list[str], rows: Iterable[list[Any]]) -> int:
@@ -99,8 +116,15 @@ def _copy_rows(conn: sa.Connection, table: str, columns: list[str], rows: Iterab
     return n
 
 
-def write_versioned(engine: sa.Engine, table_name: str, rows: list[dict[str, Any]], *, run_id: str,
-                    producer: str, now: dt.datetime | None = None) -> dict[str, int]:
+def write_versioned(
+    engine: sa.Engine,
+    table_name: str,
+    rows: list[dict[str, Any]],
+    *,
+    run_id: str,
+    producer: str,
+    now: dt.datetime | None = None,
+) -> dict[str, int]:
     """Make ``rows`` the current content of ``table_name``, keeping history.
 
     ``rows`` are dicts with the table's content columns (``tables.content_columns``); missing keys
@@ -122,21 +146,37 @@ def write_versioned(engine: sa.Engine, table_name: str, rows: list[dict[str, Any
     with engine.begin() as conn:
         conn.execute(sa.text("CREATE TEMP TABLE _produced (row_hash text PRIMARY KEY) ON COMMIT DROP"))
         _copy_rows(conn, "_produced", ["row_hash"], ([h] for h in by_hash))
-        superseded = conn.execute(sa.text(
-            f"UPDATE {table_name} t SET valid_to = :now WHERE t.valid_to IS NULL "
-            f"AND NOT EXISTS (SELECT 1 FROM _produced p WHERE p.row_hash = t.row_hash)"), {"now": now}).rowcount
-        current = {r[0] for r in conn.execute(sa.text(
-            f"SELECT row_hash FROM {table_name} WHERE valid_to IS NULL"))}
+        superseded = conn.execute(
+            sa.text(
+                f"UPDATE {table_name} t SET valid_to = :now WHERE t.valid_to IS NULL "
+                f"AND NOT EXISTS (SELECT 1 FROM _produced p WHERE p.row_hash = t.row_hash)"
+            ),
+            {"now": now},
+        ).rowcount
+        current = {r[0] for r in conn.execute(sa.text(f"SELECT row_hash FROM {table_name} WHERE valid_to IS NULL"))}
         todo = [h for h in by_hash if h not in current]
         inserted = _copy_rows(
-            conn, table_name, ["row_hash", "valid_from", "run_id", "producer", *cols],
-            ([h, now, run_id, producer, *[by_hash[h].get(c) for c in cols]] for h in todo))
-    return {"rows_current": len(by_hash), "rows_inserted": inserted, "rows_superseded": int(superseded),
-            "rows_unchanged": len(by_hash) - inserted, "duplicates_dropped": len(rows) - len(by_hash)}
+            conn,
+            table_name,
+            ["row_hash", "valid_from", "run_id", "producer", *cols],
+            ([h, now, run_id, producer, *[by_hash[h].get(c) for c in cols]] for h in todo),
+        )
+    return {
+        "rows_current": len(by_hash),
+        "rows_inserted": inserted,
+        "rows_superseded": int(superseded),
+        "rows_unchanged": len(by_hash) - inserted,
+        "duplicates_dropped": len(rows) - len(by_hash),
+    }
 
 
-def current_rows(engine: sa.Engine, table_name: str, columns: list[str] | None = None,
-                 where: str = "", params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def current_rows(
+    engine: sa.Engine,
+    table_name: str,
+    columns: list[str] | None = None,
+    where: str = "",
+    params: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """Current rows (``valid_to IS NULL``) of a precompute table as dicts (``columns`` default: content)."""
     table = T.VERSIONED_TABLES[table_name]
     cols = columns or T.content_columns(table)

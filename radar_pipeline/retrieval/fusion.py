@@ -8,6 +8,7 @@
 A ranker's candidates are ``{row: score}``; a row absent from one ranker's list scores 0 there
 after normalisation (it was below that ranker's cut-off).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence

@@ -6,6 +6,7 @@ is case- and accent-folded on word boundaries, longest phrase first, non-overlap
 feeds the lexical ranker (BM25 cannot match a Spanish question to English text on its own) and,
 optionally, the dense query.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,8 +37,11 @@ def load_glossary(path: Path = GLOSSARY_PATH) -> tuple[GlossaryEntry, ...]:
         parts = line.split("\t")
         if len(parts) != 3 or not parts[0].strip() or not parts[1].strip():
             raise ValueError(f"{path.name}:{n}: expected 'spanish<TAB>english|...<TAB>domain'")
-        entries.append(GlossaryEntry(parts[0].strip(), tuple(e.strip() for e in parts[1].split("|") if e.strip()),
-                                     parts[2].strip()))
+        entries.append(
+            GlossaryEntry(
+                parts[0].strip(), tuple(e.strip() for e in parts[1].split("|") if e.strip()), parts[2].strip()
+            )
+        )
     return tuple(entries)
 
 

@@ -5,6 +5,7 @@ the question vector to each phenomenon's centroid (mean unit vector of that fold
 saved with the index by ``stores.centroids``), and (2) glossary domains of the Spanish terms the question contains. The
 prediction is the centroid argmax unless the glossary votes clearly for another phenomenon.
 """
+
 from __future__ import annotations
 
 from collections import Counter

@@ -6,6 +6,7 @@ scores, grouped by source file so two byte-identical copies cannot take two slot
 ``k_documents``. Each rule is a named setting of ``PolicyConfig`` so it can be switched off and
 measured.
 """
+
 from __future__ import annotations
 
 import re

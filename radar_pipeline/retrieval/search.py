@@ -19,6 +19,7 @@ from the index directory (no raw corpus, no PostgreSQL), then:
 
 Every rule is a field of ``RetrievalConfig`` so evaluations can switch it off and measure it.
 """
+
 from __future__ import annotations
 
 import threading
@@ -52,21 +53,21 @@ class RetrievalConfig:
     # the top 200 re-scored by multilingual-e5-small at weight 0.7 (Codefest NDCG@10 +0.068, p = 0.011
     # on the development index; +0.076, p = 0.001 on a clean one).
     name: str = "default"
-    candidates: int = 200            # per ranker; SPEC: measured saturation point of the original
+    candidates: int = 200  # per ranker; SPEC: measured saturation point of the original
     dense_weight: float = 1.0
     bm25_weight: float = 0.5
-    fusion: str = "rrf"              # "convex" | "rrf"
-    glossary_bm25: bool = True       # add glossary English terms to the BM25 query
-    glossary_dense: bool = True      # also encode "question + English terms" for the dense query
-    phenomenon_boost: float = 1.0    # × on passages of the question's phenomenon; 1.0 = off
-    passage_ranking: str = "fused"   # "fused" | "dense": which score orders passages
+    fusion: str = "rrf"  # "convex" | "rrf"
+    glossary_bm25: bool = True  # add glossary English terms to the BM25 query
+    glossary_dense: bool = True  # also encode "question + English terms" for the dense query
+    phenomenon_boost: float = 1.0  # × on passages of the question's phenomenon; 1.0 = off
+    passage_ranking: str = "fused"  # "fused" | "dense": which score orders passages
     # Pseudo-relevance feedback from the first dense ranking (Rocchio 1971 for vectors;
     # RM3-style term selection, Abdul-Jaleel et al. 2004, for the lexical query). The dense top
     # passages are English even when the question is Spanish, so feedback "translates" the query.
-    dense_prf_k: int = 0             # top dense passages averaged into the query vector; 0 = off
-    dense_prf_alpha: float = 0.0     # weight of their mean vector
-    bm25_prf_k: int = 0              # top dense passages whose terms are added to the BM25 query
-    bm25_prf_terms: int = 0          # how many terms (by feedback frequency × idf)
+    dense_prf_k: int = 0  # top dense passages averaged into the query vector; 0 = off
+    dense_prf_alpha: float = 0.0  # weight of their mean vector
+    bm25_prf_k: int = 0  # top dense passages whose terms are added to the BM25 query
+    bm25_prf_terms: int = 0  # how many terms (by feedback frequency × idf)
     # Multi-granularity dense score (max-sim over a passage's sentences, as in late-interaction
     # retrievers, Khattab & Zaharia 2020, at sentence level): dense = (1-w)·passage + w·max
     # sentence cosine. Used only where the index holds sentence vectors (``sentence_vectors.npy``).
@@ -75,7 +76,7 @@ class RetrievalConfig:
     # encoder (0 = off, or when the searcher has no re-ranker); ``rerank_weight`` = its share.
     rerank_k: int = 200
     rerank_weight: float = 0.7
-    glossary_rerank: bool = True     # the re-ranker's query is "question + glossary English terms"
+    glossary_rerank: bool = True  # the re-ranker's query is "question + glossary English terms"
     # At most this many of the top-k without a precomputed vector are encoded per query (the best
     # first-stage ones; ~0.3 s per 128-word passage on one core); the others take their first-stage score mapped
     # onto the re-ranker's range. 0 = never encode at query time.
@@ -105,8 +106,14 @@ class Searcher:
     the only mutable state is the cache of re-ranker vectors encoded at query time (guarded by a
     lock, bounded by ``rerank_cache_size``). A re-materialized index is seen by a new Searcher."""
 
-    def __init__(self, index_dir: Path, encoder: Encoder, config: RetrievalConfig | None = None,
-                 reranker: Encoder | None = None, rerank_cache_size: int = 50_000):
+    def __init__(
+        self,
+        index_dir: Path,
+        encoder: Encoder,
+        config: RetrievalConfig | None = None,
+        reranker: Encoder | None = None,
+        rerank_cache_size: int = 50_000,
+    ):
         self.index_dir = index_dir
         self.encoder = encoder
         self.config = config or RetrievalConfig()
@@ -138,7 +145,8 @@ class Searcher:
         self._rerank_pre, self._rerank_have = (None, None)
         if reranker is not None:
             self._rerank_pre, self._rerank_have = load_rerank_vectors(
-                index_dir, reranker.name, passage_fingerprint(self._texts), reranker.dim)
+                index_dir, reranker.name, passage_fingerprint(self._texts), reranker.dim
+            )
 
     # ------------------------------------------------------------------ second stage
     @property
@@ -248,7 +256,9 @@ class Searcher:
         weight = {t: c * np.log(1 + n / (1 + self._df[self.bm25.vocab[t]])) for t, c in df_feedback.items()}
         return sorted(weight, key=lambda t: -weight[t])[:n_terms]
 
-    def exact_dense(self, qvec: np.ndarray, rows: set[int], sentence_weight: float, known: dict[int, float]) -> dict[int, float]:
+    def exact_dense(
+        self, qvec: np.ndarray, rows: set[int], sentence_weight: float, known: dict[int, float]
+    ) -> dict[int, float]:
         """Dense scores of ``rows`` on the same scale as ``dense_run`` (reusing ``known`` ones)."""
         missing = np.fromiter((r for r in rows if r not in known), dtype=np.int64)
         out = {r: known[r] for r in rows if r in known}
@@ -262,7 +272,9 @@ class Searcher:
             out.update({int(r): float(s) for r, s in zip(missing, self.vectors[missing] @ qvec, strict=False)})
         return out
 
-    def bm25_scores(self, question: str, cfg: RetrievalConfig, extra_terms: list[str] | None = None) -> np.ndarray | None:
+    def bm25_scores(
+        self, question: str, cfg: RetrievalConfig, extra_terms: list[str] | None = None
+    ) -> np.ndarray | None:
         if self.bm25 is None:
             return None
         text = f"{question} {expand_query(question)}" if cfg.glossary_bm25 else question
@@ -278,7 +290,9 @@ class Searcher:
         return {int(i): float(scores[i]) for i in idx if scores[i] > 0 or not positive_only}
 
     # ------------------------------------------------------------------ search
-    def candidates(self, question: str, cfg: RetrievalConfig | None = None) -> tuple[list[Candidate], list[Candidate], str | None]:
+    def candidates(
+        self, question: str, cfg: RetrievalConfig | None = None
+    ) -> tuple[list[Candidate], list[Candidate], str | None]:
         """``(fused candidates, dense-ordered candidates, predicted phenomenon)``; scores include the boost."""
         cfg = cfg or self.config
         qvec = self.query_vector(question, cfg)
@@ -286,10 +300,10 @@ class Searcher:
         dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight)
         feedback = sorted(dense, key=lambda r: -dense[r])
         if cfg.dense_prf_k and cfg.dense_prf_alpha:
-            qvec = qvec + cfg.dense_prf_alpha * self.vectors[feedback[:cfg.dense_prf_k]].mean(axis=0)
+            qvec = qvec + cfg.dense_prf_alpha * self.vectors[feedback[: cfg.dense_prf_k]].mean(axis=0)
             qvec = (qvec / (np.linalg.norm(qvec) or 1.0)).astype(np.float32)
             dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight)
-        extra = self.prf_terms(feedback[:cfg.bm25_prf_k], cfg.bm25_prf_terms) if cfg.bm25_prf_k else []
+        extra = self.prf_terms(feedback[: cfg.bm25_prf_k], cfg.bm25_prf_terms) if cfg.bm25_prf_k else []
         bm25_all = self.bm25_scores(question, cfg, extra) if cfg.bm25_weight > 0 else None
         bm25 = self._top(bm25_all, cfg.candidates) if bm25_all is not None else {}
         union = set(dense) | set(bm25)
@@ -304,8 +318,11 @@ class Searcher:
             full = {r: float(bm25_all[r]) for r in union}
             runs.append(_clip_norm(full, lo, hi) if cfg.fusion == "convex" else bm25)
             weights.append(cfg.bm25_weight)
-        fused = (rrf(runs, weights=weights) if cfg.fusion == "rrf"
-                 else {r: sum(w * run.get(r, 0.0) for run, w in zip(runs, weights, strict=False)) for r in union})
+        fused = (
+            rrf(runs, weights=weights)
+            if cfg.fusion == "rrf"
+            else {r: sum(w * run.get(r, 0.0) for run, w in zip(runs, weights, strict=False)) for r in union}
+        )
         fused = self.second_stage(question, fused, cfg)
         phen = predict_phenomenon(question, qvec, self.centroids) if cfg.phenomenon_boost != 1.0 else None
 
@@ -317,7 +334,9 @@ class Searcher:
         return fused_c, dense_c, phen
 
     def _candidate(self, row: int, score: float) -> Candidate:
-        return Candidate(row, self._chunk_ids[row], self._doc_ids[row], self._paths[row], self._texts[row], float(score))
+        return Candidate(
+            row, self._chunk_ids[row], self._doc_ids[row], self._paths[row], self._texts[row], float(score)
+        )
 
     def search(self, question: str, cfg: RetrievalConfig | None = None) -> SearchResult:
         """Top documents and passages for one question. Raises ``ValueError`` on an empty question."""
@@ -327,8 +346,15 @@ class Searcher:
         t0 = time.perf_counter()
         return self.apply_policy(question, *self.candidates(question, cfg), cfg, started=t0)
 
-    def apply_policy(self, question: str, fused: list[Candidate], dense: list[Candidate], phen: str | None,
-                     cfg: RetrievalConfig, started: float | None = None) -> SearchResult:
+    def apply_policy(
+        self,
+        question: str,
+        fused: list[Candidate],
+        dense: list[Candidate],
+        phen: str | None,
+        cfg: RetrievalConfig,
+        started: float | None = None,
+    ) -> SearchResult:
         """The ``SearchResult`` of ``candidates()``' output under ``cfg.policy`` (so a caller that
         also needs the candidate pool, like the evaluation, computes it once). ``started`` is the
         ``time.perf_counter()`` the latency is measured from (default: now)."""
@@ -336,11 +362,23 @@ class Searcher:
         passages = rank_passages(dense if cfg.passage_ranking == "dense" else fused, cfg.policy)
         docs = rank_documents(fused, cfg.policy)
         res = SearchResult(query=question, phenomenon=phen)
-        res.documents = [{"rank": i, "doc_id": d.doc_id, "source_path": d.source_path, "score": round(d.score, 6)}
-                         for i, d in enumerate(docs, 1)]
-        res.passages = [{"rank": i, "chunk_id": c.chunk_id, "doc_id": c.doc_id, "source_path": c.source_path,
-                         "page": self._pages[c.row], "title": self._titles[c.row], "text": c.text,
-                         "score": round(c.score, 6)} for i, c in enumerate(passages, 1)]
+        res.documents = [
+            {"rank": i, "doc_id": d.doc_id, "source_path": d.source_path, "score": round(d.score, 6)}
+            for i, d in enumerate(docs, 1)
+        ]
+        res.passages = [
+            {
+                "rank": i,
+                "chunk_id": c.chunk_id,
+                "doc_id": c.doc_id,
+                "source_path": c.source_path,
+                "page": self._pages[c.row],
+                "title": self._titles[c.row],
+                "text": c.text,
+                "score": round(c.score, 6),
+            }
+            for i, c in enumerate(passages, 1)
+        ]
         res.latency_ms = round((time.perf_counter() - t0) * 1000, 2)
         return res
 

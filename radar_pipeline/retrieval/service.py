@@ -6,6 +6,7 @@ search, document outline, a window of ~80 passages around a chunk, passages by i
 ``/search`` and ``/documents`` endpoints and the agent's tools call the same methods, so a figure
 cannot differ between chat and dashboard.
 """
+
 from __future__ import annotations
 
 import re
@@ -85,9 +86,16 @@ class RetrievalService:
 
     # -- records
     def record(self, row: int, *, text: bool = True) -> dict:
-        rec = {"chunk_id": self.chunk_ids[row], "doc_id": self.doc_ids[row], "title": self.titles[row],
-               "source_path": self.paths[row], "page": self.page_start[row], "page_end": self.page_end[row],
-               "phenomenon": self.phenomena[row], "language": self.languages[row]}
+        rec = {
+            "chunk_id": self.chunk_ids[row],
+            "doc_id": self.doc_ids[row],
+            "title": self.titles[row],
+            "source_path": self.paths[row],
+            "page": self.page_start[row],
+            "page_end": self.page_end[row],
+            "phenomenon": self.phenomena[row],
+            "language": self.languages[row],
+        }
         if text:
             rec["text"] = self.texts[row]
         return rec
@@ -125,8 +133,10 @@ class RetrievalService:
         hits = res.passages[:k]
         rows = [self.row_of[p["chunk_id"]] for p in hits]
         sims = self.similarity(qvec, rows)
-        return [{"rank": p["rank"], **self.record(r), "score": float(p["score"]), "similarity": s}
-                for p, r, s in zip(hits, rows, sims, strict=False)]
+        return [
+            {"rank": p["rank"], **self.record(r), "score": float(p["score"]), "similarity": s}
+            for p, r, s in zip(hits, rows, sims, strict=False)
+        ]
 
     def search_documents(self, query: str, k: int = 3) -> list[dict]:
         if not query or not query.strip():
@@ -135,9 +145,16 @@ class RetrievalService:
         out = []
         for d in res.documents[:k]:
             rows = self.doc_rows.get(d["doc_id"], [])
-            out.append({"rank": d["rank"], "doc_id": d["doc_id"], "source_path": d["source_path"],
-                        "title": self.titles[rows[0]] if rows else None, "n_passages": len(rows),
-                        "score": float(d["score"])})
+            out.append(
+                {
+                    "rank": d["rank"],
+                    "doc_id": d["doc_id"],
+                    "source_path": d["source_path"],
+                    "title": self.titles[rows[0]] if rows else None,
+                    "n_passages": len(rows),
+                    "score": float(d["score"]),
+                }
+            )
         return out
 
     def outline(self, doc_id: str, max_entries: int = 30) -> dict | None:
@@ -146,10 +163,21 @@ class RetrievalService:
             return None
         step = max(1, -(-len(rows) // max_entries))
         picked = rows[::step][:max_entries]
-        return {"doc_id": self.doc_ids[rows[0]], "title": self.titles[rows[0]], "source_path": self.paths[rows[0]],
-                "n_passages": len(rows), "pages": [self.page_start[rows[0]], self.page_end[rows[-1]]],
-                "entries": [{"chunk_id": self.chunk_ids[r], "page": self.page_start[r],
-                             "opening": " ".join(self.texts[r].split())[:140]} for r in picked]}
+        return {
+            "doc_id": self.doc_ids[rows[0]],
+            "title": self.titles[rows[0]],
+            "source_path": self.paths[rows[0]],
+            "n_passages": len(rows),
+            "pages": [self.page_start[rows[0]], self.page_end[rows[-1]]],
+            "entries": [
+                {
+                    "chunk_id": self.chunk_ids[r],
+                    "page": self.page_start[r],
+                    "opening": " ".join(self.texts[r].split())[:140],
+                }
+                for r in picked
+            ],
+        }
 
     def window(self, chunk_id: str, size: int = 80) -> dict | None:
         """``size`` consecutive passages of the chunk's document centred on it (evidence panel)."""
@@ -159,15 +187,21 @@ class RetrievalService:
         rows = self.doc_rows[self.doc_ids[row]]
         pos = rows.index(row)
         start = max(0, min(pos - size // 2, len(rows) - size))
-        sel = rows[start:start + size]
-        return {"doc_id": self.doc_ids[row], "title": self.titles[row], "source_path": self.paths[row],
-                "chunk_id": self.chunk_ids[row], "position": pos, "n_passages": len(rows), "first_position": start,
-                "passages": [{**self.record(r), "position": start + i, "is_target": r == row}
-                             for i, r in enumerate(sel)]}
+        sel = rows[start : start + size]
+        return {
+            "doc_id": self.doc_ids[row],
+            "title": self.titles[row],
+            "source_path": self.paths[row],
+            "chunk_id": self.chunk_ids[row],
+            "position": pos,
+            "n_passages": len(rows),
+            "first_position": start,
+            "passages": [{**self.record(r), "position": start + i, "is_target": r == row} for i, r in enumerate(sel)],
+        }
 
     def neighbours(self, row: int, window: int) -> list[int]:
         if window <= 0:
             return [row]
         rows = self.doc_rows[self.doc_ids[row]]
         pos = rows.index(row)
-        return rows[max(0, pos - window): pos + window + 1]
+        return rows[max(0, pos - window) : pos + window + 1]

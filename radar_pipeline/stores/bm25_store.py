@@ -3,6 +3,7 @@
 Tokens: NFKD accent-folded, lower-cased ``\\w+`` runs, minus English/Spanish/Portuguese stop
 words, so ``Antisatélite`` and ``antisatelite`` match and codes such as ``001-17`` keep parts.
 """
+
 from __future__ import annotations
 
 import re

@@ -3,6 +3,7 @@
 Built with the dense index (mean unit vector of each phenomenon folder's passages), read by the
 searcher to predict a question's phenomenon (``retrieval.phenomenon``).
 """
+
 from __future__ import annotations
 
 import json

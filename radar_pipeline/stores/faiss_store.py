@@ -1,4 +1,5 @@
 """Exact inner-product search with FAISS ``IndexFlatIP`` over unit vectors (= cosine)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -3,13 +3,24 @@
 ``passages.parquet`` holds, for row ``i`` of the FAISS and BM25 indexes, the chunk's id, document,
 source path, page span, phenomenon and text, so a search answers without touching PostgreSQL.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import polars as pl
 
-PASSAGE_COLUMNS = ["chunk_id", "doc_id", "source_path", "title", "page_start", "page_end", "phenomenon", "language", "text"]
+PASSAGE_COLUMNS = [
+    "chunk_id",
+    "doc_id",
+    "source_path",
+    "title",
+    "page_start",
+    "page_end",
+    "phenomenon",
+    "language",
+    "text",
+]
 PASSAGES_FILE = "passages.parquet"
 
 

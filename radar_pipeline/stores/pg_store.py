@@ -4,6 +4,7 @@ HNSW: Malkov & Yashunin 2018 (IEEE TPAMI); pgvector defaults ``m=16``, ``ef_cons
 The index is built on ``embedding::vector(dim)`` restricted to one encoder, so encoders of
 different dimensions share one table; queries must use the same expression and predicate.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,15 +30,18 @@ def ensure_hnsw_index(engine: sa.Engine, encoder: str, dim: int, m: int = 16, ef
         if exists:
             return False
         conn.execute(sa.text("SET maintenance_work_mem = '512MB'"))
-        conn.execute(sa.text(
-            f"CREATE INDEX {name} ON embeddings USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) "
-            f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) WHERE encoder = '{encoder}'"
-        ))
+        conn.execute(
+            sa.text(
+                f"CREATE INDEX {name} ON embeddings USING hnsw ((embedding::vector({int(dim)})) vector_cosine_ops) "
+                f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) WHERE encoder = '{encoder}'"
+            )
+        )
     return True
 
 
-def search_pgvector(engine: sa.Engine, encoder: str, dim: int, query: np.ndarray, k: int = 10,
-                    ef_search: int = 100) -> list[tuple[str, float]]:
+def search_pgvector(
+    engine: sa.Engine, encoder: str, dim: int, query: np.ndarray, k: int = 10, ef_search: int = 100
+) -> list[tuple[str, float]]:
     """Approximate top-``k`` ``(chunk_id, cosine_similarity)`` for one unit query vector of ``dim``.
 
     The HNSW index ranks distinct texts; chunks sharing a text all come back with its score.
@@ -46,10 +50,13 @@ def search_pgvector(engine: sa.Engine, encoder: str, dim: int, query: np.ndarray
     d = int(dim)
     with engine.begin() as conn:
         conn.execute(sa.text(f"SET LOCAL hnsw.ef_search = {int(ef_search)}"))
-        rows = conn.execute(sa.text(
-            f"WITH top AS (SELECT text_sha, (embedding::vector({d})) <=> CAST(:q AS vector({d})) AS dist "
-            f"FROM embeddings WHERE encoder = :enc ORDER BY (embedding::vector({d})) <=> CAST(:q AS vector({d})) "
-            f"LIMIT :k) SELECT c.chunk_id, 1 - top.dist AS score FROM top JOIN chunks c USING (text_sha) "
-            f"ORDER BY top.dist, c.chunk_id"
-        ), {"q": vec, "enc": encoder, "k": int(k)}).all()
+        rows = conn.execute(
+            sa.text(
+                f"WITH top AS (SELECT text_sha, (embedding::vector({d})) <=> CAST(:q AS vector({d})) AS dist "
+                f"FROM embeddings WHERE encoder = :enc ORDER BY (embedding::vector({d})) <=> CAST(:q AS vector({d})) "
+                f"LIMIT :k) SELECT c.chunk_id, 1 - top.dist AS score FROM top JOIN chunks c USING (text_sha) "
+                f"ORDER BY top.dist, c.chunk_id"
+            ),
+            {"q": vec, "enc": encoder, "k": int(k)},
+        ).all()
     return [(r[0], float(r[1])) for r in rows]

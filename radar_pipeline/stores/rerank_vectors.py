@@ -4,6 +4,7 @@ One file per re-ranker encoder, row-aligned with the index's ``passages.parquet`
 a fingerprint of that table, so vectors built for another passage table are never applied. Written
 by the ``rerank_vectors`` stage, read by ``retrieval.search.Searcher``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -35,14 +36,19 @@ def save_rerank_vectors(index_dir: Path, name: str, vectors: np.ndarray, have: n
     path = rerank_vector_path(index_dir, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, vectors=np.asarray(vectors, dtype=np.float32), have=np.asarray(have, dtype=bool),
-             fingerprint=np.array(fingerprint))
+    np.savez(
+        tmp,
+        vectors=np.asarray(vectors, dtype=np.float32),
+        have=np.asarray(have, dtype=bool),
+        fingerprint=np.array(fingerprint),
+    )
     tmp.replace(path)
     return path
 
 
-def load_rerank_vectors(index_dir: Path, name: str, fingerprint: str,
-                        dim: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+def load_rerank_vectors(
+    index_dir: Path, name: str, fingerprint: str, dim: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Precomputed re-ranker vectors ``(rows, dim)`` float32 (held in memory: ~80 MB for the full
     corpus; a memory map cost ~20 ms of page faults per question) and the mask ``(rows,)`` bool,
     or ``(None, None)`` when the file is absent, unreadable, built for another passage table

@@ -4,6 +4,7 @@
 (sentences,): the passage row each sentence belongs to). Built only by the evaluation
 (``evals.sentence_vectors``); read by ``retrieval.search.Searcher`` when present.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """The HTTP contract: /chat strictness and failures, and the read endpoints the tools and dashboard share."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -21,7 +22,10 @@ def test_chat_contract_is_strict(client):
     assert body["conversacion_id"] == "abc-1"
     m = body["metadata"]
     assert m["estado"] == "respondida" and m["tokens"] == {"input": 0, "output": 0, "total": 0} and m["latencia_ms"] > 0
-    assert set(m["latencia_por_agente"]) == set(m["agentes_invocados"]) and sum(m["latencia_por_agente"].values()) <= m["latencia_ms"]
+    assert (
+        set(m["latencia_por_agente"]) == set(m["agentes_invocados"])
+        and sum(m["latencia_por_agente"].values()) <= m["latencia_ms"]
+    )
     assert set(body["evaluacion"]) == {"input", "retrieval_context", "tools_called"}
     assert all(set(t) == {"name", "input_parameters", "output"} for t in body["evaluacion"]["tools_called"])
     c = body["citas"][0]
@@ -35,8 +39,14 @@ def test_chat_contract_is_strict(client):
 
 
 def test_invalid_requests_get_the_full_contract(client):
-    for payload in ({}, {"pregunta": ""}, {"pregunta": "x" * 2001}, {"pregunta": "hola", "otro": 1},
-                    {"pregunta": 5}, {"pregunta": "hola", "conversacion_id": "../../etc"}):
+    for payload in (
+        {},
+        {"pregunta": ""},
+        {"pregunta": "x" * 2001},
+        {"pregunta": "hola", "otro": 1},
+        {"pregunta": 5},
+        {"pregunta": "hola", "conversacion_id": "../../etc"},
+    ):
         r = client.post("/chat", json=payload)
         assert r.status_code == 422, payload
         body = ChatResponse.model_validate(r.json())
@@ -64,7 +74,9 @@ def test_health(client, tmp_path):
 
 def test_openapi_and_docs(client):
     spec = client.get("/openapi.json").json()
-    assert {"/chat", "/chat/stream", "/search", "/documents/{doc_id}/window", "/aggregates/{name}", "/health"} <= set(spec["paths"])
+    assert {"/chat", "/chat/stream", "/search", "/documents/{doc_id}/window", "/aggregates/{name}", "/health"} <= set(
+        spec["paths"]
+    )
     assert client.get("/docs").status_code == 200
 
 
@@ -90,8 +102,10 @@ def test_index_missing_is_structured(tmp_path, use_encoder):
     from radar_pipeline.agent.service import AgentService, ServiceSettings
     from tests.radar_pipeline.agent.support_index import OFFLINE_LLM
 
-    svc = AgentService(ServiceSettings(index_dir=tmp_path / "none", use_database=False, llm=LLMSettings(**OFFLINE_LLM)),
-                       encoder=use_encoder)
+    svc = AgentService(
+        ServiceSettings(index_dir=tmp_path / "none", use_database=False, llm=LLMSettings(**OFFLINE_LLM)),
+        encoder=use_encoder,
+    )
     with TestClient(create_app(service=svc)) as c:
         r = c.get("/search", params={"q": "satélites"})
         assert r.status_code == 409 and r.json()["error"]["code"] == "index_not_materialized"
@@ -108,18 +122,49 @@ def test_aggregates_not_materialized_then_materialized(db_client, agent_engine):
     assert r.json()["materialized"] is False and "materializado" in r.json()["message"]
     from radar_pipeline.precompute.tables import agg_timeline
 
-    row = {"row_hash": "h", "run_id": "r1", "producer": "test@1", "entity_id": None, "granularity": "year",
-           "undated": False}
-    with agent_engine.begin() as conn:   # the table as precompute/tables.py defines it
+    row = {
+        "row_hash": "h",
+        "run_id": "r1",
+        "producer": "test@1",
+        "entity_id": None,
+        "granularity": "year",
+        "undated": False,
+    }
+    with agent_engine.begin() as conn:  # the table as precompute/tables.py defines it
         agg_timeline.create(conn)
-        conn.execute(agg_timeline.insert(), [
-            {**row, "row_hash": "a", "phenomenon": "space_security", "period": "2019", "n_documents": 3,
-             "evidence": [{"doc_id": "a", "chunk_id": "a-1"}]},
-            {**row, "row_hash": "b", "phenomenon": "space_security", "period": "2022", "n_documents": 5, "evidence": []},
-            {**row, "row_hash": "c", "phenomenon": "territorial", "period": "2022", "n_documents": 7, "evidence": []}])
+        conn.execute(
+            agg_timeline.insert(),
+            [
+                {
+                    **row,
+                    "row_hash": "a",
+                    "phenomenon": "space_security",
+                    "period": "2019",
+                    "n_documents": 3,
+                    "evidence": [{"doc_id": "a", "chunk_id": "a-1"}],
+                },
+                {
+                    **row,
+                    "row_hash": "b",
+                    "phenomenon": "space_security",
+                    "period": "2022",
+                    "n_documents": 5,
+                    "evidence": [],
+                },
+                {
+                    **row,
+                    "row_hash": "c",
+                    "phenomenon": "territorial",
+                    "period": "2022",
+                    "n_documents": 7,
+                    "evidence": [],
+                },
+            ],
+        )
     try:
-        body = db_client.get("/aggregates/timeline", params={"phenomenon": "space_security", "year_from": 2020,
-                                                              "place": "choco"}).json()
+        body = db_client.get(
+            "/aggregates/timeline", params={"phenomenon": "space_security", "year_from": 2020, "place": "choco"}
+        ).json()
         assert body["materialized"] and body["n_rows"] == 1 and body["rows"][0]["n_documents"] == 5
         assert body["filters_applied"] == {"phenomenon": "space_security", "year_from": 2020}
         assert body["filters_ignored"] == ["place"]
@@ -142,24 +187,74 @@ def test_real_precompute_schema_current_rows_and_highlights(db_client, agent_eng
     lineage = {"row_hash": "h", "run_id": "r1", "producer": "test@1"}
     try:
         with agent_engine.begin() as conn:
-            conn.execute(tables.agg_alerts_per_department.insert(), [
-                {**lineage, "row_hash": "a", "department_code": "27", "department_name": "Chocó", "alert_type": "imminent",
-                 "n_alerts": 4, "alert_codes": ["001-20"], "evidence": [{"doc_id": row["doc_id"], "chunk_id": row["chunk_id"]}]},
-                {**lineage, "row_hash": "b", "department_code": "05", "department_name": "Antioquia", "alert_type": "structural",
-                 "n_alerts": 2, "alert_codes": [], "evidence": []}])
-            conn.execute(tables.agg_alerts_per_department.insert(), [   # a superseded row
-                {**lineage, "row_hash": "c", "department_code": "27", "department_name": "Chocó", "alert_type": "imminent",
-                 "n_alerts": 1, "alert_codes": [], "evidence": [], "valid_to": dt.datetime(2026, 1, 1, tzinfo=dt.UTC)},
-            ])
-            conn.execute(tables.entity_mentions.insert(), [
-                {**lineage, "entity_id": "eln", "category": "armed_group", "doc_id": row["doc_id"], "chunk_id": row["chunk_id"],
-                 "char_start": 0, "char_end": 3, "matched": "ELN", "alias": "ELN", "dictionary_version": "1"}])
+            conn.execute(
+                tables.agg_alerts_per_department.insert(),
+                [
+                    {
+                        **lineage,
+                        "row_hash": "a",
+                        "department_code": "27",
+                        "department_name": "Chocó",
+                        "alert_type": "imminent",
+                        "n_alerts": 4,
+                        "alert_codes": ["001-20"],
+                        "evidence": [{"doc_id": row["doc_id"], "chunk_id": row["chunk_id"]}],
+                    },
+                    {
+                        **lineage,
+                        "row_hash": "b",
+                        "department_code": "05",
+                        "department_name": "Antioquia",
+                        "alert_type": "structural",
+                        "n_alerts": 2,
+                        "alert_codes": [],
+                        "evidence": [],
+                    },
+                ],
+            )
+            conn.execute(
+                tables.agg_alerts_per_department.insert(),
+                [  # a superseded row
+                    {
+                        **lineage,
+                        "row_hash": "c",
+                        "department_code": "27",
+                        "department_name": "Chocó",
+                        "alert_type": "imminent",
+                        "n_alerts": 1,
+                        "alert_codes": [],
+                        "evidence": [],
+                        "valid_to": dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+                    },
+                ],
+            )
+            conn.execute(
+                tables.entity_mentions.insert(),
+                [
+                    {
+                        **lineage,
+                        "entity_id": "eln",
+                        "category": "armed_group",
+                        "doc_id": row["doc_id"],
+                        "chunk_id": row["chunk_id"],
+                        "char_start": 0,
+                        "char_end": 3,
+                        "matched": "ELN",
+                        "alias": "ELN",
+                        "dictionary_version": "1",
+                    }
+                ],
+            )
         body = db_client.get("/aggregates/alerts_per_department", params={"place": "choco"}).json()
         assert body["materialized"] and body["n_rows"] == 1 and body["rows"][0]["n_alerts"] == 4
-        assert body["rows"][0]["evidence"][0]["chunk_id"] == row["chunk_id"] and body["filters_applied"] == {"place": "choco"}
+        assert body["rows"][0]["evidence"][0]["chunk_id"] == row["chunk_id"] and body["filters_applied"] == {
+            "place": "choco"
+        }
         w = db_client.get(f"/documents/{row['doc_id']}/window", params={"chunk_id": row["chunk_id"]}).json()
         assert w["mentions"]["entity_mentions"][0]["matched"] == "ELN"
-        vis = db_client.post("/chat", json={"pregunta": "Muéstrame un mapa de alertas tempranas por departamento"}).json()
+        vis = db_client.post(
+            "/chat", json={"pregunta": "Muéstrame un mapa de alertas tempranas por departamento"}
+        ).json()
         assert vis["visualizacion"]["componentes"][0]["materializado"] is True
     finally:
         tables.drop_precompute_schema(agent_engine)

@@ -1,4 +1,5 @@
 """evals/load_chat.py: loopback guard, percentiles, and a short real run against a uvicorn server."""
+
 from __future__ import annotations
 
 import asyncio
@@ -31,14 +32,24 @@ def test_short_run(offline_service):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(service=offline_service), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(service=offline_service), host="127.0.0.1", port=port, log_level="warning")
+    )
     t = threading.Thread(target=server.run, daemon=True)
     t.start()
     while not server.started:
         time.sleep(0.05)
     try:
-        rep = asyncio.run(run_load(f"http://127.0.0.1:{port}", ["¿Qué es el síndrome de Kessler?", "Hola"], clients=3,
-                                   duration=2.0, timeout=30, warmup=True))
+        rep = asyncio.run(
+            run_load(
+                f"http://127.0.0.1:{port}",
+                ["¿Qué es el síndrome de Kessler?", "Hola"],
+                clients=3,
+                duration=2.0,
+                timeout=30,
+                warmup=True,
+            )
+        )
     finally:
         server.should_exit = True
         t.join(10)

@@ -5,6 +5,7 @@ operation and mode (positive, negative) are bounded (``RADAR_SCHEMATHESIS_EXAMPL
 Schemathesis' own pytest plugin does not run under pytest 9, so the operations are driven with
 Hypothesis directly (``operation.as_strategy()``).
 """
+
 from __future__ import annotations
 
 import os
@@ -29,6 +30,7 @@ def test_no_server_errors(db_service, capsys):
     operations = [r.ok() for r in schema.get_all_operations()]
     assert len(operations) >= 9
     for op, mode in [(op, mode) for op in operations for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)]:
+
         @given(case=op.as_strategy(generation_mode=mode))
         @settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
         def run(case):
@@ -39,9 +41,11 @@ def test_no_server_errors(db_service, capsys):
 
         try:
             run()
-        except Unsatisfiable:   # negative mode on an operation without parameters: nothing to break
+        except Unsatisfiable:  # negative mode on an operation without parameters: nothing to break
             assert mode is GenerationMode.NEGATIVE
     with capsys.disabled():
         total = sum(sum(v.values()) for v in stats.values())
-        print(f"\n[schemathesis] {len(stats)} operations, {total} requests, status codes: "
-              + "; ".join(f"{k} {dict(sorted(v.items()))}" for k, v in sorted(stats.items())))
+        print(
+            f"\n[schemathesis] {len(stats)} operations, {total} requests, status codes: "
+            + "; ".join(f"{k} {dict(sorted(v.items()))}" for k, v in sorted(stats.items()))
+        )

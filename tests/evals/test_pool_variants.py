@@ -1,4 +1,5 @@
 """Pure pieces of the pool re-scoring study, on hand-made data."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,8 @@ def test_second_stage_rescores_top_k_distinct_texts_and_shares_duplicates():
     s = second_stage(cands, sims, k=2, weight=1.0)
     # top 2 distinct texts: t0 (row 0) and t2 -> re-scored in [1, 2] by sims alone: t2 = 2, t0 = 1
     assert s[2] == pytest.approx(2.0) and s[0] == pytest.approx(1.0)
-    assert s[1] == s[0]           # the duplicate of t0 shares its score
-    assert s[3] < 1.0             # outside the top 2: below every re-scored one
+    assert s[1] == s[0]  # the duplicate of t0 shares its score
+    assert s[3] < 1.0  # outside the top 2: below every re-scored one
     assert list(np.argsort(-s)) == [2, 0, 1, 3]
 
 
@@ -44,10 +45,10 @@ def test_roc_auc_hand_computed():
 def test_fit_logistic_matches_the_closed_form_of_one_binary_feature():
     # one 0/1 feature, no penalty: the MLE reproduces the log-odds of each group exactly
     x = np.array([0] * 4 + [1] * 4, float)[:, None]
-    y = np.array([1, 0, 0, 0, 1, 1, 1, 0], float)   # P(y|x=0) = 1/4, P(y|x=1) = 3/4
+    y = np.array([1, 0, 0, 0, 1, 1, 1, 0], float)  # P(y|x=0) = 1/4, P(y|x=1) = 3/4
     w = fit_logistic(x, y, l2=0.0)
-    assert w[-1] == pytest.approx(np.log(1 / 3), abs=1e-6)                 # intercept: logit(1/4)
-    assert w[0] == pytest.approx(np.log(3) - np.log(1 / 3), abs=1e-6)      # slope: logit(3/4) - logit(1/4)
+    assert w[-1] == pytest.approx(np.log(1 / 3), abs=1e-6)  # intercept: logit(1/4)
+    assert w[0] == pytest.approx(np.log(3) - np.log(1 / 3), abs=1e-6)  # slope: logit(3/4) - logit(1/4)
     # a penalty shrinks the slope, never the intercept's role
     assert 0 < fit_logistic(x, y, l2=5.0)[0] < w[0]
 

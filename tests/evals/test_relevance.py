@@ -1,4 +1,5 @@
 """evals.relevance: tokens, n-grams, containment and grading across chunkings."""
+
 from __future__ import annotations
 
 import random
@@ -19,7 +20,14 @@ from tests.evals.support_text import words
 # -- tokens and n-grams --------------------------------------------------------------------------
 def test_tokenize_nfkc_lowercase_accents_kept():
     # NFKC folds the "ﬁ" ligature and full-width letters; accents stay; punctuation splits
-    assert tokenize("La Política de ﬁnanciación, ＡＢＣ-2020!") == ["la", "política", "de", "financiación", "abc", "2020"]
+    assert tokenize("La Política de ﬁnanciación, ＡＢＣ-2020!") == [
+        "la",
+        "política",
+        "de",
+        "financiación",
+        "abc",
+        "2020",
+    ]
     assert tokenize("política") != tokenize("politica")
     assert tokenize("") == [] and tokenize(" ,.; ") == []
 
@@ -121,8 +129,10 @@ def test_passage_grade_short_texts():
 def test_index_matches_brute_force_and_isolates_queries():
     rng = random.Random(0)
     vocab = [f"v{i}" for i in range(60)]
-    judged = {f"q{k}": [(" ".join(rng.choices(vocab, k=rng.randint(3, 80))), rng.randint(0, 2))
-                        for _ in range(8)] for k in range(4)}
+    judged = {
+        f"q{k}": [(" ".join(rng.choices(vocab, k=rng.randint(3, 80))), rng.randint(0, 2)) for _ in range(8)]
+        for k in range(4)
+    }
     idx = JudgedPassageIndex()
     for q, lst in judged.items():
         for i, (text, grade) in enumerate(lst):
@@ -134,8 +144,7 @@ def test_index_matches_brute_force_and_isolates_queries():
         src = rng.choice(judged[rng.choice(list(judged))])[0].split()
         a = rng.randint(0, len(src) - 1)
         text = " ".join(src[a : a + rng.randint(1, 90)])
-        brute = max((g for jt, g in judged[q]
-                     if max(containment(text, jt), containment(jt, text)) >= 0.55), default=0)
+        brute = max((g for jt, g in judged[q] if max(containment(text, jt), containment(jt, text)) >= 0.55), default=0)
         assert idx.grade(q, text) == brute == passage_grade(text, judged[q])
     assert idx.grade("unknown", "v1 v2 v3 v4 v5") == 0
     assert idx.matches("unknown", "v1") == []

@@ -1,4 +1,5 @@
 """evals.datasets loaders (on the real files in <shared>/eval) and evals.scoring."""
+
 from __future__ import annotations
 
 import json
@@ -95,19 +96,22 @@ def test_load_xquad_counts(shared):
         load_xquad("xquad_fr", shared)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("path, expected", [
-    ("corpus/codefest/F1/F1-CSET-005.txt", "F1-CSET-005"),
-    ("/work/shared/corpus/codefest/F3/F3-ALERTAS-399.txt", "F3-ALERTAS-399"),
-    ("codefest/F2/F2-SWF-034.txt", "F2-SWF-034"),
-    ("eval/codefest_mini_corpus/F2-CSIS-132.txt", "F2-CSIS-132"),
-    ("F1-ILIA-008.txt", "F1-ILIA-008"),
-    (r"C:\data\codefest\F1\F1-DAIO-029.txt", "F1-DAIO-029"),
-    ("corpus/radar/ai_military/report.pdf", None),
-    ("corpus/radar/territorial/alertas.csv", None),
-    ("corpus/codefest/F1/F1-CSET-005.pdf", None),
-    ("notes/F1-CSET-5.txt", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "path, expected",
+    [
+        ("corpus/codefest/F1/F1-CSET-005.txt", "F1-CSET-005"),
+        ("/work/shared/corpus/codefest/F3/F3-ALERTAS-399.txt", "F3-ALERTAS-399"),
+        ("codefest/F2/F2-SWF-034.txt", "F2-SWF-034"),
+        ("eval/codefest_mini_corpus/F2-CSIS-132.txt", "F2-CSIS-132"),
+        ("F1-ILIA-008.txt", "F1-ILIA-008"),
+        (r"C:\data\codefest\F1\F1-DAIO-029.txt", "F1-DAIO-029"),
+        ("corpus/radar/ai_military/report.pdf", None),
+        ("corpus/radar/territorial/alertas.csv", None),
+        ("corpus/codefest/F1/F1-CSET-005.pdf", None),
+        ("notes/F1-CSET-5.txt", None),
+        ("", None),
+    ],
+)
 def test_benchmark_doc_id(path, expected):
     assert benchmark_doc_id(path) == expected
 
@@ -119,9 +123,11 @@ def test_benchmark_doc_id(path, expected):
 def toy_dev() -> CodefestDev:
     qs = (CodefestQuestion("qa", "¿a?", "F1"), CodefestQuestion("qb", "¿b?", "F3"))
     chunks = {
-        "qa": (JudgedChunk("qa", "D1-chunk-0", "F1-AAA-001", 2, W("a", 0, 50)),
-               JudgedChunk("qa", "D1-chunk-1", "F1-AAA-001", 1, W("a", 50, 100)),
-               JudgedChunk("qa", "D2-chunk-0", "F1-BBB-002", 0, W("b", 0, 50))),
+        "qa": (
+            JudgedChunk("qa", "D1-chunk-0", "F1-AAA-001", 2, W("a", 0, 50)),
+            JudgedChunk("qa", "D1-chunk-1", "F1-AAA-001", 1, W("a", 50, 100)),
+            JudgedChunk("qa", "D2-chunk-0", "F1-BBB-002", 0, W("b", 0, 50)),
+        ),
         "qb": (JudgedChunk("qb", "D3-chunk-0", "F3-CCC-003", 1, W("c", 0, 50)),),
     }
     rel = {"qa": frozenset({"F1-AAA-001", "F1-DDD-004"}), "qb": frozenset({"F3-CCC-003"})}
@@ -137,16 +143,22 @@ def _d(rank: int, path: str) -> dict:
 
 
 def test_score_codefest_hand_computed(toy_dev):
-    run = [{
-        "query_id": "qa",
-        # given out of order on purpose: scoring sorts by rank
-        "passages": [_p(2, W("z", 0, 30)),                  # unjudged -> 0
-                     _p(1, W("a", 60, 90)),                 # inside the grade-1 chunk -> 1
-                     _p(3, W("a", 10, 40))],                # inside the grade-2 chunk -> 2
-        "documents": [_d(1, "corpus/codefest/F1/F1-AAA-001.txt"),
-                      _d(2, "eval/codefest_mini_corpus/F1-AAA-001.txt"),  # same benchmark id again
-                      _d(3, "corpus/codefest/F1/F1-DDD-004.txt")],
-    }]
+    run = [
+        {
+            "query_id": "qa",
+            # given out of order on purpose: scoring sorts by rank
+            "passages": [
+                _p(2, W("z", 0, 30)),  # unjudged -> 0
+                _p(1, W("a", 60, 90)),  # inside the grade-1 chunk -> 1
+                _p(3, W("a", 10, 40)),
+            ],  # inside the grade-2 chunk -> 2
+            "documents": [
+                _d(1, "corpus/codefest/F1/F1-AAA-001.txt"),
+                _d(2, "eval/codefest_mini_corpus/F1-AAA-001.txt"),  # same benchmark id again
+                _d(3, "corpus/codefest/F1/F1-DDD-004.txt"),
+            ],
+        }
+    ]
     df, agg = score_codefest_run(run, toy_dev)
     qa = df.filter(pl.col("query_id") == "qa").row(0, named=True)
     # NDCG@10: grades [1, 0, 2] -> DCG = 1 + 0 + 2/2 = 2 ; ideal [2, 1, 0] -> 2 + 1/log2 3
@@ -170,11 +182,19 @@ def test_score_codefest_hand_computed(toy_dev):
 
 
 def test_score_codefest_partial_recall_mrr_and_nonbenchmark_docs(toy_dev):
-    run = {"qa": {"passages": [_p(1, W("b", 0, 50)),       # the grade-0 chunk itself -> 0
-                               _p(2, W("a", 0, 50))],      # the grade-2 chunk -> 2
-                  "documents": [_d(1, "corpus/radar/ai_military/x.pdf"),  # no benchmark id: a miss
-                                _d(2, "corpus/codefest/F1/F1-DDD-004.txt")]},
-           "qb": {"query_id": "qb", "passages": [], "documents": []}}
+    run = {
+        "qa": {
+            "passages": [
+                _p(1, W("b", 0, 50)),  # the grade-0 chunk itself -> 0
+                _p(2, W("a", 0, 50)),
+            ],  # the grade-2 chunk -> 2
+            "documents": [
+                _d(1, "corpus/radar/ai_military/x.pdf"),  # no benchmark id: a miss
+                _d(2, "corpus/codefest/F1/F1-DDD-004.txt"),
+            ],
+        },
+        "qb": {"query_id": "qb", "passages": [], "documents": []},
+    }
     df, agg = score_codefest_run(run, toy_dev)
     qa = df.row(0, named=True)
     assert qa["grades"] == [0, 2]
@@ -225,12 +245,16 @@ def _oracle_run(dev: CodefestDev, grades: tuple[int, ...], shuffle_seed: int | N
         cs = [c for g in grades for c in dev.qrels_chunks[q.query_id] if c.grade == g]
         if shuffle_seed is not None:
             rng.shuffle(cs)
-        run.append({
-            "query_id": q.query_id,
-            "passages": [_p(i, c.text) for i, c in enumerate(cs[:10], 1)],
-            "documents": [_d(i, f"corpus/codefest/{d[:2]}/{d}.txt")
-                          for i, d in enumerate(sorted(dev.relevant_docs[q.query_id])[:3], 1)],
-        })
+        run.append(
+            {
+                "query_id": q.query_id,
+                "passages": [_p(i, c.text) for i, c in enumerate(cs[:10], 1)],
+                "documents": [
+                    _d(i, f"corpus/codefest/{d[:2]}/{d}.txt")
+                    for i, d in enumerate(sorted(dev.relevant_docs[q.query_id])[:3], 1)
+                ],
+            }
+        )
     return run
 
 
@@ -261,8 +285,7 @@ def test_sanity_grade0_passages_score_zero(dev, judged_index):
 def test_judgments_self_consistent(dev, judged_index):
     # every judged text, graded against its own question's judgments, gets its own grade back,
     # except one near-duplicate (F1-ILIA-005 chunk 14, grade 1, overlaps 87% with a grade-2 chunk)
-    changed = [(c.query_id, c.chunk_id) for c in dev.all_judged()
-               if judged_index.grade(c.query_id, c.text) != c.grade]
+    changed = [(c.query_id, c.chunk_id) for c in dev.all_judged() if judged_index.grade(c.query_id, c.text) != c.grade]
     assert changed == [("q005", "F1-ILIA-005-chunk-0014")]
 
 
@@ -270,9 +293,9 @@ def test_judgments_self_consistent(dev, judged_index):
 def test_score_beir_hand_computed():
     qrels = {"q1": {"d1": 1}, "q2": {"d2": 1, "d3": 1}, "q3": {"d9": 1}}
     run = {
-        "q1": [("d5", 0.2), ("d1", 0.9)],               # d1 first after sorting
+        "q1": [("d5", 0.2), ("d1", 0.9)],  # d1 first after sorting
         "q2": [("d7", 0.9), ("d3", 0.5), ("d4", 0.5)],  # tie 0.5: d4 before d3 (id descending)
-        "q4": [("d1", 1.0)],                           # no qrels: ignored
+        "q4": [("d1", 1.0)],  # no qrels: ignored
     }
     df, agg = score_beir_run(run, qrels, k=10)
     r1, r2, r3 = df.rows(named=True)

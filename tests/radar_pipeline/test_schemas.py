@@ -1,4 +1,5 @@
 """The table contracts accept good rows and reject bad ones (read back from real PostgreSQL)."""
+
 import pandera.polars as pa
 import polars as pl
 import pytest
@@ -7,14 +8,24 @@ from radar_pipeline.schemas import SCHEMAS
 
 
 def _doc(**kw):
-    row = dict(doc_id="a" * 16, primary_path="x.txt", format="txt", status="ok", reason=None, language="en",
-               n_pages=1, n_chars=10)
+    row = dict(
+        doc_id="a" * 16,
+        primary_path="x.txt",
+        format="txt",
+        status="ok",
+        reason=None,
+        language="en",
+        n_pages=1,
+        n_chars=10,
+    )
     row.update(kw)
     return row
 
 
 def test_documents_contract():
-    SCHEMAS["documents"].validate(pl.DataFrame([_doc(), _doc(doc_id="b" * 16, status="encrypted", reason="user password required")]))
+    SCHEMAS["documents"].validate(
+        pl.DataFrame([_doc(), _doc(doc_id="b" * 16, status="encrypted", reason="user password required")])
+    )
     with pytest.raises((pa.errors.SchemaError, pa.errors.SchemaErrors)):
         SCHEMAS["documents"].validate(pl.DataFrame([_doc(status="corrupt", reason=None)]), lazy=True)
     with pytest.raises((pa.errors.SchemaError, pa.errors.SchemaErrors)):

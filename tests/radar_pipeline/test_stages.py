@@ -1,4 +1,5 @@
 """The documents stage survives a file that hangs: it is recorded as ``timeout`` and the run goes on."""
+
 import time
 
 import sqlalchemy as sa
@@ -48,8 +49,11 @@ def test_parallel_embedding_matches_serial(engine, tmp_path, use_encoder):
     from radar_pipeline.config import EncoderSpec
     from radar_pipeline.stages import embed_chunks, load_passage_frame
 
-    _chunked_corpus(engine, tmp_path / "c",
-                    [f"Document {i} is about satellites and orbital debris number {i}. " * 3 for i in range(6)])
+    _chunked_corpus(
+        engine,
+        tmp_path / "c",
+        [f"Document {i} is about satellites and orbital debris number {i}. " * 3 for i in range(6)],
+    )
     stats = embed_chunks(engine, use_encoder, batch_size=2, workers=2, spec=EncoderSpec())
     assert stats["encoded_now"] == 6 and stats["vectors"] == 6
     frame, vecs = load_passage_frame(engine, use_encoder.name)
@@ -87,8 +91,11 @@ def test_rerank_vectors_within_a_budget_then_exported_row_aligned(engine, tmp_pa
     from radar_pipeline.stages import build_faiss_index, embed_chunks, export_rerank_vectors
     from radar_pipeline.stores.rerank_vectors import load_rerank_vectors
 
-    _chunked_corpus(engine, tmp_path / "c",
-                    [f"Report {i}: anti-satellite tests and orbital debris, case {i}. " * 2 for i in range(5)])
+    _chunked_corpus(
+        engine,
+        tmp_path / "c",
+        [f"Report {i}: anti-satellite tests and orbital debris, case {i}. " * 2 for i in range(5)],
+    )
     embed_chunks(engine, use_encoder)
     index_dir = tmp_path / "idx"
     build_faiss_index(engine, use_encoder.name, index_dir)

@@ -1,6 +1,7 @@
 """Ingestion cases through the real stages and PostgreSQL (the downstream half of CASES.md):
 01 indexed and found by BM25 alone, 05 recorded as encrypted in the same run, 20/22 stored with
 JSON-safe metadata and no NUL, 11 chunked quickly with its text preserved."""
+
 import json
 import shutil
 import time
@@ -20,8 +21,13 @@ from radar_pipeline.stages import (
 from radar_pipeline.stores.bm25_store import Bm25Index
 from radar_pipeline.stores.passages import load_passages
 
-CASES = ["01_ligatures.pdf", "05_user-password.pdf", "11_sbd-numeric-backtracking.pdf",
-         "20_nan-infinity.json", "22_nul-escapes.json"]
+CASES = [
+    "01_ligatures.pdf",
+    "05_user-password.pdf",
+    "11_sbd-numeric-backtracking.pdf",
+    "20_nan-infinity.json",
+    "22_nul-escapes.json",
+]
 
 
 def test_cases_in_one_materialization(engine, shared_dir, tmp_path, use_encoder):
@@ -41,8 +47,13 @@ def test_cases_in_one_materialization(engine, shared_dir, tmp_path, use_encoder)
 
     with engine.begin() as conn:
         docs = {r.primary_path: r for r in conn.execute(sa.select(db.documents))}
-        texts = {p: conn.execute(sa.text("SELECT string_agg(text, ' ' ORDER BY seq) FROM chunks WHERE doc_id = :d"),
-                                 {"d": r.doc_id}).scalar() or "" for p, r in docs.items()}
+        texts = {
+            p: conn.execute(
+                sa.text("SELECT string_agg(text, ' ' ORDER BY seq) FROM chunks WHERE doc_id = :d"), {"d": r.doc_id}
+            ).scalar()
+            or ""
+            for p, r in docs.items()
+        }
         any_nul = conn.execute(sa.text("SELECT count(*) FROM pages WHERE position(chr(1) in text) > 0")).scalar()
     assert stats["documents"] == len(CASES)
     # 05: encrypted, with a reason, no chunks; the others went on

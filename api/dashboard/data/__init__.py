@@ -13,6 +13,7 @@ endpoints and the agent use (``radar_pipeline.precompute.reader.PrecomputeReader
 Nothing is estimated: a filter that cannot be applied to a view is reported in ``not_applied``.
 ``DashboardData`` bundles them over one engine for the router.
 """
+
 from __future__ import annotations
 
 import sqlalchemy as sa

@@ -1,5 +1,6 @@
 """Document sets the dashboard narrows rows by: documents naming an entity or a place, published in
 a period, of a phenomenon — each a ``set`` of ``doc_id`` read from the precompute tables."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -1,5 +1,6 @@
 """The passages behind rows of a dashboard view, narrowed like the view, with passage metadata
 (pages, language, a snippet, the source document) and what each row counts (to highlight it)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -12,23 +13,45 @@ from radar_pipeline import db
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import PrecomputeReader, current
 
-ALERT_LABELS = {"imminent": "riesgo inminente", "structural": "riesgo estructural", "unspecified": "tipo no indicado",
-                "conflicting": "tipos en conflicto"}
+ALERT_LABELS = {
+    "imminent": "riesgo inminente",
+    "structural": "riesgo estructural",
+    "unspecified": "tipo no indicado",
+    "conflicting": "tipos en conflicto",
+}
 STATE_LABELS = {"present": "presencia declarada", "absent": "sin presencia declarada", "no_info": "sin información"}
-GROUP_LABELS = {"cdf": "Comandos de la Frontera", "emc": "EMC", "embf": "EMBF", "seg_marq": "Segunda Marquetalia",
-                "eln": "ELN", "lobos": "Los Lobos", "choneros": "Los Choneros", "cv": "Comando Vermelho", "pcc": "PCC",
-                "others": "otros grupos"}
+GROUP_LABELS = {
+    "cdf": "Comandos de la Frontera",
+    "emc": "EMC",
+    "embf": "EMBF",
+    "seg_marq": "Segunda Marquetalia",
+    "eln": "ELN",
+    "lobos": "Los Lobos",
+    "choneros": "Los Choneros",
+    "cv": "Comando Vermelho",
+    "pcc": "PCC",
+    "others": "otros grupos",
+}
 # the document-set filters each view narrows its evidence by (as in views.py)
-EVIDENCE_FILTERS = {"documents_per_place": ("periodo", "entidad"), "alerts_per_department": ("periodo", "entidad"),
-                    "armed_presence": (), "timeline": ("lugar",),
-                    "entity_network": ("periodo", "entidad", "lugar"),
-                    "entity_heatmap": ("fenomeno", "periodo", "entidad", "lugar"), "entity_quadrant": ()}
+EVIDENCE_FILTERS = {
+    "documents_per_place": ("periodo", "entidad"),
+    "alerts_per_department": ("periodo", "entidad"),
+    "armed_presence": (),
+    "timeline": ("lugar",),
+    "entity_network": ("periodo", "entidad", "lugar"),
+    "entity_heatmap": ("fenomeno", "periodo", "entidad", "lugar"),
+    "entity_quadrant": (),
+}
 # the columns besides id and evidence each view's evidence reads (labels, what is counted)
-ROW_COLUMNS = {"documents_per_place": ("place_id", "level", "code", "name"),
-               "alerts_per_department": ("department_code", "department_name", "alert_type", "alert_codes"),
-               "armed_presence": ("municipality_id", "level2", "group_key", "entity_id", "state"),
-               "timeline": ("entity_id", "period", "undated"), "entity_network": ("kind", "entity_a", "entity_b"),
-               "entity_heatmap": ("entity_id", "category"), "entity_quadrant": ("entity_id",)}
+ROW_COLUMNS = {
+    "documents_per_place": ("place_id", "level", "code", "name"),
+    "alerts_per_department": ("department_code", "department_name", "alert_type", "alert_codes"),
+    "armed_presence": ("municipality_id", "level2", "group_key", "entity_id", "state"),
+    "timeline": ("entity_id", "period", "undated"),
+    "entity_network": ("kind", "entity_a", "entity_b"),
+    "entity_heatmap": ("entity_id", "category"),
+    "entity_quadrant": ("entity_id",),
+}
 
 
 def _seq(chunk_id: str | None) -> int:
@@ -68,12 +91,20 @@ class Evidence:
                 ev = narrow(ev, docs)
             for e in ev:
                 key = (e.get("doc_id"), e.get("chunk_id"), e.get("quote"))
-                it = items.setdefault(key, {"doc_id": e.get("doc_id"), "chunk_id": e.get("chunk_id"),
-                                            "quote": e.get("quote"), "reason": e.get("reason"), "rows": []})
+                it = items.setdefault(
+                    key,
+                    {
+                        "doc_id": e.get("doc_id"),
+                        "chunk_id": e.get("chunk_id"),
+                        "quote": e.get("quote"),
+                        "reason": e.get("reason"),
+                        "rows": [],
+                    },
+                )
                 if label not in it["rows"]:
                     it["rows"].append(label)
         ordered = sorted(items.values(), key=lambda i: (i["doc_id"] or "", _seq(i["chunk_id"])))
-        page = ordered[offset:offset + limit]
+        page = ordered[offset : offset + limit]
         meta = self._passages([i["chunk_id"] for i in page if i["chunk_id"]])
         for i in page:
             i.update(meta.get(i["chunk_id"], {}))
@@ -81,9 +112,17 @@ class Evidence:
                 i.update(self._document(i["doc_id"]))
         counted["entities"] = sorted(set(counted["entities"]))
         counted["quotes"] = sorted({i["quote"] for i in ordered if i.get("quote")})
-        return {"view": name, "ids": [r["id"] for r in rows], "total": len(ordered),
-                "n_documents": len({i["doc_id"] for i in ordered}), "offset": offset, "items": page,
-                "counted": counted, "narrowed_by": narrowed, "filters": f.spanish()}
+        return {
+            "view": name,
+            "ids": [r["id"] for r in rows],
+            "total": len(ordered),
+            "n_documents": len({i["doc_id"] for i in ordered}),
+            "offset": offset,
+            "items": page,
+            "counted": counted,
+            "narrowed_by": narrowed,
+            "filters": f.spanish(),
+        }
 
     def _alert_evidence(self, r: dict, f: Filters) -> list[dict]:
         alerts = self.views.alerts()
@@ -103,16 +142,27 @@ class Evidence:
         if not chunk_ids:
             return {}
         c, d = db.chunks, db.documents
-        stmt = (sa.select(c.c.chunk_id, c.c.page_start, c.c.page_end, c.c.language,
-                          sa.func.left(c.c.text, 300).label("snippet"), d.c.primary_path.label("source_path"),
-                          d.c.title, d.c.phenomenon)
-                .select_from(c.join(d, c.c.doc_id == d.c.doc_id)).where(c.c.chunk_id.in_(chunk_ids)))
+        stmt = (
+            sa.select(
+                c.c.chunk_id,
+                c.c.page_start,
+                c.c.page_end,
+                c.c.language,
+                sa.func.left(c.c.text, 300).label("snippet"),
+                d.c.primary_path.label("source_path"),
+                d.c.title,
+                d.c.phenomenon,
+            )
+            .select_from(c.join(d, c.c.doc_id == d.c.doc_id))
+            .where(c.c.chunk_id.in_(chunk_ids))
+        )
         return {r.pop("chunk_id"): r for r in self.reader.rows(stmt)}
 
     def _document(self, doc_id: str) -> dict:
         d = db.documents
-        rows = self.reader.rows(sa.select(d.c.primary_path.label("source_path"), d.c.title, d.c.phenomenon)
-                                .where(d.c.doc_id == doc_id))
+        rows = self.reader.rows(
+            sa.select(d.c.primary_path.label("source_path"), d.c.title, d.c.phenomenon).where(d.c.doc_id == doc_id)
+        )
         return rows[0] if rows else {}
 
 
@@ -122,8 +172,10 @@ def _row_label(name: str, r: dict) -> str:
     if name == "alerts_per_department":
         return f"{r['department_name']} · {ALERT_LABELS.get(r['alert_type'], r['alert_type'])}"
     if name == "armed_presence":
-        return (f"{r['level2']} · {GROUP_LABELS.get(r['group_key'], r['group_key'])} · "
-                f"{STATE_LABELS.get(r['state'], r['state'])}")
+        return (
+            f"{r['level2']} · {GROUP_LABELS.get(r['group_key'], r['group_key'])} · "
+            f"{STATE_LABELS.get(r['state'], r['state'])}"
+        )
     if name == "timeline":
         return r["period"] or "sin fecha"
     if name == "entity_network":
@@ -139,8 +191,9 @@ def _counted(name: str, r: dict, counted: dict) -> None:
     if name == "documents_per_place":
         counted["places"].append({"place_id": r["place_id"], "level": r["level"], "code": r["code"]})
     elif name == "alerts_per_department":
-        counted["places"].append({"place_id": f"department:{r['department_code']}", "level": "department",
-                                  "code": r["department_code"]})
+        counted["places"].append(
+            {"place_id": f"department:{r['department_code']}", "level": "department", "code": r["department_code"]}
+        )
     elif name == "timeline":
         if r.get("entity_id"):
             counted["entities"].append(r["entity_id"])

@@ -1,5 +1,6 @@
 """The dashboard's reference data: entity and place names with their document counts, documents
 per phenomenon, the dated share of the corpus and the materialization status of every view."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -27,28 +28,83 @@ def status(reader: PrecomputeReader) -> dict[str, bool]:
 def meta(reader: PrecomputeReader) -> dict:
     """``{entities, places, documents, dates, status, groups}``; a table not materialized yet
     contributes nothing (empty lists, ``dates: None``) instead of failing."""
-    ed, pg, pd, em, ap, d = (T.entity_dictionary, T.place_gazetteer, T.publication_dates, T.entity_mentions,
-                             T.agg_documents_per_place, db.documents)
-    ents = _or([], lambda: reader.rows(
-        sa.select(ed.c.entity_id, ed.c.name, ed.c.category, ed.c.phenomenon, ed.c.aliases)
-        .where(current(ed)).order_by(ed.c.entity_id), ed))
-    places = _or([], lambda: reader.rows(
-        sa.select(pg.c.place_id, pg.c.level, pg.c.code, pg.c.iso2, pg.c.name)
-        .where(current(pg), pg.c.level.in_(("country", "department"))).order_by(pg.c.place_id), pg))
+    ed, pg, pd, em, ap, d = (
+        T.entity_dictionary,
+        T.place_gazetteer,
+        T.publication_dates,
+        T.entity_mentions,
+        T.agg_documents_per_place,
+        db.documents,
+    )
+    ents = _or(
+        [],
+        lambda: reader.rows(
+            sa.select(ed.c.entity_id, ed.c.name, ed.c.category, ed.c.phenomenon, ed.c.aliases)
+            .where(current(ed))
+            .order_by(ed.c.entity_id),
+            ed,
+        ),
+    )
+    places = _or(
+        [],
+        lambda: reader.rows(
+            sa.select(pg.c.place_id, pg.c.level, pg.c.code, pg.c.iso2, pg.c.name)
+            .where(current(pg), pg.c.level.in_(("country", "department")))
+            .order_by(pg.c.place_id),
+            pg,
+        ),
+    )
     docs = reader.rows(sa.select(d.c.phenomenon, sa.func.count().label("n")).group_by(d.c.phenomenon))
-    dated = _or(None, lambda: reader.rows(
-        sa.select(sa.func.count().filter(pd.c.date.is_not(None)).label("dated"), sa.func.count().label("n"),
-                  sa.func.min(pd.c.year).label("year_min"), sa.func.max(pd.c.year).label("year_max"))
-        .where(current(pd)), pd)[0])
-    ent_docs = _or({}, lambda: {r["entity_id"]: r["n"] for r in reader.rows(
-        sa.select(em.c.entity_id, sa.func.count(sa.distinct(em.c.doc_id)).label("n"))
-        .where(current(em)).group_by(em.c.entity_id), em)})
-    place_docs = _or({}, lambda: {r["place_id"]: r["n_documents"] for r in reader.rows(
-        sa.select(ap.c.place_id, ap.c.n_documents)
-        .where(current(ap), ap.c.phenomenon == "all", ap.c.level.in_(("country", "department"))), ap)})
-    return {"entities": [{"id": e["entity_id"], "name": e["name"], "category": e["category"],
-                          "phenomenon": e["phenomenon"], "n_documents": ent_docs.get(e["entity_id"], 0)}
-                         for e in ents],
-            "places": [{**p, "n_documents": place_docs.get(p["place_id"], 0)} for p in places],
-            "documents": {r["phenomenon"] or "sin_fenomeno": r["n"] for r in docs},
-            "dates": dated, "status": status(reader), "groups": GROUP_ENTITY}
+    dated = _or(
+        None,
+        lambda: reader.rows(
+            sa.select(
+                sa.func.count().filter(pd.c.date.is_not(None)).label("dated"),
+                sa.func.count().label("n"),
+                sa.func.min(pd.c.year).label("year_min"),
+                sa.func.max(pd.c.year).label("year_max"),
+            ).where(current(pd)),
+            pd,
+        )[0],
+    )
+    ent_docs = _or(
+        {},
+        lambda: {
+            r["entity_id"]: r["n"]
+            for r in reader.rows(
+                sa.select(em.c.entity_id, sa.func.count(sa.distinct(em.c.doc_id)).label("n"))
+                .where(current(em))
+                .group_by(em.c.entity_id),
+                em,
+            )
+        },
+    )
+    place_docs = _or(
+        {},
+        lambda: {
+            r["place_id"]: r["n_documents"]
+            for r in reader.rows(
+                sa.select(ap.c.place_id, ap.c.n_documents).where(
+                    current(ap), ap.c.phenomenon == "all", ap.c.level.in_(("country", "department"))
+                ),
+                ap,
+            )
+        },
+    )
+    return {
+        "entities": [
+            {
+                "id": e["entity_id"],
+                "name": e["name"],
+                "category": e["category"],
+                "phenomenon": e["phenomenon"],
+                "n_documents": ent_docs.get(e["entity_id"], 0),
+            }
+            for e in ents
+        ],
+        "places": [{**p, "n_documents": place_docs.get(p["place_id"], 0)} for p in places],
+        "documents": {r["phenomenon"] or "sin_fenomeno": r["n"] for r in docs},
+        "dates": dated,
+        "status": status(reader),
+        "groups": GROUP_ENTITY,
+    }

@@ -2,6 +2,7 @@
 or country, a folded department name, or a dashboard id → a dictionary ``entity_id`` / gazetteer
 ``place_id``. The lookups themselves are the precompute reader's (``find_entity``,
 ``find_place``, ``has_place``), over the current dictionary and gazetteer tables."""
+
 from __future__ import annotations
 
 import re

@@ -7,6 +7,7 @@ documents that pass the filter are kept (``docsets.py``), and the count becomes 
 distinct documents among them. The unfiltered figure travels with it (``n_total``). A filter that
 cannot be applied to a view is reported in ``not_applied``.
 """
+
 from __future__ import annotations
 
 import sqlalchemy as sa
@@ -16,15 +17,36 @@ from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import PrecomputeReader, current
 
-VIEWS = ("documents_per_place", "alerts_per_department", "armed_presence", "timeline", "entity_network",
-         "entity_heatmap", "entity_quadrant")
+VIEWS = (
+    "documents_per_place",
+    "alerts_per_department",
+    "armed_presence",
+    "timeline",
+    "entity_network",
+    "entity_heatmap",
+    "entity_quadrant",
+)
 TABLES: dict[str, sa.Table] = {
-    "documents_per_place": T.agg_documents_per_place, "alerts_per_department": T.agg_alerts_per_department,
-    "armed_presence": T.armed_presence, "timeline": T.agg_timeline, "entity_network": T.agg_entity_network,
-    "entity_heatmap": T.agg_entity_heatmap, "entity_quadrant": T.agg_entity_quadrant}
-GROUP_ENTITY = {"cdf": "comandos_de_la_frontera", "emc": "emc", "embf": "embf", "seg_marq": "segunda_marquetalia",
-                "eln": "eln", "lobos": "los_lobos", "choneros": "los_choneros", "cv": "comando_vermelho", "pcc": "pcc",
-                "others": None}
+    "documents_per_place": T.agg_documents_per_place,
+    "alerts_per_department": T.agg_alerts_per_department,
+    "armed_presence": T.armed_presence,
+    "timeline": T.agg_timeline,
+    "entity_network": T.agg_entity_network,
+    "entity_heatmap": T.agg_entity_heatmap,
+    "entity_quadrant": T.agg_entity_quadrant,
+}
+GROUP_ENTITY = {
+    "cdf": "comandos_de_la_frontera",
+    "emc": "emc",
+    "embf": "embf",
+    "seg_marq": "segunda_marquetalia",
+    "eln": "eln",
+    "lobos": "los_lobos",
+    "choneros": "los_choneros",
+    "cv": "comando_vermelho",
+    "pcc": "pcc",
+    "others": None,
+}
 
 
 def period_year(period: str | None) -> int | None:
@@ -56,15 +78,26 @@ class Views:
     def alerts(self) -> dict[str, dict]:
         """Current early-warning alerts by code: ``{alert_code: {alert_type, date, armed_groups, documents}}``."""
         t = T.early_warnings
-        rows = self.reader.rows(sa.select(t.c.alert_code, t.c.alert_type, t.c.date, t.c.armed_groups, t.c.documents)
-                                .where(current(t)), t)
+        rows = self.reader.rows(
+            sa.select(t.c.alert_code, t.c.alert_type, t.c.date, t.c.armed_groups, t.c.documents).where(current(t)), t
+        )
         return {r["alert_code"]: r for r in rows}
 
     def _view_documents_per_place(self, f: Filters, level: str | None = None) -> dict:
         docs, narrowed = self.docsets.docset(f, ("periodo", "entidad"))
         t = T.agg_documents_per_place
-        cols = [t.c.id, t.c.level, t.c.place_id, t.c.code, t.c.name, t.c.country_code, t.c.department_code,
-                t.c.n_documents, t.c.n_documents_direct, t.c.n_passages] + ([t.c.evidence] if docs is not None else [])
+        cols = [
+            t.c.id,
+            t.c.level,
+            t.c.place_id,
+            t.c.code,
+            t.c.name,
+            t.c.country_code,
+            t.c.department_code,
+            t.c.n_documents,
+            t.c.n_documents_direct,
+            t.c.n_passages,
+        ] + ([t.c.evidence] if docs is not None else [])
         conds = [current(t), t.c.phenomenon == _scope(f)]
         if level in ("country", "department", "municipality"):
             conds.append(t.c.level == level)
@@ -84,9 +117,12 @@ class Views:
 
     def _view_alerts_per_department(self, f: Filters) -> dict:
         t = T.agg_alerts_per_department
-        rows = self.reader.rows(sa.select(t.c.id, t.c.department_code, t.c.department_name, t.c.alert_type,
-                                          t.c.n_alerts, t.c.alert_codes)
-                                .where(current(t)).order_by(t.c.department_code, t.c.alert_type), t)
+        rows = self.reader.rows(
+            sa.select(t.c.id, t.c.department_code, t.c.department_name, t.c.alert_type, t.c.n_alerts, t.c.alert_codes)
+            .where(current(t))
+            .order_by(t.c.department_code, t.c.alert_type),
+            t,
+        )
         narrowed, not_applied = [], []
         keep: set[str] | None = None
         if f.period or f.entity:
@@ -111,8 +147,12 @@ class Views:
                 if not r["n_alerts"]:
                     continue
             out.append(r)
-        return {"rows": out, "narrowed_by": narrowed, "not_applied": not_applied,
-                "types": sorted({r["alert_type"] for r in rows})}
+        return {
+            "rows": out,
+            "narrowed_by": narrowed,
+            "not_applied": not_applied,
+            "types": sorted({r["alert_type"] for r in rows}),
+        }
 
     def _view_armed_presence(self, f: Filters, grupo: str | None = None) -> dict:
         not_applied = []
@@ -127,16 +167,45 @@ class Views:
                 not_applied.append("entidad (no es un grupo de los registros de presencia)")
         t = T.armed_presence
         rows = self.reader.rows(
-            sa.select(t.c.id, t.c.municipality_id, t.c.country, t.c.level1, t.c.level2, t.c.divipola_code,
-                      t.c.group_key, t.c.entity_id, t.c.state, t.c.n_records, t.c.n_present, t.c.n_absent,
-                      t.c.n_no_info, t.c.shape_match, t.c.shape_key)
-            .where(current(t)).order_by(t.c.municipality_id, t.c.group_key), t)
+            sa.select(
+                t.c.id,
+                t.c.municipality_id,
+                t.c.country,
+                t.c.level1,
+                t.c.level2,
+                t.c.divipola_code,
+                t.c.group_key,
+                t.c.entity_id,
+                t.c.state,
+                t.c.n_records,
+                t.c.n_present,
+                t.c.n_absent,
+                t.c.n_no_info,
+                t.c.shape_match,
+                t.c.shape_key,
+            )
+            .where(current(t))
+            .order_by(t.c.municipality_id, t.c.group_key),
+            t,
+        )
         munis: dict[str, dict] = {}
         for r in rows:
-            m = munis.setdefault(r["municipality_id"], {
-                "municipality_id": r["municipality_id"], "country": r["country"], "level1": r["level1"],
-                "level2": r["level2"], "divipola_code": r["divipola_code"], "shape_key": r["shape_key"],
-                "shape_match": r["shape_match"], "present": [], "absent": [], "no_info": [], "ids": []})
+            m = munis.setdefault(
+                r["municipality_id"],
+                {
+                    "municipality_id": r["municipality_id"],
+                    "country": r["country"],
+                    "level1": r["level1"],
+                    "level2": r["level2"],
+                    "divipola_code": r["divipola_code"],
+                    "shape_key": r["shape_key"],
+                    "shape_match": r["shape_match"],
+                    "present": [],
+                    "absent": [],
+                    "no_info": [],
+                    "ids": [],
+                },
+            )
             if group and r["group_key"] != group:
                 continue
             m[r["state"]].append(r["group_key"])
@@ -147,8 +216,13 @@ class Views:
             # group and declare none; no_info when no group has a known state (never "absent" by default)
             m["state"] = "present" if m["present"] else ("absent" if m["absent"] else "no_info")
             out.append(m)
-        return {"rows": out, "group": group, "narrowed_by": ["entidad"] if group and f.entity else [],
-                "not_applied": not_applied, "groups": list(GROUP_ENTITY)}
+        return {
+            "rows": out,
+            "group": group,
+            "narrowed_by": ["entidad"] if group and f.entity else [],
+            "not_applied": not_applied,
+            "groups": list(GROUP_ENTITY),
+        }
 
     def _view_timeline(self, f: Filters, granularidad: str = "year") -> dict:
         gran = "month" if granularidad == "month" else "year"
@@ -156,9 +230,16 @@ class Views:
         t = T.agg_timeline
         cols = [t.c.id, t.c.period, t.c.undated, t.c.n_documents] + ([t.c.evidence] if docs is not None else [])
         rows = self.reader.rows(
-            sa.select(*cols).where(current(t), t.c.phenomenon == _scope(f), t.c.granularity == gran,
-                                   t.c.entity_id.is_not_distinct_from(f.entity))
-            .order_by(t.c.period.asc().nulls_last()), t)
+            sa.select(*cols)
+            .where(
+                current(t),
+                t.c.phenomenon == _scope(f),
+                t.c.granularity == gran,
+                t.c.entity_id.is_not_distinct_from(f.entity),
+            )
+            .order_by(t.c.period.asc().nulls_last()),
+            t,
+        )
         out, undated = [], None
         for r in rows:
             r["n_total"] = r["n_documents"]
@@ -166,7 +247,9 @@ class Views:
                 ev = narrow(r.pop("evidence"), docs)
                 r["n_documents"] = len({e["doc_id"] for e in ev})
             if r["undated"]:
-                undated = r if undated is None else {**undated, "n_documents": undated["n_documents"] + r["n_documents"]}
+                undated = (
+                    r if undated is None else {**undated, "n_documents": undated["n_documents"] + r["n_documents"]}
+                )
                 continue
             if f.period and not f.year_ok(period_year(r["period"])):
                 continue
@@ -177,8 +260,12 @@ class Views:
             narrowed = ["periodo"] + narrowed
         if f.entity:
             narrowed = ["entidad"] + narrowed
-        return {"rows": out, "undated": undated or {"n_documents": 0, "id": None}, "granularity": gran,
-                "narrowed_by": narrowed}
+        return {
+            "rows": out,
+            "undated": undated or {"n_documents": 0, "id": None},
+            "granularity": gran,
+            "narrowed_by": narrowed,
+        }
 
     @staticmethod
     def _narrow_rows(rows: list[dict], docs: set[str] | None, count: str = "n_documents") -> list[dict]:
@@ -198,31 +285,63 @@ class Views:
     def _view_entity_network(self, f: Filters) -> dict:
         docs, narrowed = self.docsets.docset(f, ("periodo", "entidad", "lugar"))
         t = T.agg_entity_network
-        rows = self.reader.rows(sa.select(t.c.id, t.c.kind, t.c.entity_a, t.c.entity_b, t.c.n_passages,
-                                          t.c.n_documents, t.c.evidence)
-                                .where(current(t), t.c.phenomenon == _scope(f)), t)
+        rows = self.reader.rows(
+            sa.select(
+                t.c.id, t.c.kind, t.c.entity_a, t.c.entity_b, t.c.n_passages, t.c.n_documents, t.c.evidence
+            ).where(current(t), t.c.phenomenon == _scope(f)),
+            t,
+        )
         rows = self._narrow_rows(rows, docs)
-        return {"nodes": [r for r in rows if r["kind"] == "node"], "edges": [r for r in rows if r["kind"] == "edge"],
-                "narrowed_by": narrowed}
+        return {
+            "nodes": [r for r in rows if r["kind"] == "node"],
+            "edges": [r for r in rows if r["kind"] == "edge"],
+            "narrowed_by": narrowed,
+        }
 
     def _view_entity_heatmap(self, f: Filters, columnas: str = "source") -> dict:
         kind = "phenomenon" if columnas == "phenomenon" else "source"
         docs, narrowed = self.docsets.docset(f, ("fenomeno", "periodo", "entidad", "lugar"))
         t = T.agg_entity_heatmap
-        rows = self.reader.rows(sa.select(t.c.id, t.c.entity_id, t.c.entity_category, t.c.category, t.c.n_documents,
-                                          t.c.n_passages, t.c.evidence)
-                                .where(current(t), t.c.column_kind == kind), t)
+        rows = self.reader.rows(
+            sa.select(
+                t.c.id, t.c.entity_id, t.c.entity_category, t.c.category, t.c.n_documents, t.c.n_passages, t.c.evidence
+            ).where(current(t), t.c.column_kind == kind),
+            t,
+        )
         return {"rows": self._narrow_rows(rows, docs), "column_kind": kind, "narrowed_by": narrowed}
 
     def _view_entity_quadrant(self, f: Filters) -> dict:
         t = T.agg_entity_quadrant
-        rows = self.reader.rows(sa.select(t.c.id, t.c.entity_id, t.c.entity_category, t.c.intensity, t.c.n_recent,
-                                          t.c.trend, t.c.cutoff_date, t.c.intensity_median, t.c.trend_median,
-                                          t.c.quadrant)
-                                .where(current(t), t.c.phenomenon == _scope(f)).order_by(t.c.entity_id), t)
-        not_applied = [x for x, on in (("periodo (el corte es la mediana de todo el alcance)", f.period),
-                                       ("lugar", f.place)) if on]
-        return {"rows": rows, "narrowed_by": [], "not_applied": not_applied,
-                "highlight": f.entity,
-                "medians": {"intensity": rows[0]["intensity_median"], "trend": rows[0]["trend_median"],
-                            "cutoff_date": rows[0]["cutoff_date"]} if rows else None}
+        rows = self.reader.rows(
+            sa.select(
+                t.c.id,
+                t.c.entity_id,
+                t.c.entity_category,
+                t.c.intensity,
+                t.c.n_recent,
+                t.c.trend,
+                t.c.cutoff_date,
+                t.c.intensity_median,
+                t.c.trend_median,
+                t.c.quadrant,
+            )
+            .where(current(t), t.c.phenomenon == _scope(f))
+            .order_by(t.c.entity_id),
+            t,
+        )
+        not_applied = [
+            x for x, on in (("periodo (el corte es la mediana de todo el alcance)", f.period), ("lugar", f.place)) if on
+        ]
+        return {
+            "rows": rows,
+            "narrowed_by": [],
+            "not_applied": not_applied,
+            "highlight": f.entity,
+            "medians": {
+                "intensity": rows[0]["intensity_median"],
+                "trend": rows[0]["trend_median"],
+                "cutoff_date": rows[0]["cutoff_date"],
+            }
+            if rows
+            else None,
+        }

@@ -6,6 +6,7 @@ and municipalities), the DANE MGN 2018 GeoJSON files (which of them have a shape
 the cue/decoy context patterns). :func:`build_gazetteer` reads them in that order:
 countries → Colombia → listed aliases → context flags → context patterns.
 """
+
 from __future__ import annotations
 
 import csv
@@ -26,8 +27,14 @@ __all__ = ["DEFAULT_PLACES_PATH", "build_gazetteer", "title_case"]
 DEFAULT_PLACES_PATH = Path(__file__).parent.parent / "data" / "places.yaml"
 _ISO2_FIX = {"FRA": "FR", "NOR": "NO", "KOS": "XK"}
 _SMALL = {"de", "del", "la", "las", "los", "y", "e", "el", "da", "do", "dos", "das"}
-_CONTEXT_KEYS = ("decoy_before", "decoy_after", "department_before", "department_after", "municipality_before",
-                 "municipality_after")
+_CONTEXT_KEYS = (
+    "decoy_before",
+    "decoy_after",
+    "department_before",
+    "department_after",
+    "municipality_before",
+    "municipality_after",
+)
 
 
 def title_case(name: str) -> str:
@@ -79,16 +86,21 @@ class _Aliases(dict):
 
 def _source_files(geo: Path) -> list[Path]:
     """Countries JSON, DIVIPOLA CSV, department and municipality shapes; FileNotFoundError if one is missing."""
-    files = [geo / "ne_110m_admin_0_countries.json", geo / "Divipola.csv",
-             geo / "co_2018_MGN_DPTO_POLITICO.geojson", geo / "co_2018_MGN_MPIO_POLITICO.geojson"]
+    files = [
+        geo / "ne_110m_admin_0_countries.json",
+        geo / "Divipola.csv",
+        geo / "co_2018_MGN_DPTO_POLITICO.geojson",
+        geo / "co_2018_MGN_MPIO_POLITICO.geojson",
+    ]
     for f in files:
         if not f.is_file():
             raise FileNotFoundError(f"gazetteer source missing: {f}")
     return files
 
 
-def _add_countries(places: dict[str, Place], aliases: _Aliases, countries_json: Path,
-                   extra: dict[str, dict[str, list[str]]]) -> None:
+def _add_countries(
+    places: dict[str, Place], aliases: _Aliases, countries_json: Path, extra: dict[str, dict[str, list[str]]]
+) -> None:
     """Countries with their English names (Natural Earth) and the ``places.yaml: countries`` names;
     ValueError when ``extra`` names an unknown country code."""
     for f in _geo_features(countries_json):
@@ -96,8 +108,9 @@ def _add_countries(places: dict[str, Place], aliases: _Aliases, countries_json: 
         iso3 = pr["ISO_A3"] if pr.get("ISO_A3") not in (None, "-99") else pr["ADM0_A3"]
         iso2 = pr.get("ISO_A2") if pr.get("ISO_A2") not in (None, "-99") else _ISO2_FIX.get(pr["ADM0_A3"])
         pid = f"country:{iso3}"
-        places[pid] = Place(pid, "country", iso3, pr["NAME"], iso3, iso2=iso2, has_shape=True,
-                            shape_source="ne_110m_admin_0_countries")
+        places[pid] = Place(
+            pid, "country", iso3, pr["NAME"], iso3, iso2=iso2, has_shape=True, shape_source="ne_110m_admin_0_countries"
+        )
         for k in ("NAME", "NAME_LONG", "ADMIN", "FORMAL_EN"):
             v = pr.get(k)
             if v and "." not in v and "," not in v:
@@ -124,8 +137,9 @@ def _read_divipola(path: Path) -> tuple[dict[str, str], dict[str, tuple[str, str
     return depts, munis
 
 
-def _add_colombia(places: dict[str, Place], aliases: _Aliases, divipola: Path, dpto_geojson: Path,
-                  mpio_geojson: Path) -> None:
+def _add_colombia(
+    places: dict[str, Place], aliases: _Aliases, divipola: Path, dpto_geojson: Path, mpio_geojson: Path
+) -> None:
     """Departments and municipalities (title-cased DIVIPOLA names, shape flags from MGN); Bogotá's
     names point at municipality 11001, never at department 11."""
     dpto_shapes = {f["properties"]["DPTO_CCDGO"] for f in _geo_features(dpto_geojson)}
@@ -136,17 +150,33 @@ def _add_colombia(places: dict[str, Place], aliases: _Aliases, divipola: Path, d
         name = "Bogotá, D.C." if code == "11" else title_case(raw_name)
         if code != "11":  # Bogotá's names point at municipality 11001 (department 11)
             aliases.add(pid, title_case(raw_name), "es")
-        places[pid] = Place(pid, "department", code, name, "COL", department_code=code, department_name=name,
-                            has_shape=code in dpto_shapes,
-                            shape_source="co_2018_MGN_DPTO_POLITICO" if code in dpto_shapes else None)
+        places[pid] = Place(
+            pid,
+            "department",
+            code,
+            name,
+            "COL",
+            department_code=code,
+            department_name=name,
+            has_shape=code in dpto_shapes,
+            shape_source="co_2018_MGN_DPTO_POLITICO" if code in dpto_shapes else None,
+        )
     for code, (raw_name, dcode) in munis.items():
         pid = f"municipality:{code}"
         name = "Bogotá, D.C." if code == "11001" else title_case(raw_name)
         if code != "11001":
             aliases.add(pid, name, "es")
-        places[pid] = Place(pid, "municipality", code, name, "COL", department_code=dcode,
-                            department_name=places[f"department:{dcode}"].name, has_shape=code in mpio_shapes,
-                            shape_source="co_2018_MGN_MPIO_POLITICO" if code in mpio_shapes else None)
+        places[pid] = Place(
+            pid,
+            "municipality",
+            code,
+            name,
+            "COL",
+            department_code=dcode,
+            department_name=places[f"department:{dcode}"].name,
+            has_shape=code in mpio_shapes,
+            shape_source="co_2018_MGN_MPIO_POLITICO" if code in mpio_shapes else None,
+        )
 
 
 def _add_listed_aliases(places: dict[str, Place], aliases: _Aliases, data: dict[str, Any]) -> set[str]:
@@ -175,8 +205,9 @@ def _add_listed_aliases(places: dict[str, Place], aliases: _Aliases, data: dict[
     return case_sensitive
 
 
-def _with_aliases(places: dict[str, Place], aliases: _Aliases, listed: set[str],
-                  exempt: set[str]) -> tuple[dict[str, Place], set[str]]:
+def _with_aliases(
+    places: dict[str, Place], aliases: _Aliases, listed: set[str], exempt: set[str]
+) -> tuple[dict[str, Place], set[str]]:
     """Places with their aliases and ``context_required`` flag, and the folded alias keys of
     Colombian places that need context (``listed`` in places.yaml or short, unless ``exempt``)."""
     final: dict[str, Place] = {}
@@ -187,8 +218,20 @@ def _with_aliases(places: dict[str, Place], aliases: _Aliases, listed: set[str],
             ctx_keys |= {fold_phrase(t) for t, _ in al if _needs_context(fold_phrase(t), listed, exempt)}
         # the flag shown in the gazetteer: does the place's own (first) name need context?
         ctx = p.is_colombian_subdivision and any(_needs_context(fold_phrase(t), listed, exempt) for t, _ in al[:1])
-        final[pid] = Place(p.place_id, p.level, p.code, p.name, p.country_code, p.department_code, p.department_name,
-                           p.iso2, al, ctx, p.has_shape, p.shape_source)
+        final[pid] = Place(
+            p.place_id,
+            p.level,
+            p.code,
+            p.name,
+            p.country_code,
+            p.department_code,
+            p.department_name,
+            p.iso2,
+            al,
+            ctx,
+            p.has_shape,
+            p.shape_source,
+        )
     return final, ctx_keys
 
 
@@ -224,6 +267,12 @@ def build_gazetteer(geo_dir: str | Path, data_path: str | Path | None = None) ->
     exempt = {fold_phrase(n) for n in data.get("context_not_required") or []}
     final, ctx_keys = _with_aliases(places, aliases, listed, exempt)
     context = _context_patterns(data)
-    return Gazetteer(version=str(data["version"]), sha=_file_sha([data_file, *files]), places=final, context=context,
-                     extra_decoys=tuple(data.get("decoys") or ()), ctx_keys=frozenset(ctx_keys),
-                     case_sensitive=frozenset(case_sensitive))
+    return Gazetteer(
+        version=str(data["version"]),
+        sha=_file_sha([data_file, *files]),
+        places=final,
+        context=context,
+        extra_decoys=tuple(data.get("decoys") or ()),
+        ctx_keys=frozenset(ctx_keys),
+        case_sensitive=frozenset(case_sensitive),
+    )

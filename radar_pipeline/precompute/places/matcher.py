@@ -6,6 +6,7 @@ abbreviations written otherwise, URLs, upper-case lists of localities — rules 
 doc), reads the level cue around each name, and leaves the choice between candidates to
 :mod:`radar_pipeline.precompute.places.resolution`.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,7 +31,7 @@ _CAPS_WORD = re.compile(r"[^\W\d_]{2,}")
 
 def _in_caps_run(text: str, start: int, end: int) -> bool:
     """Whether the word before ``text[start:end]`` is all capitals ("ABOUT US", "CONTACT US")."""
-    before = _CAPS_WORD.findall(text[max(0, start - 30):start])
+    before = _CAPS_WORD.findall(text[max(0, start - 30) : start])
     return bool(before and before[-1].isupper())
 
 
@@ -40,7 +41,7 @@ def _in_caps_list(text: str, start: int) -> bool:
     which are sub-municipal localities, not the homonymous municipalities."""
     lo = text.rfind("\n", 0, start) + 1
     hi = text.find("\n", start)
-    line = text[lo:hi if hi >= 0 else len(text)]
+    line = text[lo : hi if hi >= 0 else len(text)]
     letters = [c for c in line if c.isalpha()]
     return line.count(";") >= 3 and bool(letters) and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
 
@@ -61,8 +62,16 @@ class Gazetteer:
     case_sensitive: frozenset[str] = frozenset()
     window: int = WINDOW
     tight_window: int = TIGHT_WINDOW
-    stats: dict[str, int] = field(default_factory=lambda: {"decoy": 0, "context_decoy": 0, "lowercase": 0, "case": 0,
-                                                            "in_url": 0, "list_of_localities": 0})
+    stats: dict[str, int] = field(
+        default_factory=lambda: {
+            "decoy": 0,
+            "context_decoy": 0,
+            "lowercase": 0,
+            "case": 0,
+            "in_url": 0,
+            "list_of_localities": 0,
+        }
+    )
 
     def __post_init__(self) -> None:
         self._matcher = PhraseMatcher()
@@ -89,14 +98,22 @@ class Gazetteer:
         """A copy whose decoy list also has those ``phrases`` (entity aliases) that contain a place
         name — the others can never hide a place, and leaving them out keeps matching fast."""
         keep = [ph for ph in phrases if any(True for _ in self._matcher.finditer(ph))]
-        return Gazetteer(self.version, self.sha, self.places, self.context,
-                         tuple(self.extra_decoys) + tuple(keep), self.ctx_keys, self.case_sensitive, self.window,
-                         self.tight_window)
+        return Gazetteer(
+            self.version,
+            self.sha,
+            self.places,
+            self.context,
+            tuple(self.extra_decoys) + tuple(keep),
+            self.ctx_keys,
+            self.case_sensitive,
+            self.window,
+            self.tight_window,
+        )
 
     # ------------------------------------------------------------------ matching
     def _cue(self, folded: str, start: int, end: int) -> str | None:
-        before = folded[max(0, start - 60):start]
-        after = folded[end:end + 30]
+        before = folded[max(0, start - 60) : start]
+        after = folded[end : end + 30]
         if self._dept_before.search(before) or self._dept_after.match(after):
             return "department"
         if self._mun_before.search(before) or self._mun_after.match(after):
@@ -112,12 +129,15 @@ class Gazetteer:
         if not m.matched[:1].isupper():
             self.stats["lowercase"] += 1
             return None
-        if self._decoy_before.search(folded[max(0, m.start - 40):m.start]) or \
-                self._decoy_after.match(folded[m.end:m.end + 20]):
+        if self._decoy_before.search(folded[max(0, m.start - 40) : m.start]) or self._decoy_after.match(
+            folded[m.end : m.end + 20]
+        ):
             self.stats["context_decoy"] += 1
             return None
         written = " ".join(m.matched.split())
-        pids = [pid for pid, cs in m.payloads if cs is None or (cs == written and not _in_caps_run(text, m.start, m.end))]
+        pids = [
+            pid for pid, cs in m.payloads if cs is None or (cs == written and not _in_caps_run(text, m.start, m.end))
+        ]
         if not pids:
             self.stats["case"] += 1
             return None
@@ -142,8 +162,9 @@ class Gazetteer:
             pend.append(Pending(m.start, m.end, m.matched, cands, self._cue(folded, m.start, m.end), weak=weak))
         return pend
 
-    def find(self, text: str, *, folded: str | None = None,
-             decoy_spans: Sequence[tuple[int, int]] = ()) -> list[PlaceHit]:
+    def find(
+        self, text: str, *, folded: str | None = None, decoy_spans: Sequence[tuple[int, int]] = ()
+    ) -> list[PlaceHit]:
         """Place mentions in ``text`` (boilerplate already blanked), resolved or ``unresolved``.
 
         ``decoy_spans`` are extra spans that cannot hold a place (e.g. the entity mentions of the
@@ -152,19 +173,35 @@ class Gazetteer:
         folded = fold_spans(text) if folded is None else folded
         pend = self._candidates(text, folded, decoy_spans)
         resolve(pend, folded, self.places, window=self.window, tight_window=self.tight_window)
-        return [PlaceHit(p.resolved, p.start, p.end, p.matched, p.resolution,
-                         tuple(sorted(c.place_id for c in p.cands))) for p in pend]
+        return [
+            PlaceHit(p.resolved, p.start, p.end, p.matched, p.resolution, tuple(sorted(c.place_id for c in p.cands)))
+            for p in pend
+        ]
 
     # ------------------------------------------------------------------ rows
     def rows(self) -> list[dict[str, Any]]:
         """``place_gazetteer`` rows (content columns)."""
-        return [{"place_id": p.place_id, "level": p.level, "code": p.code, "iso2": p.iso2, "name": p.name,
-                 "country_code": p.country_code, "department_code": p.department_code,
-                 "department_name": p.department_name,
-                 "aliases": [{"text": t, "lang": lang, **({"case_sensitive": True} if t in self.case_sensitive else {})}
-                             for t, lang in p.aliases],
-                 "context_required": p.context_required, "has_shape": p.has_shape, "shape_source": p.shape_source,
-                 "gazetteer_version": self.label} for p in sorted(self.places.values(), key=lambda p: p.place_id)]
+        return [
+            {
+                "place_id": p.place_id,
+                "level": p.level,
+                "code": p.code,
+                "iso2": p.iso2,
+                "name": p.name,
+                "country_code": p.country_code,
+                "department_code": p.department_code,
+                "department_name": p.department_name,
+                "aliases": [
+                    {"text": t, "lang": lang, **({"case_sensitive": True} if t in self.case_sensitive else {})}
+                    for t, lang in p.aliases
+                ],
+                "context_required": p.context_required,
+                "has_shape": p.has_shape,
+                "shape_source": p.shape_source,
+                "gazetteer_version": self.label,
+            }
+            for p in sorted(self.places.values(), key=lambda p: p.place_id)
+        ]
 
     def department_of(self, place: Place) -> str | None:
         """DIVIPOLA department code of a Colombian place (its own code for a department)."""
@@ -173,16 +210,30 @@ class Gazetteer:
         return place.department_code
 
 
-def hits_to_rows(hits: Iterable[PlaceHit], *, doc_id: str, chunk_id: str, language: str | None,
-                 phenomenon: str | None, version: str) -> list[dict[str, Any]]:
+def hits_to_rows(
+    hits: Iterable[PlaceHit], *, doc_id: str, chunk_id: str, language: str | None, phenomenon: str | None, version: str
+) -> list[dict[str, Any]]:
     """``place_mentions`` rows for the hits of one passage."""
     out = []
     for h in hits:
         p = h.place
-        out.append({"place_id": p.place_id if p else None, "level": p.level if p else None,
-                    "code": p.code if p else None, "country_code": p.country_code if p else None,
-                    "department_code": (p.code if p and p.level == "department" else (p.department_code if p else None)),
-                    "doc_id": doc_id, "chunk_id": chunk_id, "char_start": h.start, "char_end": h.end,
-                    "matched": h.matched, "resolution": h.resolution, "candidates": list(h.candidates),
-                    "language": language, "phenomenon": phenomenon, "gazetteer_version": version})
+        out.append(
+            {
+                "place_id": p.place_id if p else None,
+                "level": p.level if p else None,
+                "code": p.code if p else None,
+                "country_code": p.country_code if p else None,
+                "department_code": (p.code if p and p.level == "department" else (p.department_code if p else None)),
+                "doc_id": doc_id,
+                "chunk_id": chunk_id,
+                "char_start": h.start,
+                "char_end": h.end,
+                "matched": h.matched,
+                "resolution": h.resolution,
+                "candidates": list(h.candidates),
+                "language": language,
+                "phenomenon": phenomenon,
+                "gazetteer_version": version,
+            }
+        )
     return out

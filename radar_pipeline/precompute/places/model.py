@@ -1,4 +1,5 @@
 """Gazetteer entries and the place names found in a passage."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -9,6 +9,7 @@ places, the level cue written around it and whether its name needs context (:cla
 3. two adjacent names that qualify each other ("Fundación, Magdalena", "Tumaco (Nariño)");
 4. all candidates inside one department → that department.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,8 +30,10 @@ WINDOW = 150
 TIGHT_WINDOW = 40
 # what may separate a name from the department that qualifies it: "Armenia, Quindío",
 # "Caldas (Antioquia)", "Algeciras - departamento del Huila"
-_QUALIFIER_GAP = re.compile(r"^[\s,;:(\-]*(?:(?:en\s+)?(?:el\s+)?(?:departamento|department|dpto\.?)\s+"
-                            r"(?:de\s+la\s+|del\s+|de\s+|of\s+)?)?$")
+_QUALIFIER_GAP = re.compile(
+    r"^[\s,;:(\-]*(?:(?:en\s+)?(?:el\s+)?(?:departamento|department|dpto\.?)\s+"
+    r"(?:de\s+la\s+|del\s+|de\s+|of\s+)?)?$"
+)
 
 
 @dataclass
@@ -51,8 +54,14 @@ class Pending:
     resolution: str = "unresolved"
 
 
-def resolve(pend: list[Pending], folded: str, places: Mapping[str, Place], *, window: int = WINDOW,
-            tight_window: int = TIGHT_WINDOW) -> None:
+def resolve(
+    pend: list[Pending],
+    folded: str,
+    places: Mapping[str, Place],
+    *,
+    window: int = WINDOW,
+    tight_window: int = TIGHT_WINDOW,
+) -> None:
     """Resolve the passage's matches in place (``folded``: the folded passage text, for the gaps
     between names; ``places``: the gazetteer by place_id). Unresolved ones keep ``'unresolved'``."""
     _resolve_local(pend)
@@ -75,8 +84,9 @@ def _resolve_local(pend: list[Pending]) -> None:
             p.resolved, p.resolution = cands[0], ("cue" if p.cue else "unique")
 
 
-def _department_distances(p: Pending, near: list[tuple[int, bool, Place]], tight: bool,
-                          tight_window: int) -> dict[str, int]:
+def _department_distances(
+    p: Pending, near: list[tuple[int, bool, Place]], tight: bool, tight_window: int
+) -> dict[str, int]:
     """Department code → distance of its nearest mention that may qualify ``p`` (when ``tight``,
     only a qualifier written right after ``p`` within ``tight_window``)."""
     dist: dict[str, int] = {}
@@ -96,16 +106,21 @@ def _resolve_from_neighbours(pend: list[Pending], folded: str, window: int, tigh
             continue
         depts = [c for c in p.cands if c.level == "department"]
         countries = [c for c in p.cands if c.level == "country"]
-        near = [(max(p.start - e, s - p.end, 0), s >= p.end and bool(_QUALIFIER_GAP.match(folded[p.end:s])), pl)
-                for s, e, pl in named
-                if (s, e) != (p.start, p.end) and p.start - e <= window and s - p.end <= window]
+        near = [
+            (max(p.start - e, s - p.end, 0), s >= p.end and bool(_QUALIFIER_GAP.match(folded[p.end : s])), pl)
+            for s, e, pl in named
+            if (s, e) != (p.start, p.end) and p.start - e <= window and s - p.end <= window
+        ]
         near_colombian = any(pl.country_code == "COL" for _, _, pl in near)
         # a name that is also a country or a department needs its department written right
         # AFTER it ("Armenia, Quindío", "Sucre (Santander)"): in "Antioquia, Caldas" the
         # department before is a list, not a qualifier
         dist = _department_distances(p, near, bool(depts or countries), tight_window)
-        scored = sorted((dist[c.department_code], c.place_id, c) for c in p.cands
-                        if c.level == "municipality" and c.department_code in dist)
+        scored = sorted(
+            (dist[c.department_code], c.place_id, c)
+            for c in p.cands
+            if c.level == "municipality" and c.department_code in dist
+        )
         munis = [c for _, _, c in scored]
         # the nearest department decides; a tie between two candidates' departments decides nothing
         if munis and (len(scored) == 1 or scored[0][0] < scored[1][0]):
@@ -118,22 +133,27 @@ def _resolve_from_neighbours(pend: list[Pending], folded: str, window: int, tigh
 
 def _qualifies(p: Pending, q: Pending, folded: str, tight_window: int) -> bool:
     """Whether ``q`` is written right after ``p`` as its qualifier ("Armenia, Quindío")."""
-    return q.start - p.end <= tight_window and bool(_QUALIFIER_GAP.match(folded[p.end:q.start]))
+    return q.start - p.end <= tight_window and bool(_QUALIFIER_GAP.match(folded[p.end : q.start]))
 
 
 def _confirm_department_after(p: Pending, q: Pending | None, folded: str, tight_window: int) -> None:
-    """"Tumaco (Nariño)": a resolved municipality ``p`` resolves the unresolved name ``q`` written
+    """ "Tumaco (Nariño)": a resolved municipality ``p`` resolves the unresolved name ``q`` written
     right after it to its own department, when that is one of ``q``'s candidates."""
-    if (q is not None and q.resolved is None and p.resolved.level == "municipality"
-            and _qualifies(p, q, folded, tight_window)):
+    if (
+        q is not None
+        and q.resolved is None
+        and p.resolved.level == "municipality"
+        and _qualifies(p, q, folded, tight_window)
+    ):
         dept = [c for c in q.cands if c.level == "department" and c.code == p.resolved.department_code]
         if dept:
             q.resolved, q.resolution = dept[0], "nearby_context"
 
 
-def _pair_with_qualifier(p: Pending, following: list[Pending], folded: str, places: Mapping[str, Place],
-                         tight_window: int) -> None:
-    """"Fundación, Magdalena" / "Sucre, Sucre": the unresolved ``p`` takes the municipality whose
+def _pair_with_qualifier(
+    p: Pending, following: list[Pending], folded: str, places: Mapping[str, Place], tight_window: int
+) -> None:
+    """ "Fundación, Magdalena" / "Sucre, Sucre": the unresolved ``p`` takes the municipality whose
     department the next name (its qualifier) can be; that name becomes the department."""
     for q in following:
         if not _qualifies(p, q, folded, tight_window):
@@ -151,14 +171,13 @@ def _pair_with_qualifier(p: Pending, following: list[Pending], folded: str, plac
             break
 
 
-def _resolve_adjacent_pairs(pend: list[Pending], folded: str, places: Mapping[str, Place],
-                            tight_window: int) -> None:
+def _resolve_adjacent_pairs(pend: list[Pending], folded: str, places: Mapping[str, Place], tight_window: int) -> None:
     """Phase 3: two adjacent names, the second qualifying the first, confirm each other."""
     for i, p in enumerate(pend):
         if p.resolved is not None:
             _confirm_department_after(p, pend[i + 1] if i + 1 < len(pend) else None, folded, tight_window)
             continue
-        _pair_with_qualifier(p, pend[i + 1:i + 2], folded, places, tight_window)
+        _pair_with_qualifier(p, pend[i + 1 : i + 2], folded, places, tight_window)
 
 
 def _resolve_single_department(pend: list[Pending], places: Mapping[str, Place]) -> None:

@@ -6,6 +6,7 @@ the static assets are built on demand (``api/dashboard/build.py``). Missing piec
 browser tests with the reason — unless ``RADAR_REQUIRE_BROWSER=1`` (CI), which turns the skip
 into a failure so a broken setup cannot pass silently.
 """
+
 from __future__ import annotations
 
 import os
@@ -84,7 +85,9 @@ class Console:
     def __init__(self, page, base: str):
         self.errors: list[str] = []
         local = (base, "data:", "blob:", "about:")
-        page.on("request", lambda r: None if r.url.startswith(local) else self.errors.append(f"external request: {r.url}"))
+        page.on(
+            "request", lambda r: None if r.url.startswith(local) else self.errors.append(f"external request: {r.url}")
+        )
         page.on("console", lambda m: self.errors.append(f"console.{m.type}: {m.text}") if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
         page.on("requestfailed", lambda r: self.errors.append(f"requestfailed: {r.url} {r.failure}"))

@@ -7,6 +7,7 @@ Used by the browser tests (``conftest.py``) and by hand, to look at the dashboar
 The database is a separate one (``radar_dashboard_e2e``) on the same PostgreSQL server as the rest
 of the suite, so other tests that drop and re-create tables don't touch it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,7 +41,7 @@ def fresh_database(server_url: str, name: str = DB_NAME) -> str:
 
 @dataclass
 class Prepared:
-    url: str                  # database URL
+    url: str  # database URL
     engine: sa.Engine
     index_dir: Path
     n_passages: int
@@ -68,8 +69,13 @@ def make_app(prep: Prepared, encoder):
     from radar_pipeline.agent.llm import LLMSettings
     from radar_pipeline.agent.service import AgentService, ServiceSettings
 
-    settings = ServiceSettings(index_dir=prep.index_dir, use_database=True, trace=True, database_url=prep.url,
-                               llm=LLMSettings(base_url=None, api_key=None, model_large=None, model_small=None))
+    settings = ServiceSettings(
+        index_dir=prep.index_dir,
+        use_database=True,
+        trace=True,
+        database_url=prep.url,
+        llm=LLMSettings(base_url=None, api_key=None, model_large=None, model_small=None),
+    )
     return create_app(service=AgentService(settings, encoder=encoder, engine=prep.engine))
 
 
@@ -86,8 +92,11 @@ class ServerThread:
         import uvicorn
 
         self.port = port or free_port()
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
-                                                    lifespan="on", timeout_graceful_shutdown=2))
+        self.server = uvicorn.Server(
+            uvicorn.Config(
+                app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2
+            )
+        )
         self.thread = threading.Thread(target=self.server.run, name="dashboard-uvicorn", daemon=True)
         self.base = f"http://127.0.0.1:{self.port}"
 

@@ -4,6 +4,7 @@ Figures must equal those of the shared ``/aggregates`` endpoints when no filter 
 a narrowed figure must be exactly the distinct documents of the row's evidence that pass the
 filter — computed here again, independently, in SQL.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,22 +37,30 @@ def test_unfiltered_figures_equal_the_shared_aggregates(http):
     shared = http.get("/aggregates/documents_per_place", params={"phenomenon": "territorial", "limit": 5000}).json()
     assert mine["materialized"] and shared["materialized"]
     assert {r["place_id"]: r["n_documents"] for r in mine["rows"]} == {
-        r["place_id"]: r["n_documents"] for r in shared["rows"]}
+        r["place_id"]: r["n_documents"] for r in shared["rows"]
+    }
     alerts = http.get("/tablero/api/vista/alerts_per_department").json()["rows"]
     shared = http.get("/aggregates/alerts_per_department").json()["rows"]
     assert sorted((r["department_code"], r["alert_type"], r["n_alerts"]) for r in alerts) == sorted(
-        (r["department_code"], r["alert_type"], r["n_alerts"]) for r in shared)
+        (r["department_code"], r["alert_type"], r["n_alerts"]) for r in shared
+    )
     assert {r["alert_type"] for r in alerts} >= {"imminent", "structural"}
 
 
 def test_entity_narrowing_counts_documents_naming_both(http, eng):
     eln_docs = _scalar_set(eng, "SELECT DISTINCT doc_id FROM entity_mentions_current WHERE entity_id = 'eln'")
     assert eln_docs
-    rows = http.get("/tablero/api/vista/documents_per_place", params={"fenomeno": "territorial", "entidad": "eln"}).json()
+    rows = http.get(
+        "/tablero/api/vista/documents_per_place", params={"fenomeno": "territorial", "entidad": "eln"}
+    ).json()
     assert rows["narrowed_by"] == ["entidad"]
     for r in rows["rows"]:
-        place_docs = _scalar_set(eng, "SELECT DISTINCT e->>'doc_id' FROM agg_documents_per_place_current a, "
-                                      "jsonb_array_elements(a.evidence) e WHERE a.id = :i", i=r["id"])
+        place_docs = _scalar_set(
+            eng,
+            "SELECT DISTINCT e->>'doc_id' FROM agg_documents_per_place_current a, "
+            "jsonb_array_elements(a.evidence) e WHERE a.id = :i",
+            i=r["id"],
+        )
         assert r["n_documents"] == len(place_docs & eln_docs) > 0
         assert r["n_total"] >= r["n_documents"]
     caq = next(r for r in rows["rows"] if r["place_id"] == "department:18")
@@ -60,19 +69,31 @@ def test_entity_narrowing_counts_documents_naming_both(http, eng):
 
 def test_period_narrowing_uses_source_dates_only(http, eng):
     docs = _scalar_set(eng, "SELECT doc_id FROM publication_dates_current WHERE year BETWEEN 2019 AND 2021")
-    out = http.get("/tablero/api/vista/entity_network", params={"fenomeno": "territorial", "desde": 2019, "hasta": 2021}).json()
+    out = http.get(
+        "/tablero/api/vista/entity_network", params={"fenomeno": "territorial", "desde": 2019, "hasta": 2021}
+    ).json()
     for n in out["nodes"]:
-        ev = _scalar_set(eng, "SELECT DISTINCT e->>'doc_id' FROM agg_entity_network_current a, "
-                              "jsonb_array_elements(a.evidence) e WHERE a.id = :i", i=n["id"])
+        ev = _scalar_set(
+            eng,
+            "SELECT DISTINCT e->>'doc_id' FROM agg_entity_network_current a, "
+            "jsonb_array_elements(a.evidence) e WHERE a.id = :i",
+            i=n["id"],
+        )
         assert n["n_documents"] == len(ev & docs)
-    tl = http.get("/tablero/api/vista/timeline", params={"fenomeno": "territorial", "desde": 2019, "hasta": 2021}).json()
+    tl = http.get(
+        "/tablero/api/vista/timeline", params={"fenomeno": "territorial", "desde": 2019, "hasta": 2021}
+    ).json()
     assert [r["period"] for r in tl["rows"]] == ["2019", "2020", "2021"]
 
 
 def test_timeline_reports_the_undated(http, eng):
     with eng.connect() as conn:
-        undated = conn.execute(sa.text("SELECT n_documents FROM agg_timeline_current WHERE phenomenon = 'territorial' "
-                                       "AND entity_id IS NULL AND granularity = 'year' AND undated")).scalar()
+        undated = conn.execute(
+            sa.text(
+                "SELECT n_documents FROM agg_timeline_current WHERE phenomenon = 'territorial' "
+                "AND entity_id IS NULL AND granularity = 'year' AND undated"
+            )
+        ).scalar()
     tl = http.get("/tablero/api/vista/timeline", params={"fenomeno": "territorial"}).json()
     assert tl["undated"]["n_documents"] == undated == 1
 
@@ -81,25 +102,35 @@ def test_presence_keeps_no_information_apart(http):
     rows = http.get("/tablero/api/vista/armed_presence").json()["rows"]
     states = {r["municipality_id"]: r["state"] for r in rows}
     assert states["CO18256"] == "present" and states["CO18410"] == "no_info"
-    emc = {r["municipality_id"]: r["state"] for r in
-           http.get("/tablero/api/vista/armed_presence", params={"entidad": "emc"}).json()["rows"]}
+    emc = {
+        r["municipality_id"]: r["state"]
+        for r in http.get("/tablero/api/vista/armed_presence", params={"entidad": "emc"}).json()["rows"]
+    }
     assert emc["CO18001"] == "absent" and emc["CO18410"] == "no_info" and emc["CO18256"] == "present"
     dated = http.get("/tablero/api/vista/armed_presence", params={"desde": 2020}).json()
     assert any("periodo" in n for n in dated["not_applied"])
 
 
 def test_evidence_lists_passages_with_source_and_page(http, eng):
-    row = next(r for r in http.get("/tablero/api/vista/documents_per_place", params={"fenomeno": "territorial"}).json()["rows"]
-               if r["place_id"] == "department:18")
-    ev = http.get("/tablero/api/evidencia", params={"vista": "documents_per_place", "ids": str(row["id"]),
-                                                    "fenomeno": "territorial"}).json()
+    row = next(
+        r
+        for r in http.get("/tablero/api/vista/documents_per_place", params={"fenomeno": "territorial"}).json()["rows"]
+        if r["place_id"] == "department:18"
+    )
+    ev = http.get(
+        "/tablero/api/evidencia",
+        params={"vista": "documents_per_place", "ids": str(row["id"]), "fenomeno": "territorial"},
+    ).json()
     assert ev["n_documents"] == row["n_documents"] and ev["total"] == row["n_passages"]
     assert ev["counted"]["places"] == [{"place_id": "department:18", "level": "department", "code": "18"}]
     for it in ev["items"]:
         assert re.fullmatch(r"[0-9a-f]{16}-\d+", it["chunk_id"]) and it["chunk_id"].startswith(it["doc_id"])
         assert it["source_path"] and it["page_start"] >= 1 and it["snippet"]
-        named = _scalar_set(eng, "SELECT place_id FROM place_mentions_current WHERE chunk_id = :c "
-                                 "AND department_code = '18'", c=it["chunk_id"])
+        named = _scalar_set(
+            eng,
+            "SELECT place_id FROM place_mentions_current WHERE chunk_id = :c AND department_code = '18'",
+            c=it["chunk_id"],
+        )
         assert named, f"{it['chunk_id']} does not name a place in Caquetá"
 
 
@@ -115,9 +146,12 @@ def test_meta_and_bad_requests(http):
     meta = http.get("/tablero/api/meta").json()
     assert meta["modo"] == "offline" and meta["dates"]["year_min"] == 2017
     assert next(e for e in meta["entities"] if e["id"] == "eln")["n_documents"] == 4
-    for url, params in [("/tablero/api/vista/timeline", {"entidad": "DROP TABLE"}),
-                        ("/tablero/api/vista/nope", {}), ("/tablero/api/evidencia", {"vista": "timeline", "ids": "x"}),
-                        ("/tablero/api/vista/timeline", {"lugar": "department:18;--"})]:
+    for url, params in [
+        ("/tablero/api/vista/timeline", {"entidad": "DROP TABLE"}),
+        ("/tablero/api/vista/nope", {}),
+        ("/tablero/api/evidencia", {"vista": "timeline", "ids": "x"}),
+        ("/tablero/api/vista/timeline", {"lugar": "department:18;--"}),
+    ]:
         assert http.get(url, params=params).status_code == 422
 
 
@@ -125,8 +159,12 @@ def test_page_and_static_assets_are_served_locally(http):
     page = http.get("/tablero/")
     assert page.status_code == 200 and '<html lang="es">' in page.text
     assert http.get("/", follow_redirects=False).headers["location"] == "/tablero/"
-    for path in ("/tablero/static/vendor/d3.min.js", "/tablero/static/js/app.js", "/tablero/static/geo/co_departments.json",
-                 "/tablero/static/css/tablero.css"):
+    for path in (
+        "/tablero/static/vendor/d3.min.js",
+        "/tablero/static/js/app.js",
+        "/tablero/static/geo/co_departments.json",
+        "/tablero/static/css/tablero.css",
+    ):
         assert http.get(path).status_code == 200, path
     external = re.compile(r"""(?:src|href|import|url|fetch)\s*\(?\s*["'`]?(?:https?:)?//""", re.I)
     for f in (DASHBOARD / "static").rglob("*"):

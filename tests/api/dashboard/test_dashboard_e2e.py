@@ -3,6 +3,7 @@
 Every test fails on any console error, page error, failed or 4xx/5xx request, or request that
 leaves the served origin (see ``conftest.page``). Screenshots go to ``tests/api/dashboard/screenshots``.
 """
+
 from __future__ import annotations
 
 import re
@@ -72,46 +73,75 @@ def test_each_view_renders_with_data_and_passes_axe(page, dashboard_app, shots, 
     assert "Fuente:" in svg.locator("text.fuente").text_content()
     phen = params(page)["fenomeno"]
     if name == "territorial-mapa-lugares":
-        (n,) = rows(engine, "SELECT n_documents FROM agg_documents_per_place_current WHERE place_id = 'department:18' "
-                            "AND phenomenon = 'territorial'")[0]
+        (n,) = rows(
+            engine,
+            "SELECT n_documents FROM agg_documents_per_place_current WHERE place_id = 'department:18' "
+            "AND phenomenon = 'territorial'",
+        )[0]
         assert page.get_attribute('path[data-place="department:18"]', "data-n") == str(n) == "5"
-        assert page.locator("path[data-n]").count() == rows(engine, "SELECT count(*) FROM agg_documents_per_place_current "
-                                                                    "WHERE level = 'department' AND phenomenon = 'territorial'")[0][0]
+        assert (
+            page.locator("path[data-n]").count()
+            == rows(
+                engine,
+                "SELECT count(*) FROM agg_documents_per_place_current "
+                "WHERE level = 'department' AND phenomenon = 'territorial'",
+            )[0][0]
+        )
         assert "leyenda" in svg.inner_html() and "ninguno lo nombra" in svg.text_content()
     elif name == "territorial-mapa-alertas":
         for t in ("imminent", "structural"):
-            expect = rows(engine, "SELECT department_code, n_alerts FROM agg_alerts_per_department_current WHERE alert_type = :t", t=t)
-            got = {p.get_attribute("data-place"): p.get_attribute("data-n") for p in page.locator(f'path[data-tipo="{t}"][data-n]').all()}
+            expect = rows(
+                engine,
+                "SELECT department_code, n_alerts FROM agg_alerts_per_department_current WHERE alert_type = :t",
+                t=t,
+            )
+            got = {
+                p.get_attribute("data-place"): p.get_attribute("data-n")
+                for p in page.locator(f'path[data-tipo="{t}"][data-n]').all()
+            }
             assert got == {f"department:{d}": str(n) for d, n in expect}, t
         assert "nunca se suman" in svg.text_content()
     elif name == "territorial-mapa-presencia":
         states = {p.get_attribute("data-municipio"): p for p in page.locator("path[data-estado]").all()}
         assert states["CO18256"].get_attribute("data-estado") == "present"
         assert states["CO18410"].get_attribute("data-estado") == "no_info"
-        assert states["CO18410"].get_attribute("fill").startswith("url(#")      # hatched, not a colour
+        assert states["CO18410"].get_attribute("fill").startswith("url(#")  # hatched, not a colour
         assert states["CO18001"].get_attribute("data-estado") == "absent"
         assert states["CO18001"].get_attribute("fill") != states["CO18410"].get_attribute("fill")
         assert "PE1601" in states  # a Peruvian province: drawn from its own boundaries
         assert "Brasil 1" in page.inner_text("#vista-nota")  # no boundary: counted in the note, not dropped
         assert "Manaus" in page.locator("#tabla-contenido").text_content()
     elif name == "territorial-tiempo":
-        (undated,) = rows(engine, "SELECT n_documents FROM agg_timeline_current WHERE phenomenon = 'territorial' "
-                                  "AND entity_id IS NULL AND granularity = 'year' AND undated")[0]
+        (undated,) = rows(
+            engine,
+            "SELECT n_documents FROM agg_timeline_current WHERE phenomenon = 'territorial' "
+            "AND entity_id IS NULL AND granularity = 'year' AND undated",
+        )[0]
         assert f"{undated} documento sin fecha" in page.inner_text("#vista-titulo")
         assert page.locator("rect[data-periodo]").count() == 7
     elif name == "territorial-red":
-        assert page.locator("g[data-entidad]").count() == rows(
-            engine, "SELECT count(*) FROM agg_entity_network_current WHERE kind = 'node' AND phenomenon = 'territorial'")[0][0]
+        assert (
+            page.locator("g[data-entidad]").count()
+            == rows(
+                engine,
+                "SELECT count(*) FROM agg_entity_network_current WHERE kind = 'node' AND phenomenon = 'territorial'",
+            )[0][0]
+        )
         assert page.locator("line.enlace").count() > 0
     elif name == "territorial-matriz":
         assert page.locator("rect[data-columna]").count() > 0
     elif name == "territorial-cuadrante":
         assert page.locator("g.medianas line").count() == 2
-        (i_med, t_med) = rows(engine, "SELECT DISTINCT intensity_median, trend_median FROM agg_entity_quadrant_current "
-                                      "WHERE phenomenon = 'territorial'")[0]
+        (i_med, t_med) = rows(
+            engine,
+            "SELECT DISTINCT intensity_median, trend_median FROM agg_entity_quadrant_current "
+            "WHERE phenomenon = 'territorial'",
+        )[0]
         assert "mediana de intensidad = 2" in svg.text_content() and i_med == 2.0
-        assert page.locator("g.puntos g[data-entidad]").count() == rows(
-            engine, "SELECT count(*) FROM agg_entity_quadrant_current WHERE phenomenon = 'territorial'")[0][0]
+        assert (
+            page.locator("g.puntos g[data-entidad]").count()
+            == rows(engine, "SELECT count(*) FROM agg_entity_quadrant_current WHERE phenomenon = 'territorial'")[0][0]
+        )
     elif name == "ai_military-mapa-paises":
         assert page.get_attribute('path[data-place="country:RUS"]', "data-n") == "2"
     elif name == "space_security-red":
@@ -134,16 +164,28 @@ def test_department_click_opens_evidence_with_the_counted_mention(page, dashboar
     items = page.locator("#ev-lista li")
     assert items.count() == 7
     listed = {li.get_attribute("data-chunk") for li in items.all()}
-    expected = {r[0] for r in rows(engine, "SELECT e->>'chunk_id' FROM agg_documents_per_place_current a, "
-                                           "jsonb_array_elements(a.evidence) e WHERE a.place_id = 'department:18' "
-                                           "AND a.phenomenon = 'territorial'")}
+    expected = {
+        r[0]
+        for r in rows(
+            engine,
+            "SELECT e->>'chunk_id' FROM agg_documents_per_place_current a, "
+            "jsonb_array_elements(a.evidence) e WHERE a.place_id = 'department:18' "
+            "AND a.phenomenon = 'territorial'",
+        )
+    }
     assert listed == expected
     for chunk in sorted(listed):  # every cited passage: open it, the counted mention is highlighted
         page.click(f'#ev-lista li[data-chunk="{chunk}"] button')
         page.wait_for_selector(f'#ev-pasajes li.target[data-chunk="{chunk}"]')
         marks = [m.inner_text() for m in page.locator("#ev-pasajes li.target mark.contada").all()]
-        named = {r[0] for r in rows(engine, "SELECT matched FROM place_mentions_current WHERE chunk_id = :c "
-                                            "AND department_code = '18'", c=chunk)}
+        named = {
+            r[0]
+            for r in rows(
+                engine,
+                "SELECT matched FROM place_mentions_current WHERE chunk_id = :c AND department_code = '18'",
+                c=chunk,
+            )
+        }
         assert marks and set(marks) <= named, (chunk, marks, named)
         page.click("#ev-volver")
     long_doc = next(c for c in listed if c.endswith("-60"))
@@ -151,12 +193,14 @@ def test_department_click_opens_evidence_with_the_counted_mention(page, dashboar
     page.wait_for_selector(f'#ev-pasajes li.target[data-chunk="{long_doc}"]')
     window = page.locator("#ev-pasajes li")
     assert window.count() == 80
-    assert window.first.get_attribute("data-chunk").endswith("-20") and window.last.get_attribute("data-chunk").endswith("-99")
+    assert window.first.get_attribute("data-chunk").endswith("-20") and window.last.get_attribute(
+        "data-chunk"
+    ).endswith("-99")
     assert page.get_attribute("#ev-pasajes", "start") == "21"
     assert "Pasajes 21–100 de 120" in page.inner_text("#ev-doc")
     assert page.locator("#ev-pasajes li.target mark.contada").all_inner_texts() == ["Caquetá", "Cartagena del Chairá"]
     assert page.locator('#ev-pasajes li.target span.mencion[data-id="emc"]').count() == 1  # named, not counted here
-    assert page.locator('path.seleccion').count() == 1
+    assert page.locator("path.seleccion").count() == 1
     page.screenshot(path=str(shots / "evidencia-caqueta.png"), full_page=True)
 
 
@@ -170,15 +214,26 @@ def test_filters_live_in_the_url_and_round_trip(page):
     ready(page)
     page.select_option("#f-lugar", "department:18")
     ready(page)
-    assert params(page) == {"fenomeno": "territorial", "vista": "red", "desde": "2018", "hasta": "2021",
-                            "entidad": "eln", "lugar": "department:18"}
+    assert params(page) == {
+        "fenomeno": "territorial",
+        "vista": "red",
+        "desde": "2018",
+        "hasta": "2021",
+        "entidad": "eln",
+        "lugar": "department:18",
+    }
     title, note = page.inner_text("#vista-titulo"), page.inner_text("#vista-nota")
     assert "ELN" in title or "Ejército de Liberación Nacional" in title
     shared = page.url
     page.goto(shared)  # a shared link restores the same view
     ready(page)
     assert (page.inner_text("#vista-titulo"), page.inner_text("#vista-nota")) == (title, note)
-    for sel, value in (("#f-desde", "2018"), ("#f-hasta", "2021"), ("#f-entidad", "eln"), ("#f-lugar", "department:18")):
+    for sel, value in (
+        ("#f-desde", "2018"),
+        ("#f-hasta", "2021"),
+        ("#f-entidad", "eln"),
+        ("#f-lugar", "department:18"),
+    ):
         assert page.input_value(sel) == value
     page.go_back()  # one step back: the entity was chosen, the territory not yet
     ready(page)
@@ -211,9 +266,15 @@ def test_selecting_an_entity_narrows_the_other_views(page, dashboard_app):
     page.click('#vistas button[data-vista="mapa"]')
     ready(page)
     eln = {r[0] for r in rows(engine, "SELECT DISTINCT doc_id FROM entity_mentions_current WHERE entity_id = 'eln'")}
-    caq = {r[0] for r in rows(engine, "SELECT DISTINCT e->>'doc_id' FROM agg_documents_per_place_current a, "
-                                      "jsonb_array_elements(a.evidence) e WHERE a.place_id = 'department:18' "
-                                      "AND a.phenomenon = 'territorial'")}
+    caq = {
+        r[0]
+        for r in rows(
+            engine,
+            "SELECT DISTINCT e->>'doc_id' FROM agg_documents_per_place_current a, "
+            "jsonb_array_elements(a.evidence) e WHERE a.place_id = 'department:18' "
+            "AND a.phenomenon = 'territorial'",
+        )
+    }
     assert page.get_attribute('path[data-place="department:18"]', "data-n") == str(len(eln & caq)) == "2"
     assert "restringido por entidad" in page.inner_text("#vista-nota").lower()
     page.click('#vistas button[data-vista="matriz"]')

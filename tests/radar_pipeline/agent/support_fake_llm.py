@@ -12,6 +12,7 @@ callable ``(request_json) -> dict``:
 
 When a role's script is empty, ``DEFAULTS`` answer sensibly. Every request is kept in ``requests``.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,7 +41,9 @@ def cite_first(body: dict, hyphen: str = "-") -> dict:
     if not m:
         return {"content": "No hay pasajes."}
     doc, chunk = m.group(1), m.group(2).replace("-", hyphen)
-    return {"content": f"Los documentos describen el fenómeno consultado con detalle suficiente para el análisis [ {doc} : {chunk} ]."}
+    return {
+        "content": f"Los documentos describen el fenómeno consultado con detalle suficiente para el análisis [ {doc} : {chunk} ]."
+    }
 
 
 def read_listed(body: dict, extra_ids: tuple[str, ...] = ()) -> dict:
@@ -52,11 +55,15 @@ def read_listed(body: dict, extra_ids: tuple[str, ...] = ()) -> dict:
 
 DEFAULTS = {
     "guardia": lambda b: {"content": '{"veredicto": "permitir", "categoria": null}'},
-    "orquestador": lambda b: {"content": '{"tipo": "pregunta", "ruta": "text", "formulaciones": ["GPS spoofing incidents satellites"]}'},
-    "analista": lambda b: ({"content": "LISTO"} if any(m["role"] == "tool" for m in b["messages"]) else read_listed(b)),
+    "orquestador": lambda b: {
+        "content": '{"tipo": "pregunta", "ruta": "text", "formulaciones": ["GPS spoofing incidents satellites"]}'
+    },
+    "analista": lambda b: {"content": "LISTO"} if any(m["role"] == "tool" for m in b["messages"]) else read_listed(b),
     "redactor": cite_first,
     "verificador": lambda b: {"content": '{"fiel": true, "motivo": "", "frases_sin_soporte": []}'},
-    "visualizador": lambda b: {"content": '{"componentes": ["linea_tiempo"], "filtros": {"fenomeno": "space_security"}}'},
+    "visualizador": lambda b: {
+        "content": '{"componentes": ["linea_tiempo"], "filtros": {"fenomeno": "space_security"}}'
+    },
 }
 
 
@@ -76,8 +83,9 @@ class FakeOpenAI:
                 body = json.loads(self.rfile.read(n) or b"{}")
                 role = _role(body)
                 with outer.lock:
-                    outer.requests.append({"role": role, "body": body, "path": self.path,
-                                           "auth": self.headers.get("Authorization")})
+                    outer.requests.append(
+                        {"role": role, "body": body, "path": self.path, "auth": self.headers.get("Authorization")}
+                    )
                     queue = outer.scripts.get(role) or []
                     entry = queue.pop(0) if queue else DEFAULTS.get(role, lambda b: {"content": "{}"})
                 spec = entry(body) if callable(entry) else dict(entry)
@@ -91,13 +99,31 @@ class FakeOpenAI:
                     return
                 msg = {"role": "assistant", "content": spec.get("content")}
                 if spec.get("tool_calls"):
-                    msg["tool_calls"] = [{"id": f"call_{i}_{len(outer.requests)}", "type": "function",
-                                          "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
-                                         for i, (name, args) in enumerate(spec["tool_calls"])]
+                    msg["tool_calls"] = [
+                        {
+                            "id": f"call_{i}_{len(outer.requests)}",
+                            "type": "function",
+                            "function": {
+                                "name": name,
+                                "arguments": args if isinstance(args, str) else json.dumps(args),
+                            },
+                        }
+                        for i, (name, args) in enumerate(spec["tool_calls"])
+                    ]
                 pt, ct = spec.get("usage", (100, 20))
-                data = {"id": "cmpl-fake", "object": "chat.completion", "model": body.get("model"),
-                        "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if spec.get("tool_calls") else "stop"}],
-                        "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}}
+                data = {
+                    "id": "cmpl-fake",
+                    "object": "chat.completion",
+                    "model": body.get("model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": msg,
+                            "finish_reason": "tool_calls" if spec.get("tool_calls") else "stop",
+                        }
+                    ],
+                    "usage": {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct},
+                }
                 self._send(200, json.dumps(data).encode())
 
             def _send(self, status, payload: bytes):

@@ -1,5 +1,6 @@
 """Fixtures shared by tests/radar_pipeline/agent, tests/api and tests/radar_cli: a real small index (real USE vectors, real FAISS
 and BM25), an offline AgentService over it, a TestClient, and a PostgreSQL-backed service."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,7 +25,9 @@ def agent_index(tmp_path_factory, use_encoder):
 
 @pytest.fixture(scope="session")
 def offline_service(agent_index, use_encoder) -> AgentService:
-    settings = ServiceSettings(index_dir=agent_index[0], use_database=False, trace=False, llm=LLMSettings(**OFFLINE_LLM))
+    settings = ServiceSettings(
+        index_dir=agent_index[0], use_database=False, trace=False, llm=LLMSettings(**OFFLINE_LLM)
+    )
     return AgentService(settings, encoder=use_encoder)
 
 
@@ -46,8 +49,9 @@ def agent_engine(pg_url):
 
 @pytest.fixture(scope="session")
 def db_service(agent_index, use_encoder, agent_engine, pg_url) -> AgentService:
-    settings = ServiceSettings(index_dir=agent_index[0], use_database=True, trace=True, database_url=pg_url,
-                               llm=LLMSettings(**OFFLINE_LLM))
+    settings = ServiceSettings(
+        index_dir=agent_index[0], use_database=True, trace=True, database_url=pg_url, llm=LLMSettings(**OFFLINE_LLM)
+    )
     return AgentService(settings, encoder=use_encoder, engine=agent_engine)
 
 

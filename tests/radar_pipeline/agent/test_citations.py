@@ -1,4 +1,5 @@
 """Citation parsing, normalisation (odd hyphens, spaces, brackets) and the code-level checks."""
+
 from __future__ import annotations
 
 from radar_pipeline.agent.verifier import canonicalize, check_answer, parse_citations
@@ -6,19 +7,32 @@ from radar_pipeline.retrieval.service import normalize_id
 
 D = "3fa9c2d1e0b7a4c5"
 C = f"{D}-12"
-READ = {C: {"doc_id": D, "chunk_id": C, "text": "The 2007 test created more than 3,000 trackable fragments in orbit."},
-        f"{D}-13": {"doc_id": D, "chunk_id": f"{D}-13", "text": "Debris threatens satellites for decades."}}
+READ = {
+    C: {"doc_id": D, "chunk_id": C, "text": "The 2007 test created more than 3,000 trackable fragments in orbit."},
+    f"{D}-13": {"doc_id": D, "chunk_id": f"{D}-13", "text": "Debris threatens satellites for decades."},
+}
 
 
 def test_normalize_id_variants():
-    for raw in (f"{D}\u201112", f"{D}\u201012", f"{D}\u201312", f"{D}\u221212", f"{D}\uff0d12", f" {D} - 12 ",
-                f"{D}\u00ad-12", f"{D.upper()}-12", f"{D}\u200b-12"):
+    for raw in (
+        f"{D}\u201112",
+        f"{D}\u201012",
+        f"{D}\u201312",
+        f"{D}\u221212",
+        f"{D}\uff0d12",
+        f" {D} - 12 ",
+        f"{D}\u00ad-12",
+        f"{D.upper()}-12",
+        f"{D}\u200b-12",
+    ):
         assert normalize_id(raw) == C, repr(raw)
 
 
 def test_parse_forms():
-    text = (f"Uno [{D}:{D}\u201112]. Dos [ {D} : {D}-13 ]. Tres [{C}]. Cuatro 【{D}:{D}-12】. "
-            f"Cinco [{D}:{D}-12; {D}:{D}-13]. Nota [1]. Falsa [deadbeefdeadbeef:deadbeefdeadbeef-1].")
+    text = (
+        f"Uno [{D}:{D}\u201112]. Dos [ {D} : {D}-13 ]. Tres [{C}]. Cuatro 【{D}:{D}-12】. "
+        f"Cinco [{D}:{D}-12; {D}:{D}-13]. Nota [1]. Falsa [deadbeefdeadbeef:deadbeefdeadbeef-1]."
+    )
     cites = parse_citations(text)
     ids = [c.chunk_id for c in cites]
     assert ids == [C, f"{D}-13", C, C, C, f"{D}-13", "deadbeefdeadbeef-1"]
@@ -43,8 +57,11 @@ def test_quotes_and_numbers_must_match_cited_text():
 
 
 def test_uncited_claim_sentence_is_unsupported():
-    res = check_answer(f"Los fragmentos amenazan satélites durante décadas [{D}:{D}-13]. "
-                       "Además la prueba fue condenada por todos los países del mundo.", READ)
+    res = check_answer(
+        f"Los fragmentos amenazan satélites durante décadas [{D}:{D}-13]. "
+        "Además la prueba fue condenada por todos los países del mundo.",
+        READ,
+    )
     assert not res.ok and len(res.unsupported) == 1
 
 

@@ -1,4 +1,5 @@
 """The model path against a real local HTTP server speaking the OpenAI chat API (the only thing faked)."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,10 +24,18 @@ def make_runner(fake, offline_service):
     fake.reset()
 
     def make(timeout_s: float = 5.0, retries: int = 0) -> AgentRunner:
-        settings = LLMSettings(base_url=fake.base_url, api_key="test-key", model_large="big", model_small="small",
-                               timeout_s=timeout_s, max_retries=retries)
-        return AgentRunner(offline_service.corpus, offline_service.encoder, llm=LLMClient(settings),
-                           config=AgentConfig())
+        settings = LLMSettings(
+            base_url=fake.base_url,
+            api_key="test-key",
+            model_large="big",
+            model_small="small",
+            timeout_s=timeout_s,
+            max_retries=retries,
+        )
+        return AgentRunner(
+            offline_service.corpus, offline_service.encoder, llm=LLMClient(settings), config=AgentConfig()
+        )
+
     return make
 
 
@@ -43,7 +52,9 @@ def test_full_model_path_with_u2011_citations(fake, make_runner):
     assert res.estado == "respondida", res.respuesta
     # guard, orchestrator, analyst (tool turn + LISTO), writer, verifier
     assert res.model_calls == 6 == len(fake.calls())
-    assert resp.metadata.tokens.input == 600 and resp.metadata.tokens.output == 120 and resp.metadata.tokens.total == 720
+    assert (
+        resp.metadata.tokens.input == 600 and resp.metadata.tokens.output == 120 and resp.metadata.tokens.total == 720
+    )
     assert set(resp.metadata.tokens_por_agente) == {"guardia_entrada", "orquestador", "analista", "verificador"}
     assert resp.metadata.tokens_por_agente["analista"].llamadas == 3
     assert resp.citas and "\u2011" not in resp.respuesta and "[ " not in resp.respuesta
@@ -59,12 +70,17 @@ def test_full_model_path_with_u2011_citations(fake, make_runner):
     assert writer_req["auth"] == "Bearer test-key"
     # the analyst was offered the four strict tools
     tools = fake.calls("analista")[0]["body"]["tools"]
-    assert {t["function"]["name"] for t in tools} == {"search_documents", "search_evidence", "read_chunks", "document_outline"}
+    assert {t["function"]["name"] for t in tools} == {
+        "search_documents",
+        "search_evidence",
+        "read_chunks",
+        "document_outline",
+    }
     assert all(t["function"]["parameters"]["additionalProperties"] is False for t in tools)
 
 
 def test_malformed_json_is_an_error_not_no_evidence(fake, make_runner):
-    fake.script("orquestador", {"content": "claro, aquí va: {ruta: text"}, {"content": "```json\n{\"ruta\": 7}\n```"})
+    fake.script("orquestador", {"content": "claro, aquí va: {ruta: text"}, {"content": '```json\n{"ruta": 7}\n```'})
     res = make_runner().run(Q)
     resp = _contract(res)
     assert resp.metadata.estado == "error" and res.termination_reason == "error_proveedor:malformed"
@@ -82,7 +98,7 @@ def test_provider_http_500_is_error(fake, make_runner):
     fake.script("guardia", {"status": 500}, {"status": 500})
     res = make_runner(retries=1).run(Q)
     assert res.estado == "error" and res.termination_reason == "error_proveedor:http"
-    assert len(fake.calls("guardia")) == 2   # one retry on 5xx
+    assert len(fake.calls("guardia")) == 2  # one retry on 5xx
 
 
 def test_non_json_http_body_is_error(fake, make_runner):
@@ -98,14 +114,21 @@ def test_invented_chunk_id_is_rejected_with_structured_error(fake, make_runner):
     reads = [t for t in resp.evaluacion.tools_called if t.name == "read_chunks"]
     assert reads[0].output["error"]["code"] == "chunk_not_discovered"
     assert reads[0].output["error"]["ids"] == ["deadbeefdeadbeef-99"]
-    assert reads[0].output["passages"]          # the valid ids were still read
+    assert reads[0].output["passages"]  # the valid ids were still read
     assert res.estado == "respondida"
 
 
 def test_invalid_tool_arguments_rejected_server_side(fake, make_runner):
-    fake.script("analista", {"tool_calls": [("read_chunks", {"chunk_ids": ["x"], "window": 5, "extra": 1}),
-                                            ("search_evidence", '{"query": 42}'),
-                                            ("drop_tables", {})]})
+    fake.script(
+        "analista",
+        {
+            "tool_calls": [
+                ("read_chunks", {"chunk_ids": ["x"], "window": 5, "extra": 1}),
+                ("search_evidence", '{"query": 42}'),
+                ("drop_tables", {}),
+            ]
+        },
+    )
     res = make_runner().run(Q)
     calls = [(t.name, t.output.get("error", {}).get("code")) for t in _contract(res).evaluacion.tools_called]
     assert ("read_chunks", "invalid_arguments") in calls
@@ -139,7 +162,7 @@ def test_unfaithful_verdict_triggers_reformulation(fake, make_runner):
 
 def test_output_guard_blocks_prompt_leak(fake, make_runner):
     leak = lambda b: {"content": b["messages"][0]["content"] + " " + cite_first(b)["content"]}  # noqa: E731
-    fake.script("redactor", leak, leak, leak)   # echoes its system prompt every time
+    fake.script("redactor", leak, leak, leak)  # echoes its system prompt every time
     res = make_runner().run(Q)
     resp = _contract(res)
     assert resp.metadata.estado == "bloqueada" and res.termination_reason == "bloqueada_salida"
@@ -163,8 +186,13 @@ def test_rule_block_needs_no_model_call(fake, make_runner):
 
 def test_visualization_proposal_validated_in_code(fake, make_runner):
     fake.script("orquestador", {"content": '{"tipo": "pregunta", "ruta": "visualization", "formulaciones": []}'})
-    fake.script("visualizador", {"content": '{"componentes": ["linea_tiempo", "grafico_3d", "red_entidades", "cuadrante", "mapa_lugares"],'
-                                            ' "filtros": {"fenomeno": "magia", "desde": 2019, "hasta": 1800, "entidad": "Rusia", "color": "rojo"}}'})
+    fake.script(
+        "visualizador",
+        {
+            "content": '{"componentes": ["linea_tiempo", "grafico_3d", "red_entidades", "cuadrante", "mapa_lugares"],'
+            ' "filtros": {"fenomeno": "magia", "desde": 2019, "hasta": 1800, "entidad": "Rusia", "color": "rojo"}}'
+        },
+    )
     res = make_runner().run("Muéstrame la evolución de las pruebas antisatélite de Rusia desde 2019")
     resp = _contract(res)
     assert resp.ruta == "visualization" and resp.visualizacion is not None

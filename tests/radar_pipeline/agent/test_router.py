@@ -1,4 +1,5 @@
 """Routing, decomposition, coverage requirements and the visualizer's closed lists."""
+
 from __future__ import annotations
 
 from radar_pipeline.agent import router, visualizer
@@ -19,7 +20,9 @@ def test_routes():
 
 
 def test_formulations_at_most_three_and_second_clause():
-    p = router.plan("¿Cómo están empleando las fuerzas militares los enjambres de drones, y qué oportunidades representan para Colombia?")
+    p = router.plan(
+        "¿Cómo están empleando las fuerzas militares los enjambres de drones, y qué oportunidades representan para Colombia?"
+    )
     assert 1 <= len(p.formulations) <= 3
     assert any(f.lower().startswith("qué oportunidades") for f in p.formulations)
 
@@ -39,10 +42,14 @@ def test_requirements_years_lists_countries():
 
 
 def test_visualizer_closed_lists():
-    vis, rejected = visualizer.validate(["mapa_alertas", "pastel", "mapa_alertas"],
-                                        {"fenomeno": "territorial", "desde": 2019, "hasta": 2022, "lugar": "Chocó", "x": 1})
+    vis, rejected = visualizer.validate(
+        ["mapa_alertas", "pastel", "mapa_alertas"],
+        {"fenomeno": "territorial", "desde": 2019, "hasta": 2022, "lugar": "Chocó", "x": 1},
+    )
     assert [c["tipo"] for c in vis["componentes"]] == ["mapa_alertas"]
-    assert vis["filtros"]["lugar"] == "choco" and vis["componentes"][0]["endpoint"].startswith("/aggregates/alerts_per_department?")
+    assert vis["filtros"]["lugar"] == "choco" and vis["componentes"][0]["endpoint"].startswith(
+        "/aggregates/alerts_per_department?"
+    )
     assert any("pastel" in r for r in rejected) and any("'x'" in r for r in rejected)
     assert visualizer.validate([], {})[0] is None
     comps, filtros = visualizer.propose("Muéstrame un mapa de calor de entidades de seguridad espacial desde 2015")

@@ -1,4 +1,5 @@
 """The offline run end to end (rule guard, rule router, extractive writer): every estado."""
+
 from __future__ import annotations
 
 from api.schemas import ChatResponse, assemble
@@ -15,7 +16,10 @@ def _run(service, q):
 
 
 def test_answer_is_extractive_cited_and_verified(offline_service):
-    res = _run(offline_service, "¿Qué incidentes recientes de spoofing han comprometido servicios satelitales y qué vulnerabilidades revelan?")
+    res = _run(
+        offline_service,
+        "¿Qué incidentes recientes de spoofing han comprometido servicios satelitales y qué vulnerabilidades revelan?",
+    )
     assert res.estado == "respondida" and res.modo == "offline" and res.model_calls == 0
     assert res.citas and all(f"[{c['doc_id']}:{c['chunk_id']}]" in res.respuesta for c in res.citas)
     read = {}
@@ -32,9 +36,14 @@ def test_answer_is_extractive_cited_and_verified(offline_service):
 
 
 def test_spanish_passage_and_list_coverage(offline_service):
-    res = _run(offline_service, "¿De qué manera la minería ilegal de oro financia a los grupos armados en Chocó, Antioquia y Bolívar?")
+    res = _run(
+        offline_service,
+        "¿De qué manera la minería ilegal de oro financia a los grupos armados en Chocó, Antioquia y Bolívar?",
+    )
     assert res.estado == "respondida"
-    assert [c["requisito"] for c in res.coverage] == ["Chocó", "Antioquia", "Bolívar"] and all(c["cubierto"] for c in res.coverage)
+    assert [c["requisito"] for c in res.coverage] == ["Chocó", "Antioquia", "Bolívar"] and all(
+        c["cubierto"] for c in res.coverage
+    )
     assert "Chocó" in res.respuesta
 
 
@@ -52,7 +61,11 @@ def test_no_evidence(offline_service):
 
 def test_greeting_and_off_topic_skip_retrieval(offline_service):
     g = _run(offline_service, "Hola")
-    assert g.estado == "respondida" and g.tools_called == [] and g.agents == ["guardia_entrada", "orquestador", "guardia_salida"]
+    assert (
+        g.estado == "respondida"
+        and g.tools_called == []
+        and g.agents == ["guardia_entrada", "orquestador", "guardia_salida"]
+    )
     o = _run(offline_service, "Dame una receta de arepas")
     assert o.estado == "sin_evidencia" and o.termination_reason == "fuera_de_tema" and o.tools_called == []
 
@@ -61,17 +74,27 @@ def test_visualization_route(offline_service):
     res = _run(offline_service, "Muéstrame un mapa de las alertas tempranas en Chocó desde 2019")
     assert res.ruta == "visualization" and res.estado == "respondida"
     assert res.visualizacion["componentes"][0]["tipo"] == "mapa_alertas"
-    assert res.visualizacion["filtros"] == {"fenomeno": "territorial", "desde": 2019, "hasta": 2019, "entidad": None, "lugar": "choco"}
+    assert res.visualizacion["filtros"] == {
+        "fenomeno": "territorial",
+        "desde": 2019,
+        "hasta": 2019,
+        "entidad": None,
+        "lugar": "choco",
+    }
 
 
 def test_both_route_answers_and_visualizes(offline_service):
-    res = _run(offline_service, "Muéstrame la evolución de la basura espacial por pruebas ASAT y explica por qué es peligrosa")
+    res = _run(
+        offline_service, "Muéstrame la evolución de la basura espacial por pruebas ASAT y explica por qué es peligrosa"
+    )
     assert res.ruta == "both" and res.visualizacion and res.citas and res.estado == "respondida"
 
 
 def test_missing_index_is_error_not_no_evidence(tmp_path, use_encoder):
-    svc = AgentService(ServiceSettings(index_dir=tmp_path / "nothing", use_database=False, llm=LLMSettings(**OFFLINE_LLM)),
-                       encoder=use_encoder)
+    svc = AgentService(
+        ServiceSettings(index_dir=tmp_path / "nothing", use_database=False, llm=LLMSettings(**OFFLINE_LLM)),
+        encoder=use_encoder,
+    )
     res = _run(svc, "¿Qué es la basura espacial?")
     assert res.estado == "error" and res.termination_reason == "indice_no_disponible"
     assert "no una falta de evidencia" in res.respuesta
@@ -82,6 +105,7 @@ def test_internal_error_is_error(offline_service, monkeypatch):
 
     def boom(*a, **k):
         raise RuntimeError("kaput")
+
     monkeypatch.setattr(runner.extractive, "write", boom)
     res = _run(offline_service, "¿Qué es el síndrome de Kessler?")
     assert res.estado == "error" and res.termination_reason == "error_interno" and "kaput" not in res.respuesta
@@ -89,7 +113,9 @@ def test_internal_error_is_error(offline_service, monkeypatch):
 
 def test_events_one_per_step(offline_service):
     events = []
-    res = offline_service.runner().run("¿Qué cambios doctrinales ha tenido Corea del Norte en el espacio?", on_event=events.append)
+    res = offline_service.runner().run(
+        "¿Qué cambios doctrinales ha tenido Corea del Norte en el espacio?", on_event=events.append
+    )
     assert len(events) == len(res.steps) and [e["step_no"] for e in events] == list(range(1, len(events) + 1))
 
 
@@ -102,6 +128,7 @@ def test_concurrent_runs_match_sequential(offline_service):
 
     qs = [a["question"] for a in load_indirect()[:8]]
     from radar_pipeline.agent import writer
+
     with writer._SPLIT_LOCK:
         writer._SPLITS.clear()
     runner = offline_service.runner()

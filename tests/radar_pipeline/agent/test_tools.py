@@ -1,4 +1,5 @@
 """The tool contract: strict schemas, server-side validation, discovered-ids rule, 8-call cap."""
+
 from __future__ import annotations
 
 import json
@@ -24,17 +25,24 @@ def test_read_requires_a_search_first(offline_service):
     hits = tb.call("search_evidence", {"query": "GPS spoofing ships Black Sea"}).output["passages"]
     first = hits[0]["chunk_id"]
     rec = tb.call("read_chunks", json.dumps({"chunk_ids": [first.replace("-", "\u2011")], "window": 1}))
-    assert rec.ok and rec.output["passages"][0]["chunk_id"] in (first,) + tuple(p["chunk_id"] for p in rec.output["passages"])
+    assert rec.ok and rec.output["passages"][0]["chunk_id"] in (first,) + tuple(
+        p["chunk_id"] for p in rec.output["passages"]
+    )
     assert first in tb.read and all("text" in p for p in rec.output["passages"])
 
 
 def test_invalid_arguments(offline_service):
     tb = ToolBox(offline_service.corpus())
-    for name, args in [("read_chunks", {"chunk_ids": []}), ("read_chunks", {"chunk_ids": ["a" * 16 + "-1"] * 9}),
-                       ("read_chunks", {"chunk_ids": ["0" * 16 + "-1"], "window": 2}),
-                       ("search_evidence", {"query": "x" * 400}), ("search_evidence", {"query": "ok", "k": "3"}),
-                       ("search_documents", {"query": "satélites", "extra": True}), ("document_outline", {"doc_id": "../etc"}),
-                       ("search_evidence", "{not json")]:
+    for name, args in [
+        ("read_chunks", {"chunk_ids": []}),
+        ("read_chunks", {"chunk_ids": ["a" * 16 + "-1"] * 9}),
+        ("read_chunks", {"chunk_ids": ["0" * 16 + "-1"], "window": 2}),
+        ("search_evidence", {"query": "x" * 400}),
+        ("search_evidence", {"query": "ok", "k": "3"}),
+        ("search_documents", {"query": "satélites", "extra": True}),
+        ("document_outline", {"doc_id": "../etc"}),
+        ("search_evidence", "{not json"),
+    ]:
         rec = tb.call(name, args)
         assert not rec.ok and rec.output["error"]["code"] == "invalid_arguments", (name, args)
     assert tb.executed_calls == 0

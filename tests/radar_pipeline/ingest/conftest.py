@@ -1,4 +1,5 @@
 """Fixtures for the ingestion tests: case files and corpus read in place (never copied)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,4 +1,5 @@
 """Shared helpers for the ingestion tests (paths resolved from RADAR_SHARED_DIR)."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """One test per case of ../shared/cases/ingestion/CASES.md, asserting its check on the real file."""
+
 from __future__ import annotations
 
 import json
@@ -46,6 +47,7 @@ def _ocr_forbidden(monkeypatch):
 
 # --- general rule: nothing unstorable reaches the stores ------------------------------------------
 
+
 @pytest.mark.parametrize("name", ALL_CASES)
 def test_general_rule_no_nul_ligature_c1_nan(name, extracted):
     if name in OCR_CASES:
@@ -70,18 +72,31 @@ def test_general_rule_no_nul_ligature_c1_nan(name, extracted):
 
 # --- 01 ligatures ------------------------------------------------------------------------------------
 
+
 def test_01_ligatures_expanded(extracted):
     doc = extracted("01_ligatures.pdf")
     assert doc.status == "ok"
     text = doc.text
-    for word in ["conflictividad", "oficina", "identificó", "flujos", "financiación", "eficiente",
-                 "afluencia", "office", "different", "figures", "first"]:
+    for word in [
+        "conflictividad",
+        "oficina",
+        "identificó",
+        "flujos",
+        "financiación",
+        "eficiente",
+        "afluencia",
+        "office",
+        "different",
+        "figures",
+        "first",
+    ]:
         assert word in text
     for chunk in split_sentences(text, doc.language):
         assert not any(0xFB00 <= ord(c) <= 0xFB06 for c in chunk)
 
 
 # --- 03 glyph ids as text ------------------------------------------------------------------------------
+
 
 @needs_tesseract
 def test_03_garbled_text_layer_is_ocrd(extracted):
@@ -99,6 +114,7 @@ def test_03_garbled_text_layer_is_ocrd(extracted):
 
 # --- 05 user password ----------------------------------------------------------------------------------
 
+
 def test_05_encrypted_recorded_without_ocr_and_run_goes_on(cases_dir, monkeypatch):
     _ocr_forbidden(monkeypatch)
     docs = [extract(cases_dir / n) for n in ["05_user-password.pdf", "01_ligatures.pdf"]]
@@ -110,6 +126,7 @@ def test_05_encrypted_recorded_without_ocr_and_run_goes_on(cases_dir, monkeypatc
 
 
 # --- 06 truncated download -----------------------------------------------------------------------------
+
 
 def test_06_truncated_download_is_damaged(cases_dir, monkeypatch):
     _ocr_forbidden(monkeypatch)  # page 3 is blank: it must not be OCR'd as a "scan"
@@ -126,6 +143,7 @@ def test_06_truncated_download_is_damaged(cases_dir, monkeypatch):
 
 # --- 07 native header + scanned body --------------------------------------------------------------------
 
+
 @needs_tesseract
 def test_07_image_dominant_page_is_ocrd_keeping_header_once(extracted):
     doc = extracted("07_mixed-native-header-scanned-body.pdf")
@@ -141,6 +159,7 @@ def test_07_image_dominant_page_is_ocrd_keeping_header_once(extracted):
 
 # --- 08 sideways scan -------------------------------------------------------------------------------------
 
+
 @needs_tesseract
 def test_08_rotated_scan_orientation_detected(extracted):
     doc = extracted("08_rotated-scan.pdf")
@@ -153,6 +172,7 @@ def test_08_rotated_scan_orientation_detected(extracted):
 
 
 # --- 11 pysbd catastrophic backtracking ----------------------------------------------------------------
+
 
 def test_11_segmentation_of_backtracking_page_is_fast_and_lossless(extracted):
     doc = extracted("11_sbd-numeric-backtracking.pdf")
@@ -177,8 +197,23 @@ def test_11_worse_pattern_still_fast():
 
 # --- 12 Spanish / Portuguese abbreviations --------------------------------------------------------------
 
-ABBREVS = ["Sr.", "Dra.", "art.", "núm.", "Res.", "FF.", "aprox.", "vda.", "mpio.", "Gral.", "Cap.", "Tte.",
-           "inc.", "Gen.", "Cel."]
+ABBREVS = [
+    "Sr.",
+    "Dra.",
+    "art.",
+    "núm.",
+    "Res.",
+    "FF.",
+    "aprox.",
+    "vda.",
+    "mpio.",
+    "Gral.",
+    "Cap.",
+    "Tte.",
+    "inc.",
+    "Gen.",
+    "Cel.",
+]
 
 
 def test_12_abbreviations_do_not_end_sentences(cases_dir):
@@ -202,6 +237,7 @@ def test_12_record_text_keeps_resumen(extracted):
 
 # --- 13 Windows-1252, ';', decimal comma ---------------------------------------------------------------
 
+
 def test_13_cp1252_semicolon_decimal_comma(extracted):
     doc = extracted("13_cp1252-semicolon-decimal-comma.csv")
     assert doc.encoding == "cp1252"
@@ -221,6 +257,7 @@ def test_13_cp1252_semicolon_decimal_comma(extracted):
 
 
 # --- 15 preamble, quoted newline, ragged rows -----------------------------------------------------------
+
 
 def test_15_preamble_quoted_newline_ragged(extracted):
     doc = extracted("15_preamble-ragged-quoted-newline.csv")
@@ -242,19 +279,25 @@ def test_15_preamble_quoted_newline_ragged(extracted):
 
 # --- 16 HTML disguised as .xls ---------------------------------------------------------------------------
 
+
 def test_16_html_disguised_as_xls(extracted):
     doc = extracted("16_html-disguised.xls")
     assert doc.format == "html_table" and doc.status == "ok"
     recs = doc.records
     assert len(recs) == 3
     assert {r["Municipio"] for r in recs} == {"Ituango", "Bojayá", "Calamar"}
-    assert recs[0] == {"Departamento": "Antioquia", "Municipio": "Ituango", "Hecho": "Desplazamiento forzado",
-                       "Personas": 1204}
+    assert recs[0] == {
+        "Departamento": "Antioquia",
+        "Municipio": "Ituango",
+        "Hecho": "Desplazamiento forzado",
+        "Personas": 1204,
+    }
     assert "Consulta de hechos" not in " ".join(doc.metadata["tables"][0]["columns"])
     assert "Personas: 1.204" in doc.pages[0].text
 
 
 # --- 18 merged cells -------------------------------------------------------------------------------------
+
 
 def test_18_merged_cells_filled_and_title_not_header(extracted):
     doc = extracted("18_merged-cells.xlsx")
@@ -262,14 +305,20 @@ def test_18_merged_cells_filled_and_title_not_header(extracted):
     assert len(recs) == 5
     dep = {r["municipio"]: r["departamento"] for r in recs}
     assert dep["Barbacoas"] == "Nariño"
-    assert dep == {"Tumaco": "Nariño", "Barbacoas": "Nariño", "Roberto Payán": "Nariño",
-                   "Argelia": "Cauca", "El Tambo": "Cauca"}
+    assert dep == {
+        "Tumaco": "Nariño",
+        "Barbacoas": "Nariño",
+        "Roberto Payán": "Nariño",
+        "Argelia": "Cauca",
+        "El Tambo": "Cauca",
+    }
     table = doc.metadata["tables"][0]
     assert table["header_row"] == 2
     assert table["preamble"] and "Presencia" in table["preamble"][0]
 
 
 # --- 20 NaN / Infinity -------------------------------------------------------------------------------------
+
 
 def test_20_nan_infinity_become_null(extracted):
     doc = extracted("20_nan-infinity.json")
@@ -285,6 +334,7 @@ def test_20_nan_infinity_become_null(extracted):
 
 
 # --- 22 NUL escapes ----------------------------------------------------------------------------------------
+
 
 def test_22_nul_stripped(extracted):
     doc = extracted("22_nul-escapes.json")

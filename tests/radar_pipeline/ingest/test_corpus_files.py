@@ -1,4 +1,5 @@
 """extract() on a few real corpus files (read in place from ../shared/corpus/radar)."""
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,9 @@ def test_image_only_scan_first_page_is_ocrd(corpus_dir):
 def test_image_only_scan_without_ocr_is_not_ok(corpus_dir):
     from radar_pipeline.ingest import OcrSettings
 
-    doc = extract(corpus_dir / "radar/space_security/scanned/Critical_Density_1991_image_only.pdf",
-                  ocr=OcrSettings(enabled=False))
+    doc = extract(
+        corpus_dir / "radar/space_security/scanned/Critical_Density_1991_image_only.pdf", ocr=OcrSettings(enabled=False)
+    )
     assert doc.status == "empty" and "no_text_layer" in doc.reason
     assert all(p.status == "empty" and p.reason == "no_text_layer (ocr disabled)" for p in doc.pages)
 
@@ -80,8 +82,12 @@ def test_xlsx_with_merges_to_column_xfd_is_fast(corpus_dir):
 def test_json_records_from_corpus(corpus_dir):
     doc = extract(corpus_dir / "radar/territorial/data/dataTerritorios.json")
     assert doc.format == "json" and doc.is_tabular and len(doc.records) == 829
-    assert doc.records[0] == {"ID_RESGUARDO": 10471, "resguardo": "Achagua Y Piapoco (El Turpial La Victoria (Umapo))",
-                              "pueblo": "Achagua Piapoco", "DEPARTAMENTO": "META"}
+    assert doc.records[0] == {
+        "ID_RESGUARDO": 10471,
+        "resguardo": "Achagua Y Piapoco (El Turpial La Victoria (Umapo))",
+        "pueblo": "Achagua Piapoco",
+        "DEPARTAMENTO": "META",
+    }
     assert doc.pages[0].text.startswith("ID_RESGUARDO: 10471\nresguardo: Achagua")
 
 

@@ -1,4 +1,5 @@
 """detect.py and language.py on small crafted inputs."""
+
 from __future__ import annotations
 
 import io

@@ -1,4 +1,5 @@
 """extract() never raises for bad input; doctor_report is JSON-serialisable."""
+
 from __future__ import annotations
 
 import json
@@ -80,13 +81,32 @@ def test_txt_plain_page(tmp_path):
     assert [(pg.page_no, pg.source) for pg in doc.pages] == [(1, "plain")]
 
 
-@pytest.mark.parametrize("name", ["05_user-password.pdf", "06_truncated-download.pdf", "15_preamble-ragged-quoted-newline.csv",
-                                  "22_nul-escapes.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "05_user-password.pdf",
+        "06_truncated-download.pdf",
+        "15_preamble-ragged-quoted-newline.csv",
+        "22_nul-escapes.json",
+    ],
+)
 def test_doctor_report(cases_dir, name):
     rep = doctor_report(cases_dir / name)
     json.dumps(rep, allow_nan=False)
-    for key in ("detected_format", "format", "encoding", "language", "status", "reason", "pages", "warnings",
-                "record_count", "n_pages_total", "sources", "extractor_version"):
+    for key in (
+        "detected_format",
+        "format",
+        "encoding",
+        "language",
+        "status",
+        "reason",
+        "pages",
+        "warnings",
+        "record_count",
+        "n_pages_total",
+        "sources",
+        "extractor_version",
+    ):
         assert key in rep
     if name.startswith("05"):
         assert rep["status"] == "encrypted" and rep["reason"] == "user password required"

@@ -1,4 +1,5 @@
 """normalize.py on small crafted inputs."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,9 @@ from radar_pipeline.ingest.normalize import clean_value, dehyphenate, json_safe,
 
 
 def test_ligatures_nfkc():
-    assert normalize_text("La o\ufb01cina \ufb02uye, e\ufb03caz, di\ufb00erent") == "La oficina fluye, efficaz, different"
+    assert (
+        normalize_text("La o\ufb01cina \ufb02uye, e\ufb03caz, di\ufb00erent") == "La oficina fluye, efficaz, different"
+    )
 
 
 def test_ordinal_indicators_survive_nfkc():
@@ -43,7 +46,10 @@ def test_dehyphenation_line_break_only():
     assert normalize_text("misil anti-satellite y Sierra-Nevada") == "misil anti-satellite y Sierra-Nevada"
     assert normalize_text("Sierra-\nNevada") == "Sierra-Nevada"
     # the compound also appears inside a line: keep its hyphen
-    assert dehyphenate("an anti-satellite test; anti-\nsatellite weapons") == "an anti-satellite test; anti-satellite weapons"
+    assert (
+        dehyphenate("an anti-satellite test; anti-\nsatellite weapons")
+        == "an anti-satellite test; anti-satellite weapons"
+    )
     # digits and dashes are not hyphenation
     assert normalize_text("2019-\n2020") == "2019-\n2020"
     assert normalize_text("uno –\ndos") == "uno –\ndos"
@@ -75,4 +81,7 @@ def test_json_safe_dates_and_decimals():
     from decimal import Decimal
 
     assert json_safe({"d": dt.date(2025, 1, 2), "n": Decimal("NaN"), "m": Decimal("1.5")}) == {
-        "d": "2025-01-02", "n": None, "m": 1.5}
+        "d": "2025-01-02",
+        "n": None,
+        "m": 1.5,
+    }

@@ -1,4 +1,5 @@
 """tabular.py and jsonish.py on small crafted inputs (written to tmp_path)."""
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,7 @@ def test_parse_number(s, comma, expected):
 def test_csv_locale_from_column_evidence(tmp_path):
     # decimal dot file: "1.250" next to "0.5" is a decimal
     p = tmp_path / "en.csv"
-    p.write_text("name,value,count\na,1.250,\"1,200\"\nb,0.5,\"2,500\"\nc,12.75,3\n", encoding="utf-8")
+    p.write_text('name,value,count\na,1.250,"1,200"\nb,0.5,"2,500"\nc,12.75,3\n', encoding="utf-8")
     doc = extract(p)
     assert [r["value"] for r in doc.records] == [1.25, 0.5, 12.75]
     assert [r["count"] for r in doc.records] == [1200, 2500, 3]
@@ -87,8 +88,10 @@ def test_html_table_rowspan_colspan(tmp_path):
     )
     doc = extract(p)
     assert doc.format == "html_table"
-    assert doc.records == [{"Depto": "Nariño", "Municipio": "Tumaco", "N": 1},
-                           {"Depto": "Nariño", "Municipio": "Barbacoas", "N": 2}]
+    assert doc.records == [
+        {"Depto": "Nariño", "Municipio": "Tumaco", "N": 1},
+        {"Depto": "Nariño", "Municipio": "Barbacoas", "N": 2},
+    ]
 
 
 def test_json_nested_flattened_with_dotted_keys(tmp_path):
@@ -126,12 +129,21 @@ def test_json_single_object_is_plain(tmp_path):
 
 def test_geojson_properties_as_records_geometry_dropped(tmp_path):
     p = tmp_path / "x.json"
-    fc = {"type": "FeatureCollection", "features": [
-        {"type": "Feature", "properties": {"name": "Pista 1", "dept": "Guainía"},
-         "geometry": {"type": "Point", "coordinates": [-67.5, 3.25]}},
-        {"type": "Feature", "properties": {"name": "Zona 2"},
-         "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [2, 2], [0, 0]]]}},
-    ]}
+    fc = {
+        "type": "FeatureCollection",
+        "features": [
+            {
+                "type": "Feature",
+                "properties": {"name": "Pista 1", "dept": "Guainía"},
+                "geometry": {"type": "Point", "coordinates": [-67.5, 3.25]},
+            },
+            {
+                "type": "Feature",
+                "properties": {"name": "Zona 2"},
+                "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [2, 0], [2, 2], [0, 0]]]},
+            },
+        ],
+    }
     p.write_text(json.dumps(fc))
     doc = extract(p)
     assert doc.format == "geojson" and doc.is_tabular

@@ -1,4 +1,5 @@
 """Fixtures for the precompute tests: a clean precompute schema on the session's PostgreSQL."""
+
 from __future__ import annotations
 
 from pathlib import Path

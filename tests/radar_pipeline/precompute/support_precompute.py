@@ -1,4 +1,5 @@
 """Insert crafted rows into the core tables (documents, pages, chunks) of the test database."""
+
 from __future__ import annotations
 
 import hashlib
@@ -10,9 +11,18 @@ from radar_pipeline import db
 from radar_pipeline.chunking import text_sha
 
 
-def add_document(engine: sa.Engine, path: str, chunks: Sequence[str], *, pages: Sequence[str] | None = None,
-                 phenomenon: str | None = "territorial", language: str | None = "es", is_tabular: bool = False,
-                 doc_id: str | None = None, page_of_chunk: Sequence[tuple[int, int]] | None = None) -> str:
+def add_document(
+    engine: sa.Engine,
+    path: str,
+    chunks: Sequence[str],
+    *,
+    pages: Sequence[str] | None = None,
+    phenomenon: str | None = "territorial",
+    language: str | None = "es",
+    is_tabular: bool = False,
+    doc_id: str | None = None,
+    page_of_chunk: Sequence[tuple[int, int]] | None = None,
+) -> str:
     """One ``ok`` document with the given passages (``chunk_id`` = ``<doc_id>-<seq>``).
 
     ``pages`` default: one page per chunk. ``page_of_chunk``: (page_start, page_end) per chunk.
@@ -23,22 +33,65 @@ def add_document(engine: sa.Engine, path: str, chunks: Sequence[str], *, pages: 
     doc_id = doc_id or sha[:16]
     pages = list(pages) if pages is not None else list(chunks)
     with engine.begin() as conn:
-        conn.execute(db.documents.insert().values(
-            doc_id=doc_id, sha256=sha, source_paths=[path], primary_path=path, title=path.rsplit("/", 1)[-1],
-            format="txt", status="ok", reason=None, encoding="utf-8", language=language, phenomenon=phenomenon,
-            is_tabular=is_tabular, n_pages=len(pages), n_pages_total=len(pages), n_ocr_pages=0,
-            n_chars=sum(len(p) for p in pages), size_bytes=len(body), extractor_version="test",
-            extract_seconds=0.0, chunker_version="test", metadata={}, warnings=[]))
+        conn.execute(
+            db.documents.insert().values(
+                doc_id=doc_id,
+                sha256=sha,
+                source_paths=[path],
+                primary_path=path,
+                title=path.rsplit("/", 1)[-1],
+                format="txt",
+                status="ok",
+                reason=None,
+                encoding="utf-8",
+                language=language,
+                phenomenon=phenomenon,
+                is_tabular=is_tabular,
+                n_pages=len(pages),
+                n_pages_total=len(pages),
+                n_ocr_pages=0,
+                n_chars=sum(len(p) for p in pages),
+                size_bytes=len(body),
+                extractor_version="test",
+                extract_seconds=0.0,
+                chunker_version="test",
+                metadata={},
+                warnings=[],
+            )
+        )
         if pages:
-            conn.execute(db.pages.insert(), [{"doc_id": doc_id, "page_no": i + 1, "text": t,
-                                              "source": "record" if is_tabular else "plain", "status": "ok"}
-                                             for i, t in enumerate(pages)])
+            conn.execute(
+                db.pages.insert(),
+                [
+                    {
+                        "doc_id": doc_id,
+                        "page_no": i + 1,
+                        "text": t,
+                        "source": "record" if is_tabular else "plain",
+                        "status": "ok",
+                    }
+                    for i, t in enumerate(pages)
+                ],
+            )
         rows = []
         for i, t in enumerate(chunks):
             ps, pe = page_of_chunk[i] if page_of_chunk else (min(i + 1, max(len(pages), 1)),) * 2
-            rows.append({"chunk_id": f"{doc_id}-{i}", "doc_id": doc_id, "seq": i, "text": t, "text_sha": text_sha(t),
-                         "page_start": ps, "page_end": pe, "n_tokens": max(1, len(t.split())), "n_sentences": 1,
-                         "language": language, "phenomenon": phenomenon, "chunker_version": "test"})
+            rows.append(
+                {
+                    "chunk_id": f"{doc_id}-{i}",
+                    "doc_id": doc_id,
+                    "seq": i,
+                    "text": t,
+                    "text_sha": text_sha(t),
+                    "page_start": ps,
+                    "page_end": pe,
+                    "n_tokens": max(1, len(t.split())),
+                    "n_sentences": 1,
+                    "language": language,
+                    "phenomenon": phenomenon,
+                    "chunker_version": "test",
+                }
+            )
         if rows:
             conn.execute(db.chunks.insert(), rows)
     return doc_id

@@ -1,5 +1,6 @@
 """End to end on the real test PostgreSQL: crafted core rows → every precompute table, history
 kept on a dictionary change, and every aggregate row's evidence verified."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -19,37 +20,60 @@ from radar_pipeline.precompute.versioning import current_rows
 
 from .support_precompute import add_document
 
-ALERT = ("Mapa\nAutodefensas Gaitanistas de Colombia (AGC) ELN\n"
-         "El escenario de riesgo de inminencia se configura en Bogotá D.C. y en Soacha, Cundinamarca, "
-         "y en Florencia (Caquetá). En 2023 se repitió.")
-AU_RECORD = ("capa: au_compilado_R02\nfid: {fid}\nb_ADM2_PCODE: {code}\nb_ADM1_PCODE: CO18\nau_country: Colombia\n"
-             "au_level1: Caquetá\nau_level2: {name}\nau_emc: {emc}\nau_eln: FALSO\nau_cv: FALSO\nau_no_info: {ni}")
+ALERT = (
+    "Mapa\nAutodefensas Gaitanistas de Colombia (AGC) ELN\n"
+    "El escenario de riesgo de inminencia se configura en Bogotá D.C. y en Soacha, Cundinamarca, "
+    "y en Florencia (Caquetá). En 2023 se repitió."
+)
+AU_RECORD = (
+    "capa: au_compilado_R02\nfid: {fid}\nb_ADM2_PCODE: {code}\nb_ADM1_PCODE: CO18\nau_country: Colombia\n"
+    "au_level1: Caquetá\nau_level2: {name}\nau_emc: {emc}\nau_eln: FALSO\nau_cv: FALSO\nau_no_info: {ni}"
+)
 
 
 def _crafted(engine):
     a = add_document(engine, "codefest/F3/F3-ALERTAS-001.txt", [ALERT, "El ELN y las AGC en Bogotá D.C."])
-    b = add_document(engine, "radar/space_security/report_2021-03-04.pdf",
-                     ["Starlink and Cosmos 2542 passed near China.", "The ASAT test by Russia and China."],
-                     phenomenon="space_security", language="en")
-    c = add_document(engine, "radar/ai_military/notes.pdf", ["In 2019 the PLA studied Project Maven and Starlink."],
-                     phenomenon="ai_military", language="en")
-    recs = [AU_RECORD.format(fid=1, code="CO18256", name="El Paujíl", emc="VERDADERO", ni="FALSO"),
-            AU_RECORD.format(fid=2, code="CO18001", name="Florencia", emc="FALSO", ni="FALSO"),
-            AU_RECORD.format(fid=3, code="CO18410", name="La Montañita", emc="FALSO", ni="VERDADERO")]
+    b = add_document(
+        engine,
+        "radar/space_security/report_2021-03-04.pdf",
+        ["Starlink and Cosmos 2542 passed near China.", "The ASAT test by Russia and China."],
+        phenomenon="space_security",
+        language="en",
+    )
+    c = add_document(
+        engine,
+        "radar/ai_military/notes.pdf",
+        ["In 2019 the PLA studied Project Maven and Starlink."],
+        phenomenon="ai_military",
+        language="en",
+    )
+    recs = [
+        AU_RECORD.format(fid=1, code="CO18256", name="El Paujíl", emc="VERDADERO", ni="FALSO"),
+        AU_RECORD.format(fid=2, code="CO18001", name="Florencia", emc="FALSO", ni="FALSO"),
+        AU_RECORD.format(fid=3, code="CO18410", name="La Montañita", emc="FALSO", ni="VERDADERO"),
+    ]
     # tabular: 3 records (pages), but the chunk cap left only the first two in passages
-    d = add_document(engine, "radar/territorial/data/au_records.csv", ["\n".join(recs[:2])], pages=recs,
-                     is_tabular=True, page_of_chunk=[(1, 2)])
+    d = add_document(
+        engine,
+        "radar/territorial/data/au_records.csv",
+        ["\n".join(recs[:2])],
+        pages=recs,
+        is_tabular=True,
+        page_of_chunk=[(1, 2)],
+    )
     return a, b, c, d
 
 
 def _run_all(engine, config):
-    out = {"dict": P.materialize_entity_dictionary(engine, config.dictionary()),
-           "gaz": P.materialize_gazetteer(engine, config.gazetteer()),
-           "mentions": P.materialize_mentions(engine, config),
-           "dates": P.materialize_publication_dates(engine, config),
-           "alerts": P.materialize_early_warnings(engine, config),
-           "presence": P.materialize_armed_presence(engine, config),
-           "aggs": P.materialize_aggregates(engine, config)}
+    out = {
+        "dict": P.materialize_entity_dictionary(engine, config.dictionary()),
+        "gaz": P.materialize_gazetteer(engine, config.gazetteer()),
+        "mentions": P.materialize_mentions(engine, config),
+        "dates": P.materialize_publication_dates(engine, config),
+        "alerts": P.materialize_early_warnings(engine, config),
+        "presence": P.materialize_armed_presence(engine, config),
+        "aggs": P.materialize_aggregates(engine, config),
+    }
     return out
 
 
@@ -58,7 +82,11 @@ def test_all_tables_rules_and_evidence(pengine, config):
     st = _run_all(pengine, config)
 
     dates = {r["doc_id"]: r for r in current_rows(pengine, "publication_dates")}
-    assert (dates[a]["date"], dates[a]["rule"], dates[a]["source_kind"]) == ("2017", "alert_number", "codefest_inventory")
+    assert (dates[a]["date"], dates[a]["rule"], dates[a]["source_kind"]) == (
+        "2017",
+        "alert_number",
+        "codefest_inventory",
+    )
     assert (dates[b]["date"], dates[b]["rule"]) == ("2021-03-04", "iso_date")
     assert dates[c]["date"] is None  # "In 2019" is in the text, never a publication date
     assert st["dates"]["undated"] == 2
@@ -70,8 +98,15 @@ def test_all_tables_rules_and_evidence(pengine, config):
     assert {p["place_id"] for p in places} >= {"municipality:25754", "department:25", "municipality:18001"}
 
     ents = {(r["doc_id"], r["entity_id"]) for r in current_rows(pengine, "entity_mentions")}
-    assert {(a, "clan_del_golfo"), (a, "eln"), (b, "starlink"), (b, "kosmos"), (b, "asat"), (c, "pla"),
-            (c, "project_maven")} <= ents
+    assert {
+        (a, "clan_del_golfo"),
+        (a, "eln"),
+        (b, "starlink"),
+        (b, "kosmos"),
+        (b, "asat"),
+        (c, "pla"),
+        (c, "project_maven"),
+    } <= ents
 
     (alert,) = current_rows(pengine, "early_warnings")
     assert (alert["alert_code"], alert["alert_type"], alert["date"]) == ("001-17", "imminent", "2017")
@@ -87,21 +122,29 @@ def test_all_tables_rules_and_evidence(pengine, config):
     assert pres[("CO18256", "emc")]["evidence"][0]["chunk_id"] == f"{d}-0"
     assert st["presence"]["municipalities_with_shape"] == 3
 
-    timeline = current_rows(pengine, "agg_timeline", where="entity_id IS NULL AND phenomenon = 'all' "
-                                                           "AND granularity = 'year'")
+    timeline = current_rows(
+        pengine, "agg_timeline", where="entity_id IS NULL AND phenomenon = 'all' AND granularity = 'year'"
+    )
     by_period = {r["period"]: r for r in timeline}
     assert by_period[None]["n_documents"] == 2 and by_period[None]["undated"]
     assert by_period["2017"]["evidence"] == [{"doc_id": a, "chunk_id": f"{a}-0"}]
 
     dpp = {(r["place_id"], r["phenomenon"]): r for r in current_rows(pengine, "agg_documents_per_place")}
-    assert dpp[("department:11", "all")]["n_documents"] == 1 and dpp[("department:11", "all")]["n_documents_direct"] == 0
+    assert (
+        dpp[("department:11", "all")]["n_documents"] == 1 and dpp[("department:11", "all")]["n_documents_direct"] == 0
+    )
     assert dpp[("department:25", "all")]["n_documents_direct"] == 1
     assert {e["chunk_id"] for e in dpp[("municipality:11001", "all")]["evidence"]} == {f"{a}-0", f"{a}-1"}
 
     alerts = current_rows(pengine, "agg_alerts_per_department")
-    assert {(r["department_code"], r["alert_type"]) for r in alerts} == {("11", "imminent"), ("25", "imminent"),
-                                                                        ("18", "imminent")}
-    net = {(r["kind"], r["entity_a"], r["entity_b"], r["phenomenon"]) for r in current_rows(pengine, "agg_entity_network")}
+    assert {(r["department_code"], r["alert_type"]) for r in alerts} == {
+        ("11", "imminent"),
+        ("25", "imminent"),
+        ("18", "imminent"),
+    }
+    net = {
+        (r["kind"], r["entity_a"], r["entity_b"], r["phenomenon"]) for r in current_rows(pengine, "agg_entity_network")
+    }
     assert ("edge", "clan_del_golfo", "eln", "all") in net
     quad = current_rows(pengine, "agg_entity_quadrant", where="phenomenon = 'all'")
     assert quad and all(0 <= q["trend"] <= 1 and q["cutoff_date"] for q in quad)
@@ -111,17 +154,22 @@ def test_all_tables_rules_and_evidence(pengine, config):
     assert all(t["rows"] > 0 for t in report["tables"].values())
 
     for table, query in PRECOMPUTE_QUERIES.items():
-        PRECOMPUTE_SCHEMAS[table].validate(pl.read_database(query, connection=pengine, infer_schema_length=None),
-                                           lazy=True)
+        PRECOMPUTE_SCHEMAS[table].validate(
+            pl.read_database(query, connection=pengine, infer_schema_length=None), lazy=True
+        )
 
 
 def test_evidence_check_catches_a_wrong_citation(pengine, config):
     a, b, *_ = _crafted(pengine)
     _run_all(pengine, config)
     with pengine.begin() as conn:  # point a Bogotá row at a passage that does not name Bogotá
-        conn.execute(sa.text("UPDATE agg_documents_per_place SET evidence = CAST(:ev AS jsonb) "
-                             "WHERE place_id = 'municipality:11001' AND phenomenon = 'all' AND valid_to IS NULL"),
-                     {"ev": f'[{{"doc_id": "{b}", "chunk_id": "{b}-0"}}, {{"doc_id": "{a}", "chunk_id": "{a}-1"}}]'})
+        conn.execute(
+            sa.text(
+                "UPDATE agg_documents_per_place SET evidence = CAST(:ev AS jsonb) "
+                "WHERE place_id = 'municipality:11001' AND phenomenon = 'all' AND valid_to IS NULL"
+            ),
+            {"ev": f'[{{"doc_id": "{b}", "chunk_id": "{b}-0"}}, {{"doc_id": "{a}", "chunk_id": "{a}-1"}}]'},
+        )
     report = verify_evidence(pengine, tables=("agg_documents_per_place",))
     assert report["tables"]["agg_documents_per_place"]["items_failed"] == 1
     assert report["share_rows_ok"] < 1.0
@@ -145,11 +193,13 @@ def test_dictionary_change_supersedes_instead_of_overwriting(pengine, config, tm
     second = P.materialize_mentions(pengine, cfg2)
 
     with pengine.connect() as conn:
-        old_eln = conn.execute(sa.text("SELECT count(*) FROM entity_mentions WHERE entity_id = 'eln' "
-                                       "AND valid_to IS NOT NULL")).scalar()
+        old_eln = conn.execute(
+            sa.text("SELECT count(*) FROM entity_mentions WHERE entity_id = 'eln' AND valid_to IS NOT NULL")
+        ).scalar()
         cur_eln = conn.execute(sa.text("SELECT count(*) FROM entity_mentions_current WHERE entity_id = 'eln'")).scalar()
-        versions = dict(conn.execute(sa.text("SELECT dictionary_version, count(*) FROM entity_mentions "
-                                             "GROUP BY 1")).all())
+        versions = dict(
+            conn.execute(sa.text("SELECT dictionary_version, count(*) FROM entity_mentions GROUP BY 1")).all()
+        )
         runs = conn.execute(sa.text("SELECT count(*) FROM precompute_runs WHERE asset = 'mentions'")).scalar()
         dict_rows = conn.execute(sa.text("SELECT count(*) FROM entity_dictionary WHERE entity_id = 'eln'")).scalar()
     assert old_eln == 2 and cur_eln == 0  # the two "ELN" mentions are kept as history, not deleted
@@ -160,23 +210,51 @@ def test_dictionary_change_supersedes_instead_of_overwriting(pengine, config, tm
 
 
 def test_contract_rejects_bogota_in_cundinamarca():
-    frame = pl.DataFrame({"row_hash": ["a" * 40], "run_id": ["r"], "producer": ["x@y"],
-                          "place_id": ["municipality:11001"], "level": ["municipality"], "code": ["11001"],
-                          "country_code": ["COL"], "department_code": ["25"]})
+    frame = pl.DataFrame(
+        {
+            "row_hash": ["a" * 40],
+            "run_id": ["r"],
+            "producer": ["x@y"],
+            "place_id": ["municipality:11001"],
+            "level": ["municipality"],
+            "code": ["11001"],
+            "country_code": ["COL"],
+            "department_code": ["25"],
+        }
+    )
     with pytest.raises(pa.errors.SchemaErrors):
         PRECOMPUTE_SCHEMAS["place_gazetteer"].validate(frame, lazy=True)
 
 
 def test_evaluation_reports_precision_recall_per_language(gazetteer, dictionary):
-    passages = [{"id": "t1", "lang": "es", "phenomenon": "territorial",
-                 "text": "El ELN en Bogotá y la Universidad de Antioquia.",
-                 "mentions": [{"start": 3, "end": 6, "text": "ELN", "kind": "entity", "id": "eln"},
-                              {"start": 10, "end": 16, "text": "Bogotá", "kind": "place", "id": "municipality:11001"}]},
-                {"id": "t2", "lang": "en", "phenomenon": "space_security", "text": "Starlink over Peru.",
-                 "mentions": [{"start": 0, "end": 8, "text": "Starlink", "kind": "entity", "id": "starlink"}]}]
+    passages = [
+        {
+            "id": "t1",
+            "lang": "es",
+            "phenomenon": "territorial",
+            "text": "El ELN en Bogotá y la Universidad de Antioquia.",
+            "mentions": [
+                {"start": 3, "end": 6, "text": "ELN", "kind": "entity", "id": "eln"},
+                {"start": 10, "end": 16, "text": "Bogotá", "kind": "place", "id": "municipality:11001"},
+            ],
+        },
+        {
+            "id": "t2",
+            "lang": "en",
+            "phenomenon": "space_security",
+            "text": "Starlink over Peru.",
+            "mentions": [{"start": 0, "end": 8, "text": "Starlink", "kind": "entity", "id": "starlink"}],
+        },
+    ]
     r = evaluate(passages, dictionary=dictionary, gazetteer=gazetteer)
-    assert r["by_language"]["es"]["all"]["strict"] == {"tp": 2, "fp": 0, "fn": 0, "precision": 1.0, "recall": 1.0,
-                                                       "f1": 1.0}
+    assert r["by_language"]["es"]["all"]["strict"] == {
+        "tp": 2,
+        "fp": 0,
+        "fn": 0,
+        "precision": 1.0,
+        "recall": 1.0,
+        "f1": 1.0,
+    }
     assert r["by_language"]["en"]["place"]["strict"]["fp"] == 1  # "Peru" was not labelled
     assert r["overall"]["all"]["strict"]["tp"] == 3
 

@@ -1,4 +1,5 @@
 """Gazetteer and place resolution: Bogotá, decoys, ambiguous municipalities, boilerplate."""
+
 from __future__ import annotations
 
 from radar_pipeline.precompute.boilerplate import load_boilerplate
@@ -19,8 +20,10 @@ def test_bogota_has_its_own_code_not_cundinamarca(gazetteer):
 
 
 def test_group_or_treaty_named_after_a_place_is_not_the_place(gazetteer, dictionary):
-    text = ("Las Autodefensas Gaitanistas de Colombia, la Universidad de Antioquia, el Protocolo de Cartagena, "
-            "el río Cauca, el Bloque Meta y el Cartel de Medellín.")
+    text = (
+        "Las Autodefensas Gaitanistas de Colombia, la Universidad de Antioquia, el Protocolo de Cartagena, "
+        "el río Cauca, el Bloque Meta y el Cartel de Medellín."
+    )
     ents = dictionary.find(text, phenomenon="territorial")
     hits = gazetteer.find(text, decoy_spans=[(h.start, h.end) for h in ents])
     assert [h for h in hits if h.place is not None] == []
@@ -51,8 +54,10 @@ def test_country_homonyms_and_abbreviations(gazetteer):
     hits = _find(gazetteer, "Armenia and Azerbaijan; Armenia, Quindío; the US and the U.S.; ABOUT US; us")
     assert ("Armenia", "country:ARM", "country_default") in hits
     assert ("Armenia", "municipality:63001", "nearby_department") in hits
-    assert [h for h in hits if h[1] == "country:USA"] == [("US", "country:USA", "unique"),
-                                                          ("U.S.", "country:USA", "unique")]
+    assert [h for h in hits if h[1] == "country:USA"] == [
+        ("US", "country:USA", "unique"),
+        ("U.S.", "country:USA", "unique"),
+    ]
 
 
 def test_context_required_names_and_lowercase_words(gazetteer):
@@ -63,8 +68,10 @@ def test_context_required_names_and_lowercase_words(gazetteer):
 
 def test_boilerplate_address_is_stripped_before_matching(gazetteer):
     b = load_boilerplate()
-    text = ("Respuesta institucional en Tumaco.\nCarrera 9 No. 16-21 - Bogotá D.C\n"
-            "PBX: (57) (1) 314 7300 - Línea Nacional: 01 8000 914814\nwww.defensoria.gov.co")
+    text = (
+        "Respuesta institucional en Tumaco.\nCarrera 9 No. 16-21 - Bogotá D.C\n"
+        "PBX: (57) (1) 314 7300 - Línea Nacional: 01 8000 914814\nwww.defensoria.gov.co"
+    )
     masked, mfolded, n = b.mask(text, fold_spans(text))
     assert n >= 2 and len(masked) == len(text)
     places = [h.place.place_id for h in gazetteer.find(masked, folded=mfolded) if h.place]

@@ -1,6 +1,7 @@
 """The precompute reader on the real test PostgreSQL: every aggregate name reads its typed table
 with the filters its columns allow (and only current rows); a table not materialized answers a
 structured result, never an exception."""
+
 from __future__ import annotations
 
 import sqlalchemy as sa
@@ -28,11 +29,13 @@ def _matches(spec, row: dict, applied: dict) -> bool:
         return False
     if "year_from" in applied or "year_to" in applied:
         text = str(row[spec.dated.name] or "")
-        if not (text[:4].isdigit() and ALL.year_ok(int(text[:4]))):   # undated rows never pass a period
+        if not (text[:4].isdigit() and ALL.year_ok(int(text[:4]))):  # undated rows never pass a period
             return False
     if "entity" in applied and not any(str(row[c.name]).lower() == "eln" for c in spec.entity):
         return False
-    if "place" in applied and not any(row[c.name] and fold_spans(row[c.name]) == fold_spans("Caquetá") for c in spec.place):
+    if "place" in applied and not any(
+        row[c.name] and fold_spans(row[c.name]) == fold_spans("Caquetá") for c in spec.place
+    ):
         return False
     return True
 
@@ -61,7 +64,7 @@ def test_every_aggregate_reads_with_filters(pengine, config):
 
 def test_not_materialized_is_structured(pengine):
     reader = PrecomputeReader(pengine)
-    assert reader.read("timeline")["materialized"] is True   # created (empty) by the fixture
+    assert reader.read("timeline")["materialized"] is True  # created (empty) by the fixture
     T.drop_precompute_schema(pengine)
     for name in AGGREGATES:
         out = reader.read(name, ALL)

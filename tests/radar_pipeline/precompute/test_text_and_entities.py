@@ -1,4 +1,5 @@
 """Folding, the one-regex matcher and the entity dictionary rules."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,7 +13,7 @@ def test_fold_keeps_length_and_removes_case_and_accents():
     s = "Bogotá D.C. – ÑANDÚ “Córdoba”"
     f = fold_spans(s)
     assert len(f) == len(s)
-    assert f == "bogota d.c. - nandu \"cordoba\""
+    assert f == 'bogota d.c. - nandu "cordoba"'
 
 
 def test_matcher_longest_match_word_boundaries_and_spans_in_original_text():
@@ -23,7 +24,7 @@ def test_matcher_longest_match_word_boundaries_and_spans_in_original_text():
     hits = list(m.finditer(text))
     assert [h.matched for h in hits] == ["Disidencias de las FARC", "Norte de\nSantander"]
     for h in hits:
-        assert text[h.start:h.end] == h.matched
+        assert text[h.start : h.end] == h.matched
 
 
 def test_mask_spans_and_url_detection():
@@ -45,8 +46,10 @@ def test_acronyms_are_case_sensitive_and_phenomenon_restricted(dictionary):
 
 
 def test_aliases_in_three_languages_and_entity_decoys(dictionary):
-    text = ("Starlink y Cosmos 2542; Kosmos Energy drilled; munição vagante e munición merodeadora; "
-            "loitering munitions; Comando Vermelho; Gulf Clan; Clã do Golfo")
+    text = (
+        "Starlink y Cosmos 2542; Kosmos Energy drilled; munição vagante e munición merodeadora; "
+        "loitering munitions; Comando Vermelho; Gulf Clan; Clã do Golfo"
+    )
     ids = [h.entity_id for h in dictionary.find(text, phenomenon="space_security")]
     assert ids.count("kosmos") == 1  # "Kosmos Energy" is a decoy
     assert ids.count("loitering_munitions") == 3
@@ -70,12 +73,24 @@ def test_dictionary_validation_errors():
     with pytest.raises(ValueError, match="no version"):
         parse_entity_dictionary({"entities": [base]})
     # the same alias is fine when the phenomena do not overlap
-    ok = _dict([{**base, "aliases": {"es": [{"text": "Alfa", "phenomena": ["territorial"]}]}},
-                {**base, "id": "b", "aliases": {"es": [{"text": "Alfa", "phenomena": ["ai_military"]}]}}])
+    ok = _dict(
+        [
+            {**base, "aliases": {"es": [{"text": "Alfa", "phenomena": ["territorial"]}]}},
+            {**base, "id": "b", "aliases": {"es": [{"text": "Alfa", "phenomena": ["ai_military"]}]}},
+        ]
+    )
     assert set(ok.entities) == {"a", "b"}
 
 
 def test_two_case_sensitive_spellings_are_both_kept():
-    d = _dict([{"id": "dod", "category": "actor", "phenomenon": "ai_military",
-                "aliases": {"en": [{"text": "DoD", "case_sensitive": True}, {"text": "DOD", "case_sensitive": True}]}}])
+    d = _dict(
+        [
+            {
+                "id": "dod",
+                "category": "actor",
+                "phenomenon": "ai_military",
+                "aliases": {"en": [{"text": "DoD", "case_sensitive": True}, {"text": "DOD", "case_sensitive": True}]},
+            }
+        ]
+    )
     assert [h.matched for h in d.find("the DoD and the DOD, not dod")] == ["DoD", "DOD"]

@@ -1,4 +1,5 @@
 """Each ranking rule on tiny crafted data, and the Searcher on a tiny real index."""
+
 import numpy as np
 import polars as pl
 import pytest
@@ -20,7 +21,14 @@ def C(row, doc, score, text=None, path=None):
 
 
 def test_dedupe_and_per_document_cap():
-    cands = [C(0, "a", .9), C(1, "a", .8), C(2, "a", .7), C(3, "a", .6), C(4, "b", .5, text="text 0"), C(5, "c", .4)]
+    cands = [
+        C(0, "a", 0.9),
+        C(1, "a", 0.8),
+        C(2, "a", 0.7),
+        C(3, "a", 0.6),
+        C(4, "b", 0.5, text="text 0"),
+        C(5, "c", 0.4),
+    ]
     out = rank_passages(cands, PolicyConfig(k_passages=10, max_per_doc=3))
     assert [c.row for c in out] == [0, 1, 2, 5]  # 3rd 'a' kept, 4th dropped; row 4 duplicates row 0's text
     out = rank_passages(cands, PolicyConfig(k_passages=2))
@@ -29,10 +37,10 @@ def test_dedupe_and_per_document_cap():
 
 
 def test_document_score_is_mean_of_best_two():
-    cands = [C(0, "a", .9), C(1, "a", .1), C(2, "b", .6), C(3, "b", .6), C(4, "c", .7)]
+    cands = [C(0, "a", 0.9), C(1, "a", 0.1), C(2, "b", 0.6), C(3, "b", 0.6), C(4, "c", 0.7)]
     docs = rank_documents(cands, PolicyConfig(k_documents=3, doc_top_n=2))
     # a = (.9+.1)/2 = .5, b = .6, c = .7 (single passage)
-    assert [(d.doc_id, round(d.score, 3)) for d in docs] == [("c", .7), ("b", .6), ("a", .5)]
+    assert [(d.doc_id, round(d.score, 3)) for d in docs] == [("c", 0.7), ("b", 0.6), ("a", 0.5)]
 
 
 def test_fusion_functions():
@@ -59,8 +67,10 @@ def test_glossary_expansion_is_deterministic_and_longest_first():
 
 def test_phenomenon_prediction_from_centroids_and_glossary():
     vecs = np.eye(3, dtype=np.float32)
-    cents = {k: np.asarray(v, dtype=np.float32) for k, v in compute_centroids(
-        vecs, ["ai_military", "space_security", "territorial"]).items()}
+    cents = {
+        k: np.asarray(v, dtype=np.float32)
+        for k, v in compute_centroids(vecs, ["ai_military", "space_security", "territorial"]).items()
+    }
     assert predict_phenomenon("x", vecs[1], cents) == "space_security"
     # the glossary outvotes the centroid when it clearly names another phenomenon
     assert predict_phenomenon("minería ilegal, narcotráfico y grupos armados", vecs[1], cents) == "territorial"
@@ -80,10 +90,19 @@ TEXTS = [
 def tiny_index(tmp_path_factory, use_encoder):
     d = tmp_path_factory.mktemp("idx")
     texts = [t for _, t in TEXTS]
-    frame = pl.DataFrame({"chunk_id": [f"d{i}-0" for i in range(5)], "doc_id": [f"d{i}" for i in range(5)],
-                          "source_path": [f"f{i}.txt" for i in range(5)], "title": [f"t{i}" for i in range(5)],
-                          "page_start": [1] * 5, "page_end": [1] * 5, "phenomenon": [p for p, _ in TEXTS],
-                          "language": ["en"] * 5, "text": texts}).select(PASSAGE_COLUMNS)
+    frame = pl.DataFrame(
+        {
+            "chunk_id": [f"d{i}-0" for i in range(5)],
+            "doc_id": [f"d{i}" for i in range(5)],
+            "source_path": [f"f{i}.txt" for i in range(5)],
+            "title": [f"t{i}" for i in range(5)],
+            "page_start": [1] * 5,
+            "page_end": [1] * 5,
+            "phenomenon": [p for p, _ in TEXTS],
+            "language": ["en"] * 5,
+            "text": texts,
+        }
+    ).select(PASSAGE_COLUMNS)
     save_passages(frame, d)
     vecs = use_encoder.encode_passages(texts)
     faiss_store.save_index(faiss_store.build_flat_ip(vecs), d)
@@ -104,7 +123,10 @@ def test_searcher_dense_bm25_and_boost(tiny_index, use_encoder):
     assert s.search("minería ilegal de oro", lex).passages[0]["doc_id"] == "d2"
     # without the glossary, BM25 has nothing to match in Spanish
     nolex = lex.with_(glossary_bm25=False)
-    assert s.search("minería ilegal de oro", nolex).passages == [] or s.search("minería ilegal de oro", nolex).passages[0]["score"] == 0
+    assert (
+        s.search("minería ilegal de oro", nolex).passages == []
+        or s.search("minería ilegal de oro", nolex).passages[0]["score"] == 0
+    )
     # the phenomenon boost multiplies scores of the predicted phenomenon's passages, never filters
     boosted = RetrievalConfig(bm25_weight=0.0, phenomenon_boost=1.05, passage_ranking="dense")
     r1 = s.search("interferencia de señales GPS de satélites", dense)

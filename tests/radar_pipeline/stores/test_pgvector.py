@@ -1,4 +1,5 @@
 """pgvector: the HNSW partial index is created once and answers like exact search on small data."""
+
 import numpy as np
 import sqlalchemy as sa
 
@@ -8,20 +9,70 @@ from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name, s
 
 
 def test_hnsw_index_and_search(engine, use_encoder):
-    texts = ["Anti-satellite tests create orbital debris.", "Illegal gold mining finances armed groups.",
-             "Drone swarms and loitering munitions in Ukraine.", "Anti-satellite tests create orbital debris."]
+    texts = [
+        "Anti-satellite tests create orbital debris.",
+        "Illegal gold mining finances armed groups.",
+        "Drone swarms and loitering munitions in Ukraine.",
+        "Anti-satellite tests create orbital debris.",
+    ]
     with engine.begin() as conn:
-        conn.execute(db.documents.insert(), [dict(
-            doc_id="d" * 16, sha256="s" * 64, source_paths=["x"], primary_path="x", title="x", format="txt", status="ok",
-            reason=None, encoding=None, language="en", phenomenon=None, is_tabular=False, n_pages=1, n_pages_total=1,
-            n_ocr_pages=0, n_chars=1, size_bytes=1, extractor_version="t", extract_seconds=0.0, chunker_version="t",
-            metadata={}, warnings=[])])
-        conn.execute(db.chunks.insert(), [dict(
-            chunk_id=f"{'d' * 16}-{i}", doc_id="d" * 16, seq=i, text=t, text_sha=text_sha(t), page_start=1, page_end=1,
-            n_tokens=5, n_sentences=1, language="en", phenomenon=None, chunker_version="t") for i, t in enumerate(texts)])
+        conn.execute(
+            db.documents.insert(),
+            [
+                dict(
+                    doc_id="d" * 16,
+                    sha256="s" * 64,
+                    source_paths=["x"],
+                    primary_path="x",
+                    title="x",
+                    format="txt",
+                    status="ok",
+                    reason=None,
+                    encoding=None,
+                    language="en",
+                    phenomenon=None,
+                    is_tabular=False,
+                    n_pages=1,
+                    n_pages_total=1,
+                    n_ocr_pages=0,
+                    n_chars=1,
+                    size_bytes=1,
+                    extractor_version="t",
+                    extract_seconds=0.0,
+                    chunker_version="t",
+                    metadata={},
+                    warnings=[],
+                )
+            ],
+        )
+        conn.execute(
+            db.chunks.insert(),
+            [
+                dict(
+                    chunk_id=f"{'d' * 16}-{i}",
+                    doc_id="d" * 16,
+                    seq=i,
+                    text=t,
+                    text_sha=text_sha(t),
+                    page_start=1,
+                    page_end=1,
+                    n_tokens=5,
+                    n_sentences=1,
+                    language="en",
+                    phenomenon=None,
+                    chunker_version="t",
+                )
+                for i, t in enumerate(texts)
+            ],
+        )
         vecs = use_encoder.encode_passages(texts[:3])
-        conn.execute(db.embeddings.insert(), [dict(text_sha=text_sha(t), encoder="usem3", dim=512, embedding=v)
-                                              for t, v in zip(texts[:3], vecs, strict=False)])
+        conn.execute(
+            db.embeddings.insert(),
+            [
+                dict(text_sha=text_sha(t), encoder="usem3", dim=512, embedding=v)
+                for t, v in zip(texts[:3], vecs, strict=False)
+            ],
+        )
     assert ensure_hnsw_index(engine, "usem3", 512) is True
     assert ensure_hnsw_index(engine, "usem3", 512) is False
     with engine.begin() as conn:
