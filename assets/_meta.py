@@ -28,7 +28,7 @@ def md_table(rows: list[dict], limit: int = 5, width: int = 120) -> dg.MetadataV
     if not rows:
         return dg.MetadataValue.md("(empty)")
     cols = list(rows[0])
-    cell = lambda v: str(v).replace("|", "\\|").replace("\n", " ")[:width]  # noqa: E731
+    cell = lambda v: str(v).replace("|", "\\|").replace("\n", " ")[:width]  # noqa: E731 - a named one-line closure reads better here
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(cell(r[c]) for c in cols) + " |" for r in rows]
     return dg.MetadataValue.md("\n".join(lines))

@@ -29,9 +29,9 @@ import sqlalchemy as sa
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evals.bench_search import measure_search  # noqa: E402
-from radar_pipeline import db  # noqa: E402
-from radar_pipeline.config import get_settings  # noqa: E402
+from evals.bench_search import measure_search  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline import db  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.config import get_settings  # noqa: E402 - after the sys.path set-up above (run as a script)
 
 
 def mirror(src: Path, dst: Path) -> int:

@@ -21,10 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evals.datasets import load_codefest_dev, load_xquad  # noqa: E402
-from radar_pipeline.config import EncoderSpec, RadarSettings, get_settings  # noqa: E402
-from radar_pipeline.encoders import build_encoder, build_reranker  # noqa: E402
-from radar_pipeline.retrieval.search import RetrievalConfig, Searcher  # noqa: E402
+from evals.datasets import load_codefest_dev, load_xquad  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.config import EncoderSpec, RadarSettings, get_settings  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.encoders import build_encoder, build_reranker  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.retrieval.search import RetrievalConfig, Searcher  # noqa: E402 - after the sys.path set-up above (run as a script)
 
 
 def percentile(values: list[float], q: float) -> float:

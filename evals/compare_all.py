@@ -14,12 +14,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evals.configs import CONFIGS, DEFAULT_NAME  # noqa: E402
-from evals.runner import run_codefest, run_xquad  # noqa: E402
-from evals.scoring import compare  # noqa: E402
-from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402
-from radar_pipeline.encoders import build_encoder, build_reranker  # noqa: E402
-from radar_pipeline.retrieval.search import Searcher  # noqa: E402
+from evals.configs import CONFIGS, DEFAULT_NAME  # noqa: E402 - after the sys.path set-up above (run as a script)
+from evals.runner import run_codefest, run_xquad  # noqa: E402 - after the sys.path set-up above (run as a script)
+from evals.scoring import compare  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.encoders import build_encoder, build_reranker  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.retrieval.search import Searcher  # noqa: E402 - after the sys.path set-up above (run as a script)
 
 
 def main() -> None:

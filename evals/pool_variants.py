@@ -37,11 +37,11 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.datasets import CodefestDev, load_codefest_dev  # noqa: E402
-from evals.gap_analysis import reorder_run  # noqa: E402
-from evals.scoring import build_judged_index, compare, score_codefest_run  # noqa: E402
-from radar_pipeline.retrieval.fusion import rerank, top_distinct  # noqa: E402
-from radar_pipeline.retrieval.policy import Candidate, PolicyConfig  # noqa: E402
+from evals.datasets import CodefestDev, load_codefest_dev
+from evals.gap_analysis import reorder_run
+from evals.scoring import build_judged_index, compare, score_codefest_run
+from radar_pipeline.retrieval.fusion import rerank, top_distinct
+from radar_pipeline.retrieval.policy import Candidate, PolicyConfig
 
 __all__ = ["PoolSignals", "second_stage", "doc_feature", "roc_auc", "fit_logistic", "loo_logistic", "main"]
 

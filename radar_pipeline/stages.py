@@ -222,7 +222,7 @@ def extract_documents(
                 handle(*fut.result())
             except FuturesTimeout:
                 handle(d, timed_out(d, limit), limit)
-            except Exception as exc:  # a worker died (native crash) or storing failed
+            except Exception as exc:  # noqa: BLE001 - a worker died (native crash) or storing failed
                 failed = ExtractedDocument(
                     format="unknown",
                     status="corrupt",
@@ -337,7 +337,7 @@ def chunk_documents(
         return len(rows)
 
     made = 0
-    args = lambda doc: (doc.doc_id, pages_of(doc), doc.language, doc.is_tabular, budget, overlap, tabular_max_chunks)  # noqa: E731
+    args = lambda doc: (doc.doc_id, pages_of(doc), doc.language, doc.is_tabular, budget, overlap, tabular_max_chunks)  # noqa: E731 - a named one-line closure reads better here
     if workers > 1 and len(todo) > 1:
         with ProcessPool(max_workers=workers) as pool:
             futs = {pool.schedule(_chunk_one, args=args(doc)): doc.doc_id for doc in todo}

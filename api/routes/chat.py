@@ -36,7 +36,7 @@ def run_chat(service: AgentService, req: ChatRequest, on_event: Callable[[dict],
     """Run one question and return the contract; never raises."""
     try:
         runner = service.runner()
-    except Exception:  # noqa: BLE001
+    except Exception:
         log.exception("agent runner unavailable")
         return error_response(
             "El servicio del agente no pudo iniciarse.",
@@ -90,7 +90,7 @@ def chat_stream(req: ChatRequest, service: ServiceDep) -> StreamingResponse:
     def work() -> None:
         try:
             resp = run_chat(service, req, on_event=lambda e: events.put(("step", e)))
-        except Exception:  # noqa: BLE001 - run_chat does not raise; belt and braces
+        except Exception:
             log.exception("stream worker failed")
             resp = error_response("Error interno.", pregunta=req.pregunta, modo=service.mode)
         events.put(("final", resp.model_dump(mode="json")))

@@ -45,7 +45,7 @@ def window(
     if reader is not None:
         try:
             mentions = reader.mentions_for_chunks([p["chunk_id"] for p in out["passages"]])
-        except Exception:  # noqa: BLE001 - highlights are optional
+        except Exception:
             log.warning("mentions unavailable", exc_info=True)
     return WindowResponse(**out, mentions=mentions)
 

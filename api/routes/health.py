@@ -32,7 +32,7 @@ def health(service: ServiceDep) -> HealthResponse:
             with eng.connect() as conn:
                 conn.execute(sa.text("SELECT 1"))
             db["connected"] = True
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - any failure to reach the database is reported as disconnected
             db["connected"] = False
     llm = service.settings.llm
     llm_info = {

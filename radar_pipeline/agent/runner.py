@@ -173,7 +173,7 @@ class _Ctx:
         if self.on_event:
             try:
                 self.on_event(s.public())
-            except Exception:  # noqa: BLE001 - a broken stream consumer must not break the run
+            except Exception:
                 log.warning("event consumer failed", exc_info=True)
         return s
 

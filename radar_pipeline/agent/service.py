@@ -114,7 +114,7 @@ class AgentService:
                     rs = get_settings()
                     url = db.resolve_database_url(self.settings.database_url or rs.database_url, rs.pgdata)
                     self._engine = db.create_engine(url)
-                except Exception:  # noqa: BLE001
+                except Exception:
                     log.exception("database unavailable: traces and aggregates disabled")
                     self._db_failed = True
             return self._engine
@@ -124,7 +124,7 @@ class AgentService:
             if self._store is None and self.settings.trace and self.engine() is not None:
                 try:
                     self._store = TraceStore(self._engine)
-                except Exception:  # noqa: BLE001
+                except Exception:
                     log.exception("trace store unavailable")
             return self._store
 

@@ -170,7 +170,7 @@ def extract_bytes(
         )
     try:
         doc = _finish(doc, max_pages)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - any reader failure becomes the document status, never an exception
         doc = ExtractedDocument(
             format=doc.format, status="corrupt", reason=f"{type(exc).__name__}: {exc}"[:1000], pages=[]
         )
@@ -205,7 +205,7 @@ def extract(
     """
     try:
         data = Path(path).read_bytes()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - an unreadable file becomes a corrupt document, never an exception
         return ExtractedDocument(
             format="unknown",
             status="corrupt",

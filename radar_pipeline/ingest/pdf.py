@@ -196,14 +196,14 @@ def _is_blank(page) -> bool:
 
         pix = page.get_pixmap(matrix=pymupdf.Matrix(0.25, 0.25), colorspace=pymupdf.csGRAY, alpha=False)
         return bool(pix.is_unicolor)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - an unrenderable page is judged blank
         return True
 
 
 def _page_warnings(pymupdf) -> str:
     try:
         return pymupdf.TOOLS.mupdf_warnings(reset=True) or ""
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - MuPDF warnings are advisory
         return ""
 
 
@@ -233,7 +233,7 @@ def _open_pdf(pymupdf, data: bytes):
     _page_warnings(pymupdf)
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - any MuPDF open failure means a corrupt file
         return (
             None,
             "",
@@ -402,7 +402,7 @@ def _extract_page(pymupdf, doc, no: int, flags: int, settings: OcrSettings, log:
     try:
         page = doc.load_page(no - 1)
         raw = page.get_text("text", flags=flags)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:  # noqa: BLE001 - one unreadable page must not lose the others
         log.damage.append(f"page {no}: unreadable")
         return PageText(no, "", "text_layer", f"page error: {type(exc).__name__}: {exc}", status="empty")
     truncated = any(m in _page_warnings(pymupdf).lower() for m in _TRUNCATION_MARKERS)

@@ -586,7 +586,7 @@ def read_xlsx(data: bytes) -> ExtractedDocument:
     finally:
         try:
             wb.close()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - closing a half-read workbook must not mask its result
             pass
     return build_tabular_document("xlsx", tables, warnings=warnings)
 
@@ -612,7 +612,7 @@ def read_xls(data: bytes) -> ExtractedDocument:
                 if cell.ctype == xlrd.XL_CELL_DATE:
                     try:
                         v = xlrd.xldate_as_datetime(v, book.datemode)
-                    except Exception:  # noqa: BLE001
+                    except Exception:  # noqa: BLE001 - a bad date serial keeps its raw value
                         pass
                 elif cell.ctype in (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK):
                     v = None

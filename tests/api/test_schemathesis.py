@@ -14,12 +14,11 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
 
-pytestmark = pytest.mark.slow
+from api.main import create_app
 
-from schemathesis import GenerationMode  # noqa: E402
-
-from api.main import create_app  # noqa: E402
+pytestmark = pytest.mark.slow  # hypothesis-generated requests against the whole API
 
 EXAMPLES = int(os.environ.get("RADAR_SCHEMATHESIS_EXAMPLES", "12"))
 

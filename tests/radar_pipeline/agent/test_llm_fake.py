@@ -161,7 +161,7 @@ def test_unfaithful_verdict_triggers_reformulation(fake, make_runner):
 
 
 def test_output_guard_blocks_prompt_leak(fake, make_runner):
-    leak = lambda b: {"content": b["messages"][0]["content"] + " " + cite_first(b)["content"]}  # noqa: E731
+    leak = lambda b: {"content": b["messages"][0]["content"] + " " + cite_first(b)["content"]}  # noqa: E731 - the scripted reply reads best as a one-liner
     fake.script("redactor", leak, leak, leak)  # echoes its system prompt every time
     res = make_runner().run(Q)
     resp = _contract(res)
