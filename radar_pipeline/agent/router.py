@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from radar_pipeline.agent import intent
+from radar_pipeline.agent.understanding import QuestionFacts
 from radar_pipeline.textfold import fold_question
 
 try:  # the reviewed domain glossary of the retrieval package (Spanish → English)
@@ -314,6 +316,8 @@ _GREETING = re.compile(
 )
 _THANKS = re.compile(
     r"^(?:muchas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b"
+    # a farewell anywhere in a short message: "Listo, chao, nos vemos mañana"
+    r"|(?<!\w)(?:chao|adios|hasta luego|hasta manana|hasta pronto|nos vemos|bye|goodbye|tchau|ate logo)(?!\w)"
 )
 _CAPABILITIES = re.compile(
     r"(?:quien eres|que eres|que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
@@ -332,21 +336,13 @@ _DOMAIN = re.compile(
     r"law|gobierno|government|china|rusia|russia|estados unidos|corea|iran|israel|ucrania|ukraine|brasil|peru|venezuela|ecuador)"
 )
 _OFF_TOPIC = re.compile(
+    r"(?:que tiempo (?:va a )?(?:hace|hara|hacer)|pronostico del tiempo|va a llover|temperatura de hoy)|"
     r"(?<!\w)(?:receta\w*|recipe\w*|cocina\w*|cook\w*|futbol|football|soccer|partido de|equipo de futbol|horoscopo|"
     r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
     r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
     r"maquillaje|moda|celebridad\w*|farandula|videojuego\w*|video game\w*|mascota\w*|perro\w*|gato\w*|vacaciones|"
     r"hotel\w*|restaurante\w*|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
     r"matematica\w*|ecuacion|integral de|derivada|programa en python|codigo en|javascript)"
-)
-_VIZ = re.compile(
-    r"(?<!\w)(?:muestra\w*|muestrame|ensename|ensenanos|visualiz\w*|grafic\w*|mapa\w*|linea de tiempo|cronologia|"
-    r"evolucion (?:anual|temporal|por ano)|por ano|red de (?:entidades|actores|relaciones|coocurrencia)|coocurrencia|"
-    r"matriz|mapa de calor|heatmap|cuadrante|tablero|dashboard|panel|show me|plot|chart|map|timeline|network graph)"
-)
-_EXPLAIN = re.compile(
-    r"(?<!\w)(?:explica\w*|por que|porque|como (?:se|han|ha|afecta|influye|explica)|que (?:implicaciones|riesgos|factores|lecciones|causas|significa)|"
-    r"analiza\w*|describe|resume|resumen|y que|y como|explain\w*|why|what (?:explains|drives))"
 )
 _PHEN_RULES = {
     "ai_military": r"inteligencia artificial|(?<!\w)ia(?!\w)|(?<!\w)ai(?!\w)|dron\w*|autonom\w*|algoritm\w*|semiconductor\w*|aprendizaje automatico|machine learning|armas autonomas|enjambre\w*|targeting|nbqr|cbrn",
@@ -405,8 +401,9 @@ def _second_clause(question: str) -> str | None:
     return f"{m.group(1)} {m.group(2)} {topic}".strip()
 
 
-def plan(question: str) -> Plan:
-    """Route and decompose ``question`` with rules (offline orchestrator)."""
+def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
+    """Route and decompose ``question`` with rules (offline orchestrator). ``facts``: what
+    ``understanding.QuestionReader`` read in it (places, entities), which the route rules use."""
     q = " ".join(question.split())
     folded = re.sub(r"^[\W_]+", "", fold_question(q))
     reqs = extract_requirements(q)
@@ -421,8 +418,11 @@ def plan(question: str) -> Plan:
         return Plan("capabilities", "text", reason="capacidades")
     if not has_domain and (_OFF_TOPIC.search(folded) or len(words) <= 2):
         return Plan("off_topic", "text", reason="fuera de tema")
-    viz = _VIZ.search(folded) is not None
-    ruta = ("both" if _EXPLAIN.search(folded) else "visualization") if viz else "text"
+    ruta = intent.classify(
+        q,
+        has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
+        has_place=bool(facts and facts.places),
+    ).route
     forms = [q.strip(" ¿?")]
     second = _second_clause(q)
     if second:

@@ -58,6 +58,7 @@ from radar_pipeline.agent.replies import (
 )
 from radar_pipeline.agent.tools import ToolBox
 from radar_pipeline.agent.trace import Step, TraceStore
+from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
 from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
 
@@ -138,6 +139,7 @@ class _Ctx:
     on_event: Callable[[dict], None] | None
     started: float
     plan: router.Plan | None = None
+    facts: QuestionFacts | None = None
     formulations: list[str] = field(default_factory=list)
     ruta: str = "text"
     toolbox: ToolBox | None = None
@@ -202,8 +204,10 @@ class AgentRunner:
         store: TraceStore | None = None,
         aggregates=None,
         config: AgentConfig | None = None,
+        reader: QuestionReader | None = None,
     ):
         self._corpus = corpus
+        self.reader = reader if reader is not None else QuestionReader.default()
         self.encoder = encoder
         self.llm = llm
         self.store = store
@@ -367,8 +371,10 @@ class AgentRunner:
     # -- ORCHESTRATE
     def _orchestrate(self, ctx: _Ctx) -> State:
         t0 = time.perf_counter()
+        if ctx.facts is None:
+            ctx.facts = self.reader.read(ctx.question)
         if ctx.plan is None:
-            ctx.plan = router.plan(ctx.question)
+            ctx.plan = router.plan(ctx.question, ctx.facts)
         plan = ctx.plan
         kind, ruta, forms = plan.kind, plan.ruta, list(plan.formulations)
         if self.llm:
@@ -476,14 +482,18 @@ class AgentRunner:
 
     def _propose_visual(self, ctx: _Ctx) -> tuple[dict | None, list[str], str]:
         """``(validated proposal, rejected items, source)``: rules offline; the model's proposal, else the rules'."""
-        comps, filtros = visualizer.propose(ctx.question)
+        if ctx.facts is None:
+            ctx.facts = self.reader.read(ctx.question)
+        comps, filtros = visualizer.propose(ctx.question, ctx.facts)
         if not self.llm:
-            vis, rejected = visualizer.validate(comps, filtros)
+            vis, rejected = visualizer.validate(comps, filtros, self.reader)
             return vis, rejected, "reglas"
         user = (
             f"Pregunta (dato): {ctx.question}\nComponentes permitidos: {list(visualizer.COMPONENTS)}\n"
-            f"Fenómenos: {list(visualizer.PHENOMENA)}\nEntidades permitidas: {list(visualizer.ENTITIES)[:80]}\n"
-            f"Lugares permitidos: {list(visualizer.PLACES)}"
+            f"Fenómenos: {list(visualizer.PHENOMENA)}\n"
+            "Entidades: un grupo, actor, programa o tecnología del diccionario de Radar, o un país (nombre)\n"
+            "Lugares: un departamento o municipio de Colombia (nombre o id del nomenclátor)\n"
+            f"Filtros leídos en código de la pregunta (propuesta de referencia): {filtros}"
         )
         reply = self._json_call(
             ctx,
@@ -493,10 +503,10 @@ class AgentRunner:
             "small",
             VisualizerReply,
         )
-        vis, rejected = visualizer.validate(reply.componentes, reply.filtros)
+        vis, rejected = visualizer.validate(reply.componentes, reply.filtros, self.reader)
         if vis is not None:
             return vis, rejected, "modelo"
-        vis, more = visualizer.validate(comps, filtros)
+        vis, more = visualizer.validate(comps, filtros, self.reader)
         return vis, rejected + more, "reglas (propuesta del modelo inválida)"
 
     # -- RETRIEVE (analyst)
@@ -661,6 +671,8 @@ class AgentRunner:
         tb = ctx.toolbox
         read = tb.read if tb else {}
         shown = ctx.estado not in ("bloqueada", "error")
+        if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
+            ctx.text = _with_reading_notes(ctx.text, ctx.facts)
         return RunResult(
             run_id=ctx.run_id,
             conversacion_id=ctx.conversacion_id,
@@ -692,6 +704,21 @@ class AgentRunner:
             verification_attempts=ctx.retries,
             tool_calls=tb.executed_calls if tb else 0,
         )
+
+
+def _with_reading_notes(text: str, facts: QuestionFacts) -> str:
+    """``text`` plus what the reading of the question decided that the user must know: a relative
+    period resolved against the newest dated document, and a place name left ambiguous."""
+    notes = []
+    if facts.period is not None and facts.period.relative:
+        if facts.period.reference_year is not None:
+            notes.append(f"Periodo considerado: {facts.period.describe()}.")
+        else:
+            notes.append(f"No pude fechar «{facts.period.text}»: no hay documentos fechados; no filtré por periodo.")
+    if facts.ambiguous:
+        notes.append(facts.describe_ambiguity())
+    notes = [n for n in notes if n and n not in text]
+    return (text.rstrip() + "\n\n" + " ".join(notes)).strip() if notes else text
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

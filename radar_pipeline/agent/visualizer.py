@@ -2,21 +2,24 @@
 
 Components map one-to-one to aggregate endpoints (``precompute.reader.AGGREGATES``), so the chart the
 agent selects shows the same figures the dashboard shows. Filters (``precompute.filters.Filters``,
-under their Spanish names): ``fenomeno`` (one of the three
-phenomena), ``desde``/``hasta`` (years 1950–2049, desde ≤ hasta), ``entidad`` (a country or armed
-group of the router's gazetteers, canonical Spanish name) and ``lugar`` (a Colombian department).
-Anything outside these lists — from the rules or from a model's proposal — is dropped and reported
-in ``rejected``.
+under their Spanish names): ``fenomeno`` (one of the three phenomena), ``desde``/``hasta`` (years
+1950–2049, either open, desde ≤ hasta), ``entidad`` (an entry of the entity dictionary, by id, or a
+country as ``country:<ISO3>``) and ``lugar`` (a gazetteer place id: a Colombian department or
+municipality, e.g. ``municipality:52835`` for Tumaco). Values are resolved against the same
+gazetteer and dictionary the precomputes count with (``understanding.QuestionReader``); anything
+else — from the rules or from a model's proposal — is dropped and reported in ``rejected``.
+
+The offline proposal (``propose``) takes the components from ``intent.classify`` and the filters
+from ``QuestionFacts`` (period, one place, one entity, the phenomenon the question names as scope).
 """
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlencode
 
-from radar_pipeline.agent.router import _DEPARTMENTS, COUNTRIES, GROUPS, _find_all, classify_phenomenon
+from radar_pipeline.agent.intent import classify, stated_phenomenon
+from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
-from radar_pipeline.textfold import fold_question
 from radar_pipeline.vocabulary import PHENOMENA
 
 COMPONENTS: dict[str, dict] = {
@@ -31,23 +34,13 @@ COMPONENTS: dict[str, dict] = {
     "matriz_calor": {"aggregate": "entity_heatmap", "titulo": "Matriz de calor entidad × categoría"},
     "cuadrante": {"aggregate": "entity_quadrant", "titulo": "Cuadrante intensidad–tendencia"},
 }
-ENTITIES = {names[0]: names for names, _ in COUNTRIES + GROUPS}
-PLACES = tuple(_DEPARTMENTS)
-
-_RULES = [
-    ("matriz_calor", r"matriz|mapa de calor|heatmap|heat map"),
-    ("mapa_alertas", r"mapa\w*.{0,60}(?:alerta|defensoria)|(?:alerta|defensoria).{0,60}mapa"),
-    ("mapa_presencia", r"mapa\w*.{0,60}(?:presencia|grupos? armad|municipio)|presencia.{0,60}mapa"),
-    ("mapa_lugares", r"(?<!de )mapa\w*|(?<!\w)map(?!\w)|donde se (?:nombra|menciona)"),
-    ("linea_tiempo", r"linea de tiempo|cronologia|evolucion|por ano|timeline|a lo largo del tiempo|tendencia temporal"),
-    ("red_entidades", r"(?<!\w)red(?!\w)|relaciones entre|coocurrencia|vinculos|network"),
-    ("cuadrante", r"cuadrante|intensidad|tendencia|quadrant"),
-]
-_YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20[0-4]\d)(?!\d)")
 
 
-def validate(componentes: list, filtros: dict | None) -> tuple[dict | None, list[str]]:
-    """Keep only closed-list values. Returns ``(visualizacion or None, rejected descriptions)``."""
+def validate(
+    componentes: list, filtros: dict | None, reader: QuestionReader | None = None
+) -> tuple[dict | None, list[str]]:
+    """Keep only closed-list values; ``entidad``/``lugar`` are resolved with ``reader`` (names or ids
+    → canonical id). Returns ``(visualizacion or None, rejected descriptions)``."""
     rejected: list[str] = []
     comps: list[str] = []
     for c in componentes or []:
@@ -77,14 +70,15 @@ def validate(componentes: list, filtros: dict | None) -> tuple[dict | None, list
             else:
                 rejected.append(f"{key} {str(value)[:10]!r}")
         elif key == "entidad":
-            canon = next((k for k, names in ENTITIES.items() if fold_question(str(value)) in names), None)
+            canon = reader.resolve_entity(str(value)) if reader else None
             if canon:
                 out[key] = canon
             else:
                 rejected.append(f"entidad {str(value)[:40]!r}")
         elif key == "lugar":
-            if fold_question(str(value)) in PLACES:
-                out[key] = fold_question(str(value))
+            pid = reader.resolve_place(str(value)) if reader else None
+            if pid and not pid.startswith("country:"):
+                out[key] = pid
             else:
                 rejected.append(f"lugar {str(value)[:40]!r}")
     if out["desde"] and out["hasta"] and out["desde"] > out["hasta"]:
@@ -109,26 +103,23 @@ def component(name: str, filtros: dict) -> dict:
     }
 
 
-def propose(question: str) -> tuple[list[str], dict]:
-    """Rule-based proposal (offline visualizer): components by keywords, filters from the question."""
-    folded = fold_question(question)
-    comps: list[str] = []
-    for name, rx in _RULES:
-        if re.search(rx, folded) and name not in comps:
-            if name == "mapa_lugares" and any(c.startswith("mapa_") or c == "matriz_calor" for c in comps):
-                continue
-            comps.append(name)
-    phen = classify_phenomenon(question)
-    if not comps:
-        comps = ["mapa_lugares"] if phen == "territorial" else ["linea_tiempo"]
-    years = sorted({int(y) for y in _YEAR.findall(question)})
-    entidad = next((names[0] for names, _ in COUNTRIES + GROUPS if any(_find_all(folded, n) for n in names)), None)
-    lugar = next((d for d in PLACES if _find_all(folded, d)), None)
+def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
+    """Rule-based proposal (offline visualizer): components from ``intent.classify``, filters from
+    ``facts`` (``QuestionReader.read``). A view is always proposed: a question routed here with no
+    component rule gets the timeline (or the place map when it names a place)."""
+    armed = any(e.category == "armed_group" for e in facts.entities)
+    intent = classify(question, has_armed_group=armed, has_place=bool(facts.places))
+    comps = intent.components or (["mapa_lugares"] if facts.places else ["linea_tiempo"])
+    # only a phenomenon the question states: alerts and armed presence are territorial anyway and
+    # their aggregates have no phenomenon column, so an implied one would filter nothing
+    phen = stated_phenomenon(question)
+    period = facts.period
+    entity, place = facts.entity, facts.place
     filtros = {
         "fenomeno": phen,
-        "desde": years[0] if years else None,
-        "hasta": years[-1] if years else None,
-        "entidad": entidad,
-        "lugar": lugar,
+        "desde": period.desde if period else None,
+        "hasta": period.hasta if period else None,
+        "entidad": entity.value if entity else None,
+        "lugar": place.place_id if place else None,
     }
     return comps[:3], filtros

@@ -16,9 +16,10 @@ for is reported in ``filters_ignored``.
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import sqlalchemy as sa
@@ -28,6 +29,7 @@ from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.textfold import fold_phrase
 
 _ACCENTS = ("áéíóúüñàèìòùâêîôûãõç", "aeiouunaeiouaeiouaoc")
+PLACE_ID = re.compile(r"^(?:country|department|municipality):[A-Za-z0-9]{2,5}$")
 _CACHE_S = 30.0
 
 
@@ -42,6 +44,8 @@ class Aggregate:
     ``phenomenon``: the phenomenon column; ``dated``: a text column starting with ``YYYY``
     (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``) the year range reads; ``entity`` / ``place``: the
     columns an entity / place filter matches (any of them; case-folded, places also accent-folded).
+    ``place_code``: how a gazetteer place id (``department:52``, ``municipality:52835``) narrows
+    the table, ``(level, code) -> condition`` (``None``: the place does not apply to this table).
     """
 
     table: sa.Table
@@ -50,6 +54,7 @@ class Aggregate:
     dated: sa.Column | None = None
     entity: tuple[sa.Column, ...] = ()
     place: tuple[sa.Column, ...] = ()
+    place_code: Callable[[str, str], Any] | None = None
 
     @property
     def table_name(self) -> str:
@@ -87,7 +92,15 @@ class Aggregate:
                 applied["entity"] = f.entity
             else:
                 ignored.append("entity")
-        if f.place is not None:
+        if f.place is not None and PLACE_ID.match(f.place) and self.place_code is not None:
+            level, code = f.place.split(":", 1)
+            cond = self.place_code(level, code)
+            if cond is not None:
+                conds.append(cond)
+                applied["place"] = f.place
+            else:
+                ignored.append("place")
+        elif f.place is not None:
             if self.place:
                 folded = f.place.lower().translate(str.maketrans(*_ACCENTS))
                 conds.append(
@@ -110,11 +123,16 @@ AGGREGATES: dict[str, Aggregate] = {
         "Documentos que nombran cada lugar",
         phenomenon=T.agg_documents_per_place.c.phenomenon,
         place=(T.agg_documents_per_place.c.name,),
+        place_code=lambda level, code: T.agg_documents_per_place.c.place_id == f"{level}:{code}",
     ),
     "alerts_per_department": Aggregate(
         T.agg_alerts_per_department,
         "Alertas tempranas por departamento",
         place=(T.agg_alerts_per_department.c.department_name,),
+        # alerts are counted per department: a municipality narrows to its department
+        place_code=lambda level, code: (
+            T.agg_alerts_per_department.c.department_code == code[:2] if level != "country" else None
+        ),
     ),
     "timeline": Aggregate(
         T.agg_timeline,
@@ -143,6 +161,13 @@ AGGREGATES: dict[str, Aggregate] = {
         "Presencia declarada de grupos armados por municipio",
         entity=(T.armed_presence.c.entity_id, T.armed_presence.c.group_key),
         place=(T.armed_presence.c.level1, T.armed_presence.c.level2),
+        place_code=lambda level, code: (
+            T.armed_presence.c.divipola_code == code
+            if level == "municipality"
+            else T.armed_presence.c.divipola_code.startswith(code)
+            if level == "department"
+            else T.armed_presence.c.country == code
+        ),
     ),
     "early_warnings": Aggregate(T.early_warnings, "Alertas tempranas de la Defensoría", dated=T.early_warnings.c.date),
     "entity_mentions": Aggregate(

@@ -8,10 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from radar_pipeline.precompute.reader import PrecomputeReader
+from radar_pipeline.precompute.reader import PLACE_ID, PrecomputeReader
 from radar_pipeline.textfold import fold_phrase
 
-PLACE_ID = re.compile(r"^(country|department|municipality):[A-Za-z0-9]{2,5}$")
 ENTITY_ID = re.compile(r"^[a-z0-9_]{1,80}$")
 _BOGOTA = ("bogota", "bogota d.c.", "bogota, d.c.")
 
@@ -21,7 +20,9 @@ def resolve(reader: PrecomputeReader, entidad: str | None, lugar: str | None) ->
     an entity name that is no dictionary entry may be a country (``entidad_como_lugar``). Unknown
     values (or tables not materialized) → ``None``."""
     out: dict[str, Any] = {"entidad": None, "lugar": None, "entidad_como_lugar": None}
-    if entidad:
+    if entidad and PLACE_ID.match(entidad):  # a country chosen by the agent: "country:CHN"
+        out["entidad_como_lugar"] = entidad if reader.has_place(entidad) else None
+    elif entidad:
         out["entidad"] = reader.find_entity(entidad)
         if out["entidad"] is None:
             out["entidad_como_lugar"] = reader.find_place(fold_phrase(entidad), ("country",))

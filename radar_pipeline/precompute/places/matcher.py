@@ -120,13 +120,16 @@ class Gazetteer:
             return "municipality"
         return None
 
-    def _kept_place_ids(self, m, text: str, folded: str, blocked: list[tuple[int, int]]) -> list[str] | None:
+    def _kept_place_ids(
+        self, m, text: str, folded: str, blocked: list[tuple[int, int]], case_known: bool = True
+    ) -> list[str] | None:
         """The place ids a phrase match may mean, or None when a filter drops it (rules 1-2 of the
-        package doc; each drop is counted in ``stats``)."""
+        package doc; each drop is counted in ``stats``). ``case_known=False`` (a text typed without
+        capitals) skips the capital-letter rule; case-sensitive abbreviations still need their case."""
         if any(s < m.end and m.start < e for s, e in blocked):
             self.stats["decoy"] += 1
             return None
-        if not m.matched[:1].isupper():
+        if case_known and not m.matched[:1].isupper():
             self.stats["lowercase"] += 1
             return None
         if self._decoy_before.search(folded[max(0, m.start - 40) : m.start]) or self._decoy_after.match(
@@ -149,12 +152,14 @@ class Gazetteer:
             return None
         return pids
 
-    def _candidates(self, text: str, folded: str, decoy_spans: Sequence[tuple[int, int]]) -> list[Pending]:
+    def _candidates(
+        self, text: str, folded: str, decoy_spans: Sequence[tuple[int, int]], case_known: bool = True
+    ) -> list[Pending]:
         """The passage's place-name matches that survive the filters, with candidates and level cue."""
         blocked = list(decoy_spans) + [(m.start, m.end) for m in self._decoys.finditer(text, folded)]
         pend: list[Pending] = []
         for m in self._matcher.finditer(text, folded):
-            pids = self._kept_place_ids(m, text, folded, blocked)
+            pids = self._kept_place_ids(m, text, folded, blocked, case_known)
             if pids is None:
                 continue
             cands = [self.places[pid] for pid in dict.fromkeys(pids)]
@@ -163,15 +168,22 @@ class Gazetteer:
         return pend
 
     def find(
-        self, text: str, *, folded: str | None = None, decoy_spans: Sequence[tuple[int, int]] = ()
+        self,
+        text: str,
+        *,
+        folded: str | None = None,
+        decoy_spans: Sequence[tuple[int, int]] = (),
+        case_known: bool = True,
     ) -> list[PlaceHit]:
         """Place mentions in ``text`` (boilerplate already blanked), resolved or ``unresolved``.
 
         ``decoy_spans`` are extra spans that cannot hold a place (e.g. the entity mentions of the
         same passage). Dropped matches (decoys, lower-case words) are counted in ``stats``.
+        ``case_known=False``: the text was typed without capitals (a hurried question), so the
+        capital-letter rule cannot apply.
         """
         folded = fold_spans(text) if folded is None else folded
-        pend = self._candidates(text, folded, decoy_spans)
+        pend = self._candidates(text, folded, decoy_spans, case_known)
         resolve(pend, folded, self.places, window=self.window, tight_window=self.tight_window)
         return [
             PlaceHit(p.resolved, p.start, p.end, p.matched, p.resolution, tuple(sorted(c.place_id for c in p.cands)))

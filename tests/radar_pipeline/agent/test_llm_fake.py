@@ -198,7 +198,9 @@ def test_visualization_proposal_validated_in_code(fake, make_runner):
     assert resp.ruta == "visualization" and resp.visualizacion is not None
     assert [c.tipo for c in resp.visualizacion.componentes] == ["linea_tiempo", "red_entidades", "cuadrante"]
     f = resp.visualizacion.filtros
-    assert f.fenomeno is None and f.desde == 2019 and f.hasta is None and f.entidad == "rusia"
+    assert (
+        f.fenomeno is None and f.desde == 2019 and f.hasta is None and f.entidad == "country:RUS"
+    )  # the gazetteer id of the country (was its folded name)
 
 
 def test_parse_json_object_variants():

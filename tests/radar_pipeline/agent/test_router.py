@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
+
 from radar_pipeline.agent import router, visualizer
+from radar_pipeline.agent.understanding import QuestionReader
+
+
+@pytest.fixture(scope="module")
+def reader(shared_dir):
+    """The real gazetteer (../shared/geo) and entity dictionary; newest dated document: 2025."""
+    return QuestionReader.from_shared(shared_dir, reference_year=2025)
 
 
 def test_kinds():
@@ -41,16 +50,23 @@ def test_requirements_years_lists_countries():
     assert router.extract_requirements("¿Qué es la basura espacial?") == []
 
 
-def test_visualizer_closed_lists():
+def test_visualizer_closed_lists(reader):
+    # the filter values are resolved against the gazetteer: a department's name becomes its place id
+    # (it was the folded name "choco" before; ids also name municipalities and homonyms unambiguously)
     vis, rejected = visualizer.validate(
         ["mapa_alertas", "pastel", "mapa_alertas"],
         {"fenomeno": "territorial", "desde": 2019, "hasta": 2022, "lugar": "Chocó", "x": 1},
+        reader,
     )
     assert [c["tipo"] for c in vis["componentes"]] == ["mapa_alertas"]
-    assert vis["filtros"]["lugar"] == "choco" and vis["componentes"][0]["endpoint"].startswith(
+    assert vis["filtros"]["lugar"] == "department:27" and vis["componentes"][0]["endpoint"].startswith(
         "/aggregates/alerts_per_department?"
     )
     assert any("pastel" in r for r in rejected) and any("'x'" in r for r in rejected)
     assert visualizer.validate([], {})[0] is None
-    comps, filtros = visualizer.propose("Muéstrame un mapa de calor de entidades de seguridad espacial desde 2015")
+    vis, rejected = visualizer.validate(["mapa_lugares"], {"lugar": "Atlántida", "entidad": "Nadie"}, reader)
+    assert vis["filtros"]["lugar"] is None and vis["filtros"]["entidad"] is None and len(rejected) == 2
+    q = "Muéstrame un mapa de calor de entidades de seguridad espacial desde 2015"
+    comps, filtros = visualizer.propose(q, reader.read(q))
     assert comps == ["matriz_calor"] and filtros["fenomeno"] == "space_security" and filtros["desde"] == 2015
+    assert filtros["hasta"] is None  # "desde 2015" is open-ended (it read 2015–2015 before)

@@ -1,0 +1,333 @@
+"""Stage-2 evaluation: does the agent read real questions the way an analyst means them?
+
+Question sets (``evals/stage2/``, written by people who did not see the system; see its README):
+``questions_dev.jsonl`` — the rules were written against it; ``questions_heldout.jsonl`` — written
+independently afterwards and only scored, never tuned on. Each item has the expected ``route``,
+for visual items the acceptable first ``components`` and the ``filters`` the question states
+(``tolerated_filters`` may also be set; any other filter is an error), ``ambiguous_place`` for a
+name that must stay unresolved, ``premise``/``premise_truth`` for premise questions.
+
+Two parts:
+
+* ``score_reading`` — no index needed: route, component and each filter, from the same code the
+  agent runs (``QuestionReader.read`` → ``router.plan`` → ``visualizer.propose``/``validate``).
+  A filter is correct when the proposed value equals the expected one (places compared as gazetteer
+  ids, entities as dictionary ids, relative periods resolved against the reference year) or is
+  absent where none is expected (or equals a tolerated value).
+* ``score_runs`` — whole ``/chat`` runs through an ``AgentRunner`` on a materialized index:
+  estado per route, share of answers whose every sentence cites a passage read in that run,
+  premise handling, latency p50/p95 and model calls per route.
+
+``python evals/stage2.py [--set dev|heldout|both]`` prints the reading scores as JSON and writes
+``evals/reports/stage2_reading.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from radar_pipeline.agent import router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.agent.understanding import QuestionReader  # noqa: E402 - after the sys.path set-up above
+
+SETS = {
+    "dev": ROOT / "evals" / "stage2" / "questions_dev.jsonl",
+    "heldout": ROOT / "evals" / "stage2" / "questions_heldout.jsonl",
+}
+FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
+_CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")
+
+
+def load_questions(path: Path) -> list[dict]:
+    """The items of one question set (JSON lines). Raises ``ValueError`` on a malformed line."""
+    out = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: {exc}") from exc
+    return out
+
+
+def _period_expected(f: dict, ref: int | None) -> tuple[list[tuple[int | None, int | None]], bool]:
+    """Acceptable ``(desde, hasta)`` pairs for an item's filters, and whether a period is expected."""
+    if "relative_years" in f:
+        n = int(f["relative_years"])
+        return ([(ref - n + 1, ref)] if ref else [(None, None)]), True
+    if f.get("last_year"):
+        # "el año pasado" / "el último año": the year before the newest dated document, or that year
+        return ([(ref - 1, ref - 1), (ref, ref)] if ref else [(None, None)]), True
+    if "desde" in f or "hasta" in f:
+        return [(f.get("desde"), f.get("hasta"))], True
+    return [(None, None)], False
+
+
+def _expected_place(item: dict, value: str | None, reader: QuestionReader) -> str | None:
+    if value is None:
+        return None
+    code = item.get("divipola")
+    if code:
+        code = str(code)
+        level = "department" if len(code) <= 2 else "municipality"
+        pid = f"{level}:{code.zfill(2) if level == 'department' else code.zfill(5)}"
+        if reader.gazetteer is None or pid in reader.gazetteer.places:
+            return pid
+    return reader.resolve_place(value) or f"?{value}"
+
+
+def _expected_entities(item: dict, value: str | None, reader: QuestionReader) -> set[str]:
+    if value is None:
+        return set()
+    names = [value] + list(item.get("entity_alternatives") or [])
+    return {reader.resolve_entity(n) or f"?{n}" for n in names}
+
+
+def read_item(item: dict, reader: QuestionReader) -> dict:
+    """What the agent's offline path makes of one question: plan kind, route, components, filters."""
+    q = item["question"]
+    facts = reader.read(q)
+    plan = router.plan(q, facts)
+    out = {
+        "kind": plan.kind,
+        "route": plan.ruta,
+        "components": [],
+        "filters": dict.fromkeys(FILTER_KEYS),
+        "ambiguous": [a.matched for a in facts.ambiguous],
+    }
+    if plan.kind == "question" and plan.ruta in ("visualization", "both"):
+        comps, filtros = visualizer.propose(q, facts)
+        vis, _ = visualizer.validate(comps, filtros, reader)
+        if vis:
+            out["components"] = [c["tipo"] for c in vis["componentes"]]
+            out["filters"] = vis["filtros"]
+    return out
+
+
+def score_item(item: dict, got: dict, reader: QuestionReader) -> dict:
+    """Per-item correctness: route, first component, each filter, all of them, ambiguity."""
+    ref = reader.reference_year
+    exp_route = item["route"]
+    row = {
+        "id": item["id"],
+        "kind": item["kind"],
+        "route_ok": got["route"] == exp_route,
+        "got_route": got["route"],
+        "got_components": got["components"],
+        "got_filters": got["filters"],
+    }
+    if item["kind"] == "smalltalk":
+        row["smalltalk_ok"] = got["kind"] in ("greeting", "thanks", "capabilities", "off_topic")
+    if item["kind"] not in ("visual", "both"):
+        return row
+    comps = item.get("components") or []
+    row["component_ok"] = bool(got["components"]) and got["components"][0] in comps
+    f, tol = item.get("filters") or {}, item.get("tolerated_filters") or {}
+    periods, _ = _period_expected(f, ref)
+    gf = got["filters"]
+    ok = {}
+    ok["fenomeno"] = gf.get("fenomeno") == f.get("fenomeno") or (
+        "fenomeno" not in f and gf.get("fenomeno") in (None, tol.get("fenomeno"))
+    )
+    ok["periodo"] = (gf.get("desde"), gf.get("hasta")) in periods
+    exp_ent = _expected_entities(item, f.get("entidad"), reader)
+    ok["entidad"] = (gf.get("entidad") in exp_ent) if exp_ent else gf.get("entidad") in (None, tol.get("entidad"))
+    exp_place = _expected_place(item, f.get("lugar"), reader)
+    ok["lugar"] = gf.get("lugar") == exp_place
+    if item.get("ambiguous_place"):
+        ok["ambiguedad"] = gf.get("lugar") is None and bool(got["ambiguous"])
+    row["filters_ok"] = ok
+    row["all_filters_ok"] = all(ok.values())
+    row["component_and_filters_ok"] = row["component_ok"] and row["all_filters_ok"]
+    row["expected"] = {"components": comps, "filters": f, "lugar": exp_place, "entidad": sorted(exp_ent)}
+    return row
+
+
+def _share(rows: list[dict], key: str) -> float | None:
+    vals = [r[key] for r in rows if key in r]
+    return round(sum(vals) / len(vals), 4) if vals else None
+
+
+def score_reading(items: list[dict], reader: QuestionReader) -> dict:
+    """Aggregate reading scores (shares in [0, 1]) plus the per-item rows."""
+    rows = [score_item(it, read_item(it, reader), reader) for it in items]
+    visual = [r for r in rows if "component_ok" in r]
+    per_filter = {}
+    for key in ("fenomeno", "periodo", "entidad", "lugar", "ambiguedad"):
+        vals = [r["filters_ok"][key] for r in visual if key in r["filters_ok"]]
+        per_filter[key] = round(sum(vals) / len(vals), 4) if vals else None
+    per_component: dict[str, list[bool]] = defaultdict(list)
+    for it, r in zip(items, rows, strict=True):
+        if "component_ok" in r:
+            per_component[(it.get("components") or ["?"])[0]].append(r["component_ok"])
+    return {
+        "n_items": len(rows),
+        "n_visual": len(visual),
+        "route_accuracy": _share(rows, "route_ok"),
+        "component_accuracy": _share(visual, "component_ok"),
+        "filter_accuracy": per_filter,
+        "all_filters_accuracy": _share(visual, "all_filters_ok"),
+        "component_and_filters_accuracy": _share(visual, "component_and_filters_ok"),
+        "smalltalk_accuracy": _share(rows, "smalltalk_ok"),
+        "component_accuracy_by_expected": {k: round(sum(v) / len(v), 4) for k, v in sorted(per_component.items())},
+        "route_confusion": dict(Counter(f"{it['route']}->{r['got_route']}" for it, r in zip(items, rows, strict=True))),
+        "reference_year": reader.reference_year,
+        "rows": rows,
+    }
+
+
+# ---------------------------------------------------------------------------------------- runs
+def cited_and_read(answer: str, read_ids: set[str]) -> bool:
+    """Whether every sentence of ``answer`` carries a ``[doc_id:chunk_id]`` citation of a passage
+    read in the run (notes in parentheses or after the answer's last citation are not claims)."""
+    from radar_pipeline.agent.verifier import split_sentences
+
+    claims = [
+        s
+        for s in split_sentences(answer)
+        if re.search(r"\w{3,}", s) and not s.startswith(("Nota", "Periodo", "«", "No pude"))
+    ]
+    if not claims:
+        return False
+    return all(any(m.group(2) in read_ids for m in _CITE.finditer(s)) for s in claims)
+
+
+def score_runs(items: list[dict], runner, *, label: str = "offline") -> dict:
+    """Run every item through ``runner`` (an ``AgentRunner``) and aggregate: estados per route,
+    cited-and-read share of answered text routes, premise handling, latency and model calls."""
+    rows = []
+    for it in items:
+        t0 = time.perf_counter()
+        res = runner.run(it["question"])
+        ms = (time.perf_counter() - t0) * 1000
+        read_ids = {c.get("chunk_id") for c in getattr(res, "citas", []) or [] if isinstance(c, dict)}
+        read_ids |= {p for p in _read_ids(res)}
+        row = {
+            "id": it["id"],
+            "kind": it["kind"],
+            "route": res.ruta,
+            "estado": res.estado,
+            "latency_ms": round(ms, 1),
+            "model_calls": res.model_calls,
+        }
+        if (
+            res.estado in ("respondida", "no_verificada", "incompleta")
+            and res.ruta in ("text", "both")
+            and it["kind"] in ("text", "both", "premise")
+        ):
+            row["cited_and_read"] = cited_and_read(res.respuesta or "", read_ids)
+        premisa = getattr(res, "premisa", None)
+        if it["kind"] == "premise":
+            got = (premisa or {}).get("estado") if isinstance(premisa, dict) else getattr(premisa, "estado", None)
+            want = {"false": "falsa", "true": "verdadera", "unverifiable": "no_verificada"}[it["premise_truth"]]
+            row["premise_got"] = got
+            row["premise_ok"] = got == want
+            # never called false without a contradicting citation: a false verdict on a true or
+            # unverifiable premise is the serious error
+            row["premise_false_alarm"] = got == "falsa" and want != "falsa"
+        rows.append(row)
+    lat = [r["latency_ms"] for r in rows]
+    by_route: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_route[r["route"]].append(r)
+    return {
+        "label": label,
+        "n": len(rows),
+        "estados": dict(Counter(r["estado"] for r in rows)),
+        "errors": sum(r["estado"] == "error" for r in rows),
+        "cited_and_read_share": _share(rows, "cited_and_read"),
+        "premise_accuracy": _share(rows, "premise_ok"),
+        "premise_false_alarms": sum(bool(r.get("premise_false_alarm")) for r in rows),
+        "latency_ms": {"p50": _pct(lat, 50), "p95": _pct(lat, 95)},
+        "by_route": {
+            k: {
+                "n": len(v),
+                "latency_p50_ms": _pct([r["latency_ms"] for r in v], 50),
+                "latency_p95_ms": _pct([r["latency_ms"] for r in v], 95),
+                "model_calls_mean": round(statistics.mean(r["model_calls"] for r in v), 2),
+            }
+            for k, v in sorted(by_route.items())
+        },
+        "rows": rows,
+    }
+
+
+def _read_ids(res) -> list[str]:
+    out = []
+    for step in getattr(res, "steps", []) or []:
+        detail = getattr(step, "detail", None) or {}
+        for key in ("read", "leidos", "chunk_ids"):
+            v = detail.get(key)
+            if isinstance(v, list):
+                out += [x for x in v if isinstance(x, str)]
+    for call in getattr(res, "tools_called", []) or []:
+        for p in (call.get("output") or {}).get("passages", []) or []:
+            if isinstance(p, dict) and p.get("chunk_id"):
+                out.append(p["chunk_id"])
+    return out
+
+
+def _pct(values: list[float], q: int) -> float | None:
+    if not values:
+        return None
+    s = sorted(values)
+    return round(s[min(len(s) - 1, max(0, int(round(q / 100 * len(s) + 0.5)) - 1))], 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--set", choices=["dev", "heldout", "both"], default="both")
+    ap.add_argument(
+        "--reference-year",
+        type=int,
+        default=None,
+        help="year of the newest dated document (default: read from the precompute tables, else 2025)",
+    )
+    ap.add_argument("--out", type=Path, default=ROOT / "evals" / "reports" / "stage2_reading.json")
+    ap.add_argument("--show-errors", action="store_true")
+    args = ap.parse_args(argv)
+    from radar_pipeline.config import get_settings
+
+    reader = QuestionReader.from_shared(get_settings().shared_dir, reference_year=args.reference_year or 2025)
+    report = {}
+    for name in ["dev", "heldout"] if args.set == "both" else [args.set]:
+        rep = score_reading(load_questions(SETS[name]), reader)
+        report[name] = rep
+        if args.show_errors:
+            for r in rep["rows"]:
+                bad = (not r["route_ok"]) or r.get("component_ok") is False or r.get("all_filters_ok") is False
+                if bad:
+                    print(
+                        json.dumps(
+                            {
+                                k: r.get(k)
+                                for k in ("id", "got_route", "got_components", "got_filters", "filters_ok", "expected")
+                            },
+                            ensure_ascii=False,
+                        ),
+                        file=sys.stderr,
+                    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1))
+    print(
+        json.dumps(
+            {k: {kk: vv for kk, vv in v.items() if kk != "rows"} for k, v in report.items()},
+            ensure_ascii=False,
+            indent=1,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,183 @@
+"""What a question asks for: a view of the dashboard, an explained answer, or both — and which view.
+
+The offline orchestrator's and visualizer's rules (the model proposes its own in LLM mode, and the
+visualizer validates it against the same closed lists). ``classify(question)`` returns an
+``Intent`` with the route and the components in the order a person expects them:
+
+* **explicit views** win: "matriz"/"mapa de calor" → heat matrix, "cuadrante" → quadrant, "red" →
+  network, "línea de tiempo"/"mes a mes" → timeline, "mapa"/"ubica" → the map that fits the content;
+* **questions that are views** without naming one: "¿dónde…?", "¿en qué departamentos se
+  concentran…?", "¿cuántos documentos nombran X?" → a map; "¿qué grupos operan en <municipio>?",
+  "¿en qué municipios hace presencia…?" → the armed-presence map; anything on early warnings →
+  the alerts map; "¿con qué actores aparece…?", "¿con quién…?", "junto a" → the network;
+  "¿qué crece…?", "ganan protagonismo", "emergentes" → the quadrant; "evolución del número de
+  documentos", "¿en qué años…?", "por año" → the timeline; "¿en qué categorías…?" → the matrix;
+* **content questions** ("¿qué dicen…?", "explica", "¿por qué…?", "resume", "¿qué riesgos
+  describen…?") are ``text``; with an explicit view as well they are ``both``.
+
+Measured on the Stage-2 question sets (``evals/stage2``): rules were written on the dev set and
+reported on the held-out set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from radar_pipeline.textfold import fold_question
+
+__all__ = ["Intent", "classify", "stated_phenomenon"]
+
+_SHOW = (
+    r"(?<!\w)(?:muestra\w*|muestrame\w*|muestralo|ensena\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
+    r"quiero ver|quisiera ver|necesito ver|me gustaria ver|ver en (?:el|un) mapa|ubica\w*|localiza\w*|"
+    r"en (?:el|un) mapa|tablero|dashboard|show me|plot|chart)"
+)
+_EXPLICIT = [
+    ("matriz_calor", r"(?<!\w)(?:matriz\w*|mapa de calor|heat ?map)"),
+    ("cuadrante", r"(?<!\w)cuadrante\w*|(?<!\w)quadrant"),
+    ("red_entidades", r"(?<!\w)(?:red|redes|grafo) de (?:actores|entidades|relaciones|coocurrencia|vinculos)|network"),
+    (
+        "linea_tiempo",
+        r"linea de tiempo|linea temporal|cronologia|timeline|mes a mes|ano a ano|serie de tiempo|serie temporal",
+    ),
+]
+_MAP_WORD = r"(?<!\w)(?:mapa\w*|map|ubica\w*|localiza\w*)(?!\w)"
+_ALERTS = r"alertas? temprana\w*|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|(?<!\w)alertas?(?!\w)"
+_PRESENCE = (
+    r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
+    r"(?:actores|organizaciones|estructuras) armad\w*|quien(?:es)? (?:opera|hace|hacen|controla)|controlan? (?:el|los) territorio"
+)
+_WHERE = (
+    r"(?<!\w)donde(?!\w)|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios)|"
+    r"que (?:paises|departamentos|municipios|lugares|regiones) (?:se |aparecen|son|recibieron|tienen)|"
+    r"(?:documentos|textos) (?:que )?(?:nombran|mencionan)|(?:nombran|mencionan|nombrad\w*|mencionad\w*) (?:a |al )?[a-z]|"
+    r"cuantos documentos|en cuantos documentos|se nombran|se mencionan|municipios colombianos"
+)
+_NETWORK = (
+    r"con (?:que|cuales) (?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|junto (?:a|con)|"
+    r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
+    r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|acompanan)|(?:aliados|socios) de"
+)
+_QUADRANT = (
+    r"(?<!\w)crec\w*|ganan? (?:peso|protagonismo|terreno|fuerza|relevancia)|emergent\w*|a la baja|al alza|"
+    r"en auge|pierden? (?:peso|protagonismo|relevancia|fuerza)|en declive|(?<!\w)disminu\w*|decrec\w*|"
+    r"intensidad|(?<!\w)suben|(?<!\w)bajan"
+)
+_TIMELINE = (
+    r"(?:evoluc\w*|ha cambiado|han cambiado|cambio|varia\w*) .{0,60}"
+    r"(?:documentos|publicaciones|menciones|textos|informes)|(?:documentos|publicaciones|menciones) .{0,40}"
+    r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|en que anos|por ano(?!\w)|cada ano|a lo largo del tiempo|"
+    r"evolucion (?:anual|temporal|en el tiempo)|en el tiempo"
+)
+_MATRIX = r"en que categorias|por categoria\w*|(?:tipos|clases) de (?:temas|entidades|actores)|categorias"
+_CONTENT = (
+    r"(?<!\w)(?:que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
+    r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que|porque|resume\w*|resumen|"
+    r"describe\w*|como (?:se |describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron|se comportan)|"
+    r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|las razones|"
+    r"situacion de riesgo|que sabemos|que informacion)"
+)
+
+_PHEN_SCOPE = {
+    "ai_military": r"(?<!\w)ia (?:militar|de defensa|en (?:el ambito |contextos? )?militar\w*)|inteligencia artificial "
+    r"(?:militar|de defensa|en (?:el ambito |contextos? )?militar\w*|y (?:la )?defensa)|ia aplicada a la defensa",
+    "space_security": r"seguridad espacial|temas espaciales|(?:asuntos|ambito|sector|dominio) espacial|espacio ultraterrestre|"
+    r"(?:documentos|textos) (?:de|sobre) (?:el )?espacio|orbita baja",
+    "territorial": r"(?:fenomeno|dinamicas?|documentos|eje|tema) territorial\w*|conflicto (?:armado|territorial)",
+}
+
+
+@dataclass
+class Intent:
+    """``route``: ``text`` | ``visualization`` | ``both``; ``components``: dashboard components in
+    the order a person expects them (empty for a pure text question); ``reasons``: which rule fired."""
+
+    route: str
+    components: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+
+def stated_phenomenon(question: str) -> str | None:
+    """The phenomenon the question names as its scope ("IA militar", "seguridad espacial",
+    "fenómeno territorial"), or None; implied topics (a drone, an armed group) do not count."""
+    folded = fold_question(question)
+    hits = [p for p, rx in _PHEN_SCOPE.items() if re.search(rx, folded)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _map_kind(folded: str, has_armed_group: bool) -> str:
+    if re.search(_ALERTS, folded):
+        return "mapa_alertas"
+    if re.search(_PRESENCE, folded) or (has_armed_group and re.search(r"municipios|donde", folded)):
+        return "mapa_presencia"
+    return "mapa_lugares"
+
+
+def _orig_offset(question: str, folded_pos: int) -> int:
+    """Offset in ``question`` of a position in its ``fold_question`` form (whitespace collapsed,
+    accents dropped: the folded text is never longer, so scan for the matching word count)."""
+    words_before = len(fold_question(question)[:folded_pos].split())
+    parts = question.split()
+    return len(" ".join(parts[:words_before]))
+
+
+def classify(question: str, *, has_armed_group: bool = False, has_place: bool = False) -> Intent:
+    """Route and components of ``question`` (rules; see the module doc). ``has_armed_group`` /
+    ``has_place``: the question names an armed group / a Colombian place (``QuestionFacts``)."""
+    folded = fold_question(question)
+    comps: list[str] = []
+    reasons: list[str] = []
+
+    def add(name: str, why: str) -> None:
+        if name not in comps:
+            comps.append(name)
+            reasons.append(f"{name}:{why}")
+
+    show = re.search(_SHOW, folded) is not None
+    content_at = re.search(_CONTENT, folded)
+    if show and content_at and content_at.start() > 0:
+        # "¿Qué grupos hay en El Bagre? Muéstramelo y explica cómo se relacionan…": the view is
+        # what the first part asks for; the explanation's words ("se relacionan") pick no view
+        head = classify(
+            question[: _orig_offset(question, content_at.start())], has_armed_group=has_armed_group, has_place=has_place
+        )
+        if head.components:
+            return Intent("both", head.components, head.reasons + ["vista de la primera parte"])
+    explicit_map = re.search(_MAP_WORD, folded) is not None and not re.search(r"mapa de calor", folded)
+    for name, rx in _EXPLICIT:
+        if re.search(rx, folded):
+            add(name, "explícito")
+    if explicit_map:
+        add(_map_kind(folded, has_armed_group), "mapa")
+    explicit = bool(comps)
+    content = re.search(_CONTENT, folded) is not None
+    # views a question asks for without naming them
+    if re.search(_MATRIX, folded):
+        add("matriz_calor", "categorías")
+    if re.search(_QUADRANT, folded) and not re.search(r"crecimiento economico", folded):
+        add("cuadrante", "tendencia")
+    if re.search(_TIMELINE, folded) or (show and re.search(r"evoluc\w*|tendencia|a lo largo|historia", folded)):
+        add("linea_tiempo", "evolución")
+    if re.search(_NETWORK, folded):
+        add("red_entidades", "relaciones")
+    alerts = re.search(_ALERTS, folded) is not None
+    presence = re.search(_PRESENCE, folded) is not None
+    where = re.search(_WHERE, folded) is not None
+    if alerts and (
+        where or show or has_place or re.search(r"hubo|cuantas|recibieron|emitid\w*|por departamento", folded)
+    ):
+        add("mapa_alertas", "alertas")
+    elif presence and (has_place or where or has_armed_group or re.search(r"grupos? armad|que grupos|quien", folded)):
+        add("mapa_presencia", "presencia")
+    elif where:
+        add(_map_kind(folded, has_armed_group), "dónde")
+    if not comps and show and not re.search(r"(?<!\w)(?:dime|di|cuentame|explicame)(?!\w)", folded):
+        add("linea_tiempo", "pide ver algo")  # "muéstrame …" names no view: the timeline of its topic
+    if not comps:
+        return Intent("text", [], ["sin vista"])
+    if content and not explicit and not show:
+        # "¿Cómo evolucionaron las políticas…?", "Compara la situación de riesgo…": an explained answer
+        return Intent("text", [], reasons + ["pregunta de contenido"])
+    route = "both" if content else "visualization"
+    return Intent(route, comps[:3], reasons)

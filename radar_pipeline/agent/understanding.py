@@ -1,0 +1,323 @@
+"""What a question names: its period, its places and its entities, resolved against Radar's own
+gazetteer and entity dictionary (the ones the precomputes count with), never a second list.
+
+``QuestionReader.read(question)`` returns ``QuestionFacts``:
+
+* ``period`` — ``periods.parse_period`` with the reader's ``reference_year`` (the newest dated
+  document) for relative expressions;
+* ``places`` — Colombian departments and municipalities (Bogotá D.C. apart from Cundinamarca) found
+  by ``precompute.places.Gazetteer`` with its rules: cue words ("el municipio de Arauca"), a
+  department written next to a municipality ("Toribío, Cauca"), homonyms, and decoys (every
+  entity alias, so "Autodefensas Gaitanistas de Colombia" names no place);
+* ``ambiguous`` — a name the gazetteer leaves ``unresolved`` ("La Unión": four departments):
+  never forced onto one, and the answer says so (``describe_ambiguity``);
+* ``entities`` — entries of ``precompute/data/entities.yaml`` (armed groups, actors, programs,
+  technologies) and countries other than Colombia (the corpus' default scope), as filter values:
+  the entity id, or ``country:<ISO3>``.
+
+A question typed without any capital letter ("que grupos operan en tumaco") is read with the case
+rules relaxed (``case_known=False``), since "written with a capital" is then no signal; acronyms
+that are also common words stay out (``_LOWER_ACRONYM_STOP``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from radar_pipeline.agent.periods import Period, parse_period
+from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
+from radar_pipeline.precompute.places import Gazetteer, Place, build_gazetteer
+from radar_pipeline.textfold import fold_phrase
+
+__all__ = ["QuestionFacts", "QuestionReader", "PlaceRef", "EntityRef", "AmbiguousPlace"]
+
+# acronyms that are also everyday words: never taken from an all-lower-case question
+_LOWER_ACRONYM_STOP = {"esa", "ese", "eso", "un", "us", "eu", "pla", "aeb", "ia", "ai", "la", "el", "mas", "ue"}
+_DEFAULT_SCOPE_COUNTRY = "COL"
+_TERRITORIAL_CUES = re.compile(
+    r"grupos? armad|presencia|municipio|alertas? temprana|defensoria|vereda|corregimiento|operan|opera en"
+)
+# entities that name Radar's own data sources (the alert system), never a filter of a view
+_NOT_A_FILTER = {"defensoria_del_pueblo", "sistema_alertas_tempranas", "ciprat"}
+# filter priority: who (groups, actors, countries) before what (programs, technologies)
+_TIER = {"armed_group": 0, "actor": 0, "country": 0, "program": 1, "technology": 1}
+
+
+@dataclass(frozen=True)
+class PlaceRef:
+    """A resolved place: gazetteer ``place_id`` (``department:52``, ``municipality:52835``)."""
+
+    place_id: str
+    name: str
+    level: str
+    matched: str
+    department_code: str | None = None
+
+
+@dataclass(frozen=True)
+class AmbiguousPlace:
+    """A place name with several gazetteer candidates and nothing in the question to choose."""
+
+    matched: str
+    candidates: tuple[str, ...]
+    labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    """An entity named by the question: dictionary ``entity_id`` or ``country:<ISO3>``."""
+
+    value: str
+    name: str
+    matched: str
+    kind: str  # "entity" | "country"
+    category: str = "country"  # dictionary category, or "country"
+
+
+@dataclass
+class QuestionFacts:
+    """What ``QuestionReader.read`` found; ``place``/``entity`` are the single filter values (None
+    when the question names none or several unrelated ones: one filter holds one value)."""
+
+    period: Period | None = None
+    places: list[PlaceRef] = field(default_factory=list)
+    ambiguous: list[AmbiguousPlace] = field(default_factory=list)
+    entities: list[EntityRef] = field(default_factory=list)
+
+    @property
+    def place(self) -> PlaceRef | None:
+        if not self.places:
+            return None
+        if len(self.places) == 1:
+            return self.places[0]
+        # "Toribío, Cauca" / "Puerto Asís, Putumayo": a municipality and its own department → the municipality
+        munis = [p for p in self.places if p.level == "municipality"]
+        depts = {p.place_id.split(":")[1] for p in self.places if p.level == "department"}
+        if len(munis) == 1 and all(p is munis[0] or p.level == "department" for p in self.places):
+            if depts <= {munis[0].department_code}:
+                return munis[0]
+        return None
+
+    @property
+    def entity(self) -> EntityRef | None:
+        """The one entity filter: the single "who" (armed group, actor, country) the question names,
+        else its single "what" (program, technology); None when several compete."""
+        usable = [e for e in self.entities if e.value not in _NOT_A_FILTER]
+        for tier in (0, 1):
+            at = list({e.value: e for e in usable if _TIER.get(e.category, 1) == tier}.values())
+            if len(at) == 1:
+                return at[0]
+            if len(at) > 1:
+                return None
+        return None
+
+    def describe_ambiguity(self) -> str:
+        """One Spanish sentence per ambiguous name ('' when none)."""
+        out = []
+        for a in self.ambiguous:
+            out.append(
+                f"«{a.matched}» puede ser {', '.join(a.labels[:-1])} o {a.labels[-1]}: no filtré por lugar; "
+                f"indique el departamento (por ejemplo «{a.matched}, {a.labels[0].split(' (')[-1].rstrip(')')}»)."
+                if len(a.labels) > 1
+                else f"«{a.matched}» es ambiguo: no filtré por lugar."
+            )
+        return " ".join(out)
+
+
+def _label(place: Place) -> str:
+    if place.level == "municipality":
+        return f"el municipio de {place.name} ({place.department_name})"
+    if place.level == "department":
+        return f"el departamento de {place.name}"
+    return f"el país {place.name}"
+
+
+class QuestionReader:
+    """Reads periods, places and entities of questions. Immutable after construction; thread-safe.
+
+    ``gazetteer``: ``precompute.places.build_gazetteer(<shared>/geo)`` (decoys added here);
+    ``entities``: ``precompute.entities.load_entity_dictionary()``; ``reference_year``: year of the
+    newest dated document (relative periods), or None when unknown."""
+
+    def __init__(self, gazetteer: Gazetteer | None, entities: EntityDictionary | None, reference_year: int | None):
+        self.entities = entities
+        self.gazetteer = gazetteer.with_decoys(entities.alias_phrases()) if gazetteer and entities else gazetteer
+        self.reference_year = reference_year
+
+    @classmethod
+    def default(cls) -> QuestionReader:
+        """A reader over ``RADAR_SHARED_DIR`` (``radar_pipeline.config``), no reference year."""
+        from radar_pipeline.config import get_settings
+
+        return _default_reader(str(get_settings().shared_dir))
+
+    @classmethod
+    def from_shared(cls, shared_dir: Path, reference_year: int | None = None) -> QuestionReader:
+        """Gazetteer from ``<shared_dir>/geo`` (none when missing) and the bundled entity dictionary."""
+        return cls(_gazetteer(str(shared_dir)), _entities(), reference_year)
+
+    def with_reference_year(self, year: int | None) -> QuestionReader:
+        """The same reader with another reference year (cheap: matchers are shared)."""
+        other = object.__new__(QuestionReader)
+        other.entities, other.gazetteer, other.reference_year = self.entities, self.gazetteer, year
+        return other
+
+    # ------------------------------------------------------------------ reading
+    def read(self, question: str, *, phenomenon: str | None = None) -> QuestionFacts:
+        """Period, places, ambiguous names and entities of ``question`` (see the module doc)."""
+        facts = QuestionFacts(period=parse_period(question, self.reference_year))
+        case_known = any(c.isupper() for c in question)
+        entity_spans = self._entities(question, facts, phenomenon, case_known)
+        self._places(question, facts, entity_spans, case_known)
+        return facts
+
+    def _entities(
+        self, question: str, facts: QuestionFacts, phenomenon: str | None, case_known: bool
+    ) -> list[tuple[int, int]]:
+        spans: list[tuple[int, int]] = []
+        if self.entities is None:
+            return spans
+        texts = [question] if case_known else [question, question.upper()]
+        seen: set[str] = set()
+        for text in texts:
+            for phen in [phenomenon] if phenomenon else ["territorial", "ai_military", "space_security"]:
+                for hit in self.entities.find(text, phenomenon=phen):
+                    if text is not question and fold_phrase(hit.matched) in _LOWER_ACRONYM_STOP:
+                        continue
+                    if hit.entity_id in seen:
+                        continue
+                    seen.add(hit.entity_id)
+                    ent = self.entities.entities[hit.entity_id]
+                    facts.entities.append(
+                        EntityRef(hit.entity_id, ent.name, question[hit.start : hit.end], "entity", ent.category)
+                    )
+                    spans.append((hit.start, hit.end))
+        return spans
+
+    def _places(
+        self, question: str, facts: QuestionFacts, entity_spans: list[tuple[int, int]], case_known: bool
+    ) -> None:
+        if self.gazetteer is None:
+            return
+        territorial = _TERRITORIAL_CUES.search(fold_phrase(question)) is not None
+        for hit in self.gazetteer.find(question, decoy_spans=entity_spans, case_known=case_known):
+            p = self._question_policy(hit, territorial)
+            if p is None:
+                cands = [self.gazetteer.places[c] for c in hit.candidates if c in self.gazetteer.places]
+                if len(cands) > 1:
+                    facts.ambiguous.append(
+                        AmbiguousPlace(hit.matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))
+                    )
+                continue
+            if p.level == "country":
+                if p.code != _DEFAULT_SCOPE_COUNTRY and not any(e.value == p.place_id for e in facts.entities):
+                    facts.entities.append(EntityRef(p.place_id, p.name, hit.matched, "country"))
+                continue
+            if not any(r.place_id == p.place_id for r in facts.places):
+                facts.places.append(PlaceRef(p.place_id, p.name, p.level, hit.matched, p.department_code))
+
+    def _question_policy(self, hit, territorial: bool) -> Place | None:
+        """The gazetteer's passage rules, read for a question (which is short and has no context):
+
+        1. a name with one candidate left unresolved only for lack of context ("Tibú") → that place;
+        2. a department and same-named municipalities, no municipality cue ("Nariño") → the
+           department, as a person reads it ("el municipio de Nariño" already resolved by the cue);
+        3. a country that is also a Colombian municipality ("Argelia") in a territorial question
+           (armed groups, presence, alerts, municipalities) → ambiguous, not the country;
+        4. anything else unresolved stays unresolved (``QuestionFacts.ambiguous``)."""
+        places = self.gazetteer.places
+        cands = [places[c] for c in hit.candidates if c in places]
+        if hit.place is not None:
+            if hit.resolution == "country_default" and territorial and any(c.level == "municipality" for c in cands):
+                return None
+            return hit.place
+        if len(cands) == 1:
+            return cands[0]
+        depts = [c for c in cands if c.level == "department"]
+        if len(depts) == 1 and all(c.level in ("department", "municipality") for c in cands):
+            return depts[0]
+        return None
+
+    # ------------------------------------------------------------------ values
+    def resolve_place(self, value: str) -> str | None:
+        """A filter value (place id, or a name such as ``narino``/``Tumaco``) → ``place_id``; None
+        when unknown or ambiguous."""
+        if self.gazetteer is None or not value:
+            return None
+        if value in self.gazetteer.places:
+            return value
+        key = fold_phrase(value)
+        if key in ("bogota", "bogota d.c.", "bogota dc"):
+            return "municipality:11001"
+        found = [
+            p
+            for p in self.gazetteer.places.values()
+            if fold_phrase(p.name) == key or any(fold_phrase(t) == key for t, _ in p.aliases)
+        ]
+        for level in ("department", "municipality", "country"):
+            at = [p for p in found if p.level == level]
+            if len(at) == 1:
+                return at[0].place_id
+            if len(at) > 1:
+                return None
+        return None
+
+    def resolve_entity(self, value: str) -> str | None:
+        """A filter value (entity id, ``country:ISO3``, or a name/alias) → canonical value; None when unknown."""
+        if not value:
+            return None
+        if self.entities is not None:
+            if value in self.entities.entities:
+                return value
+            key = fold_phrase(value)
+            for ent in self.entities.entities.values():
+                if fold_phrase(ent.name) == key or fold_phrase(ent.entity_id.replace("_", " ")) == key:
+                    return ent.entity_id
+                if any(not a.regex and fold_phrase(a.text) == key for a in ent.aliases):
+                    return ent.entity_id
+        if self.gazetteer is not None:
+            if value.startswith("country:") and value in self.gazetteer.places:
+                return value
+            pid = next(
+                (
+                    p.place_id
+                    for p in self.gazetteer.places.values()
+                    if p.level == "country"
+                    and (
+                        fold_phrase(p.name) == fold_phrase(value)
+                        or any(fold_phrase(t) == fold_phrase(value) for t, _ in p.aliases)
+                    )
+                ),
+                None,
+            )
+            return pid
+        return None
+
+    def place_name(self, place_id: str) -> str:
+        """Display name of a place id (the id itself when unknown)."""
+        p = self.gazetteer.places.get(place_id) if self.gazetteer else None
+        return p.name if p else place_id
+
+
+@functools.lru_cache(maxsize=4)
+def _gazetteer(shared_dir: str) -> Gazetteer | None:
+    """The gazetteer of ``<shared_dir>/geo`` (immutable; cached per directory), or None without it."""
+    geo = Path(shared_dir) / "geo"
+    if not (geo / "Divipola.csv").exists():
+        return None
+    return build_gazetteer(geo)
+
+
+@functools.lru_cache(maxsize=1)
+def _entities() -> EntityDictionary:
+    """The bundled entity dictionary (immutable; loaded once)."""
+    return load_entity_dictionary()
+
+
+@functools.lru_cache(maxsize=2)
+def _default_reader(shared_dir: str) -> QuestionReader:
+    """One immutable reader per shared directory (matchers are costly to compile)."""
+    return QuestionReader.from_shared(Path(shared_dir))
