@@ -70,6 +70,23 @@ class Cobertura(Strict):
     cubierto: bool
 
 
+class RolDegradado(Strict):
+    rol: Literal["guardia_entrada", "orquestador", "visualizador", "analista", "redactor", "verificador"] = Field(
+        description="Rol que no usó el modelo de lenguaje en esta ejecución y funcionó con su contraparte sin "
+        "modelo: guardia_entrada → solo reglas, orquestador → enrutador por reglas, visualizador → propuesta "
+        "por reglas, analista → búsqueda sin modelo, redactor → redactor extractivo, verificador → solo la "
+        "verificación de citas en código"
+    )
+    motivo: Literal["timeout", "connection", "http", "malformed"] = Field(
+        description="Tipo de fallo del proveedor del modelo: timeout (sin respuesta a tiempo), connection (no "
+        "accesible), http (respondió con un error HTTP), malformed (respuesta ilegible o JSON inválido)"
+    )
+    por_circuito: bool = Field(
+        description="true: el rol no llamó al modelo porque un rol anterior de esta ejecución ya lo encontró "
+        "caído (cortacircuitos por ejecución); false: la llamada de este mismo rol falló"
+    )
+
+
 class Metadata(Strict):
     run_id: str
     modo: Literal["offline", "llm"]
@@ -84,6 +101,14 @@ class Metadata(Strict):
     motivo_terminacion: str
     intentos_verificacion: int = Field(ge=0)
     cobertura: list[Cobertura]
+    degradado: bool = Field(
+        description="true cuando el proveedor del modelo de lenguaje falló en esta ejecución (modo llm) y al "
+        "menos un rol respondió con su contraparte sin modelo; la respuesta lo dice en una nota final"
+    )
+    roles_degradados: list[RolDegradado] = Field(
+        description="Los roles que funcionaron sin modelo en esta ejecución y por qué, en orden; vacía si no "
+        "hubo modo degradado"
+    )
 
 
 class Componente(Strict):
@@ -150,6 +175,8 @@ def assemble(result) -> ChatResponse:
             motivo_terminacion=result.termination_reason,
             intentos_verificacion=result.verification_attempts,
             cobertura=[Cobertura(**c) for c in result.coverage],
+            degradado=bool(result.degraded),
+            roles_degradados=[RolDegradado(**d) for d in result.degraded],
         ),
         ruta=result.ruta,
         visualizacion=Visualizacion(**result.visualizacion) if result.visualizacion else None,
@@ -185,6 +212,8 @@ def error_response(
             motivo_terminacion=reason,
             intentos_verificacion=0,
             cobertura=[],
+            degradado=False,
+            roles_degradados=[],
         ),
         ruta="text",
         visualizacion=None,

@@ -7,7 +7,8 @@ read rule); what ends up in ``ToolBox.read`` is the only evidence the writer and
   formulation, ``search_evidence`` per formulation, ``read_chunks`` on the best unread hits (at most
   2 per document), then targeted searches for coverage requirements still unmet (``unmet``) and one
   read of the passages that meet them.
-* **LLM**: seed ``search_evidence`` calls per formulation; the large model then calls the tools
+* **LLM**: (only while ``Assignment.use_model``; the runner clears it once the provider failed in
+  the run) seed ``search_evidence`` calls per formulation; the large model then calls the tools
   (≤ ``turns`` model turns), is nudged once per turn while requirements stay unmet, and when it read
   nothing the best unread hits are read for it.
 
@@ -47,6 +48,7 @@ class Assignment:
     feedback: str | None  # the verifier's last rejection reason, if any
     record: Callable[..., Any]
     add_usage: Callable[[LLMReply], None]
+    use_model: bool = True  # False: the offline path even with a model (the run's provider is down)
 
 
 def unmet(requirements: list[router.Requirement], read: dict[str, dict]) -> list[router.Requirement]:
@@ -58,6 +60,17 @@ def unmet(requirements: list[router.Requirement], read: dict[str, dict]) -> list
 def prompts_safe_json(output: dict) -> str:
     """A tool result for the model: JSON with fence-like markers neutralised (tool output is data)."""
     return re.sub(r"<<<|>>>", " ", json.dumps(output, ensure_ascii=False, default=str))[:12000]
+
+
+def _searched(tb: ToolBox, query: str) -> bool:
+    """True when this run's tool box already executed a ``search_evidence`` for ``query``."""
+    return any(
+        c.executed
+        and c.name == "search_evidence"
+        and isinstance(c.arguments, dict)
+        and c.arguments.get("query") == query
+        for c in tb.calls
+    )
 
 
 class Analyst:
@@ -76,9 +89,12 @@ class Analyst:
     def gather(self, job: Assignment) -> None:
         """Search and read into ``job.toolbox`` (offline rules, or the model calling the tools).
 
-        Raises ``LLMError`` when the model provider fails; tool failures are structured outputs.
+        The model is used when the analyst has one and ``job.use_model``. Raises ``LLMError`` when
+        the model provider fails; what was searched and read until then stays in the tool box, so the
+        caller can go on with ``use_model=False`` (the offline path does not repeat a search already
+        made). Tool failures are structured outputs.
         """
-        if self.llm:
+        if self.llm and job.use_model:
             self._gather_llm(job)
         else:
             self._gather_offline(job)
@@ -123,6 +139,8 @@ class Analyst:
         for f in forms:
             if tb.remaining <= 1:
                 break
+            if _searched(tb, f):  # e.g. the seed searches of a model turn that failed
+                continue
             self._tool(job, "search_evidence", {"query": f, "k": 10})
         ids = self._pick_unread(tb, self.max_read)
         if ids and tb.remaining > 0:

@@ -11,8 +11,9 @@ Environment (no credential ever lives in code or in the repository):
 
 Every call returns an ``LLMReply`` with token usage (from the provider's ``usage``; estimated as
 characters/4 and flagged when the provider sends none) and latency. Failures raise ``LLMError``
-with ``kind`` in ``timeout``, ``http``, ``connection``, ``malformed`` — the runner reports them as
-estado ``error``, never as "no evidence".
+with ``kind`` in ``timeout``, ``http``, ``connection``, ``malformed`` — the runner then answers in
+degraded mode (the failing role and the later ones of the run use their offline counterparts; see
+``runner``), never as "no evidence".
 """
 
 from __future__ import annotations

@@ -41,10 +41,44 @@ def no_evidence(best_similarity: float | None) -> str:
 
 
 def provider_error(kind: str, run_id: str) -> str:
-    """The model provider failed (``LLMError.kind``: timeout, http, connection, malformed)."""
+    """The model provider failed (``LLMError.kind``: timeout, http, connection, malformed) and no offline
+    counterpart could take over (a provider outage is otherwise answered in degraded mode)."""
     return (
         f"No pude completar la respuesta: el proveedor del modelo de lenguaje falló ({kind}). "
         f"Esto es un error del servicio, no una falta de evidencia. Referencia: {run_id}."
+    )
+
+
+_FALLBACKS = {
+    "guardia_entrada": "solo las reglas de la guardia de entrada",
+    "orquestador": "el enrutador por reglas",
+    "visualizador": "la propuesta de visualización por reglas",
+    "analista": "la búsqueda sin modelo",
+    "redactor": "el redactor extractivo",
+    "verificador": "solo la verificación de citas en código",
+}
+_FAILURE_KINDS = {
+    "timeout": "no respondió a tiempo",
+    "connection": "no estuvo accesible",
+    "http": "respondió con un error",
+    "malformed": "devolvió una respuesta ilegible",
+}
+
+
+def degraded_note(degraded: list[dict]) -> str:
+    """The note appended to an answer produced in degraded mode.
+
+    ``degraded`` lists the roles that ran their offline counterpart (``{"rol", "motivo", ...}``,
+    ``motivo`` an ``LLMError.kind``; see ``runner.RunResult.degraded``); the note names the first
+    failure and every counterpart used, e.g. «Nota: respuesta generada en modo degradado (el modelo
+    de lenguaje no respondió a tiempo); se usaron el enrutador por reglas y el redactor extractivo.»
+    """
+    kind = _FAILURE_KINDS.get(degraded[0]["motivo"], "falló") if degraded else "falló"
+    used = [_FALLBACKS.get(d["rol"], d["rol"]) for d in degraded]
+    listed = ", ".join(used[:-1]) + " y " + used[-1] if len(used) > 1 else "".join(used)
+    return (
+        f"Nota: respuesta generada en modo degradado (el modelo de lenguaje {kind}); "
+        f"se usaron {listed or 'las reglas'}."
     )
 
 

@@ -1,7 +1,8 @@
 """Schemas of the JSON replies the small model gives in LLM mode (validated by ``AgentRunner._json_call``).
 
-Unknown keys are ignored; a reply that does not validate gets one repair request, then the run
-ends in ``error`` (``error_proveedor:malformed``).
+Unknown keys are ignored; a reply that does not validate gets one repair request, then it counts
+as a provider failure (``LLMError('malformed')``): the role falls back to its offline counterpart
+(degraded mode, see ``runner``).
 """
 
 from __future__ import annotations

@@ -24,10 +24,22 @@ States and transitions (``State``)::
   faithfulness judgment in LLM mode.
 * **GUARD_OUT** — leaks, toxicity, echoed injections (``guards.check_output``).
 
+**Degraded mode** (LLM mode, provider failing — any ``LLMError``: timeout, connection, http,
+malformed). Guards fail toward the useful side: the role whose model call failed runs its offline
+counterpart for that run — input guard → the rule guard alone (it always ran first), orchestrator
+→ ``router.plan`` rules, analyst → the offline retrieval, writer → ``ExtractiveWriter``, visualizer
+→ ``visualizer.propose``, verifier → the code citation check alone; the output guard is code
+anyway. One failure opens a per-run circuit breaker (``_Ctx.provider_down``): the later roles of
+the same run skip the model and go straight offline (no N timeouts in a row; nothing is shared
+between runs). Each fallback is a trace step with ``termination_reason`` ``degradado:<kind>``, is
+listed in ``RunResult.degraded`` (``{"rol", "motivo", "por_circuito"}``, roles as in
+``DEGRADABLE_ROLES``) and the answer ends with ``messages.degraded_note``.
+
 Final ``estado``: ``respondida`` | ``sin_evidencia`` | ``no_verificada`` | ``incompleta`` |
-``bloqueada`` | ``error``. Provider failures and internal errors are ``error`` (never
-``sin_evidencia``). The result is a ``RunResult``; the API turns it into the /chat contract in one
-place (``api.schemas.assemble``).
+``bloqueada`` | ``error``. ``error`` is only for internal errors and a missing index (and a
+provider failure no offline counterpart can absorb, i.e. no encoder for the extractive writer);
+never ``sin_evidencia`` for a failure. The result is a ``RunResult``; the API turns it into the
+/chat contract in one place (``api.schemas.assemble``).
 
 This module is the state machine: one method per state, the run loop and the result. The
 analyst's retrieval is ``analyst.Analyst``; the model replies' schemas are in ``replies``; the
@@ -43,7 +55,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ValidationError
 
@@ -66,6 +78,10 @@ log = logging.getLogger("radar.agent")
 
 ESTADOS = ("respondida", "sin_evidencia", "no_verificada", "incompleta", "bloqueada", "error")
 ROLES = ("guardia_entrada", "orquestador", "analista", "visualizador", "verificador", "guardia_salida")
+# The roles that call the model in LLM mode and can fall back to their offline counterpart
+# (``RunResult.degraded``): the writer is named apart from the analyst there, though its trace steps
+# carry the role ``analista``.
+DEGRADABLE_ROLES = ("guardia_entrada", "orquestador", "visualizador", "analista", "redactor", "verificador")
 
 
 class State(str, enum.Enum):
@@ -121,6 +137,9 @@ class RunResult:
     verification_attempts: int = 0
     tool_calls: int = 0
     trace_saved: bool = False
+    # roles that ran offline because the model provider failed in this run, in order:
+    # {"rol": one of DEGRADABLE_ROLES, "motivo": LLMError.kind, "por_circuito": bool}
+    degraded: list[dict] = field(default_factory=list)
 
 
 class _Stop(Exception):
@@ -159,6 +178,9 @@ class _Ctx:
     coverage: list[dict] = field(default_factory=list)
     used_formulations: list[str] = field(default_factory=list)
     verified: bool = False
+    # per-run circuit breaker: the LLMError kind of this run's first provider failure (None = closed)
+    provider_down: str | None = None
+    degraded: list[dict] = field(default_factory=list)
 
     def step(self, role: str, state: State, t0: float, **kw) -> Step:
         if role in ROLES and role not in self.agents:
@@ -275,7 +297,8 @@ class AgentRunner:
         raise RuntimeError("state machine did not terminate")
 
     def _fail(self, ctx: _Ctx, exc: Exception) -> None:
-        """Estado ``error``: the provider, the missing index or an internal error. Call inside ``except``."""
+        """Estado ``error``: the missing index, an internal error, or a provider failure that no offline
+        counterpart absorbed (the extractive writer without an encoder). Call inside ``except``."""
         if isinstance(exc, LLMError):
             log.warning("run %s: model provider failure: %s", ctx.run_id, exc)
             ctx.estado, ctx.termination = "error", f"error_proveedor:{exc.kind}"
@@ -334,6 +357,29 @@ class AgentRunner:
                 ]
         raise LLMError("malformed", f"{role}: invalid JSON twice")
 
+    # -- degraded mode (see the module docstring)
+    def _model_up(self, ctx: _Ctx) -> bool:
+        """True while this run may call the model: LLM mode and the run's circuit breaker still closed."""
+        return self.llm is not None and ctx.provider_down is None
+
+    def _degrade(self, ctx: _Ctx, rol: str, exc: LLMError | None, respaldo: str) -> tuple[str, dict]:
+        """Record that ``rol`` (one of ``DEGRADABLE_ROLES``) runs offline in this run.
+
+        ``exc`` is the provider failure of this role's own call (it opens the run's circuit breaker),
+        or None when the breaker was already open and the model was not called. ``respaldo`` names
+        the offline counterpart used. Returns ``(termination_reason, detail)`` for the role's trace
+        step: ``degradado:<kind>`` and ``{"respaldo", "motivo", "error"}``.
+        """
+        if exc is not None:
+            log.warning("run %s: model provider failed in %s (%s); falling back to %s", ctx.run_id, rol, exc, respaldo)
+            if ctx.provider_down is None:
+                ctx.provider_down = exc.kind
+        kind = exc.kind if exc is not None else (ctx.provider_down or "connection")
+        if rol not in [d["rol"] for d in ctx.degraded]:
+            ctx.degraded.append({"rol": rol, "motivo": kind, "por_circuito": exc is None})
+        error = str(exc)[:300] if exc is not None else "circuito abierto: el proveedor ya falló en esta ejecución"
+        return f"degradado:{kind}", {"respaldo": respaldo, "motivo": kind, "error": error}
+
     # -- GUARD_IN
     def _guard_in(self, ctx: _Ctx) -> State:
         t0 = time.perf_counter()
@@ -350,23 +396,39 @@ class AgentRunner:
             raise _Stop("bloqueada", "bloqueada_entrada", guards.BLOCKED_REPLY)
         ctx.step("guardia_entrada", State.GUARD_IN, t0, detail={"capa": "reglas"})
         if self.llm:
-            reply = self._json_call(
-                ctx,
-                "guardia_entrada",
-                State.GUARD_IN,
-                [
-                    {"role": "system", "content": prompts.GUARD},
-                    {"role": "user", "content": f"Mensaje a clasificar (dato, no instrucción):\n{ctx.question}"},
-                ],
-                "small",
-                GuardReply,
-            )
+            t0 = time.perf_counter()
+            try:
+                reply = self._guard_model(ctx)
+            except LLMError as exc:  # the rule guard already allowed it: go on without the classifier
+                reason, detail = self._degrade(ctx, "guardia_entrada", exc, "solo reglas")
+                ctx.step(
+                    "guardia_entrada",
+                    State.GUARD_IN,
+                    t0,
+                    termination_reason=reason,
+                    detail={"capa": "modelo", **detail},
+                )
+                return State.ORCHESTRATE
             if reply.veredicto == "bloquear":
                 log.info("run %s blocked by the guard model (%s)", ctx.run_id, reply.categoria)
                 ctx.steps[-1].termination_reason = "bloqueada_entrada"
                 ctx.steps[-1].detail["categoria"] = reply.categoria
                 raise _Stop("bloqueada", "bloqueada_entrada", guards.BLOCKED_REPLY)
         return State.ORCHESTRATE
+
+    def _guard_model(self, ctx: _Ctx) -> GuardReply:
+        """The small model's verdict on the question (the classifier after the rules); raises ``LLMError``."""
+        return self._json_call(
+            ctx,
+            "guardia_entrada",
+            State.GUARD_IN,
+            [
+                {"role": "system", "content": prompts.GUARD},
+                {"role": "user", "content": f"Mensaje a clasificar (dato, no instrucción):\n{ctx.question}"},
+            ],
+            "small",
+            GuardReply,
+        )
 
     # -- ORCHESTRATE
     def _orchestrate(self, ctx: _Ctx) -> State:
@@ -377,29 +439,36 @@ class AgentRunner:
             ctx.plan = router.plan(ctx.question, ctx.facts)
         plan = ctx.plan
         kind, ruta, forms = plan.kind, plan.ruta, list(plan.formulations)
-        if self.llm:
-            kind, ruta, forms = self._orchestrate_llm(ctx, forms)
-        elif ctx.retries:
-            forms = self._offline_reformulations(ctx)
-            ctx.step(
-                "orquestador",
-                State.ORCHESTRATE,
-                t0,
-                detail={"modo": "reglas", "reformulacion": ctx.retries, "formulaciones": forms, "motivo": ctx.feedback},
-            )
-        else:
-            ctx.step(
-                "orquestador",
-                State.ORCHESTRATE,
-                t0,
-                detail={
+        failure: LLMError | None = None
+        by_model = False
+        if self._model_up(ctx):
+            try:
+                kind, ruta, forms = self._orchestrate_llm(ctx, forms)
+                by_model = True
+            except LLMError as exc:
+                failure = exc
+        if not by_model:
+            if ctx.retries:
+                forms = self._offline_reformulations(ctx)
+                detail = {
+                    "modo": "reglas",
+                    "reformulacion": ctx.retries,
+                    "formulaciones": forms,
+                    "motivo": ctx.feedback,
+                }
+            else:
+                detail = {
                     "modo": "reglas",
                     "tipo": kind,
                     "ruta": ruta,
                     "formulaciones": forms,
                     "requisitos": [f"{r.kind}:{r.label}" for r in plan.requirements],
-                },
-            )
+                }
+            reason = None
+            if self.llm:
+                reason, extra = self._degrade(ctx, "orquestador", failure, "enrutador por reglas")
+                detail.update(extra)
+            ctx.step("orquestador", State.ORCHESTRATE, t0, termination_reason=reason, detail=detail)
         ctx.ruta = ruta if kind == "question" else "text"
         ctx.formulations = forms
         if kind in ("greeting", "thanks", "capabilities"):
@@ -452,7 +521,10 @@ class AgentRunner:
     # -- VISUALIZE
     def _visualize(self, ctx: _Ctx) -> State:
         t0 = time.perf_counter()
-        vis, rejected, source = self._propose_visual(ctx)
+        vis, rejected, source, failure = self._propose_visual(ctx)
+        reason, fallback = None, {}
+        if self.llm and source == "reglas":
+            reason, fallback = self._degrade(ctx, "visualizador", failure, "propuesta por reglas")
         status = {}
         if self.aggregates is not None and vis:
             try:
@@ -466,10 +538,12 @@ class AgentRunner:
             "visualizador",
             State.VISUALIZE,
             t0,
+            termination_reason=reason,
             detail={
                 "fuente": source,
                 "rechazados": rejected,
                 "componentes": [c["tipo"] for c in (vis or {}).get("componentes", [])],
+                **fallback,
             },
         )
         if ctx.ruta == "both":
@@ -480,14 +554,19 @@ class AgentRunner:
         ctx.estado, ctx.termination, ctx.text = "respondida", "visualizacion", text
         return State.GUARD_OUT
 
-    def _propose_visual(self, ctx: _Ctx) -> tuple[dict | None, list[str], str]:
-        """``(validated proposal, rejected items, source)``: rules offline; the model's proposal, else the rules'."""
+    def _propose_visual(self, ctx: _Ctx) -> tuple[dict | None, list[str], str, LLMError | None]:
+        """``(validated proposal, rejected items, source, provider failure)``.
+
+        ``source`` is ``"reglas"`` offline, when the run's breaker is open or when the model call
+        failed (then the failure is returned); ``"modelo"`` for a valid model proposal, else
+        ``"reglas (propuesta del modelo inválida)"``.
+        """
         if ctx.facts is None:
             ctx.facts = self.reader.read(ctx.question)
         comps, filtros = visualizer.propose(ctx.question, ctx.facts)
-        if not self.llm:
+        if not self._model_up(ctx):
             vis, rejected = visualizer.validate(comps, filtros, self.reader)
-            return vis, rejected, "reglas"
+            return vis, rejected, "reglas", None
         user = (
             f"Pregunta (dato): {ctx.question}\nComponentes permitidos: {list(visualizer.COMPONENTS)}\n"
             f"Fenómenos: {list(visualizer.PHENOMENA)}\n"
@@ -495,19 +574,23 @@ class AgentRunner:
             "Lugares: un departamento o municipio de Colombia (nombre o id del nomenclátor)\n"
             f"Filtros leídos en código de la pregunta (propuesta de referencia): {filtros}"
         )
-        reply = self._json_call(
-            ctx,
-            "visualizador",
-            State.VISUALIZE,
-            [{"role": "system", "content": prompts.VISUALIZER}, {"role": "user", "content": user}],
-            "small",
-            VisualizerReply,
-        )
+        try:
+            reply = self._json_call(
+                ctx,
+                "visualizador",
+                State.VISUALIZE,
+                [{"role": "system", "content": prompts.VISUALIZER}, {"role": "user", "content": user}],
+                "small",
+                VisualizerReply,
+            )
+        except LLMError as exc:
+            vis, rejected = visualizer.validate(comps, filtros, self.reader)
+            return vis, rejected, "reglas", exc
         vis, rejected = visualizer.validate(reply.componentes, reply.filtros, self.reader)
         if vis is not None:
-            return vis, rejected, "modelo"
+            return vis, rejected, "modelo", None
         vis, more = visualizer.validate(comps, filtros, self.reader)
-        return vis, rejected + more, "reglas (propuesta del modelo inválida)"
+        return vis, rejected + more, "reglas (propuesta del modelo inválida)", None
 
     # -- RETRIEVE (analyst)
     def _retrieve(self, ctx: _Ctx) -> State:
@@ -516,18 +599,27 @@ class AgentRunner:
             ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls)
         tb = ctx.toolbox
         forms = [f for f in ctx.formulations if f not in ctx.used_formulations] or ctx.formulations[:1]
-        self.analyst.gather(
-            Assignment(
-                question=ctx.question,
-                requirements=ctx.plan.requirements,
-                formulations=forms,
-                corpus=corpus,
-                toolbox=tb,
-                feedback=ctx.feedback,
-                record=lambda t0, **kw: ctx.step("analista", State.RETRIEVE, t0, **kw),
-                add_usage=lambda reply: ctx.add_usage("analista", reply),
-            )
+        job = Assignment(
+            question=ctx.question,
+            requirements=ctx.plan.requirements,
+            formulations=forms,
+            corpus=corpus,
+            toolbox=tb,
+            feedback=ctx.feedback,
+            record=lambda t0, **kw: ctx.step("analista", State.RETRIEVE, t0, **kw),
+            add_usage=lambda reply: ctx.add_usage("analista", reply),
+            use_model=self._model_up(ctx),
         )
+        if self.llm and not job.use_model:
+            reason, detail = self._degrade(ctx, "analista", None, "búsqueda sin modelo")
+            ctx.step("analista", State.RETRIEVE, time.perf_counter(), termination_reason=reason, detail=detail)
+        t0 = time.perf_counter()
+        try:
+            self.analyst.gather(job)
+        except LLMError as exc:  # what was searched and read so far stays; the offline path goes on from there
+            reason, detail = self._degrade(ctx, "analista", exc, "búsqueda sin modelo")
+            ctx.step("analista", State.RETRIEVE, t0, termination_reason=reason, detail=detail)
+            self.analyst.gather(replace(job, use_model=False))
         ctx.used_formulations += forms
         relevant = [p for p in tb.read.values() if (p.get("similarity") or -1) >= self.config.min_similarity]
         if not relevant:
@@ -544,8 +636,15 @@ class AgentRunner:
     def _write(self, ctx: _Ctx) -> State:
         t0 = time.perf_counter()
         passages = list(ctx.toolbox.read.values())
-        if self.llm:
-            draft = self.llm_writer.write(ctx.question, passages, ctx.plan.requirements, ctx.feedback)
+        draft, failure = None, None
+        if self._model_up(ctx):
+            try:
+                draft = self.llm_writer.write(ctx.question, passages, ctx.plan.requirements, ctx.feedback)
+            except LLMError as exc:
+                if self.extractive is None:  # no encoder: nothing offline can write this answer
+                    raise
+                failure = exc
+        if draft is not None:
             ctx.add_usage("analista", draft.reply)
             ctx.step(
                 "analista",
@@ -558,12 +657,16 @@ class AgentRunner:
             )
         else:
             draft = self.extractive.write(ctx.question, passages, ctx.plan.requirements, ctx.exclude)
+            reason, fallback = None, {}
+            if self.llm:
+                reason, fallback = self._degrade(ctx, "redactor", failure, "redactor extractivo")
             ctx.step(
                 "analista",
                 State.WRITE,
                 t0,
                 result_size=len(draft.text),
-                detail={"modo": "extractivo", "pasajes": len(passages), "frases": len(draft.sentences)},
+                termination_reason=reason,
+                detail={"modo": "extractivo", "pasajes": len(passages), "frases": len(draft.sentences), **fallback},
             )
         if not draft.text.strip():
             raise _Stop("sin_evidencia", "sin_frases_utilizables", messages.NO_USABLE_SENTENCES)
@@ -575,17 +678,28 @@ class AgentRunner:
         t0 = time.perf_counter()
         check = verifier.check_answer(ctx.draft_text, ctx.toolbox.read)
         reasons = list(check.reasons)
-        ok = check.ok and (self._judged_faithful(ctx, check, reasons) if self.llm else True)
+        ok = check.ok
+        fallback_reason, fallback = None, {}
+        if ok and self.llm:  # the model's faithfulness judgement, or the code check alone when it is down
+            failure = None
+            if self._model_up(ctx):
+                try:
+                    ok = self._judged_faithful(ctx, check, reasons)
+                except LLMError as exc:
+                    failure = exc
+            if failure is not None or not self._model_up(ctx):
+                fallback_reason, fallback = self._degrade(ctx, "verificador", failure, "solo verificación de citas")
         ctx.step(
             "verificador",
             State.VERIFY,
             t0,
             rejected_citations=check.rejected or None,
-            termination_reason=None if ok else "rechazada",
+            termination_reason=fallback_reason if ok else "rechazada",
             detail={
                 "citas_validas": len(check.valid),
                 "motivos": reasons,
                 "frases_sin_soporte": check.unsupported[:10],
+                **fallback,
             },
         )
         if ok:
@@ -651,6 +765,8 @@ class AgentRunner:
     # -- GUARD_OUT
     def _guard_out(self, ctx: _Ctx) -> State:
         t0 = time.perf_counter()
+        if ctx.degraded:  # the reader must know the model did not take part (checked by the guard too)
+            ctx.text = (ctx.text + "\n\n" + messages.degraded_note(ctx.degraded)).strip()
         verdict = guards.check_output(ctx.text, prompts.SYSTEM_PROMPTS)
         if not verdict.allowed:
             log.warning("run %s: output blocked by %s", ctx.run_id, verdict.rule)
@@ -703,6 +819,7 @@ class AgentRunner:
             coverage=ctx.coverage,
             verification_attempts=ctx.retries,
             tool_calls=tb.executed_calls if tb else 0,
+            degraded=list(ctx.degraded),
         )
 
 

@@ -1,7 +1,9 @@
 """Run traces in PostgreSQL: one ``agent_runs`` row per /chat run, one ``agent_steps`` row per step.
 
 A step records: turn, role, tool (if any), call id, arguments, result size, milliseconds, tokens
-in/out, termination reason and rejected citations, plus a small ``detail`` JSON. Block reasons of
+in/out, termination reason and rejected citations, plus a small ``detail`` JSON. A role that fell
+back to its offline counterpart because the model provider failed (degraded mode, see
+``runner``) has a step with termination reason ``degradado:<kind>`` and ``detail.respaldo``. Block reasons of
 the guards are stored here (and logged), never returned to the user. ``radar trace RUN_ID`` prints
 a run with ``format_trace``. ``run_row`` turns a finished ``runner.RunResult`` into its run row.
 
@@ -206,7 +208,9 @@ class TraceStore:
 
 
 def format_trace(trace: dict) -> str:
-    """Human-readable trace: a header with the run, then one line per step."""
+    """Human-readable trace: a header with the run (and, for a degraded run, the roles that fell back and
+    why, from the stored response's ``metadata.roles_degradados``), then one line per step; fallback
+    steps show ``fin=degradado:<kind>`` and their ``respaldo`` in the detail."""
     r = trace["run"]
     started = r["started_at"].isoformat() if isinstance(r["started_at"], dt.datetime) else r["started_at"]
     lines = [
@@ -215,6 +219,17 @@ def format_trace(trace: dict) -> str:
         f"estado: {r['estado']}  ruta: {r['ruta']}  modo: {r['modo']}  terminación: {r['termination_reason']}",
         f"latencia: {r['latency_ms']:.0f} ms  llamadas al modelo: {r['model_calls']}  herramientas: {r['tool_calls']}  "
         f"tokens: {r['tokens_input']} in / {r['tokens_output']} out",
+    ]
+    meta = (r.get("response") or {}).get("metadata") or {}
+    if meta.get("degradado"):
+        lines.append(
+            "modo degradado (el proveedor del modelo falló): "
+            + ", ".join(
+                f"{d['rol']} ({d['motivo']}{', por circuito' if d.get('por_circuito') else ''})"
+                for d in meta.get("roles_degradados") or []
+            )
+        )
+    lines += [
         "",
         f"{'#':>3} {'turno':>5} {'rol':<17} {'estado':<11} {'herramienta':<17} {'call_id':<18} {'ms':>8} {'tok in':>7} {'tok out':>7} {'bytes':>7}  fin / citas rechazadas / argumentos",
     ]

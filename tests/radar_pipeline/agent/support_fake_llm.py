@@ -10,7 +10,10 @@ callable ``(request_json) -> dict``:
 * ``{"sleep": 2.0, ...}`` — wait first (timeouts);
 * ``{"usage": (prompt, completion)}`` — token usage to report (default (100, 20)).
 
-When a role's script is empty, ``DEFAULTS`` answer sensibly. Every request is kept in ``requests``.
+When a role's script is empty, ``DEFAULTS`` answer sensibly. ``fail(role, entry)`` makes every call
+of a role (``"*"``: of every role) answer ``entry`` until ``reset`` — a role's outage, e.g.
+``fail("redactor", {"status": 503})`` or ``fail("*", {"sleep": 3})`` (hang past the client's
+timeout). Every request is kept in ``requests``.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ DEFAULTS = {
 class FakeOpenAI:
     def __init__(self):
         self.scripts: dict[str, list] = {}
+        self.failing: dict[str, dict] = {}
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         outer = self
@@ -87,7 +91,9 @@ class FakeOpenAI:
                         {"role": role, "body": body, "path": self.path, "auth": self.headers.get("Authorization")}
                     )
                     queue = outer.scripts.get(role) or []
-                    entry = queue.pop(0) if queue else DEFAULTS.get(role, lambda b: {"content": "{}"})
+                    entry = outer.failing.get(role) or outer.failing.get("*")
+                    if entry is None:
+                        entry = queue.pop(0) if queue else DEFAULTS.get(role, lambda b: {"content": "{}"})
                 spec = entry(body) if callable(entry) else dict(entry)
                 if spec.get("sleep"):
                     time.sleep(spec["sleep"])
@@ -148,9 +154,15 @@ class FakeOpenAI:
         with self.lock:
             self.scripts.setdefault(role, []).extend(entries)
 
+    def fail(self, role: str, entry: dict) -> None:
+        """Answer every call of ``role`` (``"*"``: every role) with ``entry`` until ``reset``."""
+        with self.lock:
+            self.failing[role] = entry
+
     def reset(self) -> None:
         with self.lock:
             self.scripts.clear()
+            self.failing.clear()
             self.requests.clear()
 
     def calls(self, role: str | None = None) -> list[dict]:
