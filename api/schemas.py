@@ -132,14 +132,40 @@ class Visualizacion(Strict):
     filtros: Filtros
 
 
+class CitaPremisa(Strict):
+    doc_id: str = Field(description="Documento del pasaje que confirma o contradice la premisa")
+    chunk_id: str = Field(description="Pasaje leído en esta ejecución que confirma o contradice la premisa")
+
+
+class Premisa(Strict):
+    """Lo que la pregunta da por cierto y lo que la evidencia leída dice de ello."""
+
+    texto: str = Field(description="La premisa tal como la formula la pregunta (p. ej. «China nunca ha realizado…»)")
+    estado: Literal["verdadera", "falsa", "no_verificada"] = Field(
+        description="«falsa» solo con un pasaje leído que la contradice; «verdadera» solo con uno que la afirma; "
+        "si no, «no_verificada»"
+    )
+    cita: CitaPremisa | None = Field(description="El pasaje citado; null cuando estado es «no_verificada»")
+    fragmento: str | None = Field(
+        description="La frase del pasaje citado, literal, que la contradice o la afirma; null sin cita"
+    )
+
+
 class ChatResponse(Strict):
-    respuesta: str = Field(description="Texto con citas en línea [doc_id:chunk_id]")
+    respuesta: str = Field(
+        description="Texto con citas en línea [doc_id:chunk_id]; si la pregunta contiene una premisa, la primera "
+        "frase dice qué se sabe de ella"
+    )
     citas: list[Cita]
     evaluacion: Evaluacion
     metadata: Metadata
     ruta: Ruta
     visualizacion: Visualizacion | None
     conversacion_id: str
+    premisa: Premisa | None = Field(
+        description="La premisa de la pregunta y su verificación; null cuando la pregunta no contiene una premisa "
+        "(o la ejecución terminó bloqueada o en error)"
+    )
 
 
 def assemble(result) -> ChatResponse:
@@ -181,6 +207,7 @@ def assemble(result) -> ChatResponse:
         ruta=result.ruta,
         visualizacion=Visualizacion(**result.visualizacion) if result.visualizacion else None,
         conversacion_id=result.conversacion_id,
+        premisa=Premisa.model_validate(result.premisa) if result.premisa else None,
     )
 
 
@@ -218,6 +245,7 @@ def error_response(
         ruta="text",
         visualizacion=None,
         conversacion_id=conversacion_id or uuid.uuid4().hex,
+        premisa=None,
     )
 
 

@@ -39,6 +39,18 @@ class VerifierReply(_Reply):
     frases_sin_soporte: list[str] = Field(default_factory=list)
 
 
+class PremiseReply(_Reply):
+    """Premise check: a proposed verdict, the chunk id it rests on and the span quoted from it.
+
+    Only a proposal; ``premise.validate_proposal`` keeps it when the chunk was read, the span is in
+    it and the sentence holding it contradicts (``falsa``) or supports (``verdadera``) the premise.
+    """
+
+    estado: Literal["verdadera", "falsa", "no_verificada"] = "no_verificada"
+    chunk_id: str | None = None
+    fragmento: str | None = Field(None, max_length=2000)
+
+
 class VisualizerReply(_Reply):
     """Visualizer: proposed components and filters (closed lists checked by ``visualizer.validate``)."""
 

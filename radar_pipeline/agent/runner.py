@@ -21,7 +21,12 @@ States and transitions (``State``)::
 * **WRITE** (analyst) — extractive writer offline, large model otherwise; no tools either way.
 * **VISUALIZE** — 1–3 components + filters, closed lists validated in code.
 * **VERIFY** — citation check in code (``verifier.check_answer``), plus the small model's
-  faithfulness judgment in LLM mode.
+  faithfulness judgment in LLM mode. A question's premise (``premise.extract_premise``, found in
+  ORCHESTRATE and searched for in RETRIEVE) is judged here against the passages read: by code
+  offline (``premise.assess``); in LLM mode the small model proposes a verdict with a chunk id and a
+  quoted span, and code keeps it only if it validates (``premise.validate_proposal``). A cited
+  verdict's sentence must also pass ``verifier.check_answer``, else the premise is ``no_verificada``.
+  The answer opens with that one sentence (added in GUARD_OUT, so every shown answer has it).
 * **GUARD_OUT** — leaks, toxicity, echoed injections (``guards.check_output``).
 
 **Degraded mode** (LLM mode, provider failing — any ``LLMError``: timeout, connection, http,
@@ -60,11 +65,13 @@ from dataclasses import dataclass, field, replace
 from pydantic import BaseModel, ValidationError
 
 from radar_pipeline.agent import guards, messages, prompts, router, verifier, visualizer
+from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent.analyst import Analyst, Assignment, unmet
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMReply, parse_json_object
 from radar_pipeline.agent.replies import (
     GuardReply,
     OrchestratorReply,
+    PremiseReply,
     VerifierReply,
     VisualizerReply,
 )
@@ -72,7 +79,7 @@ from radar_pipeline.agent.tools import ToolBox
 from radar_pipeline.agent.trace import Step, TraceStore
 from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
-from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
+from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService, normalize_id
 
 log = logging.getLogger("radar.agent")
 
@@ -140,6 +147,7 @@ class RunResult:
     # roles that ran offline because the model provider failed in this run, in order:
     # {"rol": one of DEGRADABLE_ROLES, "motivo": LLMError.kind, "por_circuito": bool}
     degraded: list[dict] = field(default_factory=list)
+    premisa: dict | None = None  # premise.PremiseVerdict.contract(); None without a premise
 
 
 class _Stop(Exception):
@@ -181,6 +189,9 @@ class _Ctx:
     # per-run circuit breaker: the LLMError kind of this run's first provider failure (None = closed)
     provider_down: str | None = None
     degraded: list[dict] = field(default_factory=list)
+    premise: premises.Premise | None = None
+    premise_verdict: premises.PremiseVerdict | None = None
+    premise_basis: frozenset[str] = frozenset()  # the read chunk ids the verdict was made on
 
     def step(self, role: str, state: State, t0: float, **kw) -> Step:
         if role in ROLES and role not in self.agents:
@@ -477,6 +488,16 @@ class AgentRunner:
             )
         if kind == "off_topic":
             raise _Stop("sin_evidencia", "fuera_de_tema", messages.OFF_TOPIC_REPLY)
+        if not ctx.retries:
+            ctx.premise = premises.extract_premise(ctx.question)
+            if ctx.premise is not None and ctx.steps:
+                ctx.steps[-1].detail["premisa"] = {
+                    "texto": ctx.premise.text,
+                    "polaridad": ctx.premise.polarity,
+                    "forma": ctx.premise.kind,
+                    "terminos": list(ctx.premise.terms),
+                    "anios": list(ctx.premise.years),
+                }
         if ctx.retries:
             return State.RETRIEVE
         return State.VISUALIZE if ruta in ("visualization", "both") else State.RETRIEVE
@@ -609,6 +630,7 @@ class AgentRunner:
             record=lambda t0, **kw: ctx.step("analista", State.RETRIEVE, t0, **kw),
             add_usage=lambda reply: ctx.add_usage("analista", reply),
             use_model=self._model_up(ctx),
+            premise=ctx.premise if not ctx.retries else None,
         )
         if self.llm and not job.use_model:
             reason, detail = self._degrade(ctx, "analista", None, "búsqueda sin modelo")
@@ -675,6 +697,7 @@ class AgentRunner:
 
     # -- VERIFY
     def _verify(self, ctx: _Ctx) -> State:
+        self._assess_premise(ctx)
         t0 = time.perf_counter()
         check = verifier.check_answer(ctx.draft_text, ctx.toolbox.read)
         reasons = list(check.reasons)
@@ -707,6 +730,59 @@ class AgentRunner:
         if ctx.retries < self.config.max_retries:
             return self._reformulate(ctx, check, reasons)
         return self._ship_unverified(ctx, reasons)
+
+    def _assess_premise(self, ctx: _Ctx) -> None:
+        """Judge ``ctx.premise`` on the passages read (again only when more were read); one trace step."""
+        if ctx.premise is None or ctx.toolbox is None:
+            return
+        read = ctx.toolbox.read
+        if ctx.premise_verdict is not None and frozenset(read) == ctx.premise_basis:
+            return
+        ctx.premise_basis = frozenset(read)
+        if self.llm:
+            verdict, source = self._premise_llm(ctx, read), "modelo"
+        else:
+            verdict, source = premises.assess(ctx.premise, read), "reglas"
+        t0 = time.perf_counter()
+        if verdict.chunk_id:
+            check = verifier.check_answer(verdict.sentence(), read)
+            if not check.ok:
+                verdict = premises.unverified(ctx.premise, "cita_rechazada: " + "; ".join(check.reasons)[:200])
+        ctx.premise_verdict = verdict
+        ctx.step(
+            "verificador",
+            State.VERIFY,
+            t0,
+            detail={
+                "premisa": verdict.contract(),
+                "polaridad": ctx.premise.polarity,
+                "motivo": verdict.reason,
+                "fuente": source,
+                "pasajes": len(read),
+            },
+        )
+
+    def _premise_llm(self, ctx: _Ctx, read: dict[str, dict]) -> premises.PremiseVerdict:
+        """The small model's proposed verdict, validated by code; an invalid reply is ``no_verificada``."""
+        user = (
+            f"Premisa que la pregunta da por cierta (dato): {ctx.premise.text}\nPregunta (dato): {ctx.question}\n\n"
+            + prompts.fence_passages(list(read.values()))
+        )
+        try:
+            reply = self._json_call(
+                ctx,
+                "verificador",
+                State.VERIFY,
+                [{"role": "system", "content": prompts.PREMISE}, {"role": "user", "content": user}],
+                "small",
+                PremiseReply,
+            )
+        except LLMError as exc:
+            if exc.kind != "malformed":
+                raise
+            return premises.unverified(ctx.premise, "propuesta_no_validada: respuesta del modelo no válida")
+        chunk_id = normalize_id(reply.chunk_id or "").strip("[] ").split(":")[-1].strip() or None
+        return premises.validate_proposal(ctx.premise, reply.estado, chunk_id, reply.fragmento, read)
 
     def _judged_faithful(self, ctx: _Ctx, check: verifier.CheckResult, reasons: list[str]) -> bool:
         """The small model's faithfulness verdict on the cited passages; a rejection adds to ``reasons``/``check``."""
@@ -765,6 +841,10 @@ class AgentRunner:
     # -- GUARD_OUT
     def _guard_out(self, ctx: _Ctx) -> State:
         t0 = time.perf_counter()
+        if ctx.premise is not None and ctx.estado not in ("bloqueada", "error"):
+            if ctx.premise_verdict is None:  # the run ended before VERIFY: nothing was judged
+                ctx.premise_verdict = premises.unverified(ctx.premise, "sin_evaluar")
+            ctx.text = ctx.premise_verdict.sentence() + "\n\n" + ctx.text
         if ctx.degraded:  # the reader must know the model did not take part (checked by the guard too)
             ctx.text = (ctx.text + "\n\n" + messages.degraded_note(ctx.degraded)).strip()
         verdict = guards.check_output(ctx.text, prompts.SYSTEM_PROMPTS)
@@ -820,6 +900,7 @@ class AgentRunner:
             verification_attempts=ctx.retries,
             tool_calls=tb.executed_calls if tb else 0,
             degraded=list(ctx.degraded),
+            premisa=ctx.premise_verdict.contract() if shown and ctx.premise_verdict is not None else None,
         )
 
 

@@ -18,7 +18,17 @@ def test_chat_contract_is_strict(client):
     assert r.status_code == 200
     body = r.json()
     ChatResponse.model_validate(body)
-    assert set(body) == {"respuesta", "citas", "evaluacion", "metadata", "ruta", "visualizacion", "conversacion_id"}
+    assert set(body) == {
+        "respuesta",
+        "citas",
+        "evaluacion",
+        "metadata",
+        "ruta",
+        "visualizacion",
+        "conversacion_id",
+        "premisa",
+    }
+    assert body["premisa"] is None  # the question takes nothing for granted
     assert body["conversacion_id"] == "abc-1"
     m = body["metadata"]
     assert m["estado"] == "respondida" and m["tokens"] == {"input": 0, "output": 0, "total": 0} and m["latencia_ms"] > 0

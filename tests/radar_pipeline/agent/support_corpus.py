@@ -149,8 +149,9 @@ def doc_id_of(path: str) -> str:
     return hashlib.sha256(path.encode()).hexdigest()[:16]
 
 
-def corpus_rows(with_attacks: bool = True) -> list[dict]:
-    """Rows of the passage table (``radar_pipeline.stores.passages.PASSAGE_COLUMNS``)."""
+def corpus_rows(with_attacks: bool = True, drop: tuple[str, ...] = ()) -> list[dict]:
+    """Rows of the passage table (``radar_pipeline.stores.passages.PASSAGE_COLUMNS``); passages containing
+    any string of ``drop`` are left out (chunk ids of the others do not change)."""
     docs = list(DOCUMENTS)
     if with_attacks:
         for a in load_indirect():
@@ -161,6 +162,8 @@ def corpus_rows(with_attacks: bool = True) -> list[dict]:
     for path, title, phen, lang, passages in docs:
         did = doc_id_of(path)
         for seq, text in enumerate(passages):
+            if any(d in text for d in drop):
+                continue
             rows.append(
                 {
                     "chunk_id": f"{did}-{seq}",
@@ -177,15 +180,16 @@ def corpus_rows(with_attacks: bool = True) -> list[dict]:
     return rows
 
 
-def build_index(index_dir: Path, encoder, with_attacks: bool = True) -> list[dict]:
-    """Write passages.parquet, faiss.index and the BM25 index for the test corpus; returns the rows."""
+def build_index(index_dir: Path, encoder, with_attacks: bool = True, drop: tuple[str, ...] = ()) -> list[dict]:
+    """Write passages.parquet, faiss.index and the BM25 index for the test corpus (``drop`` as in
+    ``corpus_rows``); returns the rows."""
     import polars as pl
 
     from radar_pipeline.stores.bm25_store import Bm25Index
     from radar_pipeline.stores.faiss_store import build_flat_ip, save_index
     from radar_pipeline.stores.passages import save_passages
 
-    rows = corpus_rows(with_attacks)
+    rows = corpus_rows(with_attacks, drop)
     frame = pl.DataFrame(rows)
     texts = frame["text"].to_list()
     save_passages(frame, index_dir)

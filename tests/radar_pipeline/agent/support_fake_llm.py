@@ -64,6 +64,7 @@ DEFAULTS = {
     "analista": lambda b: {"content": "LISTO"} if any(m["role"] == "tool" for m in b["messages"]) else read_listed(b),
     "redactor": cite_first,
     "verificador": lambda b: {"content": '{"fiel": true, "motivo": "", "frases_sin_soporte": []}'},
+    "premisa": lambda b: {"content": '{"estado": "no_verificada", "chunk_id": null, "fragmento": null}'},
     "visualizador": lambda b: {
         "content": '{"componentes": ["linea_tiempo"], "filtros": {"fenomeno": "space_security"}}'
     },
