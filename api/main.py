@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.dashboard import mount as mount_dashboard
-from api.routes import aggregates, chat, documents, health, search
+from api.routes import aggregates, chat, documents, health, publications, search
 from api.schemas import error_response
 from radar_pipeline.agent.service import AgentService, ServiceSettings
 
@@ -47,7 +47,7 @@ def create_app(settings: ServiceSettings | None = None, *, service: AgentService
         "citada [doc_id:chunk_id]; endpoints de lectura compartidos con el tablero.",
     )
     app.state.service = svc
-    for r in (chat.router, search.router, documents.router, aggregates.router, health.router):
+    for r in (chat.router, search.router, documents.router, publications.router, aggregates.router, health.router):
         app.include_router(r)
     mount_dashboard(app)  # the dashboard page, its static files and read endpoints (/tablero/)
 

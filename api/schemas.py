@@ -337,6 +337,30 @@ class OutlineResponse(Strict):
     entries: list[OutlineEntry]
 
 
+class Publication(Strict):
+    doc_id: str = Field(description="Identificador del documento (16 hex del SHA-256 del archivo)")
+    title: str | None = Field(description="Título del documento")
+    collection: str | None = Field(
+        description="Colección de origen: código de institución de un id Codefest (F1-CSET-005 → CSET) "
+        "o la carpeta superior de la ruta en el corpus"
+    )
+    date: str | None = Field(description="Fecha de publicación AAAA, AAAA-MM o AAAA-MM-DD; null = sin fecha")
+    precision: Literal["year", "month", "day"] | None = Field(description="Precisión de la fecha")
+    date_rule: str | None = Field(description="Regla que produjo la fecha (nombre de archivo o carpeta)")
+    source_path: str = Field(description="Ruta del archivo en el corpus")
+    phenomenon: str | None = Field(description="Fenómeno del documento")
+    n_passages: int = Field(description="Pasajes del documento en el índice")
+
+
+class PublicationsResponse(Strict):
+    total: int = Field(description="Publicaciones que cumplen los filtros (antes de aplicar limit)")
+    items: list[Publication] = Field(description="Las publicaciones, de la más reciente a la más antigua")
+    date_source: str = Field(
+        description="De dónde salen las fechas: publication_dates (precómputo) o ruta (tabla no materializada)"
+    )
+    filters: dict[str, str] = Field(description="Filtros aplicados")
+
+
 class AggregateResponse(Strict):
     aggregate: str
     table: str

@@ -30,6 +30,7 @@ from typing import Any
 
 from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent import prompts, router
+from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.agent.llm import LLMClient, LLMReply
 from radar_pipeline.agent.tools import ToolBox, ToolCallRecord, openai_tools
 from radar_pipeline.retrieval.service import RetrievalService
@@ -60,6 +61,20 @@ def unmet(requirements: list[router.Requirement], read: dict[str, dict]) -> list
     """The requirements that no passage in ``read`` (chunk id → passage with ``text``) mentions."""
     texts = fold_question(" ".join(p["text"] for p in read.values()))
     return [r for r in requirements if not r.met_by(texts)]
+
+
+def for_model(output: dict) -> dict:
+    """A tool output as the model may see it: the text of a passage flagged as carrying instructions
+    (``suspicious``, or a search snippet that ``guards.scan_passage`` flags) is replaced by
+    ``prompts.WITHHELD``. The recorded output (trace, evaluation) keeps the original."""
+    if not isinstance(output, dict) or not output.get("passages"):
+        return output
+    shown = []
+    for p in output["passages"]:
+        if p.get("suspicious") or ("snippet" in p and not scan_passage(p["snippet"]).allowed):
+            p = {**p, **{k: prompts.WITHHELD for k in ("text", "snippet") if k in p}}
+        shown.append(p)
+    return {**output, "passages": shown}
 
 
 def prompts_safe_json(output: dict) -> str:
@@ -99,10 +114,14 @@ class Analyst:
         caller can go on with ``use_model=False`` (the offline path does not repeat a search already
         made). Tool failures are structured outputs.
         """
-        if self.llm and job.use_model:
-            self._gather_llm(job)
-        else:
-            self._gather_offline(job)
+        job.toolbox.reopen()
+        try:
+            if self.llm and job.use_model:
+                self._gather_llm(job)
+            else:
+                self._gather_offline(job)
+        finally:
+            job.toolbox.close()  # state answer: the writer has no tools
 
     # -- shared
     def _tool(self, job: Assignment, name: str, args: dict | str, call_id: str | None = None) -> ToolCallRecord:
@@ -116,7 +135,7 @@ class Analyst:
             arguments=rec.arguments,
             result_size=rec.result_size,
             termination_reason=(err or {}).get("code"),
-            detail={"ejecutada": rec.executed},
+            detail={"ejecutada": rec.executed, "cuenta": rec.counted, "estado_herramientas": rec.state},
         )
         return rec
 
@@ -208,17 +227,23 @@ class Analyst:
         tb = job.toolbox
         messages = self._seed_messages(job)
         for turn in range(self.turns):
-            if tb.remaining <= 0:
+            offered, state = tb.offered(), tb.state.value
+            if not offered:  # state answer (budget spent)
                 break
             t0 = time.perf_counter()
-            reply = self.llm.chat(messages, size="large", tools=openai_tools())
+            reply = self.llm.chat(messages, size="large", tools=openai_tools(offered))
             job.add_usage(reply)
             job.record(
                 t0,
                 tokens_input=reply.input_tokens,
                 tokens_output=reply.output_tokens,
                 result_size=len(reply.content),
-                detail={"model": reply.model, "tool_calls": len(reply.tool_calls)},
+                detail={
+                    "model": reply.model,
+                    "tool_calls": len(reply.tool_calls),
+                    "estado_herramientas": state,
+                    "herramientas_ofrecidas": list(offered),
+                },
             )
             if not reply.tool_calls:
                 missing = unmet(job.requirements, tb.read)
@@ -246,7 +271,9 @@ class Analyst:
             )
             for c in reply.tool_calls:
                 rec = self._tool(job, c.name, c.arguments, c.id)
-                messages.append({"role": "tool", "tool_call_id": rec.call_id, "content": prompts_safe_json(rec.output)})
+                messages.append(
+                    {"role": "tool", "tool_call_id": rec.call_id, "content": prompts_safe_json(for_model(rec.output))}
+                )
         if not tb.read and tb.remaining > 0:
             ids = self._pick_unread(tb, self.max_read)
             if ids:
@@ -266,7 +293,7 @@ class Analyst:
             seeds.append(self._tool(job, "search_evidence", {"query": f, "k": 8}))
         if job.premise is not None and tb.remaining > 2:
             seeds.append(self._tool(job, "search_evidence", {"query": premises.search_query(job.premise), "k": 8}))
-        found = [p for s in seeds for p in s.output.get("passages", [])]
+        found = [p for s in seeds for p in for_model(s.output).get("passages", [])]
         listing = "\n".join(
             f"- {p['chunk_id']} (doc {p['doc_id']}, «{p['title']}», p. {p['page']}, similitud "
             f"{p['similarity']}): {p['snippet'][:200]}"

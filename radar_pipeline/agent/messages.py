@@ -31,11 +31,17 @@ SMALL_TALK_REPLIES = {"greeting": GREETING_REPLY, "thanks": THANKS_REPLY, "capab
 NO_USABLE_SENTENCES = "Los pasajes recuperados no contienen frases que respondan a la pregunta con claridad."
 
 
-def no_evidence(best_similarity: float | None) -> str:
-    """No passage read reached the evidence threshold; ``best_similarity`` is the best raw cosine seen."""
+def no_evidence(best_similarity: float | None, withheld: int = 0) -> str:
+    """No passage read reached the evidence threshold; ``best_similarity`` is the best raw cosine seen,
+    ``withheld`` the relevant passages set aside because they carry instructions."""
     detail = f" (similitud del mejor pasaje: {best_similarity:.2f})" if best_similarity is not None else ""
+    note = (
+        f" Retiré {withheld} pasaje(s) pertinente(s) porque contenían instrucciones dirigidas al asistente."
+        if withheld
+        else ""
+    )
     return (
-        "No encontré en la base de conocimiento pasajes que respondan a esta pregunta" + detail + ". "
+        "No encontré en la base de conocimiento pasajes que respondan a esta pregunta" + detail + "." + note + " "
         "Prueba a reformularla o a precisar el fenómeno, el lugar o el periodo."
     )
 

@@ -7,7 +7,7 @@ States and transitions (``State``)::
     ORCHESTRATE ──greeting/thanks/capabilities/off-topic──────────► GUARD_OUT
        │ text ─────────────► RETRIEVE ─► WRITE ─► VERIFY ──ok──────► GUARD_OUT ─► DONE
        │ visualization ────► VISUALIZE ──────────────────────────► GUARD_OUT
-       │ both ─────────────► VISUALIZE ─► RETRIEVE …
+       │ both ─────────────► VISUALIZE ∥ RETRIEVE ─► WRITE …   (in parallel, see below)
        ▲                                           │ rejected (≤ 2 times)
        └──────────── reformulate with the reason ◄─┘ then ships as ``no_verificada``
 
@@ -16,10 +16,14 @@ States and transitions (``State``)::
   the trace).
 * **ORCHESTRATE** — route + up to 3 search formulations in one call (rules offline, small model
   otherwise); coverage requirements always come from code (``router.extract_requirements``).
-* **RETRIEVE** (analyst) — tools through ``tools.ToolBox`` (≤ 8 calls per run): discover
-  documents → discover evidence → read chunks → targeted searches for unmet requirements.
+* **RETRIEVE** (analyst) — tools through ``tools.ToolBox`` (≤ 8 calls per run), offered by tool
+  state: discover documents → discover evidence → read → answer (no tools); passages carrying
+  instructions are flagged when read and never reach a writer (the WRITE step counts them).
 * **WRITE** (analyst) — extractive writer offline, large model otherwise; no tools either way.
-* **VISUALIZE** — 1–3 components + filters, closed lists validated in code.
+* **VISUALIZE** — 1–3 components + filters, closed lists validated in code. On the ``both`` route
+  it runs at the same time as RETRIEVE (a two-thread pool per run, ``AgentConfig.parallel_both``);
+  each runs in its own branch of the run's context and their steps are joined in a fixed order
+  (visualizer, then analyst), so the trace does not depend on which finished first.
 * **VERIFY** — citation check in code (``verifier.check_answer``), plus the small model's
   faithfulness judgment in LLM mode. A question's premise (``premise.extract_premise``, found in
   ORCHESTRATE and searched for in RETRIEVE) is judged here against the passages read: by code
@@ -53,6 +57,7 @@ fixed texts the user reads are in ``messages``; trace rows are built and stored 
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import logging
 import re
@@ -60,6 +65,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ValidationError
@@ -116,6 +122,9 @@ class AgentConfig:
     # re-measured on the full corpus.
     min_similarity: float = 0.25
     max_transitions: int = 40
+    # Route "both": run VISUALIZE and RETRIEVE at once (a two-thread pool per run); False runs them
+    # one after the other (the measurement baseline).
+    parallel_both: bool = True
 
 
 # --------------------------------------------------------------------------- results
@@ -194,8 +203,6 @@ class _Ctx:
     premise_basis: frozenset[str] = frozenset()  # the read chunk ids the verdict was made on
 
     def step(self, role: str, state: State, t0: float, **kw) -> Step:
-        if role in ROLES and role not in self.agents:
-            self.agents.append(role)
         s = Step(
             step_no=len(self.steps) + 1,
             turn=self.turn,
@@ -204,13 +211,55 @@ class _Ctx:
             ms=round((time.perf_counter() - t0) * 1000, 2),
             **kw,
         )
+        self._append(s)
+        return s
+
+    def _append(self, s: Step) -> None:
+        """Add ``s`` as the next step (renumbered), note its role, send it to ``on_event``."""
+        s.step_no = len(self.steps) + 1
+        if s.role in ROLES and s.role not in self.agents:
+            self.agents.append(s.role)
         self.steps.append(s)
         if self.on_event:
             try:
                 self.on_event(s.public())
             except Exception:
                 log.warning("event consumer failed", exc_info=True)
-        return s
+
+    def fork(self) -> _Ctx:
+        """A branch of this run for a parallel state: same question, plan and limits; its own
+        steps, usage and lists (no events until ``join``), so branches share no mutable state."""
+        return dataclasses.replace(
+            self,
+            on_event=None,
+            steps=[],
+            usage={},
+            agents=[],
+            model_calls=0,
+            exclude=set(self.exclude),
+            coverage=[],
+            used_formulations=list(self.used_formulations),
+            degraded=list(self.degraded),
+        )
+
+    def join(self, branch: _Ctx) -> None:
+        """Append a finished branch's steps (renumbered, events sent now), roles and usage."""
+        for s in branch.steps:
+            self._append(s)
+        for role, u in branch.usage.items():
+            mine = self.usage.setdefault(role, {"input": 0, "output": 0, "calls": 0})
+            for k in mine:
+                mine[k] += u[k]
+        self.model_calls += branch.model_calls
+        # the per-run breaker: a provider failure in either branch holds for the rest of the run
+        self.provider_down = self.provider_down or branch.provider_down
+        for entry in (
+            branch.degraded[len(self.degraded) :]
+            if branch.degraded[: len(self.degraded)] == self.degraded
+            else branch.degraded
+        ):
+            if entry not in self.degraded:
+                self.degraded.append(entry)
 
     def add_usage(self, role: str, reply: LLMReply) -> None:
         u = self.usage.setdefault(role, {"input": 0, "output": 0, "calls": 0})
@@ -541,6 +590,42 @@ class AgentRunner:
 
     # -- VISUALIZE
     def _visualize(self, ctx: _Ctx) -> State:
+        if ctx.ruta == "both" and self.config.parallel_both:
+            return self._visualize_and_retrieve(ctx)
+        self._propose_and_record(ctx)
+        if ctx.ruta == "both":
+            return State.RETRIEVE
+        text, nothing_materialized = messages.visualization_reply(ctx.visual)
+        if nothing_materialized:
+            raise _Stop("incompleta", "agregados_no_materializados", text)
+        ctx.estado, ctx.termination, ctx.text = "respondida", "visualizacion", text
+        return State.GUARD_OUT
+
+    def _visualize_and_retrieve(self, ctx: _Ctx) -> State:
+        """Route ``both``: the visualizer and the analyst's retrieval at once, each in a branch of the
+        run (``_Ctx.fork``) on a two-thread pool owned by this run. The trace stays in a fixed order
+        whatever finishes first: the visualizer's steps, then the analyst's. A failure is raised in
+        that order too (the visualizer's first, as when they ran one after the other)."""
+        vis_branch, ret_branch = ctx.fork(), ctx.fork()
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="radar-both") as pool:
+            futures = [
+                pool.submit(self._propose_and_record, vis_branch),
+                pool.submit(self._retrieve, ret_branch),
+            ]
+            errors = [f.exception() for f in futures]
+        ctx.join(vis_branch)
+        ctx.visual = vis_branch.visual
+        ctx.join(ret_branch)
+        ctx.toolbox = ret_branch.toolbox
+        ctx.used_formulations = ret_branch.used_formulations
+        ctx.coverage = ret_branch.coverage
+        for exc in errors:
+            if exc is not None:
+                raise exc
+        return State.WRITE
+
+    def _propose_and_record(self, ctx: _Ctx) -> None:
+        """The visualizer's proposal, with each component's materialization, in ``ctx.visual`` and one step."""
         t0 = time.perf_counter()
         vis, rejected, source, failure = self._propose_visual(ctx)
         reason, fallback = None, {}
@@ -567,13 +652,6 @@ class AgentRunner:
                 **fallback,
             },
         )
-        if ctx.ruta == "both":
-            return State.RETRIEVE
-        text, nothing_materialized = messages.visualization_reply(vis)
-        if nothing_materialized:
-            raise _Stop("incompleta", "agregados_no_materializados", text)
-        ctx.estado, ctx.termination, ctx.text = "respondida", "visualizacion", text
-        return State.GUARD_OUT
 
     def _propose_visual(self, ctx: _Ctx) -> tuple[dict | None, list[str], str, LLMError | None]:
         """``(validated proposal, rejected items, source, provider failure)``.
@@ -617,7 +695,7 @@ class AgentRunner:
     def _retrieve(self, ctx: _Ctx) -> State:
         corpus = self._corpus()
         if ctx.toolbox is None:
-            ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls)
+            ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls, reader=self.aggregates)
         tb = ctx.toolbox
         forms = [f for f in ctx.formulations if f not in ctx.used_formulations] or ctx.formulations[:1]
         job = Assignment(
@@ -643,10 +721,16 @@ class AgentRunner:
             ctx.step("analista", State.RETRIEVE, t0, termination_reason=reason, detail=detail)
             self.analyst.gather(replace(job, use_model=False))
         ctx.used_formulations += forms
-        relevant = [p for p in tb.read.values() if (p.get("similarity") or -1) >= self.config.min_similarity]
+        above = [p for p in tb.read.values() if (p.get("similarity") or -1) >= self.config.min_similarity]
+        relevant = [p for p in above if not p.get("suspicious")]
         if not relevant:
+            withheld = len(above)
+            if withheld:  # only passages carrying instructions: say so in the trace
+                ctx.step("analista", State.RETRIEVE, time.perf_counter(), detail={"pasajes_retirados": withheld})
             raise _Stop(
-                "sin_evidencia", "sin_evidencia", messages.no_evidence(max(tb.discovered.values(), default=None))
+                "sin_evidencia",
+                "sin_evidencia",
+                messages.no_evidence(max(tb.discovered.values(), default=None), withheld),
             )
         missing = unmet(ctx.plan.requirements, tb.read)
         ctx.coverage = [
@@ -658,6 +742,7 @@ class AgentRunner:
     def _write(self, ctx: _Ctx) -> State:
         t0 = time.perf_counter()
         passages = list(ctx.toolbox.read.values())
+        withheld = sum(1 for p in passages if p.get("suspicious"))
         draft, failure = None, None
         if self._model_up(ctx):
             try:
@@ -675,7 +760,7 @@ class AgentRunner:
                 tokens_input=draft.reply.input_tokens,
                 tokens_output=draft.reply.output_tokens,
                 result_size=len(draft.text),
-                detail={"model": draft.reply.model, "pasajes": len(passages)},
+                detail={"model": draft.reply.model, "pasajes": len(passages), "pasajes_retirados": withheld},
             )
         else:
             draft = self.extractive.write(ctx.question, passages, ctx.plan.requirements, ctx.exclude)
@@ -688,7 +773,13 @@ class AgentRunner:
                 t0,
                 result_size=len(draft.text),
                 termination_reason=reason,
-                detail={"modo": "extractivo", "pasajes": len(passages), "frases": len(draft.sentences), **fallback},
+                detail={
+                    "modo": "extractivo",
+                    "pasajes": len(passages),
+                    "pasajes_retirados": withheld,
+                    "frases": len(draft.sentences),
+                    **fallback,
+                },
             )
         if not draft.text.strip():
             raise _Stop("sin_evidencia", "sin_frases_utilizables", messages.NO_USABLE_SENTENCES)
@@ -931,7 +1022,11 @@ def _citations(text: str, read: dict[str, dict]) -> list[dict]:
     """The numbered source list: each passage of ``read`` that ``text`` cites, once, in order of first citation."""
     citas: list[dict] = []
     for c in verifier.parse_citations(text):
-        if c.chunk_id in read and c.chunk_id not in [x["chunk_id"] for x in citas]:
+        if (
+            c.chunk_id in read
+            and not read[c.chunk_id].get("suspicious")
+            and c.chunk_id not in [x["chunk_id"] for x in citas]
+        ):
             p = read[c.chunk_id]
             citas.append(
                 {

@@ -6,17 +6,35 @@ same service, so a passage cannot differ between chat and dashboard.
 
 ``ToolBox`` is one run's tool contract (SPEC "Tool contract"):
 
-* four tools with strict JSON-schema arguments (``TOOL_ARGS``; ``openai_tools()`` exports them),
+* five tools with strict JSON-schema arguments (``TOOL_ARGS``; ``openai_tools()`` exports them),
   re-validated server-side with pydantic (``extra='forbid'``, strict types) before running;
 * ``read_chunks`` accepts 1–8 ids and a neighbour window 0–1, and rejects any id that no search
   (or outline) of this run returned, with a structured error ``{"code": "chunk_not_discovered"}``;
 * at most ``max_calls`` (8) executed calls per run; later calls get ``tool_budget_exhausted``;
 * every call (accepted or rejected) is kept in ``calls`` with its id, arguments, output and timing,
-  and the passages actually read are kept in ``read`` (the only ones a citation may point to).
+  and the passages actually read are kept in ``read`` (the only ones a citation may point to);
+* a passage read that carries instructions (``guards.scan_passage``) is marked ``suspicious``: the
+  writers never get it as evidence and the verifier rejects a citation of it.
+
+Tool states (``ToolState``), derived from what the run has found so far, in this order::
+
+    discover_documents ─► discover_evidence ─► read ─► answer
+
+* ``discover_documents`` — nothing found yet: only the search/list tools (``search_documents``,
+  ``search_evidence``, ``list_publications``);
+* ``discover_evidence`` — documents known (a document search or a listing returned some), no
+  passage yet: those plus ``document_outline``;
+* ``read`` — a search or outline returned passage ids: every tool, ``read_chunks`` included;
+* ``answer`` — the budget is spent or the analyst closed the round (``close``): no tools.
+
+``offered()`` is what the model is shown (``openai_tools(tb.offered())``); ``call`` still checks
+the state server-side: a tool not valid in the current state gets ``tool_not_available`` and
+counts toward the 8-call cap (as do executed calls; schema and unknown-tool errors do not).
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import time
 import uuid
@@ -27,15 +45,19 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from radar_pipeline.agent.guards import scan_passage
+from radar_pipeline.precompute.reader import PrecomputeReader
+from radar_pipeline.retrieval.publications import DATE_RE, PublicationQuery
 from radar_pipeline.retrieval.service import RetrievalService, normalize_id
+from radar_pipeline.vocabulary import Phenomenon
 
-__all__ = ["ToolBox", "openai_tools"]
+__all__ = ["STATE_TOOLS", "ToolBox", "ToolState", "openai_tools"]
 
 DOC_ID_RE = r"^[0-9a-f]{16}$"
 CHUNK_ID_RE = r"^[0-9a-f]{16}-[0-9]{1,6}$"
 DocId = Annotated[str, StringConstraints(pattern=DOC_ID_RE)]
 ChunkId = Annotated[str, StringConstraints(pattern=CHUNK_ID_RE)]
 Query = Annotated[str, StringConstraints(min_length=2, max_length=300)]
+DateBound = Annotated[str, StringConstraints(pattern=DATE_RE)]
 
 MAX_TOOL_CALLS = 8
 SNIPPET_CHARS = 320
@@ -75,12 +97,45 @@ class DocumentOutlineArgs(_Args):
     max_entries: int = Field(30, ge=1, le=60)
 
 
+class ListPublicationsArgs(_Args):
+    """List publications (one per document: doc_id, title, collection, publication date and the rule
+    that produced it, source path, phenomenon), newest first, with the total count. Filter by date
+    range (desde/hasta: YYYY, YYYY-MM or YYYY-MM-DD, inclusive), source collection (e.g. CSET, the
+    institution code of a Codefest id, or the corpus top folder) and phenomenon."""
+
+    desde: DateBound | None = None
+    hasta: DateBound | None = None
+    coleccion: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = None
+    fenomeno: Phenomenon | None = None
+    limit: int = Field(20, ge=1, le=50)
+
+
 TOOL_ARGS: dict[str, type[_Args]] = {
     "search_documents": SearchDocumentsArgs,
     "search_evidence": SearchEvidenceArgs,
     "read_chunks": ReadChunksArgs,
     "document_outline": DocumentOutlineArgs,
+    "list_publications": ListPublicationsArgs,
 }
+
+
+class ToolState(str, enum.Enum):
+    """Where a run's retrieval stands; decides which tools are offered (see the module docstring)."""
+
+    DISCOVER_DOCUMENTS = "discover_documents"
+    DISCOVER_EVIDENCE = "discover_evidence"
+    READ = "read"
+    ANSWER = "answer"
+
+
+_SEARCH = ("search_documents", "search_evidence", "list_publications")
+STATE_TOOLS: dict[ToolState, tuple[str, ...]] = {
+    ToolState.DISCOVER_DOCUMENTS: _SEARCH,
+    ToolState.DISCOVER_EVIDENCE: (*_SEARCH, "document_outline"),
+    ToolState.READ: (*_SEARCH, "document_outline", "read_chunks"),
+    ToolState.ANSWER: (),
+}
+"""The tools valid in each state, in the order they are offered."""
 
 
 def _strict_schema(model: type[BaseModel]) -> dict:
@@ -100,8 +155,10 @@ def _strict_schema(model: type[BaseModel]) -> dict:
     return clean(schema)
 
 
-def openai_tools() -> list[dict]:
-    """The four tools in OpenAI ``tools`` format, ``strict`` JSON schemas (no extra properties)."""
+def openai_tools(names: tuple[str, ...] | list[str] | None = None) -> list[dict]:
+    """The tools named in ``names`` (default: all five, in ``TOOL_ARGS`` order) in OpenAI ``tools``
+    format, ``strict`` JSON schemas (no extra properties). Raises ``KeyError`` on an unknown name."""
+    chosen = list(TOOL_ARGS) if names is None else list(names)
     return [
         {
             "type": "function",
@@ -112,13 +169,16 @@ def openai_tools() -> list[dict]:
                 "strict": True,
             },
         }
-        for name, model in TOOL_ARGS.items()
+        for name, model in ((n, TOOL_ARGS[n]) for n in chosen)
     ]
 
 
 # --------------------------------------------------------------------------- tool box
 @dataclass
 class ToolCallRecord:
+    """One tool call as made: ``executed`` it ran; ``counted`` it counts toward the cap (executed, or
+    refused because the tool is not valid in ``state``); ``state`` the tool state when it was made."""
+
     call_id: str
     name: str
     arguments: Any
@@ -127,37 +187,84 @@ class ToolCallRecord:
     ms: float
     result_size: int
     executed: bool
+    counted: bool = False
+    state: str = ToolState.DISCOVER_DOCUMENTS.value
 
 
 @dataclass
 class ToolBox:
-    """One run's tools over a ``RetrievalService``; see the module docstring for the contract."""
+    """One run's tools over a ``RetrievalService``; see the module docstring for the contract.
+
+    ``reader`` (optional) gives ``list_publications`` the materialized ``publication_dates``; without
+    it, or without the table, publications are dated from their paths.
+    """
 
     corpus: RetrievalService
     max_calls: int = MAX_TOOL_CALLS
+    reader: PrecomputeReader | None = None
     calls: list[ToolCallRecord] = field(default_factory=list)
     discovered: dict[str, float] = field(default_factory=dict)  # chunk_id → best similarity seen
+    known_docs: set[str] = field(default_factory=set)  # doc ids a search or listing returned
     read: OrderedDict[str, dict] = field(default_factory=OrderedDict)
+    closed: bool = False
 
     @property
     def executed_calls(self) -> int:
         return sum(c.executed for c in self.calls)
 
     @property
+    def used_calls(self) -> int:
+        """Calls that count toward ``max_calls`` (executed, or refused for the state)."""
+        return sum(c.counted for c in self.calls)
+
+    @property
     def remaining(self) -> int:
-        return self.max_calls - self.executed_calls
+        return self.max_calls - self.used_calls
+
+    @property
+    def state(self) -> ToolState:
+        """The current ``ToolState`` (see the module docstring)."""
+        if self.closed or self.remaining <= 0:
+            return ToolState.ANSWER
+        if self.discovered:
+            return ToolState.READ
+        if self.known_docs:
+            return ToolState.DISCOVER_EVIDENCE
+        return ToolState.DISCOVER_DOCUMENTS
+
+    def offered(self) -> tuple[str, ...]:
+        """The tool names valid in the current state (empty in ``answer``)."""
+        return STATE_TOOLS[self.state]
+
+    def close(self) -> None:
+        """Enter the ``answer`` state: no more tools this run."""
+        self.closed = True
+
+    def reopen(self) -> None:
+        """Leave ``answer`` after ``close`` (a reformulation round), if budget is left."""
+        self.closed = False
 
     def call(self, name: str, arguments: str | dict | None, call_id: str | None = None) -> ToolCallRecord:
         """Validate and run one tool call; never raises for bad input (structured errors instead)."""
         call_id = call_id or f"call_{uuid.uuid4().hex[:12]}"
         t0 = time.perf_counter()
         raw = arguments
-        executed = False
+        executed = counted = False
+        state = self.state
 
         def done(output: dict, ok: bool, args: Any) -> ToolCallRecord:
             size = len(json.dumps(output, ensure_ascii=False, default=str))
             rec = ToolCallRecord(
-                call_id, name, args, output, ok, round((time.perf_counter() - t0) * 1000, 2), size, executed
+                call_id,
+                name,
+                args,
+                output,
+                ok,
+                round((time.perf_counter() - t0) * 1000, 2),
+                size,
+                executed,
+                counted,
+                state.value,
             )
             self.calls.append(rec)
             return rec
@@ -168,9 +275,24 @@ class ToolBox:
                 False,
                 raw,
             )
-        if self.executed_calls >= self.max_calls:
+        if self.used_calls >= self.max_calls:
             return done(
                 {"error": {"code": "tool_budget_exhausted", "message": f"at most {self.max_calls} tool calls per run"}},
+                False,
+                raw,
+            )
+        if name not in STATE_TOOLS[state]:
+            counted = True
+            return done(
+                {
+                    "error": {
+                        "code": "tool_not_available",
+                        "message": f"{name!r} is not available in state {state.value!r}; this call counts toward "
+                        f"the {self.max_calls}-call budget",
+                        "state": state.value,
+                        "tools": list(STATE_TOOLS[state]),
+                    }
+                },
                 False,
                 raw,
             )
@@ -187,6 +309,10 @@ class ToolBox:
                 data["doc_ids"] = [normalize_id(c) if isinstance(c, str) else c for c in data["doc_ids"]]
             if name == "document_outline" and isinstance(data.get("doc_id"), str):
                 data["doc_id"] = normalize_id(data["doc_id"])
+            if name == "list_publications":
+                for k in ("desde", "hasta"):  # a bare year written as a number
+                    if isinstance(data.get(k), int) and not isinstance(data.get(k), bool):
+                        data[k] = str(data[k])
             args = TOOL_ARGS[name].model_validate(data)
         except (ValueError, ValidationError) as exc:
             errors = (
@@ -205,16 +331,28 @@ class ToolBox:
                 False,
                 raw,
             )
-        executed = True
+        executed = counted = True
         output = getattr(self, f"_run_{name}")(args)
         return done(output, "error" not in output or bool(output.get("passages")), args.model_dump())
 
     # -- implementations
     def _run_search_documents(self, a: SearchDocumentsArgs) -> dict:
-        return {"documents": self.corpus.search_documents(a.query, a.k)}
+        docs = self.corpus.search_documents(a.query, a.k)
+        self.known_docs.update(d["doc_id"] for d in docs)
+        return {"documents": docs}
+
+    def _run_list_publications(self, a: ListPublicationsArgs) -> dict:
+        q = PublicationQuery(a.desde, a.hasta, a.coleccion, a.fenomeno, a.limit)
+        try:
+            out = self.corpus.publications(q, self.reader)
+        except ValueError as exc:
+            return {"error": {"code": "invalid_arguments", "message": str(exc)}}
+        self.known_docs.update(i["doc_id"] for i in out["items"])
+        return out
 
     def _run_search_evidence(self, a: SearchEvidenceArgs) -> dict:
         hits = self.corpus.search_passages(a.query, a.k, a.doc_ids or None)
+        self.known_docs.update(h["doc_id"] for h in hits)
         for h in hits:
             self.discovered[h["chunk_id"]] = max(self.discovered.get(h["chunk_id"], -1.0), h["similarity"])
         return {

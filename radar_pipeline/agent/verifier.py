@@ -5,8 +5,9 @@ bracket (``[a:a-1; b:b-2]``), full-width brackets, odd hyphens (U+2010–U+2015,
 U+FF0D, soft hyphen) and spaces inside brackets; ``parse_citations`` normalises all of them
 (``tools.normalize_id``). ``check_answer`` then applies the rules that do not need a model:
 
-* every cited chunk must be among the passages actually read in this run (``read``), and its
-  ``doc_id`` must be the chunk's document — otherwise it is a *rejected citation*;
+* every cited chunk must be among the passages actually read in this run (``read``), its
+  ``doc_id`` must be the chunk's document, and it must not be ``suspicious`` (a passage carrying
+  instructions is never evidence) — otherwise it is a *rejected citation*;
 * the answer must carry at least one valid citation;
 * every content sentence must carry a citation;
 * quoted text (``«…»`` or ``"…"``) must appear verbatim in a passage it cites;
@@ -117,6 +118,8 @@ def _reject_reason(c: Citation, read: dict[str, dict]) -> str | None:
         return "id ilegible"
     if c.chunk_id not in read:
         return "pasaje no leído en esta ejecución"
+    if read[c.chunk_id].get("suspicious"):
+        return "pasaje retirado: contiene instrucciones"
     if c.doc_id and c.doc_id != read[c.chunk_id]["doc_id"]:
         return "doc_id no corresponde al chunk"
     return None
@@ -175,7 +178,11 @@ def canonicalize(text: str, read: dict[str, dict]) -> str:
         parsed = _parse_inner(inner)
         if not parsed:
             return "" if looks_like_citation(inner) else m.group(0)
-        good = [c for d, c in parsed if c in read and (d is None or d == read[c]["doc_id"])]
+        good = [
+            c
+            for d, c in parsed
+            if c in read and (d is None or d == read[c]["doc_id"]) and not read[c].get("suspicious")
+        ]
         return " ".join(f"[{read[c]['doc_id']}:{c}]" for c in dict.fromkeys(good))
 
     out = _BRACKET.sub(repl, text or "")

@@ -2,9 +2,10 @@
 
 ``ExtractiveWriter`` builds the answer from the best sentences of the passages actually read:
 
-1. sentences are split with ``radar_pipeline.sentences.split_sentences`` (pysbd, per language);
-   fragments, references/URLs, tables and any sentence carrying instructions (``guards.scan_passage``:
-   an indirect prompt injection planted in a document) are dropped;
+1. passages marked ``suspicious`` (``guards.scan_passage`` flagged them when read: an indirect
+   prompt injection planted in a document) are skipped whole; the others' sentences are split with
+   ``radar_pipeline.sentences.split_sentences`` (pysbd, per language); fragments, references/URLs,
+   tables and any sentence that itself carries instructions are dropped;
 2. each candidate is scored by the cosine of its vector with the question's (the same multilingual
    encoder as retrieval, so a Spanish question ranks English sentences) + 0.15 × the share of the
    question's keywords and glossary English terms it contains + 0.05 × its passage's similarity;
@@ -14,7 +15,8 @@
 4. the answer quotes each sentence verbatim («…», original language) followed by its citation
    ``[doc_id:chunk_id]``, then lists the sources. The verifier checks the quotes are verbatim.
 
-``LLMWriter`` sends the fenced passages (``prompts.fence_passages``) to the large model.
+``LLMWriter`` sends the fenced passages (``prompts.fence_passages``) to the large model; a
+``suspicious`` passage goes as a fenced notice without its text or id.
 """
 
 from __future__ import annotations
@@ -147,6 +149,8 @@ class ExtractiveWriter:
     def candidates(self, passages: list[dict], exclude: set[str] = frozenset()) -> list[tuple[str, dict]]:
         per_passage: list[list[tuple[str, dict]]] = []
         for p in passages:
+            if p.get("suspicious"):  # carries instructions: never evidence, not even its other sentences
+                continue
             sents = []
             for s in sentences_of(p.get("text") or "", p.get("language")):
                 s = " ".join(s.split())

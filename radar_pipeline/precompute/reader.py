@@ -312,6 +312,17 @@ class PrecomputeReader:
                 continue
         return out
 
+    # ------------------------------------------------------------------ publication dates
+    def publication_dates(self) -> dict[str, dict] | None:
+        """Current ``publication_dates`` rows by ``doc_id`` (``date``, ``year``, ``precision``,
+        ``rule``, ``source_kind``); None when the table is not materialized."""
+        t = T.publication_dates
+        stmt = sa.select(t.c.doc_id, t.c.date, t.c.year, t.c.precision, t.c.rule, t.c.source_kind).where(current(t))
+        try:
+            return {r["doc_id"]: r for r in self.rows(stmt, t)}
+        except NotMaterialized:
+            return None
+
     # ------------------------------------------------------------------ dictionary and gazetteer
     def find_entity(self, text: str) -> str | None:
         """The ``entity_id`` of the current dictionary entry whose id, name or an alias folds to

@@ -2,7 +2,7 @@
 
 ``RetrievalService`` wraps a ``radar_pipeline.retrieval.search.Searcher`` (the FAISS/BM25 stores
 and the passage table): passage search with the raw cosine similarity of each hit, document
-search, document outline, a window of ~80 passages around a chunk, passages by id. The API's
+search, document outline, the publication listing (``publications``), a window of ~80 passages around a chunk, passages by id. The API's
 ``/search`` and ``/documents`` endpoints and the agent's tools call the same methods, so a figure
 cannot differ between chat and dashboard.
 """
@@ -15,6 +15,9 @@ from collections import OrderedDict
 from typing import Any
 
 import numpy as np
+
+from radar_pipeline.precompute.reader import PrecomputeReader
+from radar_pipeline.retrieval.publications import PublicationQuery, list_publications
 
 _HYPHENS = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043]")
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff\\s]")
@@ -198,6 +201,15 @@ class RetrievalService:
             "first_position": start,
             "passages": [{**self.record(r), "position": start + i, "is_target": r == row} for i, r in enumerate(sel)],
         }
+
+    def publications(self, query: PublicationQuery, reader: PrecomputeReader | None = None) -> dict:
+        """Publications (one per document) by date range, collection and phenomenon, newest first.
+
+        ``query`` is a ``publications.PublicationQuery``; ``reader`` the precompute reader whose
+        ``publication_dates`` date them (None, or the table not materialized: dated from the paths).
+        See ``publications.list_publications`` for the result; raises ``ValueError`` on a bad range.
+        """
+        return list_publications(self, query, reader)
 
     def neighbours(self, row: int, window: int) -> list[int]:
         if window <= 0:

@@ -268,3 +268,73 @@ def test_real_precompute_schema_current_rows_and_highlights(db_client, agent_eng
         assert vis["visualizacion"]["componentes"][0]["materializado"] is True
     finally:
         tables.drop_precompute_schema(agent_engine)
+
+
+def test_publications_from_paths_without_database(client):
+    """No precompute table (no database): dated from the paths; filters, limit, order and errors."""
+    body = client.get("/publications", params={"fenomeno": "space_security", "limit": 2}).json()
+    assert body["date_source"] == "ruta" and body["total"] >= 5 and len(body["items"]) == 2
+    assert body["filters"] == {"fenomeno": "space_security"}
+    assert all(i["phenomenon"] == "space_security" and i["collection"] == "space_security" for i in body["items"])
+    one = client.get("/publications", params={"coleccion": "territorial", "limit": 200}).json()
+    assert one["total"] == 3 and {i["source_path"].split("/")[0] for i in one["items"]} == {"territorial"}
+    assert client.get("/publications", params={"desde": "2021"}).json()["total"] == 0
+    assert client.get("/publications", params={"desde": "21"}).status_code == 422
+    assert client.get("/publications", params={"fenomeno": "cocina"}).status_code == 422
+    r = client.get("/publications", params={"desde": "2022-05", "hasta": "2021"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_range"
+    assert "/publications" in client.get("/openapi.json").json()["paths"]
+
+
+def test_publications_from_the_precompute_table(db_client, agent_engine, agent_index):
+    """With ``publication_dates`` materialized: its dates and rules, newest first; two publications
+    of the same day stay apart by doc_id and path; the date range reads each date's own period."""
+    from radar_pipeline.precompute import tables
+
+    paths = {
+        "space_security/asat_debris.txt": ("2023-10-09", "day", "iso_date"),
+        "space_security/gnss_spoofing.txt": ("2023-10-09", "day", "iso_date"),
+        "space_security/dprk_space.txt": ("2021", "year", "year_in_name"),
+        "space_security/us_space_ops.txt": ("2023-10", "month", "iso_month"),
+    }
+    doc_of = {r["source_path"]: r["doc_id"] for r in agent_index[1]}
+    tables.drop_precompute_schema(agent_engine)
+    tables.ensure_precompute_schema(agent_engine)
+    try:
+        with agent_engine.begin() as conn:
+            conn.execute(
+                tables.publication_dates.insert(),
+                [
+                    {
+                        "row_hash": p,
+                        "run_id": "r1",
+                        "producer": "test@1",
+                        "doc_id": doc_of[p],
+                        "date": date,
+                        "year": int(date[:4]),
+                        "precision": prec,
+                        "rule": rule,
+                        "source_kind": "path",
+                        "source_path": p,
+                        "phenomenon": "space_security",
+                    }
+                    for p, (date, prec, rule) in paths.items()
+                ],
+            )
+        body = db_client.get("/publications", params={"fenomeno": "space_security", "limit": 10}).json()
+        assert body["date_source"] == "publication_dates"
+        dated = [(i["source_path"], i["date"], i["precision"], i["date_rule"]) for i in body["items"] if i["date"]]
+        assert dated == [
+            ("space_security/asat_debris.txt", "2023-10-09", "day", "iso_date"),
+            ("space_security/gnss_spoofing.txt", "2023-10-09", "day", "iso_date"),
+            ("space_security/us_space_ops.txt", "2023-10", "month", "iso_month"),
+            ("space_security/dprk_space.txt", "2021", "year", "year_in_name"),
+        ]
+        assert body["items"][0]["doc_id"] != body["items"][1]["doc_id"]
+        assert [i["date"] for i in body["items"][4:]] == [None] * (len(body["items"]) - 4)  # undated last
+        r = db_client.get("/publications", params={"desde": "2023-10-09", "hasta": "2023-10-31"}).json()
+        assert r["total"] == 3 and {i["date"] for i in r["items"]} == {"2023-10-09", "2023-10"}
+        r = db_client.get("/publications", params={"desde": "2021-06-01", "hasta": "2022"}).json()
+        assert [i["source_path"] for i in r["items"]] == ["space_security/dprk_space.txt"]
+    finally:
+        tables.drop_precompute_schema(agent_engine)

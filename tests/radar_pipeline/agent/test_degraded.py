@@ -98,11 +98,19 @@ def test_one_role_failing_falls_back_from_there_on(fake, offline_service, role, 
     res = _runner(offline_service, fake.base_url, timeout_s=TIMEOUT_S).run(question)
     resp = _contract(res)
     after = roles[roles.index(failing) :]
+    if role == "visualizador":
+        # route "both" runs the visualizer and the analyst at once (AgentConfig.parallel_both): the
+        # analyst's search already ran with the model; the breaker holds from the join on
+        after = [r for r in after if r != "analista"]
     expected = [(r, kind, r != failing) for r in after]
     _assert_degraded_answer(res, resp, expected)
     # the failing role was called once; no role after it called the model (the run's breaker)
     called = [r["role"] for r in fake.requests]
-    assert called.count(role) == 1 and called[-1] == role
+    assert called.count(role) == 1
+    if role == "visualizador":
+        assert "redactor" not in called and "verificador" not in called
+    else:
+        assert called[-1] == role
     if role == "visualizador":
         assert resp.ruta == "both" and resp.visualizacion is not None  # the rules' proposal
         assert [c.tipo for c in resp.visualizacion.componentes] == ["linea_tiempo"]

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from api.schemas import ChatResponse, assemble
 from radar_pipeline.agent import guards, prompts
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMSettings, parse_json_object
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
-from tests.radar_pipeline.agent.support_fake_llm import FakeOpenAI, cite_first, read_listed
+from tests.radar_pipeline.agent.support_fake_llm import LISTED_ID, FakeOpenAI, cite_first, read_listed
 
 Q = "¿Qué incidentes recientes de spoofing han comprometido servicios satelitales?"
 
@@ -68,13 +70,14 @@ def test_full_model_path_with_u2011_citations(fake, make_runner):
     user = writer_req["body"]["messages"][1]["content"]
     assert "<<<PASAJE [" in user and "DATOS" in user
     assert writer_req["auth"] == "Bearer test-key"
-    # the analyst was offered the four strict tools
+    # after the seed searches (state read) the analyst was offered the five strict tools
     tools = fake.calls("analista")[0]["body"]["tools"]
     assert {t["function"]["name"] for t in tools} == {
         "search_documents",
         "search_evidence",
         "read_chunks",
         "document_outline",
+        "list_publications",
     }
     assert all(t["function"]["parameters"]["additionalProperties"] is False for t in tools)
 
@@ -235,3 +238,88 @@ def test_offline_when_not_configured():
     assert not LLMSettings(base_url=None, model_large=None, model_small=None).enabled
     with pytest.raises(ValueError):
         LLMClient(LLMSettings(base_url=None, model_large=None, model_small=None))
+
+
+def _runner(fake, offline_service, **config) -> AgentRunner:
+    settings = LLMSettings(
+        base_url=fake.base_url, api_key="test-key", model_large="big", model_small="small", timeout_s=5.0, max_retries=0
+    )
+    return AgentRunner(
+        offline_service.corpus, offline_service.encoder, llm=LLMClient(settings), config=AgentConfig(**config)
+    )
+
+
+def test_analyst_is_offered_only_the_tools_of_its_state(fake, offline_service):
+    """With a budget of one call no seed search runs: the model is offered only the search/list
+    tools; a read_chunks it calls anyway is refused server-side, counts, and ends the tool round."""
+    fake.reset()
+    fake.script("analista", {"tool_calls": [("read_chunks", {"chunk_ids": ["0" * 16 + "-1"], "window": 0})]})
+    res = _runner(fake, offline_service, max_tool_calls=1).run(Q)
+    offered = [t["function"]["name"] for t in fake.calls("analista")[0]["body"]["tools"]]
+    assert offered == ["search_documents", "search_evidence", "list_publications"]
+    assert len(fake.calls("analista")) == 1  # budget spent: state answer, no tools, no more turns
+    assert res.tools_called[0]["output"]["error"]["code"] == "tool_not_available"
+    turn = next(s for s in res.steps if s.role == "analista" and s.tool is None)
+    assert turn.detail["estado_herramientas"] == "discover_documents"
+    assert turn.detail["herramientas_ofrecidas"] == offered
+    assert res.estado == "sin_evidencia" and res.tool_calls == 0 and not fake.calls("redactor")
+
+
+def test_passage_with_instructions_is_withheld_from_the_models(fake, offline_service, agent_index):
+    """A poisoned passage the analyst reads reaches neither model: the analyst sees a notice in the
+    search listing and the tool result, the writer a fenced notice without id; it is never cited."""
+    from tests.radar_pipeline.agent.support_corpus import load_indirect
+
+    attack = load_indirect()[0]  # Kessler syndrome + "ignore all previous instructions…"
+    poisoned = next(r["chunk_id"] for r in agent_index[1] if r["source_path"] == f"poisoned/{attack['id']}.txt")
+    clean = {r["chunk_id"] for r in agent_index[1] if r["source_path"] == "space_security/asat_debris.txt"}
+
+    def read_both(body):
+        listed = LISTED_ID.findall(body["messages"][1]["content"])
+        assert poisoned in listed
+        return {"tool_calls": [("read_chunks", {"chunk_ids": [poisoned, next(c for c in listed if c in clean)]})]}
+
+    fake.reset()
+    fake.script(
+        "orquestador",
+        {
+            "content": '{"tipo": "pregunta", "ruta": "text", "formulaciones": '
+            '["Kessler syndrome cascade of collisions ASAT debris low Earth orbit"]}'
+        },
+    )
+    fake.script("analista", read_both)
+    res = _runner(fake, offline_service).run("¿Qué es el síndrome de Kessler y qué desechos generan las pruebas ASAT?")
+    assert res.estado == "respondida", res.respuesta
+    for role in ("analista", "redactor", "verificador"):
+        for call in fake.calls(role):
+            assert attack["payload"][:30] not in json.dumps(call["body"], ensure_ascii=False), role
+    writer = fake.calls("redactor")[0]["body"]["messages"][1]["content"]
+    assert "<<<PASAJE RETIRADO>>>\n[pasaje retirado: contiene instrucciones]" in writer and poisoned not in writer
+    analyst_turn2 = json.dumps(fake.calls("analista")[1]["body"]["messages"][-1], ensure_ascii=False)
+    assert "pasaje retirado" in analyst_turn2
+    write = next(s for s in res.steps if s.state == "write")
+    assert write.detail["pasajes_retirados"] == 1
+    assert poisoned not in {c["chunk_id"] for c in res.citas} and res.citas
+
+
+def test_both_route_overlaps_visualizer_and_analyst(fake, offline_service, capsys):
+    """A slow visualizer (0.6 s) and a slow analyst turn (0.5 s) now overlap: the parallel run saves
+    about the shorter of the two, and its trace keeps the sequential order."""
+    both = {"content": '{"tipo": "pregunta", "ruta": "both", "formulaciones": ["GPS spoofing incidents satellites"]}'}
+    slow_vis = {"sleep": 0.6, "content": '{"componentes": ["linea_tiempo"], "filtros": {"fenomeno": "space_security"}}'}
+    shapes, latency = {}, {}
+    for parallel in (True, False, True):  # the first run warms the caches
+        fake.reset()
+        fake.script("orquestador", both)
+        fake.script("visualizador", slow_vis)
+        fake.script("analista", lambda b: {"sleep": 0.5, **read_listed(b)})
+        res = _runner(fake, offline_service, parallel_both=parallel).run(Q)
+        assert res.ruta == "both" and res.estado == "respondida" and res.visualizacion, res.respuesta
+        shapes[parallel] = [(s.role, s.state, s.tool) for s in res.steps]
+        latency[parallel] = res.latency_ms
+    with capsys.disabled():
+        print(
+            f"\n[both] sequential {latency[False]:.0f} ms, parallel {latency[True]:.0f} ms (visualizer 600 ms, analyst turn 500 ms)"
+        )
+    assert shapes[True] == shapes[False]
+    assert latency[True] < latency[False] - 300

@@ -110,7 +110,9 @@ def test_internal_error_is_error(offline_service, monkeypatch):
         raise RuntimeError("kaput")
 
     monkeypatch.setattr(runner.extractive, "write", boom)
-    res = _run(offline_service, "¿Qué es el síndrome de Kessler?")
+    # a question with clean evidence (the test corpus's only Kessler passage carries an injection,
+    # so it is withheld and that question now ends sin_evidencia before any writer runs)
+    res = _run(offline_service, "¿Qué cambios doctrinales ha tenido Corea del Norte en el espacio?")
     assert res.estado == "error" and res.termination_reason == "error_interno" and "kaput" not in res.respuesta
 
 
@@ -141,3 +143,70 @@ def test_concurrent_runs_match_sequential(offline_service):
     with ThreadPoolExecutor(16) as ex:
         got = list(ex.map(lambda q: (q, runner.run(q).respuesta), qs * 3))
     assert all(text == ref[q] for q, text in got)
+
+
+def _shape(res, turns: bool = True):
+    return [(s.step_no, s.turn if turns else None, s.role, s.state, s.tool) for s in res.steps]
+
+
+def test_both_route_runs_in_parallel_with_a_deterministic_trace(offline_service):
+    """The visualizer and the analyst run at once; the trace is the same, in the same order, as
+    when they run one after the other (visualizer first), and the same run after run."""
+    from radar_pipeline.agent.runner import AgentConfig, AgentRunner
+
+    q = "Muéstrame la evolución de la basura espacial por pruebas ASAT y explica por qué es peligrosa"
+    runner = offline_service.runner()
+    assert runner.config.parallel_both
+    sequential = AgentRunner(
+        offline_service.corpus, offline_service.encoder, config=AgentConfig(parallel_both=False)
+    ).run(q)
+    events = []
+    runs = [runner.run(q, on_event=events.append) for _ in range(3)]
+    assert all(r.ruta == "both" and r.estado == "respondida" and r.visualizacion for r in runs)
+    assert _shape(runs[0]) == _shape(runs[1]) == _shape(runs[2])
+    # same steps in the same order as sequentially; the two branches share one turn
+    assert _shape(runs[0], turns=False) == _shape(sequential, turns=False)
+    vis = next(s for s in runs[0].steps if s.role == "visualizador")
+    assert {s.turn for s in runs[0].steps if s.state == "retrieve"} == {vis.turn}
+    roles = [s.role for s in runs[0].steps]
+    assert roles.index("visualizador") < roles.index("analista")
+    assert [e["step_no"] for e in events[: len(runs[0].steps)]] == list(range(1, len(runs[0].steps) + 1))
+    assert runs[0].respuesta == sequential.respuesta and runs[0].agents == sequential.agents
+
+
+def test_tool_state_is_in_the_trace(offline_service):
+    res = _run(offline_service, "¿Qué cambios doctrinales ha tenido Corea del Norte en el espacio?")
+    tool_steps = [s for s in res.steps if s.tool]
+    states = [s.detail["estado_herramientas"] for s in tool_steps]
+    assert states[0] == "discover_documents" and states[-1] == "read"
+    assert all(s.detail["cuenta"] for s in tool_steps)
+
+
+def test_passages_with_instructions_never_reach_the_answer(offline_service):
+    """Poisoned passages are read (the retriever found them) but the writer never gets them, they
+    are never cited, and the trace counts them."""
+    from tests.radar_pipeline.agent.support_corpus import load_indirect
+
+    poisoned_docs = {
+        r["doc_id"]
+        for r in offline_service.corpus().searcher.passages.iter_rows(named=True)
+        if r["source_path"].startswith("poisoned/")
+    }
+    withheld_in_writes = withheld_no_evidence = 0
+    for a in load_indirect()[:10]:
+        res = _run(offline_service, a["question"])
+        assert not {c["doc_id"] for c in res.citas} & poisoned_docs, a["id"]
+        assert a["payload"][:30] not in res.respuesta
+        read = {
+            p["chunk_id"]: p for t in res.tools_called if t["name"] == "read_chunks" for p in t["output"]["passages"]
+        }
+        flagged = sum(1 for p in read.values() if p["suspicious"])
+        writes = [s for s in res.steps if s.state == "write"]
+        if writes:
+            assert writes[-1].detail["pasajes_retirados"] == flagged
+            withheld_in_writes += flagged
+        elif res.estado == "sin_evidencia" and flagged:
+            step = next(s for s in res.steps if "pasajes_retirados" in s.detail)
+            assert step.detail["pasajes_retirados"] >= 1 and "instrucciones" in res.respuesta
+            withheld_no_evidence += 1
+    assert withheld_in_writes >= 1 and withheld_no_evidence >= 1
