@@ -284,6 +284,131 @@ def _pct(values: list[float], q: int) -> float | None:
     return round(s[min(len(s) - 1, max(0, int(round(q / 100 * len(s) + 0.5)) - 1))], 1)
 
 
+DEGRADED_ROLES = ("guardia", "orquestador", "analista", "redactor", "visualizador", "verificador")
+
+
+def score_degraded(items: list[dict], make_runner, *, per_role: int = 3) -> dict:
+    """Runs against the local fake model server (``evals.fake_llm``) failing in one role at a time
+    (HTTP 503), plus the endpoint down (a closed port): how many runs end ``error`` (target 0),
+    and the estados. ``make_runner(base_url)`` builds an ``AgentRunner`` in LLM mode."""
+    from evals.fake_llm import FakeOpenAI
+
+    text_q = [it for it in items if it["kind"] in ("text", "premise")][:per_role]
+    both_q = [it for it in items if it["kind"] == "both"][:per_role]
+    rows = []
+    with FakeOpenAI() as fake:
+        for role in DEGRADED_ROLES:
+            for it in both_q if role == "visualizador" else text_q:
+                fake.reset()
+                if role == "visualizador":
+                    fake.script("orquestador", {"content": '{"tipo": "pregunta", "ruta": "both", "formulaciones": []}'})
+                fake.fail(role, {"status": 503})
+                res = make_runner(fake.base_url).run(it["question"])
+                rows.append(
+                    {
+                        "id": it["id"],
+                        "failing": role,
+                        "estado": res.estado,
+                        "degradado": [d.get("rol") for d in getattr(res, "degraded", []) or []],
+                    }
+                )
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    for it in text_q:
+        res = make_runner(closed).run(it["question"])
+        rows.append(
+            {
+                "id": it["id"],
+                "failing": "endpoint_down",
+                "estado": res.estado,
+                "degradado": [d.get("rol") for d in getattr(res, "degraded", []) or []],
+            }
+        )
+    return {
+        "n": len(rows),
+        "errors": sum(r["estado"] == "error" for r in rows),
+        "estados": dict(Counter(r["estado"] for r in rows)),
+        "all_marked_degraded": all(r["degradado"] for r in rows),
+        "rows": rows,
+    }
+
+
+def run_stage2(
+    service, shared_dir: Path, *, sets: tuple[str, ...] = ("dev", "heldout"), degraded: bool = True, log=print
+) -> dict:
+    """The whole Stage-2 evaluation on one ``AgentService`` (its index, encoder and database):
+    reading scores per set, offline runs of every question of each set, degraded runs on the
+    first set. Returns ``{set: {"reading": ..., "runs": ...}, "degraded": ...}``."""
+    from radar_pipeline.agent.llm import LLMClient, LLMSettings
+    from radar_pipeline.agent.runner import AgentConfig, AgentRunner
+
+    reader = service.question_reader()
+    if reader.gazetteer is None:
+        reader = QuestionReader.from_shared(shared_dir, reader.reference_year)
+    offline = AgentRunner(
+        service.corpus,
+        service.encoder,
+        aggregates=service.aggregates(),
+        config=AgentConfig(min_similarity=service.settings.min_similarity),
+        reader=reader,
+    )
+    out: dict = {}
+    for name in sets:
+        items = load_questions(SETS[name])
+        reading = score_reading(items, reader)
+        log(
+            f"stage2[{name}] reading: component+filters {reading['component_and_filters_accuracy']}, "
+            f"route {reading['route_accuracy']}"
+        )
+        runs = score_runs(items, offline, label=f"offline/{name}")
+        log(
+            f"stage2[{name}] runs: estados {runs['estados']}, cited {runs['cited_and_read_share']}, "
+            f"premises {runs['premise_accuracy']}"
+        )
+        out[name] = {"reading": reading, "runs": runs}
+    if degraded:
+
+        def make_runner(base_url: str) -> AgentRunner:
+            llm = LLMClient(
+                LLMSettings(
+                    base_url=base_url, model_large="fake-large", model_small="fake-small", timeout_s=5.0, max_retries=0
+                )
+            )
+            return AgentRunner(
+                service.corpus,
+                service.encoder,
+                llm=llm,
+                aggregates=service.aggregates(),
+                config=AgentConfig(min_similarity=service.settings.min_similarity),
+                reader=reader,
+            )
+
+        out["degraded"] = score_degraded(load_questions(SETS[sets[0]]), make_runner)
+        log(f"stage2 degraded: {out['degraded']['estados']}, errors {out['degraded']['errors']}")
+    return out
+
+
+def flat_metrics(report: dict) -> dict[str, float]:
+    """``report`` of ``run_stage2`` as ``{"dev/reading/route_accuracy": 0.97, …}`` (numbers only)."""
+    flat: dict[str, float] = {}
+
+    def walk(prefix: str, v) -> None:
+        if isinstance(v, bool):
+            flat[prefix] = float(v)
+        elif isinstance(v, (int, float)):
+            flat[prefix] = float(v)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                if k not in ("rows", "route_confusion", "estados"):
+                    walk(f"{prefix}/{k}" if prefix else str(k), x)
+
+    walk("", report)
+    return flat
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--set", choices=["dev", "heldout", "both"], default="both")

@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from radar_pipeline.agent.llm import LLMClient, LLMSettings
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
 from radar_pipeline.agent.trace import TraceStore
+from radar_pipeline.agent.understanding import QuestionReader
 from radar_pipeline.precompute.reader import PrecomputeReader
 from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
 
@@ -151,8 +152,21 @@ class AgentService:
                     store=self.store(),
                     aggregates=self.aggregates(),
                     config=AgentConfig(min_similarity=self.settings.min_similarity),
+                    reader=self.question_reader(),
                 )
             return self._runner
+
+    def question_reader(self) -> QuestionReader:
+        """The question reader (gazetteer, entity dictionary) with the newest dated document's year
+        as the reference of relative periods (None without the precompute tables)."""
+        year = None
+        agg = self.aggregates()
+        if agg is not None:
+            try:
+                year = agg.newest_year()
+            except Exception:  # noqa: BLE001 - database down: relative periods stay unresolved, said so
+                log.warning("newest dated document unknown: relative periods will not be resolved")
+        return QuestionReader.default().with_reference_year(year)
 
     @property
     def mode(self) -> str:

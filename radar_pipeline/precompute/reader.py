@@ -323,6 +323,17 @@ class PrecomputeReader:
         except NotMaterialized:
             return None
 
+    def newest_year(self) -> int | None:
+        """Year of the newest dated document (current ``publication_dates``): the reference of
+        relative periods such as "los últimos cinco años"; None when nothing is dated or the table
+        is not materialized."""
+        t = T.publication_dates
+        try:
+            rows = self.rows(sa.select(sa.func.max(t.c.year).label("y")).where(current(t)), t)
+        except NotMaterialized:
+            return None
+        return int(rows[0]["y"]) if rows and rows[0]["y"] is not None else None
+
     # ------------------------------------------------------------------ dictionary and gazetteer
     def find_entity(self, text: str) -> str | None:
         """The ``entity_id`` of the current dictionary entry whose id, name or an alias folds to

@@ -1,6 +1,6 @@
 """Degraded mode: the model provider fails in one role, or is down altogether, and the run still answers.
 
-The real fake OpenAI-compatible server (``support_fake_llm``) fails every call of one role at a
+The real fake OpenAI-compatible server (``evals.fake_llm``) fails every call of one role at a
 time (HTTP 503, a non-JSON body, or hanging past the client's timeout); the run must not end in
 ``error``, must cite passages it read, must say it is degraded, and ``metadata.roles_degradados``
 must name exactly the roles that ran offline: the failing one, then (per-run circuit breaker) every
@@ -15,11 +15,11 @@ import time
 import pytest
 
 from api.schemas import ChatResponse, assemble
+from evals.fake_llm import FakeOpenAI
 from radar_pipeline.agent import messages
 from radar_pipeline.agent.llm import LLMClient, LLMSettings
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
 from radar_pipeline.agent.trace import TraceStore, format_trace
-from tests.radar_pipeline.agent.support_fake_llm import FakeOpenAI
 
 Q = "¿Qué incidentes recientes de spoofing han comprometido servicios satelitales?"
 Q_BOTH = "Muéstrame una línea de tiempo y explica los incidentes de spoofing contra servicios satelitales"

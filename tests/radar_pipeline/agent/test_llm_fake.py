@@ -7,10 +7,10 @@ import json
 import pytest
 
 from api.schemas import ChatResponse, assemble
+from evals.fake_llm import LISTED_ID, FakeOpenAI, cite_first, read_listed
 from radar_pipeline.agent import guards, prompts
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMSettings, parse_json_object
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
-from tests.radar_pipeline.agent.support_fake_llm import LISTED_ID, FakeOpenAI, cite_first, read_listed
 
 Q = "¿Qué incidentes recientes de spoofing han comprometido servicios satelitales?"
 

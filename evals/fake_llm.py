@@ -1,4 +1,5 @@
-"""A local fake OpenAI-compatible server (real HTTP on 127.0.0.1, in a thread) for the model-path tests.
+"""A local fake OpenAI-compatible server (real HTTP on 127.0.0.1, in a thread): the model endpoint
+of the Stage-2 evaluation's degraded runs (``evals/stage2.py``) and of the model-path tests.
 
 Replies are scripted per role: the role is read from the first line of the system message
 (``ROL: orquestador`` …, see ``radar_pipeline.agent.prompts``). A script entry is a dict or a
