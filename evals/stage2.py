@@ -43,6 +43,7 @@ from radar_pipeline.agent.understanding import QuestionReader  # noqa: E402 - af
 SETS = {
     "dev": ROOT / "evals" / "stage2" / "questions_dev.jsonl",
     "heldout": ROOT / "evals" / "stage2" / "questions_heldout.jsonl",
+    "test": ROOT / "evals" / "stage2" / "questions_test.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")
@@ -337,7 +338,7 @@ def score_degraded(items: list[dict], make_runner, *, per_role: int = 3) -> dict
 
 
 def run_stage2(
-    service, shared_dir: Path, *, sets: tuple[str, ...] = ("dev", "heldout"), degraded: bool = True, log=print
+    service, shared_dir: Path, *, sets: tuple[str, ...] = ("dev", "heldout", "test"), degraded: bool = True, log=print
 ) -> dict:
     """The whole Stage-2 evaluation on one ``AgentService`` (its index, encoder and database):
     reading scores per set, offline runs of every question of each set, degraded runs on the
@@ -411,7 +412,7 @@ def flat_metrics(report: dict) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--set", choices=["dev", "heldout", "both"], default="both")
+    ap.add_argument("--set", choices=["dev", "heldout", "test", "all"], default="all")
     ap.add_argument(
         "--reference-year",
         type=int,
@@ -425,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
 
     reader = QuestionReader.from_shared(get_settings().shared_dir, reference_year=args.reference_year or 2025)
     report = {}
-    for name in ["dev", "heldout"] if args.set == "both" else [args.set]:
+    for name in list(SETS) if args.set == "all" else [args.set]:
         rep = score_reading(load_questions(SETS[name]), reader)
         report[name] = rep
         if args.show_errors:

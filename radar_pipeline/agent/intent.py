@@ -49,7 +49,7 @@ _PRESENCE = (
     r"(?:actores|organizaciones|estructuras) armad\w*|quien(?:es)? (?:opera|hace|hacen|controla)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
-    r"(?<!\w)donde(?!\w)|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios)|"
+    r"(?<!\w)donde(?!\w)|por donde|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios|partes)|"
     r"que (?:paises|departamentos|municipios|lugares|regiones) (?:se |aparecen|son|recibieron|tienen)|"
     r"(?:documentos|textos) (?:que )?(?:nombran|mencionan)|(?:nombran|mencionan|nombrad\w*|mencionad\w*) (?:a |al )?[a-z]|"
     r"cuantos documentos|en cuantos documentos|se nombran|se mencionan|municipios colombianos"
@@ -57,6 +57,7 @@ _WHERE = (
 _NETWORK = (
     r"con (?:que|cuales) (?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|junto (?:a|con)|"
     r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
+    r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|"
     r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|acompanan)|(?:aliados|socios) de"
 )
 _QUADRANT = (
@@ -66,7 +67,7 @@ _QUADRANT = (
 )
 _TIMELINE = (
     r"(?:evoluc\w*|ha cambiado|han cambiado|cambio|varia\w*) .{0,60}"
-    r"(?:documentos|publicaciones|menciones|textos|informes)|(?:documentos|publicaciones|menciones) .{0,40}"
+    r"(?:documentos|publicaciones|menciones|textos|informes|cobertura|atencion|volumen)|(?:documentos|publicaciones|menciones) .{0,40}"
     r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|en que anos|por ano(?!\w)|cada ano|a lo largo del tiempo|"
     r"evolucion (?:anual|temporal|en el tiempo)|en el tiempo"
 )
@@ -76,7 +77,7 @@ _CONTENT = (
     r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que|porque|resume\w*|resumen|"
     r"describe\w*|como (?:se |describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron|se comportan)|"
     r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|las razones|"
-    r"situacion de riesgo|que sabemos|que informacion)"
+    r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*)"
 )
 
 _PHEN_SCOPE = {

@@ -66,7 +66,7 @@ ESTADOS = ("verdadera", "falsa", "no_verificada")
 _CLAUSE = r"(?P<p>[^,;?¿]{6,}?)"
 _REST = r"\s*,\s*¿?\s*(?P<rest>.{3,})$"
 _GIVEN = (
-    r"dado que|ya que|puesto que|teniendo en cuenta que|considerando que|en vista de que|habida cuenta de que"
+    r"dado que|ya que|puesto que|teniendo en cuenta que|considerando que|en vista de que|habida cuenta de que|sabiendo que|a sabiendas de que|partiendo de que|asumiendo que|suponiendo que"
     r"|ja que|visto que|uma vez que|tendo em conta que|considerando que"
     r"|given that|considering that|seeing that|in light of the fact that"
 )

@@ -315,7 +315,7 @@ _GREETING = re.compile(
     r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde)\b"
 )
 _THANKS = re.compile(
-    r"^(?:muchas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b"
+    r"^(?:muchas |mil |un millon de |muchisimas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b"
     # a farewell anywhere in a short message: "Listo, chao, nos vemos mañana"
     r"|(?<!\w)(?:chao|adios|hasta luego|hasta manana|hasta pronto|nos vemos|bye|goodbye|tchau|ate logo)(?!\w)"
 )
@@ -423,6 +423,10 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
         has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
         has_place=bool(facts and facts.places),
     ).route
+    from radar_pipeline.agent.premise import extract_premise  # premise → writer → router: import late
+
+    if ruta == "visualization" and extract_premise(q) is not None:
+        ruta = "text"  # a premise is judged against cited passages, which a view cannot do
     forms = [q.strip(" ¿?")]
     second = _second_clause(q)
     if second:

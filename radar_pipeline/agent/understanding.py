@@ -42,8 +42,8 @@ _TERRITORIAL_CUES = re.compile(
 )
 # entities that name Radar's own data sources (the alert system), never a filter of a view
 _NOT_A_FILTER = {"defensoria_del_pueblo", "sistema_alertas_tempranas", "ciprat"}
-# filter priority: who (groups, actors, countries) before what (programs, technologies)
-_TIER = {"armed_group": 0, "actor": 0, "country": 0, "program": 1, "technology": 1}
+# the entity categories that make a view's filter ("who"); programs and technologies are topics
+_WHO = {"armed_group", "actor", "country"}
 
 
 @dataclass(frozen=True)
@@ -103,16 +103,11 @@ class QuestionFacts:
 
     @property
     def entity(self) -> EntityRef | None:
-        """The one entity filter: the single "who" (armed group, actor, country) the question names,
-        else its single "what" (program, technology); None when several compete."""
-        usable = [e for e in self.entities if e.value not in _NOT_A_FILTER]
-        for tier in (0, 1):
-            at = list({e.value: e for e in usable if _TIER.get(e.category, 1) == tier}.values())
-            if len(at) == 1:
-                return at[0]
-            if len(at) > 1:
-                return None
-        return None
+        """The one entity filter: the single "who" (armed group, actor, country) the question names;
+        None when several compete. A "what" (program, technology: "desechos espaciales", "ASAT") is
+        the question's topic, which the search handles, not a filter of the view."""
+        who = {e.value: e for e in self.entities if e.value not in _NOT_A_FILTER and e.category in _WHO}
+        return next(iter(who.values())) if len(who) == 1 else None
 
     def describe_ambiguity(self) -> str:
         """One Spanish sentence per ambiguous name ('' when none)."""
@@ -203,8 +198,17 @@ class QuestionReader:
         if self.gazetteer is None:
             return
         territorial = _TERRITORIAL_CUES.search(fold_phrase(question)) is not None
-        for hit in self.gazetteer.find(question, decoy_spans=entity_spans, case_known=case_known):
+        hits = self.gazetteer.find(question, decoy_spans=entity_spans, case_known=case_known)
+        named_depts = {h.place.code for h in hits if h.place is not None and h.place.level == "department"}
+        qualifying: set[str] = set()
+        for hit in hits:
             p = self._question_policy(hit, territorial)
+            qualified = self._qualified_by_department(hit, named_depts)
+            if qualified is not None and (p is None or p.level != "municipality"):
+                # "Puerto Rico, el municipio del Caquetá": the department named in the question picks
+                # the municipality, and only qualifies it (it is no place filter of its own)
+                p = qualified
+                qualifying.add(f"department:{qualified.department_code}")
             if p is None:
                 cands = [self.gazetteer.places[c] for c in hit.candidates if c in self.gazetteer.places]
                 if len(cands) > 1:
@@ -218,6 +222,18 @@ class QuestionReader:
                 continue
             if not any(r.place_id == p.place_id for r in facts.places):
                 facts.places.append(PlaceRef(p.place_id, p.name, p.level, hit.matched, p.department_code))
+        if qualifying:
+            facts.places = [r for r in facts.places if r.place_id not in qualifying]
+
+    def _qualified_by_department(self, hit, named_depts: set[str]) -> Place | None:
+        """The one municipality among ``hit``'s candidates whose department the question also names."""
+        munis = [
+            self.gazetteer.places[c]
+            for c in hit.candidates
+            if c in self.gazetteer.places and self.gazetteer.places[c].level == "municipality"
+        ]
+        inside = [m for m in munis if m.department_code in named_depts]
+        return inside[0] if len(inside) == 1 and len(hit.candidates) > 1 else None
 
     def _question_policy(self, hit, territorial: bool) -> Place | None:
         """The gazetteer's passage rules, read for a question (which is short and has no context):
