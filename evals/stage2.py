@@ -142,7 +142,10 @@ def score_item(item: dict, got: dict, reader: QuestionReader) -> dict:
     )
     ok["periodo"] = (gf.get("desde"), gf.get("hasta")) in periods
     exp_ent = _expected_entities(item, f.get("entidad"), reader)
-    ok["entidad"] = (gf.get("entidad") in exp_ent) if exp_ent else gf.get("entidad") in (None, tol.get("entidad"))
+    tol_ent = _expected_entities(item, tol.get("entidad"), reader) if tol.get("entidad") else set()
+    ok["entidad"] = (
+        (gf.get("entidad") in exp_ent) if exp_ent else (gf.get("entidad") is None or gf.get("entidad") in tol_ent)
+    )
     exp_place = _expected_place(item, f.get("lugar"), reader)
     ok["lugar"] = gf.get("lugar") == exp_place
     if item.get("ambiguous_place"):

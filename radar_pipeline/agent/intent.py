@@ -36,14 +36,17 @@ _SHOW = (
 _EXPLICIT = [
     ("matriz_calor", r"(?<!\w)(?:matriz\w*|mapa de calor|heat ?map)"),
     ("cuadrante", r"(?<!\w)cuadrante\w*|(?<!\w)quadrant"),
-    ("red_entidades", r"(?<!\w)(?:red|redes|grafo) de (?:actores|entidades|relaciones|coocurrencia|vinculos)|network"),
+    (
+        "red_entidades",
+        r"(?<!\w)(?:red|redes|grafo) (?:de|del) (?:actores|entidades|relaciones|co-?ocurrencias?|vinculos|programa|grupo)|network",
+    ),
     (
         "linea_tiempo",
         r"linea de tiempo|linea temporal|cronologia|timeline|mes a mes|ano a ano|serie de tiempo|serie temporal",
     ),
 ]
 _MAP_WORD = r"(?<!\w)(?:mapa\w*|map|ubica\w*|localiza\w*)(?!\w)"
-_ALERTS = r"alertas? temprana\w*|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|(?<!\w)alertas?(?!\w)"
+_ALERTS = r"alertas? temprana\w*|early warnings?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|(?<!\w)alertas?(?!\w)"
 _PRESENCE = (
     r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
     r"(?:actores|organizaciones|estructuras) armad\w*|quien(?:es)? (?:opera|hace|hacen|controla)|controlan? (?:el|los) territorio"
@@ -55,13 +58,14 @@ _WHERE = (
     r"cuantos documentos|en cuantos documentos|se nombran|se mencionan|municipios colombianos"
 )
 _NETWORK = (
-    r"con (?:que|cuales) (?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|junto (?:a|con)|"
+    r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|"
+    r"junto (?:a|con)|"
     r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
-    r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|"
+    r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
     r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|acompanan)|(?:aliados|socios) de"
 )
 _QUADRANT = (
-    r"(?<!\w)crec\w*|ganan? (?:peso|protagonismo|terreno|fuerza|relevancia)|emergent\w*|a la baja|al alza|"
+    r"(?<!\w)crec\w*|gana\w* (?:peso|protagonismo|terreno|fuerza|relevancia|importancia)|emergent\w*|a la baja|al alza|"
     r"en auge|pierden? (?:peso|protagonismo|relevancia|fuerza)|en declive|(?<!\w)disminu\w*|decrec\w*|"
     r"intensidad|(?<!\w)suben|(?<!\w)bajan"
 )
@@ -75,17 +79,19 @@ _MATRIX = r"en que categorias|por categoria\w*|(?:tipos|clases) de (?:temas|enti
 _CONTENT = (
     r"(?<!\w)(?:que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
     r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que|porque|resume\w*|resumen|"
-    r"describe\w*|como (?:se |describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron|se comportan)|"
+    r"describe\w*|como (?:se (?!distribuye)|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
     r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|las razones|"
-    r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*)"
+    r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
+    r"(?:un|una) (?:parrafo|resumen|sintesis|explicacion)|explain\w*|summari[sz]e)"
 )
 
 _PHEN_SCOPE = {
     "ai_military": r"(?<!\w)ia (?:militar|de defensa|en (?:el ambito |contextos? )?militar\w*)|inteligencia artificial "
     r"(?:militar|de defensa|en (?:el ambito |contextos? )?militar\w*|y (?:la )?defensa)|ia aplicada a la defensa",
-    "space_security": r"seguridad espacial|temas espaciales|(?:asuntos|ambito|sector|dominio) espacial|espacio ultraterrestre|"
+    "space_security": r"seguridad espacial|(?:en|de) lo espacial|temas espaciales|(?:asuntos|ambito|sector|dominio) espacial|espacio ultraterrestre|"
     r"(?:documentos|textos) (?:de|sobre) (?:el )?espacio|orbita baja",
-    "territorial": r"(?:fenomeno|dinamicas?|documentos|eje|tema) territorial\w*|conflicto (?:armado|territorial)",
+    "territorial": r"(?:fenomeno|dinamicas?|documentos|eje|tema) territorial\w*|conflicto (?:armado|territorial)|"
+    r"(?:en|de) lo territorial",
 }
 
 
@@ -97,6 +103,7 @@ class Intent:
     route: str
     components: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
+    view_text: str | None = None  # the part of the question the view was read from (None: all of it)
 
 
 def stated_phenomenon(question: str) -> str | None:
@@ -144,7 +151,8 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
             question[: _orig_offset(question, content_at.start())], has_armed_group=has_armed_group, has_place=has_place
         )
         if head.components:
-            return Intent("both", head.components, head.reasons + ["vista de la primera parte"])
+            view = question[: _orig_offset(question, content_at.start())]
+            return Intent("both", head.components, head.reasons + ["vista de la primera parte"], view)
     explicit_map = re.search(_MAP_WORD, folded) is not None and not re.search(r"mapa de calor", folded)
     for name, rx in _EXPLICIT:
         if re.search(rx, folded):

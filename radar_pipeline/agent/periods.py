@@ -14,6 +14,8 @@
 "el último lustro" / "la última década" (R-4)–R / (R-9)–R
 "el último año" / "este año"           R–R
 "el año pasado"                        (R-1)–(R-1)
+"del 2020 para acá"                    2020–open
+"desde la firma del acuerdo de paz"    2016–open (``ANCHORS``: dated events)
 =====================================  ==========================================
 
 Relative expressions need ``reference_year``: the year of the newest dated document (SPEC
@@ -151,6 +153,12 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
     m = re.search(after_excl, folded)
     if m:
         return int(m.group(1)) + 1, None, m.group(0)
+    m = re.search(
+        rf"(?:del|desde el|de|desde) {_ART}{_Y} (?:para aca|para aqui|a hoy|hasta hoy|a la fecha|en adelante|hasta ahora)",
+        folded,
+    )
+    if m:
+        return int(m.group(1)), None, m.group(0)
     since = rf"(?:desde|a partir de|a partir del|since|from) {_ART}{_Y}"
     m = re.search(since, folded)
     if m:
@@ -170,6 +178,26 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
     return None
 
 
+# Events an analyst dates periods by, with their year (reviewed; domain knowledge, not the corpus):
+# "desde la firma del acuerdo de paz" = from 2016. The answer states the year it used.
+ANCHORS: tuple[tuple[str, int], ...] = (
+    (r"(?:firma del? |firmado el )?acuerdos? de paz(?: de la habana| con las farc| de 2016)?", 2016),
+    (r"invasion (?:rusa )?(?:a|de) ucrania|guerra (?:en|de) ucrania", 2022),
+    (r"pandemia|covid", 2020),
+)
+
+
+def _anchored(folded: str) -> tuple[int | None, int | None, str] | None:
+    for rx, year in ANCHORS:
+        m = re.search(rf"(?:desde|a partir de|despues de|tras|luego de) (?:la |el |los )?(?:{rx})", folded)
+        if m:
+            return year, None, m.group(0)
+        m = re.search(rf"(?:antes de|previo a) (?:la |el |los )?(?:{rx})", folded)
+        if m:
+            return None, year - 1, m.group(0)
+    return None
+
+
 def parse_period(question: str, reference_year: int | None = None) -> Period | None:
     """The period a question asks about, or ``None`` when it names none (or only loose years).
 
@@ -182,7 +210,7 @@ def parse_period(question: str, reference_year: int | None = None) -> Period | N
     if rel is not None:
         a, b, text = rel
         return Period(a, b, text, relative=True, reference_year=reference_year)
-    ab = _absolute(folded)
+    ab = _absolute(folded) or _anchored(folded)
     if ab is None:
         return None
     a, b, text = ab

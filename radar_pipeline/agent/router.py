@@ -336,7 +336,8 @@ _DOMAIN = re.compile(
     r"law|gobierno|government|china|rusia|russia|estados unidos|corea|iran|israel|ucrania|ukraine|brasil|peru|venezuela|ecuador)"
 )
 _OFF_TOPIC = re.compile(
-    r"(?:que tiempo (?:va a )?(?:hace|hara|hacer)|pronostico del tiempo|va a llover|temperatura de hoy)|"
+    r"(?:que tiempo (?:va a )?(?:hace|hara|hacer)|pronostico del tiempo|va a llover|temperatura de hoy|(?:el|del) clima (?:en|de|para|este|hoy|manana)|"
+    r"como (?:va a estar|estara) el clima|quien gano|clasico|mundial de futbol|liga (?:betplay|de futbol)|(?<!\w)gol(?:es)?(?!\w))|"
     r"(?<!\w)(?:receta\w*|recipe\w*|cocina\w*|cook\w*|futbol|football|soccer|partido de|equipo de futbol|horoscopo|"
     r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
     r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
@@ -412,7 +413,7 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     has_domain = _DOMAIN.search(folded) is not None
     if _GREETING.search(folded) and len(words) <= 8 and not has_domain:
         return Plan("greeting", "text", reason="saludo")
-    if _THANKS.search(folded) and len(words) <= 8 and not has_domain:
+    if _THANKS.search(folded) and (len(words) <= 8 or "?" not in q) and not has_domain:
         return Plan("thanks", "text", reason="agradecimiento")
     if _CAPABILITIES.search(folded) and not has_domain:
         return Plan("capabilities", "text", reason="capacidades")

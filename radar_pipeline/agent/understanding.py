@@ -199,11 +199,11 @@ class QuestionReader:
             return
         territorial = _TERRITORIAL_CUES.search(fold_phrase(question)) is not None
         hits = self.gazetteer.find(question, decoy_spans=entity_spans, case_known=case_known)
-        named_depts = {h.place.code for h in hits if h.place is not None and h.place.level == "department"}
+        named_depts = {(h.start, h.place.code) for h in hits if h.place is not None and h.place.level == "department"}
         qualifying: set[str] = set()
         for hit in hits:
             p = self._question_policy(hit, territorial)
-            qualified = self._qualified_by_department(hit, named_depts)
+            qualified = self._qualified_by_department(hit, {c for start, c in named_depts if start != hit.start})
             if qualified is not None and (p is None or p.level != "municipality"):
                 # "Puerto Rico, el municipio del Caquetá": the department named in the question picks
                 # the municipality, and only qualifies it (it is no place filter of its own)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from radar_pipeline.agent.intent import classify, stated_phenomenon
+from radar_pipeline.agent.periods import year_span
 from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
 from radar_pipeline.vocabulary import PHENOMENA
@@ -114,11 +115,19 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
     # their aggregates have no phenomenon column, so an implied one would filter nothing
     phen = stated_phenomenon(question)
     period = facts.period
+    desde, hasta = (period.desde, period.hasta) if period else (None, None)
+    if period is None:
+        # "solo 2022 y 2023", "drones 2010 2020": a view over loose years spans them
+        years = year_span(question)
+        if len(years) >= 2:
+            desde, hasta = min(years), max(years)
     entity, place = facts.entity, facts.place
+    if intent.view_text is not None and entity is not None and entity.matched not in intent.view_text:
+        entity = None  # named only in the part to explain ("…y explícame qué dice la ESA"): no view filter
     filtros = {
         "fenomeno": phen,
-        "desde": period.desde if period else None,
-        "hasta": period.hasta if period else None,
+        "desde": desde,
+        "hasta": hasta,
         "entidad": entity.value if entity else None,
         "lugar": place.place_id if place else None,
     }
