@@ -44,6 +44,7 @@ SETS = {
     "dev": ROOT / "evals" / "stage2" / "questions_dev.jsonl",
     "heldout": ROOT / "evals" / "stage2" / "questions_heldout.jsonl",
     "test": ROOT / "evals" / "stage2" / "questions_test.jsonl",
+    "final": ROOT / "evals" / "stage2" / "questions_final.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")
@@ -341,7 +342,12 @@ def score_degraded(items: list[dict], make_runner, *, per_role: int = 3) -> dict
 
 
 def run_stage2(
-    service, shared_dir: Path, *, sets: tuple[str, ...] = ("dev", "heldout", "test"), degraded: bool = True, log=print
+    service,
+    shared_dir: Path,
+    *,
+    sets: tuple[str, ...] = ("dev", "heldout", "test", "final"),
+    degraded: bool = True,
+    log=print,
 ) -> dict:
     """The whole Stage-2 evaluation on one ``AgentService`` (its index, encoder and database):
     reading scores per set, offline runs of every question of each set, degraded runs on the
@@ -415,7 +421,7 @@ def flat_metrics(report: dict) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--set", choices=["dev", "heldout", "test", "all"], default="all")
+    ap.add_argument("--set", choices=["dev", "heldout", "test", "final", "all"], default="all")
     ap.add_argument(
         "--reference-year",
         type=int,
