@@ -277,3 +277,49 @@ def test_two_loose_years_stay_two_year_requirements(offline_service):
         ("2016", "year"),
     ]
     assert res.estado == "respondida" and all(c["cubierto"] for c in res.coverage)
+
+
+def test_period_years_dated_by_the_publication_dates_table(db_service, agent_engine, agent_index):
+    """With ``publication_dates`` materialized the table dates the documents (not the paths): a
+    document it dates 2014 covers 2014, and the path-dated 2012 report, absent from it, no longer
+    covers 2012."""
+    from radar_pipeline.precompute import tables
+
+    doc_of = {r["source_path"]: r["doc_id"] for r in agent_index[1]}
+    path = "ai_military/ciberdefensa/revision_internacional.txt"
+    tables.drop_precompute_schema(agent_engine)
+    tables.ensure_precompute_schema(agent_engine)
+    try:
+        with agent_engine.begin() as conn:
+            conn.execute(
+                tables.publication_dates.insert(),
+                [
+                    {
+                        "row_hash": path,
+                        "run_id": "r1",
+                        "producer": "test@1",
+                        "doc_id": doc_of[path],
+                        "date": "2014-03",
+                        "year": 2014,
+                        "precision": "month",
+                        "rule": "iso_month",
+                        "source_kind": "path",
+                        "source_path": path,
+                        "phenomenon": "ai_military",
+                    }
+                ],
+            )
+        res = _run(db_service, _CYBER.format("entre 2011 y 2016"))
+        assert _range_rows(res) == {
+            "2011": True,
+            "2012": False,
+            "2013": True,
+            "2014": True,
+            "2015": False,
+            "2016": True,
+        }
+        assert res.estado == "incompleta"
+        assert res.respuesta.rstrip().endswith("Sin evidencia leída para 2012 y 2015 dentro del periodo 2011–2016.")
+        assert "publicado en 2014" in res.respuesta
+    finally:
+        tables.drop_precompute_schema(agent_engine)
