@@ -65,9 +65,19 @@ class TokensAgente(Strict):
 
 
 class Cobertura(Strict):
-    requisito: str
-    tipo: str
-    cubierto: bool
+    """One coverage requirement of the question (``router.extract_requirements``) and whether the
+    passages read give evidence for it."""
+
+    requisito: str = Field(
+        description="Lo que la pregunta exige cubrir: un año, un elemento de una lista, un país o un grupo"
+    )
+    tipo: str = Field(
+        description="year: un año de una comparación; range: un año de un periodo cerrado de la pregunta "
+        "(«entre 2015 y 2020»: una fila por año, cubierto si un pasaje leído menciona el año o su documento "
+        "está fechado en él); item: un elemento de una lista; country: un país; group: un grupo armado u "
+        "organización"
+    )
+    cubierto: bool = Field(description="Si algún pasaje leído da evidencia para el requisito")
 
 
 class RolDegradado(Strict):

@@ -6,7 +6,9 @@ read rule); what ends up in ``ToolBox.read`` is the only evidence the writer and
 * **Offline** (``Analyst.gather`` with ``llm`` None): one ``search_documents`` on the first
   formulation, ``search_evidence`` per formulation, ``read_chunks`` on the best unread hits (at most
   2 per document), then targeted searches for coverage requirements still unmet (``unmet``) and one
-  read of the passages that meet them. When the question carries a premise (``premise``), one
+  read of the passages that meet them (the missing years of a closed period: passages already
+  discovered first, then searches "topic + year(s)" within the budget; see ``_read_for_coverage``).
+  When the question carries a premise (``premise``), one
   ``search_evidence`` for the premise itself comes before the coverage searches, and the hits that
   talk about it are read with the coverage read, so the premise is checked against read evidence.
 * **LLM**: (only while ``Assignment.use_model``; the runner clears it once the provider failed in
@@ -57,10 +59,29 @@ class Assignment:
     premise: premises.Premise | None = None  # the question's premise, on the first round only
 
 
-def unmet(requirements: list[router.Requirement], read: dict[str, dict]) -> list[router.Requirement]:
-    """The requirements that no passage in ``read`` (chunk id → passage with ``text``) mentions."""
+YearOf = Callable[[str], int | None]
+"""``doc_id`` → the document's publication year, None when undated (``ToolBox.publication_year``)."""
+
+
+def unmet(
+    requirements: list[router.Requirement], read: dict[str, dict], year_of: YearOf | None = None
+) -> list[router.Requirement]:
+    """The requirements that no passage in ``read`` (chunk id → passage with ``text`` and ``doc_id``)
+    meets: none mentions them, and, for a ``range`` year, none belongs to a document dated in that
+    year (``year_of``; without it only mentions count)."""
     texts = fold_question(" ".join(p["text"] for p in read.values()))
-    return [r for r in requirements if not r.met_by(texts)]
+    out = []
+    for r in requirements:
+        if r.met_by(texts):
+            continue
+        if (
+            r.kind == "range"
+            and year_of is not None
+            and any(year_of(p["doc_id"]) == int(r.label) for p in read.values())
+        ):
+            continue
+        out.append(r)
+    return out
 
 
 def for_model(output: dict) -> dict:
@@ -170,7 +191,7 @@ class Analyst:
         if ids and tb.remaining > 0:
             self._tool(job, "read_chunks", {"chunk_ids": ids, "window": 0})
         pending = self._search_premise(job) if job.premise is not None and tb.remaining >= 2 else []
-        missing = unmet(job.requirements, tb.read)
+        missing = unmet(job.requirements, tb.read, tb.publication_year)
         if missing or pending:
             self._read_for_coverage(job, missing, pending)
 
@@ -196,11 +217,19 @@ class Analyst:
         self, job: Assignment, missing: list[router.Requirement], pending: list[str] | None = None
     ) -> None:
         """Targeted searches (topic + an alias) for each unmet requirement; read up to 2 hits meeting each,
-        together with ``pending`` (chunk ids already chosen for reading, e.g. the premise's hits)."""
+        together with ``pending`` (chunk ids already chosen for reading, e.g. the premise's hits).
+
+        Missing ``range`` years come after the other requirements: a year that an on-topic passage
+        already discovered (unread, similarity ≥ ``min_similarity``) meets takes that passage with no
+        search; the others share the searches the budget leaves (one call is kept for the read), a
+        search per year while there are enough, else consecutive years grouped into one query
+        ("topic 2014 2015"). A hit counts for a year when it is on topic (``min_similarity``) and
+        mentions the year or belongs to a document dated in it; one passage per year is read."""
         tb, corpus = job.toolbox, job.corpus
         topic = " ".join(router.keywords(job.question)[:6])
         targeted: list[str] = list(pending or [])
-        for req in missing:
+        others = [r for r in missing if r.kind != "range"]
+        for req in others:
             if tb.remaining < 2:
                 break
             alias = next((a for a in reversed(req.aliases) if not a.isdigit()), req.aliases[0])
@@ -215,12 +244,57 @@ class Analyst:
                     targeted.append(p["chunk_id"])
                     if sum(1 for t in targeted if req.met_by(fold_question(corpus.texts[corpus.row_of[t]]))) >= 2:
                         break
+        # the years' searches name the missing years only, not the question's own ("2011 2016")
+        years_topic = " ".join([w for w in router.keywords(job.question) if not w.isdigit()][:6])
+        self._search_years(job, [r for r in missing if r.kind == "range"], years_topic, targeted)
         if targeted and tb.remaining > 0:
             rec = self._tool(job, "read_chunks", {"chunk_ids": targeted[:8], "window": 0})
             for p in rec.output.get("passages", []):  # read for coverage: count as evidence
                 tb.read[p["chunk_id"]]["similarity"] = max(
                     tb.read[p["chunk_id"]].get("similarity") or 0, self.min_similarity
                 )
+
+    def _take_for_years(
+        self, job: Assignment, years: list[router.Requirement], chunk_id: str, similarity: float, targeted: list[str]
+    ) -> list[router.Requirement]:
+        """Which of ``years`` (``range`` requirements) the passage ``chunk_id`` meets, when it is unread,
+        not yet in ``targeted`` and on topic (``similarity`` ≥ ``min_similarity``); a passage that meets
+        one is appended to ``targeted``."""
+        tb, corpus = job.toolbox, job.corpus
+        if chunk_id in targeted or chunk_id in tb.read or similarity < self.min_similarity:
+            return []
+        row = corpus.row_of.get(chunk_id)
+        if row is None:
+            return []
+        text, year = fold_question(corpus.texts[row]), tb.publication_year(corpus.doc_ids[row])
+        hits = [r for r in years if r.met_by_passage(text, year)]
+        if hits:
+            targeted.append(chunk_id)
+        return hits
+
+    def _search_years(self, job: Assignment, years: list[router.Requirement], topic: str, targeted: list[str]) -> None:
+        """Choose passages for the missing ``range`` years into ``targeted`` (see ``_read_for_coverage``)."""
+        tb = job.toolbox
+        years = list(years)
+        for cid, sim in sorted(tb.discovered.items(), key=lambda t: -t[1]):
+            if not years:
+                return
+            for r in self._take_for_years(job, years, cid, sim, targeted):
+                years.remove(r)
+        slots = min(len(years), tb.remaining - 1)  # one call is kept for the read
+        if slots <= 0:
+            return
+        groups = [years[i * len(years) // slots : (i + 1) * len(years) // slots] for i in range(slots)]
+        for group in groups:
+            if tb.remaining < 2:
+                break
+            query = f"{topic} " + " ".join(r.label for r in group)
+            rec = self._tool(job, "search_evidence", {"query": query[:300], "k": 10})
+            for p in rec.output.get("passages", []):
+                if not group:
+                    break
+                for r in self._take_for_years(job, group, p["chunk_id"], p["similarity"], targeted):
+                    group.remove(r)
 
     # -- LLM
     def _gather_llm(self, job: Assignment) -> None:
@@ -246,14 +320,14 @@ class Analyst:
                 },
             )
             if not reply.tool_calls:
-                missing = unmet(job.requirements, tb.read)
+                missing = unmet(job.requirements, tb.read, tb.publication_year)
                 if missing and tb.remaining > 0 and turn + 1 < self.turns and tb.read:
                     messages += [
                         {"role": "assistant", "content": reply.content or "LISTO"},
                         {
                             "role": "user",
                             "content": "Aún falta evidencia leída para: "
-                            + "; ".join(r.label for r in missing)
+                            + "; ".join(r.label if r.kind != "range" else r.describe() for r in missing)
                             + ". Búscala específicamente o responde LISTO si no existe.",
                         },
                     ]
@@ -299,7 +373,7 @@ class Analyst:
             f"{p['similarity']}): {p['snippet'][:200]}"
             for p in found[:24]
         )
-        reqs = "; ".join(f"{r.kind}: {r.label}" for r in job.requirements) or "ninguno"
+        reqs = "; ".join(r.describe() for r in job.requirements) or "ninguno"
         messages: list[dict] = [
             {"role": "system", "content": prompts.ANALYST},
             {

@@ -109,15 +109,45 @@ def unverified(retries: int, reasons: list[str], answer: str) -> str:
     )
 
 
-def coverage_note(unmet: list[dict]) -> str:
-    """Note for coverage requirements without evidence; ``unmet`` rows are ``{"requisito", "tipo", ...}``."""
+def _years_text(years: list[int]) -> str:
+    """``2017``, ``2017 y 2018``, ``2011, 2014 y 2015``; three or more consecutive years as a run
+    (``2011, 2013–2016 y 2019``)."""
+    runs: list[list[int]] = []
+    for y in sorted(years):
+        if runs and y == runs[-1][-1] + 1:
+            runs[-1].append(y)
+        else:
+            runs.append([y])
+    parts: list[str] = []
+    for run in runs:
+        if len(run) >= 3:
+            parts.append(f"{run[0]}–{run[-1]}")
+        else:
+            parts += [str(y) for y in run]
+    return ", ".join(parts[:-1]) + " y " + parts[-1] if len(parts) > 1 else "".join(parts)
+
+
+def coverage_note(unmet: list[dict], span: tuple[int, int] | None = None) -> str:
+    """Note for coverage requirements without evidence; ``unmet`` rows are ``{"requisito", "tipo", ...}``.
+
+    Rows of ``tipo`` ``range`` are the years of the question's period ``span`` (``(desde, hasta)``)
+    without evidence: one sentence names exactly those years, e.g. «Sin evidencia leída para 2017 y
+    2018 dentro del periodo 2015–2020.»; the other rows get the «Cobertura incompleta: …» sentence."""
     kinds = {"year": "año", "item": "elemento de la lista", "country": "país", "group": "grupo"}
-    parts = ", ".join(f"«{c['requisito']}» ({kinds.get(c['tipo'], c['tipo'])})" for c in unmet)
-    return (
-        "Cobertura incompleta: no encontré evidencia en los pasajes leídos para "
-        + parts
-        + ". Esa parte de la pregunta queda sin responder."
-    )
+    years = [int(c["requisito"]) for c in unmet if c["tipo"] == "range"]
+    others = [c for c in unmet if c["tipo"] != "range"]
+    out = []
+    if others:
+        parts = ", ".join(f"«{c['requisito']}» ({kinds.get(c['tipo'], c['tipo'])})" for c in others)
+        out.append(
+            "Cobertura incompleta: no encontré evidencia en los pasajes leídos para "
+            + parts
+            + ". Esa parte de la pregunta queda sin responder."
+        )
+    if years:
+        period = f"{span[0]}–{span[1]}" if span else "de la pregunta"
+        out.append(f"Sin evidencia leída para {_years_text(years)} dentro del periodo {period}.")
+    return " ".join(out)
 
 
 def visualization_reply(vis: dict) -> tuple[str, bool]:

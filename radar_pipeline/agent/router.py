@@ -8,9 +8,26 @@
 * ``formulations``: up to 3 search queries (the question, its second clause when it asks two
   things, and a keyword form with the glossary's English terms);
 * ``requirements``: coverage the run must meet before it may close (SPEC "coverage requirements"):
-  every year of a comparison (two or more distinct years), every item of an explicit list (proper
-  nouns / acronyms, or items with a glossary term), every named country or armed group. Each has
-  aliases in Spanish, English and Portuguese; it is met when a passage actually read mentions one.
+  every year of a comparison (two or more distinct years), every year of a closed period of more
+  than one year (see below), every item of an explicit list (proper nouns / acronyms, or items with
+  a glossary term), every named country or armed group. Each has aliases in Spanish, English and
+  Portuguese; it is met when a passage actually read mentions one.
+
+**Periods.** A closed period of more than one year ("entre 2015 y 2020", "del 2016 al 2021",
+"2015-2020", or "los últimos cinco años" resolved by ``understanding.QuestionReader``) becomes one
+``range`` requirement *per year* of the period (label ``"2017"``, ``span`` ``(2015, 2020)``), in
+place of the two ``year`` requirements its two written end years used to give. A ``range`` year is
+met when a read passage mentions the year, or when the passage's document is dated in that year
+(``Requirement.met_by_passage`` with the publication year the run's ``tools.ToolBox`` knows: the
+``publication_dates`` table, else the rules on the source path; an undated document counts by its
+mentions only). One requirement per year, not one for the whole range, because each year is
+searched, reported and cited on its own: the analyst's targeted searches try the missing years,
+the /chat ``cobertura`` lists every year with ``cubierto``, and the coverage note names exactly the
+years without evidence (``messages.coverage_note``), all with the machinery every other kind uses.
+Two loose years without range wording ("compara 2019 y 2023") are no period: two ``year``
+requirements, as before; years written outside the period stay ``year`` requirements. An open
+period ("desde 2019") adds no requirement (there is nothing to span); a relative one adds its
+resolved years to the keyword formulation, since the question's words do not carry them.
 
 The LLM orchestrator (``runner``) proposes the route and formulations itself; the requirements are
 always extracted here, in code, so a model cannot drop one.
@@ -22,6 +39,7 @@ import re
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent import intent
+from radar_pipeline.agent.periods import Period, parse_period
 from radar_pipeline.agent.understanding import QuestionFacts
 from radar_pipeline.textfold import fold_question
 
@@ -154,15 +172,32 @@ def mentions(text_folded: str, aliases: tuple[str, ...] | list[str]) -> bool:
 # --------------------------------------------------------------------------- requirements
 @dataclass(frozen=True)
 class Requirement:
-    """One coverage requirement: ``kind`` year | item | country | group; met when a read passage
-    mentions one of ``aliases`` (folded, word boundaries)."""
+    """One coverage requirement: ``kind`` year | range | item | country | group; met when a read
+    passage mentions one of ``aliases`` (folded, word boundaries). A ``range`` requirement is one
+    year (``label`` ``"2017"``) of the question's closed period ``span`` (inclusive ``(desde,
+    hasta)``); it is also met by a passage whose document is dated in that year (``met_by_passage``)."""
 
     kind: str
     label: str
     aliases: tuple[str, ...]
+    span: tuple[int, int] | None = None
 
     def met_by(self, folded_text: str) -> bool:
+        """Does the folded text mention one of the aliases?"""
         return mentions(folded_text, self.aliases)
+
+    def describe(self) -> str:
+        """``kind: label`` for a model's prompt; a ``range`` year also names its period."""
+        if self.kind == "range" and self.span:
+            return f"año {self.label} del periodo {self.span[0]}–{self.span[1]}"
+        return f"{self.kind}: {self.label}"
+
+    def met_by_passage(self, folded_text: str, publication_year: int | None = None) -> bool:
+        """``met_by``, or, for a ``range`` year, a passage whose document's publication year
+        (``publication_year``, None when undated or unknown) is that year."""
+        if self.met_by(folded_text):
+            return True
+        return self.kind == "range" and publication_year is not None and str(publication_year) == self.label
 
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20[0-4]\d)(?!\d)")
@@ -265,11 +300,29 @@ def _last_item(segment: str) -> str:
     return " ".join(out[:4])
 
 
-def extract_requirements(question: str) -> list[Requirement]:
-    """Coverage requirements of a question (see module docstring). Deterministic, no model."""
-    reqs: list[Requirement] = []
+def range_requirements(period: Period | None) -> list[Requirement]:
+    """One ``range`` requirement per year of a closed ``period`` of more than one year, in order
+    ([] for None, an open period or a single year)."""
+    if period is None or not period.closed or period.hasta <= period.desde:
+        return []
+    span = (period.desde, period.hasta)
+    return [Requirement("range", str(y), (str(y),), span) for y in period.years()]
+
+
+def extract_requirements(question: str, period: Period | None = None) -> list[Requirement]:
+    """Coverage requirements of a question (see module docstring). Deterministic, no model.
+
+    ``period``: the question's period as ``understanding.QuestionReader`` read it (a relative one
+    resolved against the newest dated document); None reads it here with ``periods.parse_period``
+    and no reference year (absolute periods only)."""
+    if period is None:
+        period = parse_period(question)
+    reqs = range_requirements(period)
     years = list(dict.fromkeys(_YEAR.findall(question)))
-    if len(years) >= 2:
+    if reqs:  # the period's years are range requirements; a year written outside it stays a year
+        inside = {r.label for r in reqs}
+        reqs += [Requirement("year", y, (y,)) for y in years if y not in inside]
+    elif len(years) >= 2:
         reqs += [Requirement("year", y, (y,)) for y in years]
     items: list[tuple[str, bool]] = []
     for m in _PN_LIST.finditer(question):
@@ -404,10 +457,12 @@ def _second_clause(question: str) -> str | None:
 
 def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     """Route and decompose ``question`` with rules (offline orchestrator). ``facts``: what
-    ``understanding.QuestionReader`` read in it (places, entities), which the route rules use."""
+    ``understanding.QuestionReader`` read in it (places, entities), which the route rules use, and
+    its period, which the coverage requirements use (``extract_requirements``)."""
     q = " ".join(question.split())
     folded = re.sub(r"^[\W_]+", "", fold_question(q))
-    reqs = extract_requirements(q)
+    period = facts.period if facts is not None else None
+    reqs = extract_requirements(q, period)
     phen = classify_phenomenon(q)
     words = re.findall(r"\w+", folded)
     has_domain = _DOMAIN.search(folded) is not None
@@ -436,7 +491,13 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     for _, eng, _ in glossary_terms(q):
         english += eng[:1]
     kw = keywords(q)
-    keyword_form = " ".join(dict.fromkeys((" ".join(english).split() + kw[:8])[:16]))
+    # "los últimos cinco años": the resolved years, which the question's words do not carry
+    years = (
+        [str(y) for y in dict.fromkeys((period.desde, period.hasta))]
+        if period and period.relative and period.closed
+        else []
+    )
+    keyword_form = " ".join(dict.fromkeys((" ".join(english).split() + kw[:8])[: 16 - len(years)] + years))
     if keyword_form and fold_question(keyword_form) != fold_question(forms[0]):
         forms.append(keyword_form)
     return Plan("question", ruta, forms[:3], reqs, phen, reason="pregunta")

@@ -44,6 +44,18 @@ between runs). Each fallback is a trace step with ``termination_reason`` ``degra
 listed in ``RunResult.degraded`` (``{"rol", "motivo", "por_circuito"}``, roles as in
 ``DEGRADABLE_ROLES``) and the answer ends with ``messages.degraded_note``.
 
+**Coverage.** ``ctx.coverage`` (the /chat ``cobertura``) has one row per coverage requirement of
+``router.extract_requirements``: for a closed period of more than one year ("entre 2015 y 2020"),
+one row per year (``tipo`` ``range``), met by a read passage that mentions the year or whose
+document is dated in it (``ToolBox.publication_year``). Any requirement without evidence makes a
+verified answer ``incompleta`` (``cobertura_incompleta``) with a note that names it; for a period
+the note names exactly the years without evidence («Sin evidencia leída para 2017 y 2018 dentro
+del periodo 2015–2020.»). Policy choice: a partly covered period is ``incompleta`` even though its
+note says which years lack evidence, not ``respondida`` with the note: the estado is what clients
+and the evaluation read without parsing the text, and ``respondida`` keeps meaning "every coverage
+requirement met" for every kind (SPEC: coverage must be met before the run may close; runs that
+cannot gather it end as incomplete, declared). The answer is still shown and cited.
+
 Final ``estado``: ``respondida`` | ``sin_evidencia`` | ``no_verificada`` | ``incompleta`` |
 ``bloqueada`` | ``error``. ``error`` is only for internal errors and a missing index (and a
 provider failure no offline counterpart can absorb, i.e. no encoder for the extractive writer);
@@ -732,7 +744,7 @@ class AgentRunner:
                 "sin_evidencia",
                 messages.no_evidence(max(tb.discovered.values(), default=None), withheld),
             )
-        missing = unmet(ctx.plan.requirements, tb.read)
+        missing = unmet(ctx.plan.requirements, tb.read, tb.publication_year)
         ctx.coverage = [
             {"requisito": r.label, "tipo": r.kind, "cubierto": r not in missing} for r in ctx.plan.requirements
         ]
@@ -743,10 +755,14 @@ class AgentRunner:
         t0 = time.perf_counter()
         passages = list(ctx.toolbox.read.values())
         withheld = sum(1 for p in passages if p.get("suspicious"))
+        # a period to span: the writers know each document's publication year (a year's evidence)
+        year_of = ctx.toolbox.publication_year if any(r.kind == "range" for r in ctx.plan.requirements) else None
         draft, failure = None, None
         if self._model_up(ctx):
             try:
-                draft = self.llm_writer.write(ctx.question, passages, ctx.plan.requirements, ctx.feedback)
+                draft = self.llm_writer.write(
+                    ctx.question, passages, ctx.plan.requirements, ctx.feedback, year_of=year_of
+                )
             except LLMError as exc:
                 if self.extractive is None:  # no encoder: nothing offline can write this answer
                     raise
@@ -763,7 +779,7 @@ class AgentRunner:
                 detail={"model": draft.reply.model, "pasajes": len(passages), "pasajes_retirados": withheld},
             )
         else:
-            draft = self.extractive.write(ctx.question, passages, ctx.plan.requirements, ctx.exclude)
+            draft = self.extractive.write(ctx.question, passages, ctx.plan.requirements, ctx.exclude, year_of=year_of)
             reason, fallback = None, {}
             if self.llm:
                 reason, fallback = self._degrade(ctx, "redactor", failure, "redactor extractivo")
@@ -900,13 +916,14 @@ class AgentRunner:
         return reply.fiel
 
     def _accept(self, ctx: _Ctx) -> State:
-        """Verified: ``respondida``, or ``incompleta`` with a coverage note."""
+        """Verified: ``respondida``, or ``incompleta`` with a coverage note (see the module docstring
+        on coverage: a period missing some years is ``incompleta`` too, its note naming the years)."""
         ctx.verified = True
         missing = [c for c in ctx.coverage if not c["cubierto"]]
         ctx.text = verifier.canonicalize(ctx.draft_text, ctx.toolbox.read)
         if missing:
             ctx.estado, ctx.termination = "incompleta", "cobertura_incompleta"
-            ctx.text += "\n\n" + messages.coverage_note(missing)
+            ctx.text += "\n\n" + messages.coverage_note(missing, _span(ctx.plan.requirements))
         else:
             ctx.estado, ctx.termination = "respondida", "respondida"
         return State.GUARD_OUT
@@ -926,7 +943,7 @@ class AgentRunner:
         ctx.text = messages.unverified(ctx.retries, reasons, verifier.canonicalize(ctx.draft_text, ctx.toolbox.read))
         missing = [c for c in ctx.coverage if not c["cubierto"]]
         if missing:
-            ctx.text += "\n\n" + messages.coverage_note(missing)
+            ctx.text += "\n\n" + messages.coverage_note(missing, _span(ctx.plan.requirements))
         return State.GUARD_OUT
 
     # -- GUARD_OUT
@@ -993,6 +1010,11 @@ class AgentRunner:
             degraded=list(ctx.degraded),
             premisa=ctx.premise_verdict.contract() if shown and ctx.premise_verdict is not None else None,
         )
+
+
+def _span(requirements: list[router.Requirement]) -> tuple[int, int] | None:
+    """The period the ``range`` requirements span (``(desde, hasta)``), None without one."""
+    return next((r.span for r in requirements if r.kind == "range" and r.span), None)
 
 
 def _with_reading_notes(text: str, facts: QuestionFacts) -> str:

@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.precompute.reader import PrecomputeReader
-from radar_pipeline.retrieval.publications import DATE_RE, PublicationQuery
+from radar_pipeline.retrieval.publications import DATE_RE, PublicationQuery, document_year, read_dates
 from radar_pipeline.retrieval.service import RetrievalService, normalize_id
 from radar_pipeline.vocabulary import Phenomenon
 
@@ -207,6 +207,8 @@ class ToolBox:
     known_docs: set[str] = field(default_factory=set)  # doc ids a search or listing returned
     read: OrderedDict[str, dict] = field(default_factory=OrderedDict)
     closed: bool = False
+    _years: dict[str, int | None] = field(default_factory=dict, repr=False)  # doc_id → publication year
+    _dates: tuple[dict[str, dict] | None, str] | None = field(default=None, repr=False)  # read_dates, once
 
     @property
     def executed_calls(self) -> int:
@@ -235,6 +237,16 @@ class ToolBox:
     def offered(self) -> tuple[str, ...]:
         """The tool names valid in the current state (empty in ``answer``)."""
         return STATE_TOOLS[self.state]
+
+    def publication_year(self, doc_id: str) -> int | None:
+        """The publication year of a document (None when undated), dated as ``list_publications``
+        dates it (``publications.document_year``: ``publication_dates`` through ``reader``, else the
+        source path); the table is read once per run. Used by the ``range`` coverage requirements."""
+        if doc_id not in self._years:
+            if self._dates is None:
+                self._dates = read_dates(self.reader)
+            self._years[doc_id] = document_year(self.corpus, doc_id, self._dates[0])
+        return self._years[doc_id]
 
     def close(self) -> None:
         """Enter the ``answer`` state: no more tools this run."""

@@ -11,7 +11,8 @@
    question's keywords and glossary English terms it contains + 0.05 × its passage's similarity;
 3. greedy selection with redundancy control (a sentence whose cosine to one already chosen is
    ≥ 0.85 is skipped, ≤ 2 per passage, ``max_sentences`` in all), then one extra sentence per
-   coverage requirement that the read passages meet but the chosen sentences do not mention;
+   coverage requirement that the read passages meet but the chosen sentences do not mention (a
+   year of the question's period also by a sentence of a document dated in it, ``year_of``);
 4. the answer quotes each sentence verbatim («…», original language) followed by its citation
    ``[doc_id:chunk_id]``, then lists the sources. The verifier checks the quotes are verbatim.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -177,8 +179,13 @@ class ExtractiveWriter:
         passages: list[dict],
         requirements: list[Requirement] | None = None,
         exclude: set[str] = frozenset(),
+        year_of: Callable[[str], int | None] | None = None,
     ) -> Draft:
-        """Answer text with one citation per sentence; ``Draft.text`` is '' when no usable sentence."""
+        """Answer text with one citation per sentence; ``Draft.text`` is '' when no usable sentence.
+
+        ``year_of`` (``doc_id`` → publication year, None when undated; given when the question has a
+        period to span): a ``range`` year is then met by a sentence of a document dated in it too,
+        and the sources list names the publication year of each cited dated document."""
         passages = sorted(passages, key=lambda p: -(p.get("similarity") or 0.0))
         cands = self.candidates(passages, exclude)
         if not cands:
@@ -205,12 +212,15 @@ class ExtractiveWriter:
                 continue
             chosen.append(int(i))
             per_chunk[cid] = per_chunk.get(cid, 0) + 1
+
+        def meets(req: Requirement, i: int) -> bool:
+            year = year_of(cands[i][1]["doc_id"]) if year_of is not None and req.kind == "range" else None
+            return req.met_by_passage(fold_question(cands[i][0]), year)
+
         for req in requirements or []:
-            if any(req.met_by(fold_question(cands[i][0])) for i in chosen):
+            if any(meets(req, i) for i in chosen):
                 continue
-            extra = next(
-                (int(i) for i in order if int(i) not in chosen and req.met_by(fold_question(cands[i][0]))), None
-            )
+            extra = next((int(i) for i in order if int(i) not in chosen and meets(req, int(i))), None)
             if extra is not None:
                 chosen.append(extra)
         # keep the passages' reading order inside the answer: best passage first, then position
@@ -226,7 +236,9 @@ class ExtractiveWriter:
         sources = []
         for cid in dict.fromkeys(c for _, c in pairs):
             p = next(pp for pp in passages if pp["chunk_id"] == cid)
-            label = f"«{p.get('title') or p.get('source_path')}» (p. {p.get('page')})"
+            year = year_of(p["doc_id"]) if year_of is not None else None
+            published = f"; publicado en {year}" if year is not None else ""
+            label = f"«{p.get('title') or p.get('source_path')}» (p. {p.get('page')}{published})"
             if label not in sources:
                 sources.append(label)
         text = HEADER + "\n\n" + "\n".join(lines) + "\n\nFuentes: " + "; ".join(sources) + "."
@@ -240,10 +252,23 @@ class LLMWriter:
         self.client = client
 
     def messages(
-        self, question: str, passages: list[dict], requirements: list[Requirement] | None, feedback: str | None
+        self,
+        question: str,
+        passages: list[dict],
+        requirements: list[Requirement] | None,
+        feedback: str | None,
+        year_of: Callable[[str], int | None] | None = None,
     ) -> list[dict]:
-        reqs = "; ".join(f"{r.kind}: {r.label}" for r in requirements or []) or "ninguno"
+        """The conversation for the large model. ``year_of`` (``doc_id`` → publication year, given when
+        the question has a period to span) adds the publication year of each dated document read, so a
+        year of the period can be covered by a document published in it."""
+        reqs = "; ".join(r.describe() for r in requirements or []) or "ninguno"
         user = f"Pregunta del analista (también es solo un dato): {question}\nRequisitos de cobertura: {reqs}\n"
+        if year_of is not None:
+            dated = {p["doc_id"]: year_of(p["doc_id"]) for p in passages if not p.get("suspicious")}
+            listed = "; ".join(f"{d}: {y}" for d, y in dated.items() if y is not None)
+            if listed:
+                user += f"Año de publicación de los documentos leídos (dato): {listed}\n"
         if feedback:
             user += f"El verificador rechazó la respuesta anterior: {feedback}. Corrígelo.\n"
         user += "\n" + prompts.fence_passages(passages)
@@ -255,6 +280,8 @@ class LLMWriter:
         passages: list[dict],
         requirements: list[Requirement] | None = None,
         feedback: str | None = None,
+        year_of: Callable[[str], int | None] | None = None,
     ) -> Draft:
-        reply = self.client.chat(self.messages(question, passages, requirements, feedback), size="large")
+        """The large model's answer (``Draft.reply`` its reply); ``year_of`` as in ``messages``."""
+        reply = self.client.chat(self.messages(question, passages, requirements, feedback, year_of), size="large")
         return Draft(reply.content.strip(), reply=reply)

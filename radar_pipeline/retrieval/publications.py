@@ -39,7 +39,15 @@ from radar_pipeline.precompute.reader import PrecomputeReader
 
 log = logging.getLogger("radar.retrieval.publications")
 
-__all__ = ["DATE_RE", "PublicationQuery", "bounds", "collection_of", "list_publications", "read_dates"]
+__all__ = [
+    "DATE_RE",
+    "PublicationQuery",
+    "bounds",
+    "collection_of",
+    "document_year",
+    "list_publications",
+    "read_dates",
+]
 
 DATE_RE = r"^(19|20)\d{2}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$"
 _DATE = re.compile(DATE_RE)
@@ -100,6 +108,18 @@ def read_dates(reader: PrecomputeReader | None) -> tuple[dict[str, dict] | None,
         log.warning("publication_dates unreadable; dating from paths", exc_info=True)
         return None, "ruta (base de datos no disponible)"
     return dates, "publication_dates" if dates is not None else "ruta"
+
+
+def document_year(corpus, doc_id: str, dates: dict[str, dict] | None) -> int | None:
+    """The publication year of document ``doc_id`` of ``corpus`` (a ``RetrievalService``), dated as
+    the listing dates it (module docstring): ``dates`` are the ``publication_dates`` rows of
+    ``read_dates``; when they are None (table not materialized, no reader, database down), the rules
+    on the passage table's ``source_path``. None for an undated or unknown document."""
+    if dates is not None:
+        year = (dates.get(doc_id) or {}).get("year")
+        return int(year) if year is not None else None
+    rows = corpus.doc_rows.get(doc_id)
+    return date_for_document([corpus.paths[rows[0]]], {}).year if rows else None
 
 
 def _sort_key(item: dict) -> tuple:

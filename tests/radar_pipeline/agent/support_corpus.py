@@ -125,6 +125,45 @@ DOCUMENTS = [
             "O garimpo ilegal de ouro na Amazônia converge com o tráfico de drogas e a exploração de madeira, e facções criminosas controlam rotas fluviais.",
         ],
     ),
+    # Colombia's cyber-defence policy over the years, for the period coverage tests: 2011 and 2013
+    # are written in the text, 2012 only in the file name (the document is dated 2012 from its path),
+    # 2016 in the text; nothing in the corpus speaks of 2014 or 2015.
+    (
+        "ai_military/ciberdefensa/conpes_ciberseguridad.txt",
+        "Lineamientos de ciberseguridad y ciberdefensa",
+        "ai_military",
+        "es",
+        [
+            "El CONPES 3701 de 2011 fijó los lineamientos de la política de ciberseguridad y ciberdefensa de Colombia y creó el ColCERT, el Comando Conjunto Cibernético y el Centro Cibernético Policial.",
+        ],
+    ),
+    (
+        "ai_military/ciberdefensa/informe-ciberdefensa-2012.txt",
+        "Informe anual de ciberdefensa",
+        "ai_military",
+        "es",
+        [
+            "El Comando Conjunto Cibernético de Colombia empezó a operar y a coordinar la respuesta de la ciberdefensa a los incidentes contra la infraestructura crítica del Estado.",
+        ],
+    ),
+    (
+        "ai_military/ciberdefensa/revision_internacional.txt",
+        "Revisión internacional de la ciberdefensa",
+        "ai_military",
+        "es",
+        [
+            "En 2013 una comisión internacional revisó la política de ciberdefensa de Colombia y recomendó una estrategia nacional de seguridad digital basada en la gestión del riesgo.",
+        ],
+    ),
+    (
+        "ai_military/ciberdefensa/seguridad_digital.txt",
+        "Política Nacional de Seguridad Digital",
+        "ai_military",
+        "es",
+        [
+            "En 2016 el CONPES 3854 adoptó la Política Nacional de Seguridad Digital, que amplió la ciberdefensa de Colombia hacia la gestión del riesgo digital.",
+        ],
+    ),
     (
         "ai_military/notes.txt",
         "Agricultural committee notes",

@@ -70,3 +70,78 @@ def test_visualizer_closed_lists(reader):
     comps, filtros = visualizer.propose(q, reader.read(q))
     assert comps == ["matriz_calor"] and filtros["fenomeno"] == "space_security" and filtros["desde"] == 2015
     assert filtros["hasta"] is None  # "desde 2015" is open-ended (it read 2015–2015 before)
+
+
+def _kinds(reqs):
+    return [(r.kind, r.label) for r in reqs]
+
+
+def test_closed_period_requires_every_year_of_it():
+    # "entre 2019 y 2021" asked for its two end years only; every year of the range is required now
+    reqs = router.extract_requirements("¿Cómo evolucionaron las políticas de ciberdefensa entre 2019 y 2021?")
+    assert _kinds(reqs) == [("range", "2019"), ("range", "2020"), ("range", "2021")]
+    assert {r.span for r in reqs} == {(2019, 2021)}
+    reqs = router.extract_requirements("¿Qué cambió en la doctrina espacial del 2016 al 2021?")
+    assert [r.label for r in reqs if r.kind == "range"] == [str(y) for y in range(2016, 2022)]
+    assert not [r for r in reqs if r.kind == "year"]
+    # a year written outside the period stays a year of the comparison
+    reqs = router.extract_requirements("Compara la ciberdefensa entre 2015 y 2017 con la de 2010")
+    assert _kinds(reqs) == [("range", "2015"), ("range", "2016"), ("range", "2017"), ("year", "2010")]
+
+
+def test_loose_years_open_and_single_periods_unchanged():
+    reqs = router.extract_requirements("Compara las políticas de ciberdefensa de 2019 y 2023")
+    assert _kinds(reqs) == [("year", "2019"), ("year", "2023")]
+    assert router.extract_requirements("¿Qué pruebas ASAT hubo desde 2019?") == []  # open: nothing to span
+    assert router.extract_requirements("¿Qué pruebas ASAT hubo en 2021?") == []
+    assert router.extract_requirements("¿Qué pruebas ASAT hubo entre 2021 y 2021?") == []
+
+
+def test_relative_period_resolved_by_the_reader(reader):
+    q = "¿Cómo cambió la ciberdefensa en los últimos cinco años?"
+    assert router.extract_requirements(q) == []  # without a reference year it cannot be resolved
+    facts = reader.read(q)
+    p = router.plan(q, facts)
+    assert [r.label for r in p.requirements if r.kind == "range"] == ["2021", "2022", "2023", "2024", "2025"]
+    assert all(r.span == (2021, 2025) for r in p.requirements if r.kind == "range")
+    # the resolved years go to the search formulations, which the question's words do not carry
+    assert any("2021" in f and "2025" in f for f in p.formulations)
+
+
+def test_range_year_met_by_mention_or_publication_year():
+    (y2017,) = [
+        r for r in router.extract_requirements("Evolución de la ciberdefensa entre 2016 y 2017") if r.label == "2017"
+    ]
+    assert y2017.met_by_passage("in 2017 the command was created")
+    assert y2017.met_by_passage("the command was created", publication_year=2017)
+    assert not y2017.met_by_passage("the command was created", publication_year=2018)
+    assert not y2017.met_by_passage("the command was created in 20170")
+    (loose,) = [r for r in router.extract_requirements("Compara 2017 y 2019 en ciberdefensa") if r.label == "2017"]
+    assert not loose.met_by_passage("the command was created", publication_year=2017)  # a loose year: mentions only
+
+
+def test_unmet_counts_dated_documents_for_range_years():
+    from radar_pipeline.agent.analyst import unmet
+
+    reqs = router.extract_requirements("Evolución de la ciberdefensa entre 2011 y 2013")
+    read = {
+        "a-0": {"doc_id": "a", "text": "El CONPES 3701 de 2011 fijó los lineamientos."},
+        "b-0": {"doc_id": "b", "text": "El Comando Conjunto Cibernético empezó a operar."},
+    }
+    years = {"a": None, "b": 2012}
+    assert [r.label for r in unmet(reqs, read)] == ["2012", "2013"]  # mentions only
+    assert [r.label for r in unmet(reqs, read, years.get)] == ["2013"]
+
+
+def test_coverage_note_names_exactly_the_missing_years():
+    from radar_pipeline.agent import messages
+
+    rows = [{"requisito": y, "tipo": "range", "cubierto": False} for y in ("2017", "2018")]
+    assert (
+        messages.coverage_note(rows, (2015, 2020))
+        == "Sin evidencia leída para 2017 y 2018 dentro del periodo 2015–2020."
+    )
+    rows = [{"requisito": str(y), "tipo": "range", "cubierto": False} for y in (2011, 2013, 2014, 2015, 2019)]
+    note = messages.coverage_note(rows + [{"requisito": "Rusia", "tipo": "country", "cubierto": False}], (2010, 2020))
+    assert note.startswith("Cobertura incompleta: no encontré evidencia en los pasajes leídos para «Rusia» (país).")
+    assert note.endswith("Sin evidencia leída para 2011, 2013–2015 y 2019 dentro del periodo 2010–2020.")

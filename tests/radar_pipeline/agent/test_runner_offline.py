@@ -210,3 +210,116 @@ def test_passages_with_instructions_never_reach_the_answer(offline_service):
             assert step.detail["pasajes_retirados"] >= 1 and "instrucciones" in res.respuesta
             withheld_no_evidence += 1
     assert withheld_in_writes >= 1 and withheld_no_evidence >= 1
+
+
+# Colombia's cyber-defence policy in the test corpus (support_corpus): 2011 and 2013 and 2016 are
+# written in passages, 2012 only dates a document (its file name); nothing speaks of 2014 or 2015.
+_CYBER = "¿Cómo evolucionó la política de ciberdefensa de Colombia {}?"
+
+
+def _read_passages(res):
+    return {p["chunk_id"]: p for t in res.tools_called if t["name"] == "read_chunks" for p in t["output"]["passages"]}
+
+
+def _range_rows(res):
+    return {c["requisito"]: c["cubierto"] for c in res.coverage if c["tipo"] == "range"}
+
+
+def test_period_fully_covered_year_by_year(offline_service):
+    res = _run(offline_service, _CYBER.format("entre 2011 y 2013"))
+    assert res.estado == "respondida" and res.termination_reason == "respondida"
+    assert _range_rows(res) == {"2011": True, "2012": True, "2013": True}
+    assert not [c for c in res.coverage if c["tipo"] == "year"]  # the end years are no longer apart
+    # 2012 is covered by a document dated 2012 (its path), whose passage never writes the year
+    dated = [p for p in _read_passages(res).values() if p["source_path"].endswith("-2012.txt")]
+    assert dated and "2012" not in dated[0]["text"]
+    assert any(c["chunk_id"] == dated[0]["chunk_id"] for c in res.citas)
+    assert "publicado en 2012" in res.respuesta
+    assert "Sin evidencia" not in res.respuesta
+
+
+def test_period_years_missed_by_the_first_read_are_searched_for(offline_service):
+    """With a first read of two passages, the analyst reads for the years still missing (an on-topic
+    passage already found, or a search for the year) within the 8-call budget."""
+    from radar_pipeline.agent.runner import AgentConfig, AgentRunner
+
+    runner = AgentRunner(offline_service.corpus, offline_service.encoder, config=AgentConfig(max_read=2))
+    res = runner.run(_CYBER.format("entre 2011 y 2013"))
+    reads = [t for t in res.tools_called if t["name"] == "read_chunks"]
+    assert len(reads) == 2 and len(reads[0]["input_parameters"]["chunk_ids"]) == 2
+    assert res.estado == "respondida" and _range_rows(res) == {"2011": True, "2012": True, "2013": True}
+    assert res.tool_calls <= 8
+
+
+def test_period_with_missing_years_says_which(offline_service):
+    res = _run(offline_service, _CYBER.format("entre 2011 y 2016"))
+    assert _range_rows(res) == {
+        "2011": True,
+        "2012": True,
+        "2013": True,
+        "2014": False,
+        "2015": False,
+        "2016": True,
+    }
+    # the policy of the coverage requirements: incompleta, the answer naming exactly the missing years
+    assert res.estado == "incompleta" and res.termination_reason == "cobertura_incompleta"
+    assert res.respuesta.rstrip().endswith("Sin evidencia leída para 2014 y 2015 dentro del periodo 2011–2016.")
+    assert res.citas  # what was found is still cited
+    searched = [t["input_parameters"]["query"] for t in res.tools_called if t["name"] == "search_evidence"]
+    assert any(q.endswith(" 2014") for q in searched) and any(q.endswith(" 2015") for q in searched)
+    assert res.tool_calls <= 8
+
+
+def test_two_loose_years_stay_two_year_requirements(offline_service):
+    res = _run(offline_service, "Compara la política de ciberdefensa de Colombia en 2011 y 2016")
+    assert [(c["requisito"], c["tipo"]) for c in res.coverage if c["tipo"] in ("year", "range")] == [
+        ("2011", "year"),
+        ("2016", "year"),
+    ]
+    assert res.estado == "respondida" and all(c["cubierto"] for c in res.coverage)
+
+
+def test_period_years_dated_by_the_publication_dates_table(db_service, agent_engine, agent_index):
+    """With ``publication_dates`` materialized the table dates the documents (not the paths): a
+    document it dates 2014 covers 2014, and the path-dated 2012 report, absent from it, no longer
+    covers 2012."""
+    from radar_pipeline.precompute import tables
+
+    doc_of = {r["source_path"]: r["doc_id"] for r in agent_index[1]}
+    path = "ai_military/ciberdefensa/revision_internacional.txt"
+    tables.drop_precompute_schema(agent_engine)
+    tables.ensure_precompute_schema(agent_engine)
+    try:
+        with agent_engine.begin() as conn:
+            conn.execute(
+                tables.publication_dates.insert(),
+                [
+                    {
+                        "row_hash": path,
+                        "run_id": "r1",
+                        "producer": "test@1",
+                        "doc_id": doc_of[path],
+                        "date": "2014-03",
+                        "year": 2014,
+                        "precision": "month",
+                        "rule": "iso_month",
+                        "source_kind": "path",
+                        "source_path": path,
+                        "phenomenon": "ai_military",
+                    }
+                ],
+            )
+        res = _run(db_service, _CYBER.format("entre 2011 y 2016"))
+        assert _range_rows(res) == {
+            "2011": True,
+            "2012": False,
+            "2013": True,
+            "2014": True,
+            "2015": False,
+            "2016": True,
+        }
+        assert res.estado == "incompleta"
+        assert res.respuesta.rstrip().endswith("Sin evidencia leída para 2012 y 2015 dentro del periodo 2011–2016.")
+        assert "publicado en 2014" in res.respuesta
+    finally:
+        tables.drop_precompute_schema(agent_engine)

@@ -161,8 +161,12 @@ def test_list_publications_from_paths(offline_service):
     terr = corpus.publications(PublicationQuery(coleccion="TERRITORIAL", fenomeno="territorial", limit=2))
     assert terr["total"] == 3 and len(terr["items"]) == 2
     assert terr["filters"] == {"coleccion": "TERRITORIAL", "fenomeno": "territorial"}
-    # the test corpus has no dates in its paths: any date range leaves nothing
-    assert corpus.publications(PublicationQuery(desde="2000"))["total"] == 0
+    # one document of the test corpus is dated by its path (…/informe-ciberdefensa-2012.txt, for the
+    # period coverage tests); a date range keeps it alone, undated documents are left out
+    dated = corpus.publications(PublicationQuery(desde="2000"))
+    assert dated["total"] == 1 and dated["items"][0]["source_path"].endswith("informe-ciberdefensa-2012.txt")
+    assert dated["items"][0]["date"] == "2012" and dated["items"][0]["date_rule"] == "year_in_name"
+    assert corpus.publications(PublicationQuery(desde="2013"))["total"] == 0
     with pytest.raises(ValueError):
         corpus.publications(PublicationQuery(desde="2022", hasta="2021"))
 
