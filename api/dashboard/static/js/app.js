@@ -180,17 +180,17 @@ function renderOptions() {
   o.replaceChildren();
   if (state.vista === 'mapa') {
     if (state.fenomeno === 'territorial') {
-      o.appendChild(toggle('Capa del mapa', Object.entries(CAPAS), state.capa, (v) => navigate({ capa: v })));
+      o.appendChild(toggle('Capa del mapa', Object.entries(CAPAS), state.capa, (v) => navigate({ capa: v }, { frameIt: true })));
     }
     if (state.capa === 'lugares') {
       const def = state.fenomeno === 'territorial' ? 'department' : 'country';
       o.appendChild(selectOpt('op-nivel', 'Nivel', [['department', 'Departamentos de Colombia'],
         ['municipality', 'Municipios de Colombia'], ['country', 'Países']],
-        state.nivel || def, (v) => navigate({ nivel: v === def ? null : v })));
+        state.nivel || def, (v) => navigate({ nivel: v === def ? null : v }, { frameIt: true })));
     }
     if (state.capa === 'presencia') {
       o.appendChild(selectOpt('op-grupo', 'Grupo', [['', 'Cualquier grupo'], ...Object.entries(GRUPOS)], state.grupo,
-        (v) => navigate({ grupo: v })));
+        (v) => navigate({ grupo: v }, { frameIt: true })));
     }
   } else if (state.vista === 'tiempo') {
     o.appendChild(toggle('Granularidad', [['year', 'Por año'], ['month', 'Por mes']], state.gran, (v) => navigate({ gran: v })));
@@ -478,7 +478,8 @@ async function init() {
   setMeta(meta);
   await nameUnlisted(state);
   fillFilters();
-  els.views.forEach((b) => b.addEventListener('click', () => navigate({ vista: b.dataset.vista })));
+  // a map reached by switching view, layer or level frames the territory filter, as a link does
+  els.views.forEach((b) => b.addEventListener('click', () => navigate({ vista: b.dataset.vista }, { frameIt: true })));
   els.pages.forEach((a) => a.addEventListener('click', (e) => {
     if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
     e.preventDefault();

@@ -57,11 +57,19 @@ function filterItem(placeId) {
   return { fill: 'none', stroke: SELECTED, strokeWidth: 2.5, label: 'Filtro de territorio:', lines: m ? [m[1], `(${m[2]})`] : [name] };
 }
 
-// Frame (when asked) and outline the territory filter on a map drawn at any level.
-function markSelected(g, path, feature, placeId, frame, box) {
+// Frame (when asked) and outline the territory filter on a map drawn at any level. A municipality
+// on a department map gets its department's municipal borders as context (thin, not interactive).
+async function markSelected(g, path, feature, placeId, frame, box, { context = false } = {}) {
   if (!feature) return;
+  if (context && placeId.startsWith('municipality:')) {
+    const dept = placeId.split(':')[1].slice(0, 2);
+    const munis = (await geo('co_municipalities')).features.filter((f) => f.properties.dept === dept);
+    g.append('g').attr('class', 'contexto-municipal').attr('aria-hidden', 'true').attr('pointer-events', 'none')
+      .selectAll('path').data(munis).join('path').attr('d', path).attr('fill', 'none')
+      .attr('stroke', '#7a8594').attr('stroke-width', 0.6);
+  }
   // a municipality is small: let it fill most of the box (a department or country stays in context)
-  if (frame) frameTo(g, path, feature, box, placeId.startsWith('municipality:') ? 14 : 6);
+  if (frame) frameTo(g, path, feature, box, placeId.startsWith('municipality:') ? 40 : 6);
   selectedOutline(g, path, feature, placeId);
 }
 
@@ -124,7 +132,7 @@ export async function drawPlaces(container, data, ctx) {
   activate(withData, (event, f) => ctx.onPlace(pid(f)));
   // the territory filter, on this level or another (a municipality on the department map)
   const sel = fc.features.find((f) => pid(f) === state.lugar) || await placeFeature(state.lugar);
-  markSelected(g, path, sel, state.lugar, ctx.frame, { x: 0, y: 50, w: mapW, h: height - 80 });
+  await markSelected(g, path, sel, state.lugar, ctx.frame, { x: 0, y: 50, w: mapW, h: height - 80 }, { context: level !== 'municipality' });
   legend(svg, mapW + 24, 80, 'Documentos', [
     { fill: ZERO, label: 'ninguno lo nombra' }, ...items,
     ...(sel ? [filterItem(state.lugar)] : [])]);
@@ -168,7 +176,7 @@ export async function drawAlerts(container, data, ctx) {
     .text(`Cada tipo de alerta en su propio mapa: ${types.map((t) => ALERTAS[t].toLowerCase()).join(', ').replace(/, ([^,]*)$/, ' y $1')} nunca se suman.`);
   const max = d3.max(data.rows, (r) => r.n_alerts) || 1;
   const { scale, items } = countScale(max, d3.schemeOranges);
-  types.forEach((t, i) => {
+  for (const [i, t] of types.entries()) {
     const x0 = 10 + i * (panelW + 10);
     const projection = d3.geoMercator().fitExtent([[x0 + 6, 78], [x0 + panelW, height - 40]], fc);
     const path = d3.geoPath(projection);
@@ -190,8 +198,8 @@ export async function drawAlerts(container, data, ctx) {
     withData.attr('aria-label', (f) => `${f.properties.name}, ${ALERTAS[t].toLowerCase()}: ${plural(rows.get(f.properties.id).n_alerts, 'alerta', 'alertas')}`)
       .attr('data-n', (f) => rows.get(f.properties.id).n_alerts);
     activate(withData, (event, f) => ctx.onPlace(`department:${f.properties.id}`, { alertType: t }));
-    markSelected(g, path, selFeature, state.lugar, ctx.frame, { x: x0, y: 76, w: panelW, h: height - 110 });
-  });
+    await markSelected(g, path, selFeature, state.lugar, ctx.frame, { x: x0, y: 76, w: panelW, h: height - 110 }, { context: true });
+  }
   legend(svg, types.length * (panelW + 10) + 20, 90, 'Alertas', [{ fill: ZERO, label: 'ninguna' }, ...items,
     ...(selFeature ? [filterItem(state.lugar)] : [])]);
   sourceLine(svg, 16, height - 12, `agg_alerts_per_department (early_warnings) · límites: ${sources.co_departments}`);
@@ -278,7 +286,7 @@ export async function drawPresence(container, data, ctx) {
   const lugarRows = state.lugar ? data.rows.filter((r) => r.divipola_code && (`municipality:${r.divipola_code}` === state.lugar
     || `department:${r.divipola_code.slice(0, 2)}` === state.lugar)) : [];
   const selFeature = state.lugar && !state.lugar.startsWith('country:') ? await placeFeature(state.lugar) : null;
-  markSelected(g, path, selFeature, state.lugar, ctx.frame, { x: 0, y: 50, w: mapW, h: height - 80 });
+  await markSelected(g, path, selFeature, state.lugar, ctx.frame, { x: 0, y: 50, w: mapW, h: height - 80 });
   const counts = d3.rollup(feats, (v) => v.length, (f) => byShape.get(f.properties.id).state);
   const leg = legend(svg, mapW + 20, 80, 'Municipios en el mapa', [
     { fill: STATE_FILL.present, label: `${ESTADOS.present} (${num(counts.get('present') || 0)})` },
