@@ -318,6 +318,8 @@ def test_chat_drives_the_view_and_frames_the_territory(page, shots):
     roles = page.locator("#chat-log li.paso").evaluate_all("els => els.map(e => e.dataset.rol)")
     assert roles[0] == "guardia_entrada" and "visualizador" in roles and roles[-1] == "guardia_salida"
     assert page.locator("#chat-log .vis[data-componente='mapa_alertas']").count() == 1
+    # the agent states no phenomenon for an alerts map: the dashboard opened the territorial page itself
+    assert "fenomeno" not in page.inner_text("#chat-log .vis")
     assert "scale(" in page.get_attribute("g.alertas-imminent", "transform")  # framed
     assert page.locator("#ev-lista li").count() == 2  # one imminent and one structural alert, listed apart
     assert page.locator("#ev-pasajes li.target mark.contada").count() >= 1
