@@ -54,10 +54,20 @@ def _filters(
     fenomeno: str | None, desde: int | None, hasta: int | None, entidad: str | None, lugar: str | None
 ) -> Filters:
     if entidad is not None and not ENTITY_ID.match(entidad):
-        raise HTTPException(422, detail={"code": "invalid_filter", "message": "entidad: un entity_id del diccionario"})
+        raise HTTPException(
+            422,
+            detail={
+                "code": "invalid_filter",
+                "message": "entidad: un entity_id del diccionario o un país (country:CHN)",
+            },
+        )
     if lugar is not None and not PLACE_ID.match(lugar):
         raise HTTPException(
-            422, detail={"code": "invalid_filter", "message": "lugar: un place_id (department:18, country:COL)"}
+            422,
+            detail={
+                "code": "invalid_filter",
+                "message": "lugar: un place_id (department:18, municipality:52835, country:COL)",
+            },
         )
     if desde is not None and hasta is not None and desde > hasta:
         desde, hasta = hasta, desde

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 import sqlalchemy as sa
 
+from api.dashboard.data.places import is_country
 from radar_pipeline import db
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.filters import Filters
@@ -20,13 +21,17 @@ class DocSets:
         self.reader = reader
 
     def naming_entity(self, entity_id: str) -> set[str]:
-        """Documents with a current mention of ``entity_id``."""
+        """Documents with a current mention of ``entity_id``; for a country as the entity
+        (``country:CHN``, see ``places.is_country``) the documents naming that country."""
+        if is_country(entity_id):
+            return self.naming_place(entity_id)
         t = T.entity_mentions
         stmt = sa.select(t.c.doc_id).distinct().where(t.c.entity_id == entity_id, current(t))
         return {r["doc_id"] for r in self.reader.rows(stmt, t)}
 
     def naming_place(self, place_id: str) -> set[str]:
-        """Documents naming the place or a place inside it: the evidence of its map row (scope ``all``)."""
+        """Documents naming the place or a place inside it: the evidence of its map row (scope ``all``);
+        ``place_id`` is a country, department or municipality id (empty set when nothing names it)."""
         t = T.agg_documents_per_place
         stmt = sa.select(t.c.evidence).where(t.c.place_id == place_id, t.c.phenomenon == "all", current(t))
         return {e.get("doc_id") for r in self.reader.rows(stmt, t) for e in r["evidence"]}

@@ -8,7 +8,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from api.dashboard.data.docsets import DocSets, narrow
-from api.dashboard.data.views import TABLES, VIEWS, Views, period_year
+from api.dashboard.data.places import is_country
+from api.dashboard.data.views import TABLES, VIEWS, Views, alert_kept, alerts_narrowed, municipality
 from radar_pipeline import db
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import PrecomputeReader, current
@@ -78,14 +79,19 @@ class Evidence:
         t = TABLES[name]
         cols = [t.c.id, t.c.evidence] + [t.c[c] for c in ROW_COLUMNS[name]]
         rows = self.reader.rows(sa.select(*cols).where(t.c.id.in_(list(ids)), current(t)), t)
-        docs, narrowed = self.docsets.docset(f, EVIDENCE_FILTERS[name])
+        use = EVIDENCE_FILTERS[name]
+        if name == "timeline" and is_country(f.entity):  # not a column of the timeline: narrowed like the view
+            use = ("entidad", *use)
+        docs, narrowed = self.docsets.docset(f, use)
+        if name == "alerts_per_department" and municipality(f):
+            narrowed = [*narrowed, "lugar"]
         counted: dict[str, Any] = {"entities": [], "places": [], "quotes": []}
         items: dict[tuple, dict] = {}
         for r in rows:
             label = _row_label(name, r)
             _counted(name, r, counted)
             ev = r["evidence"]
-            if name == "alerts_per_department" and (f.period or f.entity):
+            if name == "alerts_per_department" and alerts_narrowed(f):
                 ev = self._alert_evidence(r, f)
             else:
                 ev = narrow(ev, docs)
@@ -130,12 +136,8 @@ class Evidence:
         keep_docs = set()
         for code in r["alert_codes"]:
             a = alerts.get(code)
-            if not a or (f.period and not f.year_ok(period_year(a.get("date")))):
-                continue
-            ds = {d["doc_id"] for d in a.get("documents") or []}
-            if ent_docs is not None and not ds & ent_docs:
-                continue
-            keep_docs |= ds
+            if a and alert_kept(a, f, ent_docs):
+                keep_docs |= {d["doc_id"] for d in a.get("documents") or []}
         return [e for e in r["evidence"] if e.get("doc_id") in keep_docs]
 
     def _passages(self, chunk_ids: list[str]) -> dict[str, dict]:

@@ -27,13 +27,19 @@ def status(reader: PrecomputeReader) -> dict[str, bool]:
 
 def meta(reader: PrecomputeReader) -> dict:
     """``{entities, places, documents, dates, status, groups}``; a table not materialized yet
-    contributes nothing (empty lists, ``dates: None``) instead of failing."""
-    ed, pg, pd, em, ap, d = (
+    contributes nothing (empty lists, ``dates: None``) instead of failing.
+
+    ``places``: every country and Colombian department of the gazetteer, and the municipalities
+    the page can select — those some document names or the armed-presence records list (the rest
+    of the ~1,100 are named on demand by ``places.resolve``) — each ``{place_id, level, code, iso2,
+    name, department_name, n_documents}`` (documents naming it, any phenomenon)."""
+    ed, pg, pd, em, ap, pr, d = (
         T.entity_dictionary,
         T.place_gazetteer,
         T.publication_dates,
         T.entity_mentions,
         T.agg_documents_per_place,
+        T.armed_presence,
         db.documents,
     )
     ents = _or(
@@ -48,11 +54,20 @@ def meta(reader: PrecomputeReader) -> dict:
     places = _or(
         [],
         lambda: reader.rows(
-            sa.select(pg.c.place_id, pg.c.level, pg.c.code, pg.c.iso2, pg.c.name)
-            .where(current(pg), pg.c.level.in_(("country", "department")))
+            sa.select(pg.c.place_id, pg.c.level, pg.c.code, pg.c.iso2, pg.c.name, pg.c.department_name)
+            .where(current(pg))
             .order_by(pg.c.place_id),
             pg,
         ),
+    )
+    presence = _or(
+        set(),
+        lambda: {
+            f"municipality:{r['divipola_code']}"
+            for r in reader.rows(
+                sa.select(pr.c.divipola_code).distinct().where(current(pr), pr.c.divipola_code.is_not(None)), pr
+            )
+        },
     )
     docs = reader.rows(sa.select(d.c.phenomenon, sa.func.count().label("n")).group_by(d.c.phenomenon))
     dated = _or(
@@ -84,9 +99,7 @@ def meta(reader: PrecomputeReader) -> dict:
         lambda: {
             r["place_id"]: r["n_documents"]
             for r in reader.rows(
-                sa.select(ap.c.place_id, ap.c.n_documents).where(
-                    current(ap), ap.c.phenomenon == "all", ap.c.level.in_(("country", "department"))
-                ),
+                sa.select(ap.c.place_id, ap.c.n_documents).where(current(ap), ap.c.phenomenon == "all"),
                 ap,
             )
         },
@@ -102,7 +115,11 @@ def meta(reader: PrecomputeReader) -> dict:
             }
             for e in ents
         ],
-        "places": [{**p, "n_documents": place_docs.get(p["place_id"], 0)} for p in places],
+        "places": [
+            {**p, "n_documents": place_docs.get(p["place_id"], 0)}
+            for p in places
+            if p["level"] != "municipality" or p["place_id"] in place_docs or p["place_id"] in presence
+        ],
         "documents": {r["phenomenon"] or "sin_fenomeno": r["n"] for r in docs},
         "dates": dated,
         "status": status(reader),

@@ -1,27 +1,59 @@
 """Resolution of the agent's filter values to the dashboard's ids: a Spanish name of an armed group
-or country, a folded department name, or a dashboard id → a dictionary ``entity_id`` / gazetteer
-``place_id``. The lookups themselves are the precompute reader's (``find_entity``,
-``find_place``, ``has_place``), over the current dictionary and gazetteer tables."""
+or country, a folded department or municipality name, or a dashboard id → a dictionary
+``entity_id`` / gazetteer ``place_id``, with the names the page shows for the ids. The lookups
+themselves are the precompute reader's (``find_entity``, ``find_place``, ``has_place``), over the
+current dictionary and gazetteer tables.
+
+An entity filter is an ``entity_id`` or a country (``country:CHN``): the agent's visualizer puts
+countries in ``entidad`` (a country is an actor of the question, not its territory), and the
+dashboard narrows by the documents naming it (``docsets.DocSets.naming_entity``)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from radar_pipeline.precompute.reader import PLACE_ID, PrecomputeReader
+import sqlalchemy as sa
+
+from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.reader import PLACE_ID, NotMaterialized, PrecomputeReader, current
 from radar_pipeline.textfold import fold_phrase
 
-ENTITY_ID = re.compile(r"^[a-z0-9_]{1,80}$")
+ENTITY_ID = re.compile(r"^(?:[a-z0-9_]{1,80}|country:[A-Z]{3})$")
+COUNTRY_ID = re.compile(r"^country:[A-Z]{3}$")
 _BOGOTA = ("bogota", "bogota d.c.", "bogota, d.c.")
 
 
+def is_country(entity: str | None) -> bool:
+    """Whether an entity filter value is a country (``country:<ISO3>``) rather than a dictionary id."""
+    return bool(entity and COUNTRY_ID.match(entity))
+
+
+def place_names(reader: PrecomputeReader, place_ids: list[str]) -> dict[str, dict]:
+    """``{place_id: {name, level, department_name}}`` for the ids the current gazetteer has (others
+    are left out; empty when it is not materialized)."""
+    ids = [p for p in place_ids if p and PLACE_ID.match(p)]
+    if not ids:
+        return {}
+    t = T.place_gazetteer
+    stmt = sa.select(t.c.place_id, t.c.level, t.c.name, t.c.department_name).where(t.c.place_id.in_(ids), current(t))
+    try:
+        return {r.pop("place_id"): r for r in reader.rows(stmt, t)}
+    except NotMaterialized:
+        return {}
+
+
 def resolve(reader: PrecomputeReader, entidad: str | None, lugar: str | None) -> dict:
-    """``{"entidad": entity_id | None, "lugar": place_id | None, "entidad_como_lugar": place_id | None}``;
-    an entity name that is no dictionary entry may be a country (``entidad_como_lugar``). Unknown
-    values (or tables not materialized) → ``None``."""
+    """``{"entidad": entity_id | None, "lugar": place_id | None, "entidad_como_lugar": place_id | None,
+    "nombres": {place_id: {name, level, department_name}}}``. A country id (``country:CHN``) or an
+    entity name that is no dictionary entry but a country's name is returned in
+    ``entidad_como_lugar`` (the page uses it as the entity filter); ``lugar`` may be a country,
+    department or municipality id or name (names: departments first, then countries, then
+    municipalities — the agent sends ids, names are a fallback). Unknown values (or tables not
+    materialized) → ``None``; ``nombres`` names the places returned."""
     out: dict[str, Any] = {"entidad": None, "lugar": None, "entidad_como_lugar": None}
     if entidad and PLACE_ID.match(entidad):  # a country chosen by the agent: "country:CHN"
-        out["entidad_como_lugar"] = entidad if reader.has_place(entidad) else None
+        out["entidad_como_lugar"] = entidad if entidad.startswith("country:") and reader.has_place(entidad) else None
     elif entidad:
         out["entidad"] = reader.find_entity(entidad)
         if out["entidad"] is None:
@@ -31,5 +63,8 @@ def resolve(reader: PrecomputeReader, entidad: str | None, lugar: str | None) ->
             out["lugar"] = lugar if reader.has_place(lugar) else None
         else:
             key = fold_phrase(lugar)
-            out["lugar"] = "department:11" if key in _BOGOTA else reader.find_place(key, ("department", "country"))
+            out["lugar"] = (
+                "department:11" if key in _BOGOTA else reader.find_place(key, ("department", "country", "municipality"))
+            )
+    out["nombres"] = place_names(reader, [p for p in (out["lugar"], out["entidad_como_lugar"]) if p])
     return out

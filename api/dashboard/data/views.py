@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from api.dashboard.data.docsets import DocSets, narrow
+from api.dashboard.data.places import is_country
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import PrecomputeReader, current
@@ -58,6 +59,29 @@ def _scope(f: Filters) -> str:
     return f.phenomenon or "all"
 
 
+def municipality(f: Filters) -> str | None:
+    """The territory filter when it is a municipality (``municipality:52835``), else None."""
+    return f.place if f.place and f.place.startswith("municipality:") else None
+
+
+def alert_kept(a: dict, f: Filters, ent_docs: set[str] | None) -> bool:
+    """Whether early-warning alert ``a`` (an ``early_warnings`` row) passes ``f``: published in the
+    period, one of its documents naming the entity (``ent_docs``), and — with a municipality as the
+    territory — naming that municipality among its places. A department or country territory does
+    not narrow alerts (the department is the map's own row)."""
+    if f.period and not f.year_ok(period_year(a.get("date"))):
+        return False
+    if ent_docs is not None and not ({d["doc_id"] for d in a.get("documents") or []} & ent_docs):
+        return False
+    muni = municipality(f)
+    return not muni or any(p.get("place_id") == muni for p in a.get("places") or [])
+
+
+def alerts_narrowed(f: Filters) -> bool:
+    """Whether ``f`` narrows the alerts (period, entity or a municipality)."""
+    return bool(f.period or f.entity or municipality(f))
+
+
 class Views:
     """The seven views over one reader. Methods raise ``NotMaterialized`` for missing tables."""
 
@@ -76,10 +100,14 @@ class Views:
         return out
 
     def alerts(self) -> dict[str, dict]:
-        """Current early-warning alerts by code: ``{alert_code: {alert_type, date, armed_groups, documents}}``."""
+        """Current early-warning alerts by code: ``{alert_code: {alert_type, date, armed_groups, places,
+        documents}}``."""
         t = T.early_warnings
         rows = self.reader.rows(
-            sa.select(t.c.alert_code, t.c.alert_type, t.c.date, t.c.armed_groups, t.c.documents).where(current(t)), t
+            sa.select(t.c.alert_code, t.c.alert_type, t.c.date, t.c.armed_groups, t.c.places, t.c.documents).where(
+                current(t)
+            ),
+            t,
         )
         return {r["alert_code"]: r for r in rows}
 
@@ -125,17 +153,10 @@ class Views:
         )
         narrowed, not_applied = [], []
         keep: set[str] | None = None
-        if f.period or f.entity:
-            alerts = self.alerts()
+        if alerts_narrowed(f):
             ent_docs = self.docsets.naming_entity(f.entity) if f.entity else None
-            keep = set()
-            for code, a in alerts.items():
-                if f.period and not f.year_ok(period_year(a.get("date"))):
-                    continue
-                if ent_docs is not None and not ({d["doc_id"] for d in a.get("documents") or []} & ent_docs):
-                    continue
-                keep.add(code)
-            narrowed = [x for x, on in (("periodo", f.period), ("entidad", f.entity)) if on]
+            keep = {code for code, a in self.alerts().items() if alert_kept(a, f, ent_docs)}
+            narrowed = [x for x, on in (("periodo", f.period), ("entidad", f.entity), ("lugar", municipality(f))) if on]
         if f.phenomenon and f.phenomenon != "territorial":
             not_applied.append("fenomeno (las alertas son del fenómeno territorial)")
         out = []
@@ -226,7 +247,9 @@ class Views:
 
     def _view_timeline(self, f: Filters, granularidad: str = "year") -> dict:
         gran = "month" if granularidad == "month" else "year"
-        docs, narrowed = self.docsets.docset(f, ("lugar",))
+        # the entity is a column of the timeline; a country as the entity is not (narrowed through the evidence)
+        country = is_country(f.entity)
+        docs, narrowed = self.docsets.docset(f, ("entidad", "lugar") if country else ("lugar",))
         t = T.agg_timeline
         cols = [t.c.id, t.c.period, t.c.undated, t.c.n_documents] + ([t.c.evidence] if docs is not None else [])
         rows = self.reader.rows(
@@ -235,7 +258,7 @@ class Views:
                 current(t),
                 t.c.phenomenon == _scope(f),
                 t.c.granularity == gran,
-                t.c.entity_id.is_not_distinct_from(f.entity),
+                t.c.entity_id.is_not_distinct_from(None if country else f.entity),
             )
             .order_by(t.c.period.asc().nulls_last()),
             t,
@@ -258,7 +281,7 @@ class Views:
             out.append(r)
         if f.period:
             narrowed = ["periodo"] + narrowed
-        if f.entity:
+        if f.entity and not country:
             narrowed = ["entidad"] + narrowed
         return {
             "rows": out,
@@ -330,7 +353,13 @@ class Views:
             t,
         )
         not_applied = [
-            x for x, on in (("periodo (el corte es la mediana de todo el alcance)", f.period), ("lugar", f.place)) if on
+            x
+            for x, on in (
+                ("periodo (el corte es la mediana de todo el alcance)", f.period),
+                ("lugar", f.place),
+                ("entidad (un país no es un punto del cuadrante)", is_country(f.entity)),
+            )
+            if on
         ]
         return {
             "rows": rows,

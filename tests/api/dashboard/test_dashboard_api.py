@@ -170,3 +170,103 @@ def test_page_and_static_assets_are_served_locally(http):
     for f in (DASHBOARD / "static").rglob("*"):
         if f.suffix in (".html", ".js", ".css") and "vendor" not in f.parts:
             assert not external.search(f.read_text(encoding="utf-8")), f"{f} loads something from the network"
+
+
+def _docs_naming(eng, place_id: str) -> set[str]:
+    return _scalar_set(
+        eng,
+        "SELECT DISTINCT e->>'doc_id' FROM agg_documents_per_place_current a, jsonb_array_elements(a.evidence) e "
+        "WHERE a.place_id = :p AND a.phenomenon = 'all'",
+        p=place_id,
+    )
+
+
+def test_a_municipality_narrows_alerts_and_views_and_is_named(http, eng):
+    tumaco = "municipality:52835"
+    naming = _scalar_set(
+        eng,
+        "SELECT alert_code FROM early_warnings_current w, jsonb_array_elements(w.places) p WHERE p->>'place_id' = :p",
+        p=tumaco,
+    )
+    assert naming == {"001-20"}
+    alerts = http.get("/tablero/api/vista/alerts_per_department", params={"lugar": tumaco}).json()
+    assert alerts["narrowed_by"] == ["lugar"]
+    assert [(r["department_code"], r["alert_type"], r["alert_codes"]) for r in alerts["rows"]] == [
+        ("52", "imminent", sorted(naming))
+    ]
+    ev = http.get(
+        "/tablero/api/evidencia",
+        params={"vista": "alerts_per_department", "ids": str(alerts["rows"][0]["id"]), "lugar": tumaco},
+    ).json()
+    alert_docs = _scalar_set(
+        eng,
+        "SELECT DISTINCT d->>'doc_id' FROM early_warnings_current w, jsonb_array_elements(w.documents) d "
+        "WHERE w.alert_code = '001-20'",
+    )
+    assert ev["narrowed_by"] == ["lugar"] and {i["doc_id"] for i in ev["items"]} == alert_docs
+    # a department does not narrow the alerts: it is the map's own row
+    assert (
+        http.get("/tablero/api/vista/alerts_per_department", params={"lugar": "department:52"}).json()["narrowed_by"]
+        == []
+    )
+    docs = _docs_naming(eng, tumaco)
+    years = _scalar_set(
+        eng, "SELECT DISTINCT year::text FROM publication_dates_current WHERE doc_id = ANY(:d)", d=list(docs)
+    )
+    tl = http.get("/tablero/api/vista/timeline", params={"lugar": tumaco}).json()
+    assert tl["narrowed_by"] == ["lugar"] and {r["period"] for r in tl["rows"]} == years == {"2020"}
+    muni = {p["place_id"]: p for p in http.get("/tablero/api/meta").json()["places"] if p["level"] == "municipality"}
+    assert muni[tumaco]["name"] == "San Andrés de Tumaco" and muni[tumaco]["department_name"] == "Nariño"
+    assert muni[tumaco]["n_documents"] == len(docs) == 1
+    assert "municipality:18410" in muni  # listed by the presence records
+    assert "municipality:05001" not in muni  # Medellín: nothing names it, resolved on demand
+    r = http.get("/tablero/api/resolver", params={"lugar": "municipality:05001"}).json()
+    assert r["lugar"] == "municipality:05001" and r["nombres"]["municipality:05001"]["name"] == "Medellín"
+
+
+def test_a_country_as_the_entity_narrows_by_the_documents_naming_it(http, eng):
+    china = _docs_naming(eng, "country:CHN")
+    assert china
+    tl = http.get("/tablero/api/vista/timeline", params={"entidad": "country:CHN"}).json()
+    by_year = {}
+    for doc, year in (
+        (d, y)
+        for d in china
+        for y in _scalar_set(eng, "SELECT year FROM publication_dates_current WHERE doc_id = :d", d=d)
+        if y is not None
+    ):
+        by_year.setdefault(str(year), set()).add(doc)
+    assert tl["narrowed_by"] == ["entidad"]
+    assert {r["period"]: r["n_documents"] for r in tl["rows"]} == {y: len(d) for y, d in by_year.items()}
+    net = http.get("/tablero/api/vista/entity_network", params={"entidad": "country:CHN"}).json()
+    assert net["narrowed_by"] == ["entidad"] and net["nodes"]
+    quad = http.get("/tablero/api/vista/entity_quadrant", params={"entidad": "country:CHN"}).json()
+    assert any("país" in n for n in quad["not_applied"])
+    assert http.get("/tablero/api/resolver", params={"entidad": "country:CHN"}).json()["nombres"] == {
+        "country:CHN": {"level": "country", "name": "China", "department_name": None}
+    }
+    for bad in ("country:chn", "country:CHINA", "department:18"):
+        assert http.get("/tablero/api/vista/timeline", params={"entidad": bad}).status_code == 422, bad
+
+
+def test_open_periods_filter_on_one_side(http, eng):
+    def periods(**p):
+        return [
+            r["period"]
+            for r in http.get("/tablero/api/vista/timeline", params={"fenomeno": "territorial", **p}).json()["rows"]
+        ]
+
+    every = periods()
+    assert periods(desde=2019) == [p for p in every if int(p) >= 2019] and min(every) < "2019"
+    assert periods(hasta=2019) == [p for p in every if int(p) <= 2019] and max(every) > "2019"
+    docs = _scalar_set(eng, "SELECT doc_id FROM publication_dates_current WHERE year >= 2019")
+    net = http.get("/tablero/api/vista/entity_network", params={"fenomeno": "territorial", "desde": 2019}).json()
+    assert net["filters"] == {"fenomeno": "territorial", "desde": 2019} and net["narrowed_by"] == ["periodo"]
+    for n in net["nodes"]:
+        ev = _scalar_set(
+            eng,
+            "SELECT DISTINCT e->>'doc_id' FROM agg_entity_network_current a, "
+            "jsonb_array_elements(a.evidence) e WHERE a.id = :i",
+            i=n["id"],
+        )
+        assert n["n_documents"] == len(ev & docs)

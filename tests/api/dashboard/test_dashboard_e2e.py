@@ -318,10 +318,155 @@ def test_chat_drives_the_view_and_frames_the_territory(page, shots):
     roles = page.locator("#chat-log li.paso").evaluate_all("els => els.map(e => e.dataset.rol)")
     assert roles[0] == "guardia_entrada" and "visualizador" in roles and roles[-1] == "guardia_salida"
     assert page.locator("#chat-log .vis[data-componente='mapa_alertas']").count() == 1
+    # the agent states no phenomenon for an alerts map: the dashboard opened the territorial page itself
+    assert "fenomeno" not in page.inner_text("#chat-log .vis")
     assert "scale(" in page.get_attribute("g.alertas-imminent", "transform")  # framed
     assert page.locator("#ev-lista li").count() == 2  # one imminent and one structural alert, listed apart
     assert page.locator("#ev-pasajes li.target mark.contada").count() >= 1
     page.screenshot(path=str(shots / "chat-vista-alertas.png"), full_page=True)
+
+
+FRAME_JS = """(pid) => {
+    const o = document.querySelector(`path.seleccion[data-seleccion="${pid}"]`);
+    if (!o) return null;
+    const svg = o.ownerSVGElement;
+    const clip = o.closest('g[clip-path]').getAttribute('clip-path').match(/#([^)]+)/)[1];
+    const r = document.getElementById(clip).querySelector('rect');
+    const pt = (m, x, y) => { const p = svg.createSVGPoint(); p.x = x; p.y = y; return p.matrixTransform(m); };
+    const corners = (m, x, y, w, h) => { const a = pt(m, x, y), b = pt(m, x + w, y + h); return {x: a.x, y: a.y, w: b.x - a.x, h: b.y - a.y}; };
+    const bb = o.getBBox();
+    return {
+        outline: corners(o.getScreenCTM(), bb.x, bb.y, bb.width, bb.height),
+        box: corners(svg.getScreenCTM(), +r.getAttribute('x'), +r.getAttribute('y'), +r.getAttribute('width'), +r.getAttribute('height')),
+    };
+}"""
+
+
+def assert_framed(page, place_id: str) -> None:
+    """The territory's outline is drawn, centred in its map box and zoomed to fill a good part of it
+    (a municipality is a speck on the unframed map of Colombia)."""
+    geo = page.evaluate(FRAME_JS, place_id)
+    assert geo, f"no outline for {place_id}"
+    o, box = geo["outline"], geo["box"]
+    assert abs(o["x"] + o["w"] / 2 - (box["x"] + box["w"] / 2)) < 0.1 * box["w"], geo
+    assert abs(o["y"] + o["h"] / 2 - (box["y"] + box["h"] / 2)) < 0.1 * box["h"], geo
+    assert max(o["w"] / box["w"], o["h"] / box["h"]) > 0.5, geo
+
+
+def test_chat_frames_a_municipality_and_picks_the_territorial_page(page, dashboard_app, shots):
+    engine = dashboard_app[0].engine
+    goto(page, "fenomeno=ai_military&vista=red")
+    page.fill("#pregunta", "¿Qué grupos armados operan en Puerto Asís?")
+    page.click("#preguntar")
+    page.wait_for_selector("#chat-log .answer")
+    page.wait_for_function("new URLSearchParams(location.search).get('capa') === 'presencia'")
+    ready(page)
+    # the agent leaves fenomeno unset for armed presence: the dashboard opens the territorial page itself
+    vis = page.inner_text("#chat-log .vis")
+    assert "lugar: municipality:86568" in vis and "fenomeno" not in vis
+    assert params(page) == {
+        "fenomeno": "territorial",
+        "vista": "mapa",
+        "capa": "presencia",
+        "lugar": "municipality:86568",
+    }
+    assert page.get_attribute('#paginas a[data-fenomeno="territorial"]', "aria-current") == "page"
+    assert_framed(page, "municipality:86568")
+    assert page.get_attribute('path[data-municipio="CO86568"]', "data-estado") == "present"
+    assert page.input_value("#f-lugar") == "municipality:86568"
+    assert page.locator("#f-lugar option:checked").inner_text().startswith("Puerto Asís (Putumayo)")
+    assert "territorio Puerto Asís (Putumayo)" in page.inner_text("#estado-filtros")
+    assert "Puerto Asís" in page.locator("#vista g.leyenda").last.text_content()
+    # its presence rows are the evidence: every listed passage counts for Puerto Asís
+    assert "Puerto Asís (Putumayo): presencia declarada" in page.inner_text("#ev-seleccion")
+    (n_rows,) = rows(engine, "SELECT count(*) FROM armed_presence_current WHERE divipola_code = '86568'")[0]
+    assert n_rows > 0
+    whys = page.locator("#ev-lista li .why").all_inner_texts()
+    assert whys and all("Puerto Asís" in w for w in whys)
+    page.screenshot(path=str(shots / "chat-municipio-presencia.png"), full_page=True)
+
+
+def test_a_municipality_filter_frames_every_map_and_narrows_the_views(page, dashboard_app, shots):
+    engine = dashboard_app[0].engine
+    tumaco = "municipality:52835"
+    goto(page, f"fenomeno=territorial&vista=mapa&lugar={tumaco}")
+    assert_framed(page, tumaco)  # on the department map, from the municipal boundaries
+    assert "San Andrés de Tumaco (Nariño)" in page.inner_text("#estado-filtros")
+    assert "San Andrés de Tumaco" in page.locator("#vista g.leyenda").text_content()
+    cited = {
+        r[0]
+        for r in rows(
+            engine,
+            "SELECT e->>'chunk_id' FROM agg_documents_per_place_current a, jsonb_array_elements(a.evidence) e "
+            "WHERE a.place_id = :p AND a.phenomenon = 'territorial'",
+            p=tumaco,
+        )
+    }
+    assert cited and {li.get_attribute("data-chunk") for li in page.locator("#ev-lista li").all()} == cited
+    page.screenshot(path=str(shots / "municipio-mapa-departamentos.png"), full_page=True)
+    page.select_option("#op-nivel", "municipality")
+    ready(page)
+    assert params(page)["nivel"] == "municipality"
+    assert page.get_attribute(f'path[data-place="{tumaco}"]', "data-n") == "1"
+    assert_framed(page, tumaco)
+    page.click('#opciones button[data-valor="alertas"]')
+    ready(page)
+    # the alerts naming Tumaco, in its department's imminent map; each panel frames the municipality
+    got = {
+        (p.get_attribute("data-tipo"), p.get_attribute("data-place"), p.get_attribute("data-n"))
+        for p in page.locator("path[data-tipo][data-n]").all()
+    }
+    assert got == {("imminent", "department:52", "1")}
+    assert "las que nombran San Andrés de Tumaco" in page.inner_text("#vista-nota")
+    assert page.locator(f'path.seleccion[data-seleccion="{tumaco}"]').count() == 2
+    assert "alertas que lo nombran" in page.inner_text("#ev-seleccion")
+    page.click('#vistas button[data-vista="tiempo"]')
+    ready(page)
+    assert page.locator("rect[data-periodo]").evaluate_all("els => els.map(e => e.dataset.periodo)") == ["2020"]
+    assert "nombran San Andrés de Tumaco" in page.inner_text("#vista-nota")
+
+
+def test_an_open_period_from_the_chat(page, dashboard_app, shots):
+    engine = dashboard_app[0].engine
+    goto(page, "fenomeno=territorial&vista=red")
+    page.fill("#pregunta", "Muéstrame la línea de tiempo de los documentos desde 2019")
+    page.click("#preguntar")
+    page.wait_for_selector("#chat-log .answer")
+    page.wait_for_function("new URLSearchParams(location.search).get('vista') === 'tiempo'")
+    ready(page)
+    p = params(page)
+    assert p["desde"] == "2019" and "hasta" not in p
+    bars = page.locator("rect[data-periodo]").evaluate_all("els => els.map(e => e.dataset.periodo)")
+    expected = [
+        r[0]
+        for r in rows(
+            engine,
+            "SELECT period FROM agg_timeline_current WHERE phenomenon = 'territorial' AND entity_id IS NULL "
+            "AND granularity = 'year' AND NOT undated AND n_documents > 0 ORDER BY period",
+        )
+    ]
+    assert min(expected) < "2019"  # the corpus has earlier documents: the open period cuts them
+    assert bars == [y for y in expected if y >= "2019"] and bars
+    assert page.input_value("#f-desde") == "2019" and page.input_value("#f-hasta") == ""
+    assert "periodo desde 2019" in page.inner_text("#estado-filtros")
+    assert "periodo desde 2019" in page.inner_text("#vista-nota")
+    page.screenshot(path=str(shots / "chat-periodo-abierto.png"), full_page=True)
+    goto(page, "fenomeno=territorial&vista=tiempo&hasta=2018")  # open the other way
+    assert params(page) == {"fenomeno": "territorial", "vista": "tiempo", "hasta": "2018"}
+    bars = page.locator("rect[data-periodo]").evaluate_all("els => els.map(e => e.dataset.periodo)")
+    assert bars == [y for y in expected if y <= "2018"] and bars
+    assert "periodo hasta 2018" in page.inner_text("#estado-filtros")
+
+
+def test_a_country_as_the_entity_filter(page):
+    goto(page, "fenomeno=ai_military&vista=red&entidad=country:CHN")
+    assert params(page)["entidad"] == "country:CHN"
+    assert "entidad China" in page.inner_text("#estado-filtros")
+    assert page.locator("#f-entidad option:checked").inner_text() == "China"
+    assert "que nombran China" in page.inner_text("#vista-titulo")
+    assert "restringida por entidad" in page.inner_text("#vista-nota").lower()
+    assert page.inner_text("#ev-seleccion").startswith("China — documentos que lo nombran")
+    assert page.locator("#ev-lista li").count() > 0
 
 
 def test_chat_answer_links_citations_and_shows_the_reasoning(page, shots):

@@ -4,7 +4,8 @@
 import { Chat } from './chat.js';
 import { EvidencePanel } from './evidence.js';
 import {
-  CAPAS, FENOMENOS, GRUPOS, VISTAS, countryName, entityName, entityShort, labels, num, placeName, setMeta,
+  CAPAS, FENOMENOS, GRUPOS, VISTAS, addPlaceNames, countryName, entityName, entityShort, labels, num, periodText,
+  placeName, setMeta,
 } from './format.js';
 import { drawHeatmap } from './heatmap.js';
 import { drawAlerts, drawPlaces, drawPresence } from './map.js';
@@ -93,10 +94,15 @@ function fillFilters() {
   const gd = document.createElement('optgroup');
   gd.label = 'Departamentos de Colombia';
   for (const p of depts) gd.appendChild(option(p.place_id, `${p.name}${p.n_documents ? ` (${num(p.n_documents)})` : ''}`));
+  const munis = (meta.places || []).filter((p) => p.level === 'municipality')
+    .map((p) => ({ ...p, label: placeName(p.place_id) })).sort((a, b) => a.label.localeCompare(b.label, 'es'));
+  const gm = document.createElement('optgroup');
+  gm.label = 'Municipios de Colombia';
+  for (const p of munis) gm.appendChild(option(p.place_id, `${p.label}${p.n_documents ? ` (${num(p.n_documents)})` : ''}`));
   const gc = document.createElement('optgroup');
   gc.label = 'Países nombrados';
   for (const p of countries) gc.appendChild(option(p.place_id, `${p.label} (${num(p.n_documents)})`));
-  els.lugar.append(gd, gc);
+  els.lugar.append(gd, ...(munis.length ? [gm] : []), gc);
   const onChange = () => navigate({
     desde: els.desde.value ? Number(els.desde.value) : null, hasta: els.hasta.value ? Number(els.hasta.value) : null,
     entidad: els.entidad.value || null, lugar: els.lugar.value || null,
@@ -111,7 +117,7 @@ function ensureOption(sel, value, text) {
 
 function filtersText(s) {
   const bits = [`fenómeno ${FENOMENOS[s.fenomeno]}`];
-  if (s.desde || s.hasta) bits.push(`periodo ${s.desde || '…'}–${s.hasta || '…'}`);
+  if (s.desde || s.hasta) bits.push(`periodo ${periodText(s.desde, s.hasta)}`);
   if (s.entidad) bits.push(`entidad ${entityName(s.entidad)}`);
   if (s.lugar) bits.push(`territorio ${placeName(s.lugar)}`);
   return bits.join(' · ');
@@ -124,6 +130,9 @@ function syncControls() {
     if (f === state.fenomeno) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   });
   els.views.forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.vista === state.vista)));
+  // a year outside the corpus' dated range (from a link or the agent) still shows as chosen
+  ensureOption(els.desde, state.desde ? String(state.desde) : null, String(state.desde));
+  ensureOption(els.hasta, state.hasta ? String(state.hasta) : null, String(state.hasta));
   els.desde.value = state.desde ? String(state.desde) : '';
   els.hasta.value = state.hasta ? String(state.hasta) : '';
   ensureOption(els.entidad, state.entidad, entityName(state.entidad));
@@ -171,16 +180,17 @@ function renderOptions() {
   o.replaceChildren();
   if (state.vista === 'mapa') {
     if (state.fenomeno === 'territorial') {
-      o.appendChild(toggle('Capa del mapa', Object.entries(CAPAS), state.capa, (v) => navigate({ capa: v })));
+      o.appendChild(toggle('Capa del mapa', Object.entries(CAPAS), state.capa, (v) => navigate({ capa: v }, { frameIt: true })));
     }
     if (state.capa === 'lugares') {
       const def = state.fenomeno === 'territorial' ? 'department' : 'country';
-      o.appendChild(selectOpt('op-nivel', 'Nivel', [['department', 'Departamentos de Colombia'], ['country', 'Países']],
-        state.nivel || def, (v) => navigate({ nivel: v === def ? null : v })));
+      o.appendChild(selectOpt('op-nivel', 'Nivel', [['department', 'Departamentos de Colombia'],
+        ['municipality', 'Municipios de Colombia'], ['country', 'Países']],
+        state.nivel || def, (v) => navigate({ nivel: v === def ? null : v }, { frameIt: true })));
     }
     if (state.capa === 'presencia') {
       o.appendChild(selectOpt('op-grupo', 'Grupo', [['', 'Cualquier grupo'], ...Object.entries(GRUPOS)], state.grupo,
-        (v) => navigate({ grupo: v })));
+        (v) => navigate({ grupo: v }, { frameIt: true })));
     }
   } else if (state.vista === 'tiempo') {
     o.appendChild(toggle('Granularidad', [['year', 'Por año'], ['month', 'Por mes']], state.gran, (v) => navigate({ gran: v })));
@@ -344,13 +354,20 @@ async function showSelection() {
   let sel = selection && selection.vista ? selection : null;
   if (!sel && state.lugar && lastResult) {
     const name = lastResult.name;
-    if (name === 'alerts_per_department') {
+    if (name === 'alerts_per_department' && !state.lugar.startsWith('country:')) {
+      // a department is its own row; a municipality: its department's rows, which the server
+      // narrowed to the alerts naming the municipality (so the evidence keeps the filter)
+      const muni = state.lugar.startsWith('municipality:');
       const code = state.lugar.split(':')[1].slice(0, 2);
       const type = selection && selection.alertType;
       const rows = data.rows.filter((r) => r.department_code === code && (!type || r.alert_type === type));
       if (rows.length) {
-        sel = { vista: name, ids: rows.map((r) => r.id), label: `${rows[0].department_name} — alertas${type ? ` (${type === 'imminent' ? 'riesgo inminente' : 'riesgo estructural'})` : ''}` };
-        filters.delete('lugar');
+        const what = `${type ? ` (${type === 'imminent' ? 'riesgo inminente' : 'riesgo estructural'})` : ''}`;
+        sel = {
+          vista: name, ids: rows.map((r) => r.id),
+          label: muni ? `${placeName(state.lugar)} — alertas que lo nombran${what}` : `${rows[0].department_name} — alertas${what}`,
+        };
+        if (!muni) filters.delete('lugar');
       }
     } else if (name === 'armed_presence') {
       const rows = data.rows.filter((r) => r.divipola_code && (`municipality:${r.divipola_code}` === state.lugar
@@ -375,6 +392,11 @@ async function showSelection() {
     else if (name === 'timeline') ids = data.rows.map((r) => r.id);
     if (ids.length) sel = { vista: name, ids, label: `${entityShort(state.entidad)}`, counted: [state.entidad] };
   }
+  if (!sel && state.entidad && state.entidad.startsWith('country:') && lastResult) {
+    // a country as the entity: the documents naming it
+    const row = await placeRowId(state.entidad);
+    if (row) sel = { vista: 'documents_per_place', ids: [row.id], label: `${placeName(state.entidad)} — documentos que lo nombran` };
+  }
   if (!sel) { evidence.clear(); return; }
   await evidence.show(sel, filters, { openFirst });
 }
@@ -397,15 +419,33 @@ async function applyVisualization(vis) {
     if (f.lugar) q.set('lugar', f.lugar);
     try { resolved = await getJSON(`/tablero/api/resolver?${q}`); } catch { /* keep nulls */ }
   }
-  const lugar = resolved.lugar || resolved.entidad_como_lugar || null;
+  addPlaceNames(resolved.nombres);
+  // a country the agent chose as the entity stays the entity (documents naming it); a place is the territory
+  const entidad = resolved.entidad || resolved.entidad_como_lugar || null;
+  const lugar = resolved.lugar || null;
+  // the alerts and presence layers are territorial (the agent may leave fenomeno null): state.js
+  // opens the territorial page for them; the other views keep the stated phenomenon or the page's
   const patch = {
     ...comp, fenomeno: comp.fenomeno || f.fenomeno || state.fenomeno, desde: f.desde || null, hasta: f.hasta || null,
-    entidad: resolved.entidad || null, lugar, grupo: null,
+    entidad, lugar, grupo: null, nivel: null,
   };
-  if (comp.capa === 'lugares' && lugar) patch.nivel = lugar.startsWith('country:') ? 'country' : 'department';
-  if (patch.nivel === (patch.fenomeno === 'territorial' ? 'department' : 'country')) patch.nivel = null;
+  if (comp.capa === 'lugares') {
+    const focus = lugar || (entidad && entidad.startsWith('country:') ? entidad : null);
+    if (focus) patch.nivel = focus.split(':')[0];
+    if (patch.nivel === (patch.fenomeno === 'territorial' ? 'department' : 'country')) patch.nivel = null;
+  }
   announce(`El agente cambió la vista a ${VISTAS[patch.vista]}${lugar ? ` y enmarcó ${placeName(lugar)}` : ''}.`);
   navigate(patch, { frameIt: true, openEvidence: !!lugar });
+}
+
+// Places the reference data does not list (a municipality nothing names, a country as the entity):
+// their names from the resolver, so the filter controls and the summary never show a bare id.
+async function nameUnlisted(s) {
+  const q = new URLSearchParams();
+  if (s.lugar && !labels.places[s.lugar]) q.set('lugar', s.lugar);
+  if (s.entidad && s.entidad.startsWith('country:') && !labels.places[s.entidad]) q.set('entidad', s.entidad);
+  if (![...q.keys()].length) return;
+  try { addPlaceNames((await getJSON(`/tablero/api/resolver?${q}`)).nombres); } catch { /* the id is shown */ }
 }
 
 // ------------------------------------------------------------------ share
@@ -436,8 +476,10 @@ async function init() {
     els.note.textContent = `Sin datos de referencia: ${e.message}`;
   }
   setMeta(meta);
+  await nameUnlisted(state);
   fillFilters();
-  els.views.forEach((b) => b.addEventListener('click', () => navigate({ vista: b.dataset.vista })));
+  // a map reached by switching view, layer or level frames the territory filter, as a link does
+  els.views.forEach((b) => b.addEventListener('click', () => navigate({ vista: b.dataset.vista }, { frameIt: true })));
   els.pages.forEach((a) => a.addEventListener('click', (e) => {
     if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
     e.preventDefault();

@@ -28,17 +28,22 @@ export function sourceLine(svg, x, y, text) {
     .attr('fill', MUTED).text(`Fuente: ${text}`);
 }
 
-// items: [{fill, label, stroke?, pattern?}] stacked vertically
+// items: [{fill, label, stroke?, dash?, lines?}] stacked vertically; ``lines``: further lines of
+// the label (a long name). Returns the group; its ``bottom`` property is the y below the last row.
 export function legend(svg, x, y, title, items) {
   const g = svg.append('g').attr('class', 'leyenda').attr('transform', `translate(${x},${y})`);
   g.append('text').attr('font-weight', 'bold').attr('font-size', 12).attr('fill', INK).text(title);
-  items.forEach((it, i) => {
-    const row = g.append('g').attr('transform', `translate(0,${12 + i * 20})`);
+  let top = 12;
+  items.forEach((it) => {
+    const row = g.append('g').attr('transform', `translate(0,${top})`);
     row.append('rect').attr('width', 16).attr('height', 14).attr('rx', 2)
-      .attr('fill', it.fill).attr('stroke', it.stroke || '#7a8594').attr('stroke-width', 1)
+      .attr('fill', it.fill).attr('stroke', it.stroke || '#7a8594').attr('stroke-width', it.strokeWidth || 1)
       .attr('stroke-dasharray', it.dash || null);
-    row.append('text').attr('x', 22).attr('y', 11.5).attr('font-size', 12).attr('fill', INK).text(it.label);
+    const text = row.append('text').attr('x', 22).attr('y', 11.5).attr('font-size', 12).attr('fill', INK).text(it.label);
+    for (const line of it.lines || []) text.append('tspan').attr('x', 22).attr('dy', 14).text(line);
+    top += 20 + 14 * (it.lines || []).length;
   });
+  g.bottom = y + top;
   return g;
 }
 

@@ -65,7 +65,7 @@ export class EvidencePanel {
     if (sel.counted) this.counted = { ...this.counted, entities: Array.from(new Set([...this.counted.entities, ...sel.counted])) };
     this.filters = filters;
     this.label.textContent = `${sel.label}: ${plural(data.total, 'pasaje', 'pasajes')} de ${plural(data.n_documents, 'documento', 'documentos')}`
-      + (data.narrowed_by.length ? ` (restringido por ${narrowText(data.narrowed_by)})` : '') + '.';
+      + (data.narrowed_by.length ? ` (restringido por ${narrowText(data.narrowed_by, data.filters)})` : '') + '.';
     this.list.replaceChildren();
     this.append(data.items);
     this.renderMore(data, sel, filters);

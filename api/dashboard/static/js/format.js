@@ -59,17 +59,34 @@ export function countryName(iso3, fallback) {
   return fallback || (labels.places[`country:${iso3}`] || {}).name || iso3;
 }
 
+// Names of places the reference data does not list (a municipality nothing names), from /tablero/api/resolver.
+export function addPlaceNames(nombres) {
+  for (const [id, p] of Object.entries(nombres || {})) {
+    if (!labels.places[id]) labels.places[id] = { place_id: id, ...p };
+  }
+}
+
 export function placeName(placeId) {
   if (!placeId) return '';
   const [level, code] = placeId.split(':');
   if (level === 'country') return countryName(code);
   const p = labels.places[placeId];
-  return p ? p.name : placeId;
+  if (!p) return level === 'municipality' ? `municipio ${code}` : placeId;
+  return level === 'municipality' && p.department_name ? `${p.name} (${p.department_name})` : p.name;
 }
 
 export function entityName(id) {
+  if ((id || '').startsWith('country:')) return countryName(id.slice(8));
   const e = labels.entities[id];
   return e ? e.name : (id || '').replace(/_/g, ' ');
+}
+
+// A period, closed or open on either side: "2018–2021", "desde 2019", "hasta 2020" ('' when none).
+export function periodText(desde, hasta) {
+  if (desde && hasta) return desde === hasta ? `${desde}` : `${desde}–${hasta}`;
+  if (desde) return `desde ${desde}`;
+  if (hasta) return `hasta ${hasta}`;
+  return '';
 }
 
 export function entityShort(id) {
@@ -89,7 +106,12 @@ export function sourceLabel(category) {
 }
 
 const FILTROS = { fenomeno: 'fenómeno', periodo: 'periodo', entidad: 'entidad', lugar: 'territorio' };
-export const narrowText = (keys) => keys.map((k) => FILTROS[k] || k).join(', ');
+// The filters a figure was narrowed by, in words; with the state ``s`` the period is spelled out
+// ("periodo desde 2019", "periodo 2018–2021").
+export const narrowText = (keys, s) => keys.map((k) => {
+  if (k === 'periodo' && s && (s.desde || s.hasta)) return `periodo ${periodText(s.desde, s.hasta)}`;
+  return FILTROS[k] || k;
+}).join(', ');
 
 export function escapeHtml(s) {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));

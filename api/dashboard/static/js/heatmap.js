@@ -68,7 +68,7 @@ export function drawHeatmap(container, data, ctx) {
     title,
     note: `${plural(ents.length, 'entidad', 'entidades')} × ${plural(cols.length, 'columna', 'columnas')}`
       + (totals.size > ents.length ? ` (las ${num(ents.length)} más nombradas de ${num(totals.size)}).` : '.')
-      + (data.narrowed_by.length ? ` Restringida por ${narrowText(data.narrowed_by)}.` : ''),
+      + (data.narrowed_by.length ? ` Restringida por ${narrowText(data.narrowed_by, state)}.` : ''),
     table: {
       columns: ['Entidad', 'Columna', 'Documentos', 'Pasajes'],
       rows: data.rows.slice().sort((a, b) => b.n_documents - a.n_documents)

@@ -96,7 +96,7 @@ const cat = (n) => (labels.entities[n.key] || {}).category || 'unknown';
     note: `${plural(nodes.length, 'entidad', 'entidades')}, ${plural(edges.length, 'enlace', 'enlaces')}`
       + (edgesIn.length > edges.length ? ` (los ${num(edges.length)} más fuertes de ${num(edgesIn.length)})` : '')
       + (hidden > 0 ? ` (se muestran las ${num(MAX_NODES)} más nombradas; ${num(hidden)} más en la tabla).` : '.')
-      + (data.narrowed_by.length ? ` Restringida por ${narrowText(data.narrowed_by)}.` : ''),
+      + (data.narrowed_by.length ? ` Restringida por ${narrowText(data.narrowed_by, state)}.` : ''),
     table: {
       columns: ['Entidad', 'Otra entidad', 'Documentos', 'Pasajes'],
       rows: [...nodesAll.map((n) => [entityName(n.entity_a), '—', num(n.n_documents), num(n.n_passages)]),

@@ -102,7 +102,7 @@ export function drawQuadrant(container, data, ctx) {
   sourceLine(svg, 16, height - 10, 'agg_entity_quadrant (cortes = medianas calculadas; sin puntaje de riesgo)');
   const notes = [];
   for (const n of data.not_applied || []) notes.push(`No aplica: ${n}.`);
-  if (state.entidad) notes.push(`Resaltada: ${entityName(state.entidad)}.`);
+  if (state.entidad && rows.some((r) => r.entity_id === state.entidad)) notes.push(`Resaltada: ${entityName(state.entidad)}.`);
   return {
     title,
     note: `${plural(rows.length, 'entidad', 'entidades')} con documentos fechados. ${notes.join(' ')}`,

@@ -4,7 +4,8 @@
 const FENOMENOS = ['territorial', 'ai_military', 'space_security'];
 const VISTAS = ['mapa', 'tiempo', 'red', 'matriz', 'cuadrante'];
 const CAPAS = ['lugares', 'alertas', 'presencia'];
-const ENTITY = /^[a-z0-9_]{1,80}$/;
+// an entity of the dictionary, or a country as the entity (the agent's visualizer puts countries there)
+const ENTITY = /^(?:[a-z0-9_]{1,80}|country:[A-Z]{3})$/;
 const PLACE = /^(country|department|municipality):[A-Za-z0-9]{2,5}$/;
 const GROUPS = ['cdf', 'emc', 'embf', 'seg_marq', 'eln', 'lobos', 'choneros', 'cv', 'pcc', 'others'];
 
@@ -22,7 +23,7 @@ export function readState(search = window.location.search) {
     fenomeno: pick('fenomeno', FENOMENOS) || 'territorial',
     vista: pick('vista', VISTAS) || 'mapa',
     capa: pick('capa', CAPAS) || 'lugares',
-    nivel: pick('nivel', ['country', 'department']),
+    nivel: pick('nivel', ['country', 'department', 'municipality']),
     grupo: pick('grupo', GROUPS),
     gran: pick('gran', ['year', 'month']) || 'year',
     cols: pick('cols', ['source', 'phenomenon']) || 'source',
@@ -31,7 +32,13 @@ export function readState(search = window.location.search) {
     entidad: ENTITY.test(q.get('entidad') || '') ? q.get('entidad') : null,
     lugar: PLACE.test(q.get('lugar') || '') ? q.get('lugar') : null,
   };
-  if (s.fenomeno !== 'territorial' && s.capa !== 'lugares') s.capa = 'lugares';
+  // the alerts and armed-presence layers exist only on the territorial page: a map asking for one
+  // (a link, or the agent with no phenomenon) opens that page rather than another layer
+  if (s.capa !== 'lugares') {
+    if (s.vista === 'mapa') s.fenomeno = 'territorial';
+    else if (s.fenomeno !== 'territorial') s.capa = 'lugares';
+  }
+  // a period may be open on either side ("desde 2019": desde 2019, no hasta)
   if (s.desde && s.hasta && s.desde > s.hasta) [s.desde, s.hasta] = [s.hasta, s.desde];
   return s;
 }

@@ -1,6 +1,8 @@
 // Timeline: dated documents per year or month; the undated count is stated in the header.
 import { activate, heading, makeSvg, sourceLine } from './chart.js';
-import { MUTED, entityName, narrowText, num, periodLabel, plural } from './format.js';
+import {
+  MUTED, entityName, narrowText, num, periodLabel, placeName, plural,
+} from './format.js';
 
 function fillPeriods(rows, gran) {
   if (!rows.length) return [];
@@ -69,7 +71,8 @@ export function drawTimeline(container, data, ctx) {
   }
   sourceLine(svg, 16, height - 10, 'agg_timeline (fechas de publicación por reglas sobre nombre de archivo y carpeta)');
   const notes = [];
-  if (data.narrowed_by.length) notes.push(`Serie restringida por ${narrowText(data.narrowed_by)}.`);
+  if (data.narrowed_by.length) notes.push(`Serie restringida por ${narrowText(data.narrowed_by, state)}.`);
+  if (state.lugar && data.narrowed_by.includes('lugar')) notes.push(`Documentos que nombran ${placeName(state.lugar)}.`);
   return {
     title,
     note: `${plural(d3.sum(rows, (r) => r.n_documents), 'documento con fecha', 'documentos con fecha')} en la serie. ${notes.join(' ')}`,
