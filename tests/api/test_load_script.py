@@ -43,7 +43,7 @@ def test_short_run(offline_service):
         rep = asyncio.run(
             run_load(
                 f"http://127.0.0.1:{port}",
-                ["¿Qué es el síndrome de Kessler?", "Hola"],
+                ["¿Qué incidentes recientes de spoofing han comprometido servicios satelitales?", "Hola"],
                 clients=3,
                 duration=2.0,
                 timeout=30,
