@@ -7,7 +7,7 @@ Credentials. ``Authorization: Bearer radar_<id>_<secret>`` or ``X-API-Key: radar
 ``exp``, ``iss`` and ``aud``; scopes come from the ``scope``/``scp`` claim, ``read`` or ``radar:read``).
 
 Scopes. Every endpoint declares one with a dependency (``Read``, ``Chat``, ``Admin``, or
-``require("review")``); ``/health``, ``/docs``, ``/openapi.json`` and the dashboard's page and
+``require(...)``, which accepts any of the scopes it names); ``/health``, ``/docs``, ``/openapi.json`` and the dashboard's page and
 static files stay open (no corpus data). Missing or bad credential → 401 with
 ``WWW-Authenticate: Bearer``; missing scope → 403 ``insufficient_scope``; over the key's rate →
 429 with ``Retry-After``. On ``/chat`` these come in the full /chat contract (``estado='error'``).
@@ -225,14 +225,16 @@ class AuditHolder:
         self.principal: Principal | None = None
 
 
-def require(scope: str):
-    """A dependency that authenticates the caller, checks ``scope`` and takes a rate-limit token.
+def require(*scopes: str):
+    """A dependency that authenticates the caller, checks that it holds one of ``scopes`` and takes
+    a rate-limit token. Returns the ``Principal``.
 
-    Returns the ``Principal``. Keys restricted to collections are refused (403
-    ``collections_not_enforced``) until every query enforces collections (fail closed).
+    Keys restricted to collections are refused (403 ``collections_not_enforced``) until every
+    query enforces collections (fail closed).
     """
-    if scope not in SCOPES:
-        raise ValueError(f"unknown scope {scope!r}")
+    if not scopes or any(s not in SCOPES for s in scopes):
+        raise ValueError(f"unknown scope in {scopes!r}")
+    scope = "|".join(scopes)
 
     def dependency(
         request: Request,
@@ -244,7 +246,7 @@ def require(scope: str):
         holder = request.scope.get("radar.audit")
         if holder is not None:
             holder.principal = principal
-        if not principal.allows(scope):
+        if not any(principal.allows(s) for s in scopes):
             raise _deny(403, "insufficient_scope", f"la credencial no tiene el alcance '{scope}'")
         if principal.collections is not None:
             raise _deny(
@@ -262,7 +264,7 @@ def require(scope: str):
             )
         return principal
 
-    dependency.__name__ = f"require_{scope}"
+    dependency.__name__ = f"require_{'_or_'.join(scopes)}"
     dependency.radar_scope = scope  # type: ignore[attr-defined] - read by the route-coverage test
     return dependency
 
@@ -270,8 +272,22 @@ def require(scope: str):
 Read = Depends(require("read"))
 Chat = Depends(require("chat"))
 Admin = Depends(require("admin"))
-ChatPrincipal = Annotated[Principal, Depends(require("chat"))]
+ChatOrAdminPrincipal = Annotated[Principal, Depends(require("chat", "admin"))]
 AdminPrincipal = Annotated[Principal, Depends(require("admin"))]
+
+
+def api_routes(app) -> list:
+    """Every ``APIRoute`` of ``app``, routers included (FastAPI keeps included routers nested)."""
+    from fastapi.routing import APIRoute
+
+    out, stack = [], list(app.routes)
+    while stack:
+        r = stack.pop(0)
+        if isinstance(r, APIRoute):
+            out.append(r)
+        elif getattr(r, "original_router", None) is not None:
+            stack.extend(r.original_router.routes)
+    return out
 
 
 def route_scope(route) -> str | None:

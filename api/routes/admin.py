@@ -1,6 +1,6 @@
 """Traces, keys and the audit log over HTTP.
 
-``GET /traces/{run_id}`` (scope ``chat``): the stored trace of one /chat run, only to the key that
+``GET /traces/{run_id}`` (scope ``chat`` or ``admin``): the stored trace of one /chat run, only to the key that
 asked it (proved by the audit log) or to an ``admin`` key; anyone else gets 404, as for a run that
 does not exist. ``/keys`` and ``/audit`` need ``admin``. Keys are usually managed with ``radar keys``;
 ``POST /keys`` returns the token once, like the command.
@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import ServiceDep
 from api.schemas import ErrorResponse
-from api.security import AccessControl, AdminPrincipal, ChatPrincipal
+from api.security import AccessControl, AdminPrincipal, ChatOrAdminPrincipal
 from radar_pipeline.access import AccessError
 
 router = APIRouter(tags=["access"])
@@ -32,7 +32,7 @@ def _no_db() -> HTTPException:
 
 @router.get("/traces/{run_id}", responses=_ERRORS, summary="La traza de una ejecución de /chat")
 def trace(
-    principal: ChatPrincipal,
+    principal: ChatOrAdminPrincipal,
     service: ServiceDep,
     request: Request,
     run_id: Annotated[str, Path(min_length=8, max_length=64, pattern=r"^[0-9a-f]+$")],
