@@ -14,7 +14,15 @@ queues), ``admin`` (keys, the audit log, anyone's traces). ``admin`` implies no 
 ``collections`` on a key is the list of source collections it may read (``None`` = all). The
 collection of a file is ``retrieval.publications.collection_of`` (Codefest institution code, else
 the corpus top folder). Enforcing it inside every query is not implemented yet: the API refuses
-collection-restricted keys (fail closed) until it is; see README "Acceso".
+collection-restricted keys (fail closed) until it is. The design: a ``collection`` column on
+``source_files``/``documents``/``chunks`` and in ``passages.parquet`` (from the top folder or a
+``collections.toml`` manifest with access labels), recorded with the transformation version; an
+``AccessScope(collections)`` passed from the principal down through ``RetrievalService`` and
+``PrecomputeReader``: FAISS searched with an ``IDSelector`` over the allowed rows and BM25 scored
+with the same row mask (candidates, never a filtered top-k), ``chunk``/``window``/``outline``
+answer 404 outside the scope, precompute aggregates keyed by collection and summed over the allowed
+ones (their evidence rows joined to allowed chunks in SQL), and traces/audit rows visible only to
+keys whose scope covers every collection the run read.
 
 ``AuditLog.write`` stores one ``audit_log`` row per request; ``TokenBucket`` is an in-process
 token bucket per key.
