@@ -398,3 +398,6 @@ class HealthResponse(Strict):
     index: dict[str, Any]
     database: dict[str, Any]
     llm: dict[str, Any]
+    auth: str = Field(
+        description="Acceso: «required (api keys)», «required (api keys + oidc)» u «open (loopback only)»"
+    )

@@ -1,4 +1,4 @@
-"""The ``radar`` command line: materialize, ui, search, eval, serve, trace, doctor.
+"""The ``radar`` command line: materialize, ui, search, eval, serve, keys, trace, doctor.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
@@ -199,10 +199,47 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="bind address (loopback by default)"),
     port: int = typer.Option(8000, help="port"),
 ):
-    """Start the agent API: POST /chat, /chat/stream, read endpoints; OpenAPI docs at /docs."""
+    """Start the agent API: POST /chat, /chat/stream, read endpoints; OpenAPI docs at /docs.
+
+    Requires credentials when an API key exists or OIDC is configured; refuses (exit 2) a
+    non-loopback --host without either.
+    """
     from radar_cli.agent_commands import serve as _serve
 
-    _serve(host, port)
+    raise typer.Exit(_serve(host, port))
+
+
+keys_app = typer.Typer(no_args_is_help=True, help="API keys: create (shown once), list, revoke.")
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("create")
+def keys_create(
+    name: str = typer.Option(..., "--name", help="who or what uses the key"),
+    scopes: str = typer.Option("read", "--scopes", help="comma-separated: read, chat, review, admin"),
+    collections: str | None = typer.Option(None, "--collections", help="comma-separated collections (default all)"),
+    expires_days: int | None = typer.Option(None, "--expires-days", min=1, help="valid for N days (default never)"),
+):
+    """Create an API key; its token is printed once (only a SHA-256 of it is stored)."""
+    from radar_cli.agent_commands import keys_create as _create
+
+    raise typer.Exit(_create(name, scopes, collections, expires_days))
+
+
+@keys_app.command("list")
+def keys_list(as_json: bool = typer.Option(False, "--json", help="print as JSON")):
+    """List API keys (never their tokens): id, state, name, scopes, collections, last use."""
+    from radar_cli.agent_commands import keys_list as _list
+
+    raise typer.Exit(_list(as_json))
+
+
+@keys_app.command("revoke")
+def keys_revoke(key_id: str = typer.Argument(..., help="the key_id shown by `radar keys list`")):
+    """Revoke an API key (effective on the next request)."""
+    from radar_cli.agent_commands import keys_revoke as _revoke
+
+    raise typer.Exit(_revoke(key_id))
 
 
 @app.command()

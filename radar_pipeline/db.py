@@ -101,6 +101,41 @@ embeddings = sa.Table(
 )
 sa.Index("chunks_text_sha", chunks.c.text_sha)
 
+# Who may see what (``radar_pipeline.access``): API keys are stored hashed (SHA-256 of a 256-bit
+# random token, looked up by its public prefix); the token itself is shown once and never stored.
+api_keys = sa.Table(
+    "api_keys",
+    metadata,
+    sa.Column("key_id", sa.Text, primary_key=True, comment="public id, also the token's lookup prefix"),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("token_sha256", sa.Text, nullable=False, comment="hex SHA-256 of the whole token"),
+    sa.Column("scopes", JSONB, nullable=False, comment="subset of access.SCOPES"),
+    sa.Column("collections", JSONB, nullable=True, comment="allowed source collections; NULL = all"),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("last_used_at", sa.DateTime(timezone=True), nullable=True),
+)
+
+# One row per API request (authorised or not): who asked what and which passages they received.
+audit_log = sa.Table(
+    "audit_log",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False, index=True),
+    sa.Column("key_id", sa.Text, nullable=True, index=True, comment="NULL: no valid credential"),
+    sa.Column("key_name", sa.Text, nullable=True),
+    sa.Column("auth", sa.Text, nullable=False, comment="api_key | oidc | open | none"),
+    sa.Column("method", sa.Text, nullable=False),
+    sa.Column("route", sa.Text, nullable=False),
+    sa.Column("status", sa.Integer, nullable=False),
+    sa.Column("query", sa.Text, nullable=True, comment="the question (/chat) or the query string"),
+    sa.Column("chunk_ids", JSONB, nullable=False, comment="every chunk_id in the response body"),
+    sa.Column("run_id", sa.Text, nullable=True, index=True, comment="/chat run (trace ownership)"),
+    sa.Column("client", sa.Text, nullable=True),
+    sa.Column("ms", sa.Float, nullable=False),
+)
+
 
 def normalize_url(url: str) -> str:
     """Force the psycopg2 driver: SQLAlchemy 2.1 maps bare ``postgresql://`` to psycopg 3, and
@@ -139,16 +174,19 @@ def create_engine(url: str) -> sa.Engine:
 SCHEMA_LOCK_ID = 7_262_277  # arbitrary constant: the advisory lock that serialises DDL
 
 
-def create_all_locked(engine: sa.Engine, meta: sa.MetaData, extra_ddl: tuple[str, ...] = ()) -> None:
+def create_all_locked(
+    engine: sa.Engine, meta: sa.MetaData, extra_ddl: tuple[str, ...] = (), tables: list[sa.Table] | None = None
+) -> None:
     """``meta.create_all`` (+ ``extra_ddl``) under a transaction-level PostgreSQL advisory lock.
 
     Dagster's multiprocess executor starts several steps at once and each ensures its tables;
     concurrent ``CREATE TABLE IF NOT EXISTS`` races on PostgreSQL's catalog (duplicate pg_type
-    key), so the DDL is serialised across processes and hosts sharing the database.
+    key), so the DDL is serialised across processes and hosts sharing the database. ``tables``
+    restricts it to those tables (default: all of ``meta``).
     """
     with engine.begin() as conn:
         conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK_ID})
-        meta.create_all(conn)
+        meta.create_all(conn, tables=tables)
         for ddl in extra_ddl:
             conn.execute(sa.text(ddl))
 

@@ -7,7 +7,8 @@ agent's filter values (Spanish names) to dictionary / gazetteer ids. Everything 
 uses is the service's own API (``/aggregates``, ``/documents/{id}/window``, ``/chat/stream``).
 
 A missing table answers ``materialized: false`` (HTTP 200) and no database answers 409, like
-``/aggregates``; these routes stay out of the OpenAPI document (they serve the page, not clients).
+``/aggregates``; these routes stay out of the OpenAPI document (they serve the page, not clients). The page and its
+static files are open (no corpus data); the four data endpoints need the ``read`` scope.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from api.dashboard.data import ENTITY_ID, PLACE_ID, VIEWS, DashboardData, Filters, NotMaterialized
+from api.security import Read
 from radar_pipeline.vocabulary import Phenomenon
 
 log = logging.getLogger("radar.api.dashboard")
@@ -107,7 +109,7 @@ def page() -> Response:
     return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
-@router.get("/tablero/api/meta")
+@router.get("/tablero/api/meta", dependencies=[Read])
 def meta(request: Request) -> dict:
     service = request.app.state.service
     llm = service.settings.llm
@@ -124,7 +126,7 @@ def meta(request: Request) -> dict:
     return {**out, "materialized": True, **_guard(lambda: _data(request).meta())}
 
 
-@router.get("/tablero/api/vista/{view}")
+@router.get("/tablero/api/vista/{view}", dependencies=[Read])
 def view(
     request: Request,
     view: Annotated[View, PathParam()],
@@ -149,7 +151,7 @@ def view(
     return {"materialized": True, **_guard(lambda: data.view(view, f, **opts))}
 
 
-@router.get("/tablero/api/evidencia")
+@router.get("/tablero/api/evidencia", dependencies=[Read])
 def evidencia(
     request: Request,
     vista: Annotated[View, Query()],
@@ -170,7 +172,7 @@ def evidencia(
     return {"materialized": True, **_guard(lambda: data.evidence(vista, row_ids, f, offset, limit))}
 
 
-@router.get("/tablero/api/resolver")
+@router.get("/tablero/api/resolver", dependencies=[Read])
 def resolver(
     request: Request,
     entidad: Annotated[str | None, Query(max_length=120)] = None,

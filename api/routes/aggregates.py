@@ -13,12 +13,13 @@ from fastapi import APIRouter, HTTPException, Path, Query
 
 from api.deps import AggregatesDep, ServiceDep
 from api.schemas import AggregateListItem, AggregateResponse, ErrorResponse
+from api.security import Read
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import AGGREGATES
 from radar_pipeline.vocabulary import Phenomenon
 
 log = logging.getLogger("radar.api.aggregates")
-router = APIRouter(tags=["aggregates"])
+router = APIRouter(tags=["aggregates"], dependencies=[Read])  # scope: read
 AggregateName = Literal[tuple(AGGREGATES)]  # type: ignore[valid-type]
 
 

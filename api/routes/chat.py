@@ -20,10 +20,11 @@ from pydantic import ValidationError
 
 from api.deps import ServiceDep
 from api.schemas import ChatRequest, ChatResponse, assemble, error_response
+from api.security import Chat
 from radar_pipeline.agent.service import AgentService
 
 log = logging.getLogger("radar.api.chat")
-router = APIRouter(tags=["chat"])
+router = APIRouter(tags=["chat"], dependencies=[Chat])  # scope: chat
 
 _CONTRACT_ERRORS = {
     400: {"model": ChatResponse, "description": "Cuerpo ilegible (contrato completo, estado=error)"},

@@ -9,9 +9,10 @@ from fastapi import APIRouter, HTTPException, Path, Query
 
 from api.deps import RetrievalDep, ServiceDep
 from api.schemas import ErrorResponse, OutlineResponse, Passage, WindowResponse
+from api.security import Read
 
 log = logging.getLogger("radar.api.documents")
-router = APIRouter(tags=["documents"])
+router = APIRouter(tags=["documents"], dependencies=[Read])  # scope: read
 _NOT_FOUND = {404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}
 
 

@@ -1,11 +1,15 @@
-"""GET /health: index, database and model configuration at a glance (no secrets)."""
+"""GET /health: index, database, model configuration and access mode at a glance (no secrets).
+
+Open to everyone; ``auth`` says whether credentials are required (``"required (api keys)"``,
+``"required (api keys + oidc)"``) or the server runs open on loopback (``"open (loopback only)"``).
+"""
 
 from __future__ import annotations
 
 import importlib.metadata
 
 import sqlalchemy as sa
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from api.deps import ServiceDep
 from api.schemas import HealthResponse
@@ -21,7 +25,7 @@ def _version() -> str:
 
 
 @router.get("/health", response_model=HealthResponse)
-def health(service: ServiceDep) -> HealthResponse:
+def health(service: ServiceDep, request: Request) -> HealthResponse:
     index = service.index_status()
     db = {"enabled": service.settings.use_database, "connected": None}
     if service.settings.use_database:
@@ -42,5 +46,11 @@ def health(service: ServiceDep) -> HealthResponse:
     }
     ok = index["present"] and db["connected"] is not False
     return HealthResponse(
-        status="ok" if ok else "degraded", version=_version(), mode=service.mode, index=index, database=db, llm=llm_info
+        status="ok" if ok else "degraded",
+        version=_version(),
+        mode=service.mode,
+        index=index,
+        database=db,
+        llm=llm_info,
+        auth=request.app.state.access.describe(),
     )

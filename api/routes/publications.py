@@ -14,10 +14,11 @@ from fastapi import APIRouter, HTTPException, Query
 
 from api.deps import RetrievalDep, ServiceDep
 from api.schemas import ErrorResponse, PublicationsResponse
+from api.security import Read
 from radar_pipeline.retrieval.publications import DATE_RE, PublicationQuery
 from radar_pipeline.vocabulary import Phenomenon
 
-router = APIRouter(tags=["documents"])
+router = APIRouter(tags=["documents"], dependencies=[Read])  # scope: read
 
 _DATE_HELP = "AAAA, AAAA-MM o AAAA-MM-DD (inclusive)"
 

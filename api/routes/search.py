@@ -9,8 +9,9 @@ from fastapi import APIRouter, HTTPException, Query
 
 from api.deps import RetrievalDep
 from api.schemas import ErrorResponse, SearchResponse
+from api.security import Read
 
-router = APIRouter(tags=["search"])
+router = APIRouter(tags=["search"], dependencies=[Read])  # scope: read
 
 
 @router.get(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from api.main import create_app
+from api.security import AccessControl
 from radar_pipeline import db
 from radar_pipeline.agent.llm import LLMSettings
 from radar_pipeline.agent.service import AgentService, ServiceSettings
@@ -35,7 +36,9 @@ def offline_service(agent_index, use_encoder) -> AgentService:
 def client(offline_service):
     from fastapi.testclient import TestClient
 
-    with TestClient(create_app(service=offline_service)) as c:
+    # loopback-open mode, explicitly: these apps test the API's behaviour, not its access control
+    # (tests/api/test_access.py does that with keys, OIDC tokens and the unauthorised attempts)
+    with TestClient(create_app(service=offline_service, access=AccessControl.open_loopback())) as c:
         yield c
 
 
@@ -59,5 +62,5 @@ def db_service(agent_index, use_encoder, agent_engine, pg_url) -> AgentService:
 def db_client(db_service):
     from fastapi.testclient import TestClient
 
-    with TestClient(create_app(service=db_service)) as c:
+    with TestClient(create_app(service=db_service, access=AccessControl.open_loopback())) as c:
         yield c

@@ -1,0 +1,448 @@
+"""Who may see what: API keys, OIDC tokens, scopes, traces of others, limits, audit, CORS, `radar serve`.
+
+Real PostgreSQL (keys and audit rows), the real test index, a real JWKS served over HTTP by a local
+server for the OIDC tokens. ``test_unauthorised_attempts`` runs every kind of unauthorised attempt
+against every scoped endpoint and counts the attempts and the leaks (a leak: a 2xx answer, or any
+passage id or passage text of the index in the body); the leaks must be 0.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import jwt
+import pytest
+import sqlalchemy as sa
+from cryptography.hazmat.primitives.asymmetric import rsa
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from api.security import AccessControl, AuthSettings, api_routes, route_scope
+from radar_pipeline import db
+from radar_pipeline.access import KeyStore, TokenBucket, hash_token
+
+ROOT = Path(__file__).resolve().parents[2]
+ISSUER, AUDIENCE = "https://idp.test/realms/radar", "radar-api"
+
+
+# -- fixtures
+
+
+@pytest.fixture(scope="module")
+def keys(agent_engine) -> KeyStore:
+    return KeyStore(agent_engine)
+
+
+@pytest.fixture(scope="module")
+def tokens(keys) -> dict[str, str]:
+    """One token per role: read, chat (two keys), admin, revoked, expired, collection-restricted."""
+    out = {}
+    for name, scopes in (("lector", "read"), ("chat-a", "chat,read"), ("chat-b", "chat"), ("admin", "admin")):
+        out[name], _ = keys.create(f"test {name}", scopes)
+    out["revoked"], info = keys.create("test revoked", "read,chat")
+    keys.revoke(info.key_id)
+    out["expired"], _ = keys.create("test expired", "read,chat", expires_at=dt.datetime.now(dt.UTC) - dt.timedelta(1))
+    out["restricted"], _ = keys.create("test restricted", "read,chat", collections="CSET")
+    return out
+
+
+class _JWKS(http.server.BaseHTTPRequestHandler):
+    body = b"{}"
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def idp():
+    """A local OIDC provider: its RSA key, a forger's key with the same kid, and its JWKS URL."""
+    good = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    forger = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(good.public_key()))
+    handler = type("H", (_JWKS,), {"body": json.dumps({"keys": [{**jwk, "kid": "k1", "use": "sig"}]}).encode()})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield {"good": good, "forger": forger, "url": f"http://127.0.0.1:{server.server_port}/jwks.json"}
+    server.shutdown()
+
+
+def _jwt(key, *, scope="read chat", aud=AUDIENCE, iss=ISSUER, exp_in=300, sub="ana", **extra) -> str:
+    now = int(time.time())
+    claims = {"iss": iss, "aud": aud, "sub": sub, "iat": now, "exp": now + exp_in, "scope": scope, **extra}
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": "k1"})
+
+
+def _settings(idp=None, **kw) -> AuthSettings:
+    oidc = dict(oidc_issuer=ISSUER, oidc_audience=AUDIENCE, oidc_jwks_url=idp["url"]) if idp else {}
+    return AuthSettings(**{"rate_per_minute": 6000, "rate_burst": 1000, **oidc, **kw})
+
+
+@pytest.fixture(scope="module")
+def api(db_service, idp, tokens):
+    with TestClient(create_app(service=db_service, access=AccessControl.required(_settings(idp)))) as c:
+        yield c
+
+
+def _h(token: str | None, header: str = "bearer") -> dict:
+    if token is None:
+        return {}
+    return {"Authorization": f"Bearer {token}"} if header == "bearer" else {"X-API-Key": token}
+
+
+def _some_chunk(agent_index) -> dict:
+    rows = agent_index[1]
+    return rows[0]
+
+
+# -- every route declares a scope
+
+
+OPEN_PATHS = {"/health", "/", "/tablero", "/tablero/", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+
+
+def test_every_endpoint_declares_a_scope(offline_service):
+    routes = api_routes(create_app(service=offline_service))
+    assert len(routes) >= 20
+    undeclared = [r.path for r in routes if r.path not in OPEN_PATHS and route_scope(r) is None]
+    assert undeclared == []
+    scopes = {r.path: route_scope(r) for r in routes}
+    assert scopes["/chat"] == "chat" and scopes["/search"] == "read" and scopes["/keys"] == "admin"
+    assert scopes["/tablero/api/vista/{view}"] == "read" and scopes["/traces/{run_id}"] == "chat|admin"
+    assert scopes["/health"] is None
+
+
+def test_health_is_open_and_says_the_mode(api, client):
+    assert api.get("/health").json()["auth"] == "required (api keys + oidc)"
+    assert client.get("/health").json()["auth"] == "open (loopback only)"
+
+
+# -- keys
+
+
+def test_keys_are_stored_hashed(keys, tokens, agent_engine):
+    with agent_engine.connect() as conn:
+        rows = conn.execute(sa.select(db.api_keys)).mappings().all()
+    stored = json.dumps([dict(r) for r in rows], default=str)
+    for tok in tokens.values():
+        assert tok not in stored and tok.split("_")[2] not in stored  # neither the token nor its secret
+        assert hash_token(tok) in stored
+
+
+def test_valid_key_reads_and_is_audited(api, tokens, agent_engine):
+    for header in ("bearer", "x-api-key"):
+        r = api.get("/search", params={"q": "desplazamiento forzado", "k": 3}, headers=_h(tokens["lector"], header))
+        assert r.status_code == 200, r.text
+    ids = sorted(p["chunk_id"] for p in r.json()["passages"])
+    with agent_engine.connect() as conn:
+        row = (
+            conn.execute(
+                sa.select(db.audit_log).where(db.audit_log.c.route == "/search").order_by(db.audit_log.c.id.desc())
+            )
+            .mappings()
+            .first()
+        )
+    assert row["key_name"] == "test lector" and row["auth"] == "api_key" and row["status"] == 200
+    assert "desplazamiento forzado" in row["query"]
+    assert row["chunk_ids"] == ids and ids
+
+
+def test_oidc_token_is_accepted_with_its_scopes(api, idp):
+    good = _jwt(idp["good"], scope="radar:read", preferred_username="ana.lopez")
+    assert api.get("/publications", headers=_h(good)).status_code == 200
+    assert api.post("/chat", json={"pregunta": "hola"}, headers=_h(good)).status_code == 403  # no chat scope
+
+
+def test_chat_trace_is_visible_to_its_key_and_admin_only(api, tokens):
+    r = api.post("/chat", json={"pregunta": "¿Qué es el desplazamiento forzado?"}, headers=_h(tokens["chat-a"]))
+    assert r.status_code == 200, r.text
+    run_id = r.json()["metadata"]["run_id"]
+    assert api.get(f"/traces/{run_id}", headers=_h(tokens["chat-a"])).json()["run"]["run_id"] == run_id
+    assert api.get(f"/traces/{run_id}", headers=_h(tokens["admin"])).status_code == 200
+    other = api.get(f"/traces/{run_id}", headers=_h(tokens["chat-b"]))
+    assert other.status_code == 404 and run_id not in other.text.replace(f"/traces/{run_id}", "")
+
+
+def test_admin_manages_keys_over_http(api, tokens):
+    r = api.post("/keys", json={"name": "via http", "scopes": ["read"]}, headers=_h(tokens["admin"]))
+    assert r.status_code == 201, r.text
+    new = r.json()
+    assert api.get("/aggregates", headers=_h(new["token"])).status_code == 200
+    listed = api.get("/keys", headers=_h(tokens["admin"])).json()
+    assert new["key_id"] in {k["key_id"] for k in listed} and "token" not in json.dumps(listed)
+    assert api.delete(f"/keys/{new['key_id']}", headers=_h(tokens["admin"])).json()["revoked"] is True
+    assert api.get("/aggregates", headers=_h(new["token"])).status_code == 401
+    bad = api.post("/keys", json={"name": "x", "scopes": ["root"]}, headers=_h(tokens["admin"]))
+    assert bad.status_code == 400
+
+
+# -- unauthorised attempts: count them and the leaks
+
+
+def _attempt_targets(chunk: dict) -> list[tuple[str, str, dict | None]]:
+    cid, did = chunk["chunk_id"], chunk["doc_id"]
+    return [
+        ("GET", "/search?q=desplazamiento%20forzado", None),
+        ("GET", f"/documents/{did}/outline", None),
+        ("GET", f"/documents/{did}/window?chunk_id={cid}&size=5", None),
+        ("GET", f"/chunks/{cid}", None),
+        ("GET", "/aggregates", None),
+        ("GET", "/aggregates/timeline", None),
+        ("GET", "/publications", None),
+        ("GET", "/tablero/api/meta", None),
+        ("GET", "/tablero/api/vista/timeline", None),
+        ("POST", "/chat", {"pregunta": "¿Qué es el desplazamiento forzado?"}),
+        ("POST", "/chat/stream", {"pregunta": "¿Qué es el desplazamiento forzado?"}),
+        ("GET", "/keys", None),
+        ("GET", "/audit", None),
+    ]
+
+
+def _leaks(r, rows) -> bool:
+    """A 2xx answer, or any passage id / passage text of the index in the body."""
+    if r.status_code < 400:
+        return True
+    body = r.text
+    return any(row["chunk_id"] in body or row["text"][:60] in body for row in rows)
+
+
+def test_unauthorised_attempts(api, tokens, idp, agent_index, db_service, keys, capsys):
+    rows = agent_index[1]
+    chunk = _some_chunk(agent_index)
+    targets = _attempt_targets(chunk)
+    key_id = tokens["lector"].split("_")[1]
+    credentials = {
+        "no key": None,
+        "forged key (real id, wrong secret)": f"radar_{key_id}_{'A' * 43}",
+        "forged key (unknown id)": "radar_0123456789ab_" + "B" * 43,
+        "garbage bearer": "not-a-key",
+        "revoked key": tokens["revoked"],
+        "expired key": tokens["expired"],
+        "collection-restricted key (not yet enforced: refused)": tokens["restricted"],
+        "forged JWT (other signing key)": _jwt(idp["forger"], scope="read chat admin"),
+        "expired JWT": _jwt(idp["good"], exp_in=-3600, scope="read chat admin"),
+        "JWT for another audience": _jwt(idp["good"], aud="other-api", scope="read chat admin"),
+        "JWT from another issuer": _jwt(idp["good"], iss="https://evil.test", scope="read chat admin"),
+        "unsigned JWT (alg none)": jwt.encode(
+            {"iss": ISSUER, "aud": AUDIENCE, "sub": "x", "exp": int(time.time()) + 300, "scope": "admin"},
+            None,
+            algorithm="none",
+        ),
+    }
+    counts: dict[str, list[int]] = {}
+    statuses: dict[int, int] = {}
+
+    def attempt(kind, method, path, body, headers, expect, via=api, raw=None):
+        if raw is not None:
+            r = via.request(method, path, content=raw, headers={**headers, "content-type": "application/json"})
+        else:
+            r = via.request(method, path, json=body, headers=headers)
+        counts.setdefault(kind, [0, 0])
+        counts[kind][0] += 1
+        counts[kind][1] += int(_leaks(r, rows))
+        statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
+        assert r.status_code in expect, (kind, method, path, r.status_code, r.text[:200])
+        if path.startswith("/chat") and r.status_code in (401, 403):
+            assert r.json()["metadata"]["estado"] == "error"  # the /chat contract, even when refused
+        return r
+
+    for kind, token in credentials.items():
+        for header in ("bearer", "x-api-key") if token else ("bearer",):
+            for method, path, body in targets:
+                expect = {403} if "restricted" in kind else {401}
+                r = attempt(kind, method, path, body, _h(token, header), expect)
+                if r.status_code == 401:
+                    assert r.headers["www-authenticate"].startswith("Bearer")
+
+    wrong_scope = [
+        ("read key → chat", tokens["lector"], [t for t in targets if t[1].startswith("/chat")]),
+        (
+            "chat-only key → read",
+            tokens["chat-b"],
+            [t for t in targets if not t[1].startswith(("/chat", "/keys", "/audit"))],
+        ),
+        ("read+chat key → admin", tokens["chat-a"], [t for t in targets if t[1].startswith(("/keys", "/audit"))]),
+        ("admin key → read", tokens["admin"], targets[:9]),
+        (
+            "read-only JWT → chat/admin",
+            _jwt(idp["good"], scope="read"),
+            [t for t in targets if t[1].startswith(("/chat", "/keys", "/audit"))],
+        ),
+    ]
+    for kind, token, subset in wrong_scope:
+        for method, path, body in subset:
+            attempt(f"wrong scope: {kind}", method, path, body, _h(token), {403})
+    run = api.post("/chat", json={"pregunta": "¿Qué es el desplazamiento forzado?"}, headers=_h(tokens["chat-a"]))
+    run_id = run.json()["metadata"]["run_id"]
+    for who in ("chat-b", "revoked", "lector"):
+        expect = {404} if who == "chat-b" else ({401} if who == "revoked" else {403})
+        r = attempt("another key's trace", "GET", f"/traces/{run_id}", None, _h(tokens[who]), expect)
+        assert run_id not in r.text.replace(f"/traces/{run_id}", "")
+
+    oversize = b'{"pregunta": "' + b"x" * 70_000 + b'"}'
+    for method, path in (("POST", "/chat"), ("POST", "/chat/stream"), ("POST", "/keys")):
+        for who in ("chat-a", "admin", None):
+            attempt("oversize body", method, path, None, _h(tokens[who] if who else None), {413}, raw=oversize)
+
+    limited, _ = keys.create("test attempts rate", "read,chat")
+    settings = AuthSettings(rate_per_minute=1, rate_burst=2)
+    with TestClient(create_app(service=db_service, access=AccessControl.required(settings))) as slow:
+        for _ in range(2):
+            assert slow.get("/aggregates", headers=_h(limited)).status_code == 200
+        for method, path, body in targets[:11]:
+            r = attempt("over the rate limit", method, path, body, _h(limited), {429}, via=slow)
+            assert int(r.headers["retry-after"]) >= 1
+
+    total = sum(c[0] for c in counts.values())
+    leaks = sum(c[1] for c in counts.values())
+    with capsys.disabled():
+        print(f"\n[access] {total} unauthorised attempts, {leaks} leaks; status codes {dict(sorted(statuses.items()))}")
+        for kind, (n, leaked) in counts.items():
+            print(f"[access]   {kind}: {n} attempts, {leaked} leaks")
+    assert leaks == 0
+    assert total >= 340
+
+
+def test_unauthorised_attempts_are_audited(api, agent_engine):
+    api.get("/chunks/whatever", headers=_h("radar_0123456789ab_" + "C" * 43))
+    with agent_engine.connect() as conn:
+        row = (
+            conn.execute(
+                sa.select(db.audit_log)
+                .where(db.audit_log.c.route == "/chunks/whatever")
+                .order_by(db.audit_log.c.id.desc())
+            )
+            .mappings()
+            .first()
+        )
+    assert row["status"] == 401 and row["key_id"] is None and row["auth"] == "none" and row["chunk_ids"] == []
+
+
+# -- limits
+
+
+def test_oversize_body_is_refused_before_parsing(api, tokens):
+    big = {"pregunta": "x" * 70_000}
+    r = api.post("/chat", json=big, headers=_h(tokens["chat-a"]))
+    assert r.status_code == 413
+    assert r.json()["metadata"]["motivo_terminacion"] == "solicitud_demasiado_grande"
+    # without a Content-Length (chunked): counted while read, refused at the limit
+    r = api.post(
+        "/chat",
+        content=iter([b'{"pregunta": "', b"y" * 40_000, b"y" * 40_000, b'"}']),
+        headers={**_h(tokens["chat-a"]), "content-type": "application/json"},
+    )
+    assert r.status_code == 413
+    # unauthenticated and oversize: 413 too, nothing parsed, nothing leaked
+    assert (
+        api.post("/keys", content=b"{" + b" " * 70_000 + b"}", headers={"content-type": "application/json"}).status_code
+        == 413
+    )
+
+
+def test_rate_limit_per_key(db_service, keys):
+    settings = AuthSettings(rate_per_minute=60, rate_burst=3)
+    token, _ = keys.create("test rate", "read,chat")
+    other, _ = keys.create("test rate other", "read")
+    with TestClient(create_app(service=db_service, access=AccessControl.required(settings))) as c:
+        assert [c.get("/aggregates", headers=_h(token)).status_code for _ in range(3)] == [200, 200, 200]
+        r = c.get("/aggregates", headers=_h(token))
+        assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+        assert r.json()["error"]["code"] == "rate_limited"
+        chat = c.post("/chat", json={"pregunta": "hola"}, headers=_h(token))
+        assert chat.status_code == 429 and chat.headers["retry-after"]
+        assert chat.json()["metadata"]["estado"] == "error"
+        assert chat.json()["metadata"]["motivo_terminacion"] == "limite_de_solicitudes"
+        assert c.get("/aggregates", headers=_h(other)).status_code == 200  # buckets are per key
+
+
+def test_token_bucket_refills():
+    b = TokenBucket(rate=2.0, burst=2)
+    assert [b.take("k", now=0.0), b.take("k", now=0.0)] == [0.0, 0.0]
+    assert b.take("k", now=0.0) == pytest.approx(0.5)
+    assert b.take("k", now=0.5) == 0.0
+
+
+# -- CORS and the open mode
+
+
+def test_cors_closed_by_default_and_allow_list(db_service, api):
+    pre = {"Origin": "https://evil.example", "Access-Control-Request-Method": "GET"}
+    r = api.options("/search", headers=pre)
+    assert "access-control-allow-origin" not in r.headers
+    settings = _settings(cors_origins=["https://tablero.example"])
+    with TestClient(create_app(service=db_service, access=AccessControl.required(settings))) as c:
+        ok = c.options("/search", headers={**pre, "Origin": "https://tablero.example"})
+        assert ok.headers["access-control-allow-origin"] == "https://tablero.example"
+        bad = c.options("/search", headers=pre)
+        assert "access-control-allow-origin" not in bad.headers
+
+
+def test_open_mode_serves_loopback_peers_only(offline_service):
+    app = create_app(service=offline_service, access=AccessControl.open_loopback())
+    with TestClient(app, client=("127.0.0.1", 5000)) as local:
+        assert local.get("/publications").status_code == 200
+    with TestClient(app, client=("10.1.2.3", 5000)) as remote:
+        r = remote.get("/publications")
+        assert r.status_code == 403 and r.json()["error"]["code"] == "loopback_only"
+        assert remote.get("/health").status_code == 200
+
+
+# -- the command line
+
+
+def _cli(args: list[str], env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "radar_cli", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_serve_refuses_a_public_bind_without_authentication():
+    env = {"RADAR_AGENT_USE_DATABASE": "false", "RADAR_AUTH_OIDC_ISSUER": ""}
+    r = _cli(["serve", "--host", "0.0.0.0", "--port", "1"], env)
+    assert r.returncode == 2 and "refusing to listen on 0.0.0.0 without authentication" in r.stderr
+
+
+def test_choose_access_rules(idp):
+    from radar_cli.agent_commands import choose_access
+
+    assert choose_access("0.0.0.0", 0, AuthSettings())[0] is None
+    assert choose_access("192.168.1.10", 0, AuthSettings())[0] is None
+    assert choose_access("127.0.0.1", 0, AuthSettings())[0].mode == "open"
+    assert choose_access("::1", 0, AuthSettings())[0].mode == "open"
+    assert choose_access("localhost", 0, AuthSettings())[0].mode == "open"
+    assert choose_access("127.0.0.1", 1, AuthSettings())[0].mode == "required"  # a key exists: always required
+    assert choose_access("0.0.0.0", 2, AuthSettings())[0].mode == "required"
+    assert choose_access("0.0.0.0", 0, _settings(idp))[0].mode == "required"
+
+
+def test_keys_command_line(pg_url):
+    env = {"DATABASE_URL": pg_url}
+    made = _cli(["keys", "create", "--name", "cli test", "--scopes", "read,chat", "--expires-days", "30"], env)
+    assert made.returncode == 0, made.stderr
+    token = next(line for line in made.stdout.splitlines() if line.startswith("radar_"))
+    key_id = token.split("_")[1]
+    listed = _cli(["keys", "list"], env)
+    assert key_id in listed.stdout and token not in listed.stdout and "active" in listed.stdout
+    assert _cli(["keys", "revoke", key_id], env).returncode == 0
+    assert f"{key_id}  revoked" in _cli(["keys", "list"], env).stdout
+    assert _cli(["keys", "revoke", "ffffffffffff"], env).returncode == 1
+    assert _cli(["keys", "create", "--name", "x", "--scopes", "root"], env).returncode == 1
