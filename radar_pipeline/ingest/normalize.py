@@ -58,6 +58,122 @@ _LINE_EDGE_RE = re.compile(r"[^\S\n]*\n[^\S\n]*")
 # A hyphen (ASCII or U+2010) at the end of a line / inside a line.
 _LB_HYPHEN_RE = re.compile("[-\u2010]\n")
 _INLINE_HYPHEN_RE = re.compile("[-\u2010]")
+# Portuguese (and some Spanish) typesetting repeats the hyphen of a compound broken at its hyphen
+# on the next line: "segunda-\n-feira" is "segunda-feira".
+_REPEATED_HYPHEN_RE = re.compile("(?<=[^\\W\\d_])[-\u2010]\n[-\u2010](?=[^\\W\\d_])")
+
+# --- line-break hyphens: the compound rules --------------------------------------------------------
+
+# Short words that link the parts of a multi-part compound ("state-of-the-art", "cara-a-cara").
+_LINK_WORDS = frozenset("of to in the and or by for on at a an up be de del la el los las y en da do e o à".split())
+# Spanish/Portuguese vowels; the stress marks (not ã/õ, which mark nasality).
+_VOWELS = frozenset("aeiouüáéíóúâêôãõàè")
+_STRONG = frozenset("aeoáéíóúâêôãõàè")  # an accented i/u is a syllable of its own (hiatus)
+_STRESS_MARKS = frozenset("áéíóúâêô")
+# After "mente" the first part is an adjective ("rápida-\nmente"); enclitic pronouns follow a
+# stressed verb form ("dígame-\nlo"): both are written solid.
+_SOLID_RIGHT_RE = re.compile(r"mente|(?:me|te|se|nos|os|le|les|lo|los|la|las)+")
+# Spanish/Portuguese combining forms that are words of their own and join two peoples with a
+# hyphen when both keep their identity ("franco-colombiano", "ruso-ucraniano", "sino-soviético").
+# Reviewed: fused forms are left out on purpose ("afrodescendiente", "socioeconómico",
+# "hispanoamericano", "latinoamericano", "iberoamericano", "judeocristiano", "medioambiental" are
+# written solid, so a line break at that morpheme boundary is joined).
+_GENTILIC_FIRST = frozenset(
+    "franco anglo germano ruso sino luso greco italo nipo checo austro indo chino turco sueco polaco".split()
+)
+# ...when the second part is an adjective of people/places: vowel (+s/n) or -és/-ol/-án/-ón/-í
+# endings ("colombiano", "británico", "alemán", "español", "israelí"), not "franco-\ntirador".
+_ADJECTIVE_END_RE = re.compile("(?:[aeiouáéíóú]s?|[áéó]n|ol(?:es)?|[ae]s[ae]?s?|és|í(?:es)?)$")
+# English first elements of open compounds written with a hyphen as modifiers ("long-term",
+# "well-known", "self-defense", "high-level", "real-time", "state-sponsored")...
+_EN_FIRST = frozenset(
+    """long short well self high low real full half state large small open top wide non two three
+    four five six seven eight nine""".split()
+)
+# English second elements that are words of their own and never the tail of a split word
+# ("data-driven", "risk-based", "AI-enabled", "decision-making", "mission-specific").
+_EN_SECOND = frozenset(
+    """based driven oriented enabled specific level wide scale term range making friendly free owned
+    sponsored focused centric aware""".split()
+)
+# ...unless the second part is a suffix, i.e. the line break split one word ("state-\nment").
+_EN_SUFFIX = frozenset(
+    """s es d ed er ers ered ering est en ens ened ing ings ly ness nesses less ful ship ships hood
+    ish ment ments able ible al ally ity ities ion ions ive ize ise ized ised izing ising ization
+    ner ners ward wards th ths ter ters y ies ism isms ist ists istic istics istically sion sions tion
+    tions teen teens ty ties fold""".split()
+)
+
+
+def _stress_from_end(word: str) -> int:
+    """Syllable (1 = last) carrying the written stress mark of ``word``, 0 when it has none.
+
+    Syllables are vowel nuclei: a run of vowels is one nucleus unless two strong vowels (a, e, o
+    or any accented vowel) meet (hiatus: "te-ó-ri-co"); the ``u`` of que/qui/gue/gui is silent.
+    """
+    w = word.lower()
+    nuclei: list[bool] = []  # per nucleus: does it carry a stress mark?
+    strong_in_current = False
+    prev_vowel = False
+    for k, ch in enumerate(w):
+        if ch not in _VOWELS or (ch == "u" and k and w[k - 1] in "qg" and w[k + 1 : k + 2] in ("e", "i", "é", "í")):
+            prev_vowel = False
+            continue
+        strong = ch in _STRONG
+        if not prev_vowel or (strong and strong_in_current):
+            nuclei.append(False)
+            strong_in_current = False
+        strong_in_current = strong_in_current or strong
+        if ch in _STRESS_MARKS:
+            nuclei[-1] = True
+        prev_vowel = True
+    for idx in range(len(nuclei) - 1, -1, -1):
+        if nuclei[idx]:
+            return len(nuclei) - idx
+    return 0
+
+
+def _keep_compound_hyphen(left: str, right: str, before: str, after: str) -> bool:
+    """True when ``left-\nright`` is a compound written with a hyphen, not one word split by the
+    line break. ``before`` is the character just left of ``left``; ``after`` the two characters
+    just right of ``right`` ('' at an edge).
+
+    Rules, in order (each is a property of the words, no corpus vocabulary):
+    1. the link word of a multi-part compound: the right part is one and another hyphen follows it
+       inside the line ("state-\nof-the-art", "end-\nto-end", "cara-\na-cara"; not
+       "técni-\nco-profesional"), or the left part is one and a hyphen precedes it
+       ("state-of-\nthe-art"; not "científico-tec-\nnológica", "well-be-\ning");
+    2. the left part is a complete esdrújula word ending in a vowel: its written stress is on the
+       third syllable from its end or earlier ("político", "cívico", "económico", "teórico",
+       "árabe"), so "políticomilitar" would be an impossible word — unless the right part is
+       "mente" or enclitic pronouns ("rápida-\nmente", "dígame-\nlo");
+    3. a gentilic combining form before an adjective ("franco-\ncolombiano", "ruso-\nucraniano");
+    4. English, when the right part is not a suffix ("state-\nment", "high-\nly", "ten-\nsion"
+       are joined): an acronym on the left ("UAV-\nfollower"), a listed second element
+       ("data-\ndriven", "decision-\nmaking"), an adverb in -ly ("autonomously-\ncontrolled"),
+       or a listed first element ("long-\nterm", "well-\nknown", "non-\nstate", "two-\nyear").
+    Everything else is joined: syllable splits ("orga-\nnización") and prefixes, which Spanish
+    writes solid ("anti-\nsatélite" -> "antisatélite", "contra-\ninsurgencia").
+    """
+    lo, ro = left.lower(), right.lower()
+    if after[:1] in ("-", "\u2010") and after[1:].isalpha() and ro in _LINK_WORDS:
+        return True
+    if before in ("-", "\u2010") and lo in _LINK_WORDS and ro not in _EN_SUFFIX:
+        return True
+    if len(lo) >= 4 and lo[-1] in _VOWELS and _stress_from_end(lo) >= 3:
+        return not _SOLID_RIGHT_RE.fullmatch(ro)
+    if lo.replace("í", "i") in _GENTILIC_FIRST and len(ro) >= 4 and _ADJECTIVE_END_RE.search(ro):
+        return True
+    if ro in _EN_SUFFIX:
+        return False
+    if left.isupper() and len(left) >= 2:  # an acronym is never a syllable ("UAV-\nfollower")
+        return True
+    if ro in _EN_SECOND and (len(lo) >= 4 or left.isupper()):
+        return True
+    if lo.endswith("ly") and not lo.endswith("aly") and len(lo) >= 6 and len(ro) >= 3:
+        # an adverb ("autonomously-\ncontrolled"), not "analy-\nsis" / "paraly-\nsis"
+        return True
+    return lo in _EN_FIRST and len(ro) >= 2
 
 
 def map_c1_controls(text: str) -> str:
@@ -106,16 +222,22 @@ def _word_around(text: str, i: int, j: int) -> tuple[str, str]:
 
 
 def dehyphenate(text: str) -> str:
-    """Join words split by a hyphen at a line break: ``"informa-\\nción"`` -> ``"información"``.
+    """Join words split by a hyphen at a line break: ``"informa-\\nción"`` -> ``"información"``,
+    but keep the hyphen of a compound broken at its hyphen: ``"político-\\nmilitar"`` ->
+    ``"político-militar"``.
 
     Hyphens inside a line are never touched ("anti-satellite", "Sierra-Nevada" stay). At a line
     break the hyphen is kept (and the line joined) when the second part starts with a capital
-    ("Sierra-\\nNevada" -> "Sierra-Nevada") or when the same hyphenated compound occurs inside a
-    line elsewhere in the text ("anti-\\nsatellite" with "anti-satellite" elsewhere). Linear time
-    (hyphens are located with a literal search, words expanded around them).
+    ("Sierra-\\nNevada"), when the same hyphenated compound occurs inside a line elsewhere in
+    the text ("anti-\\nsatellite" with "anti-satellite" elsewhere), or when the words make a
+    compound by the rules of :func:`_keep_compound_hyphen` (esdrújula first elements, gentilic
+    combining forms, English open compounds, multi-part compounds). A hyphen repeated at the start
+    of the next line ("segunda-\\n-feira") gives one hyphen. Linear time (hyphens are located with
+    a literal search, words expanded around them).
     """
     if "-\n" not in text and "\u2010\n" not in text:
         return text
+    text = _REPEATED_HYPHEN_RE.sub("-", text)
     breaks = []
     for m in _LB_HYPHEN_RE.finditer(text):
         left, right = _word_around(text, m.start(), m.end())
@@ -127,7 +249,9 @@ def dehyphenate(text: str) -> str:
     out: list[str] = []
     last = 0
     for i, j, left, right in breaks:
-        keep = right[0].isupper()
+        before = text[i - len(left) - 1] if i - len(left) > 0 else ""
+        after = text[j + len(right) : j + len(right) + 2]
+        keep = right[0].isupper() or _keep_compound_hyphen(left, right, before, after)
         if not keep:
             if compounds is None:
                 compounds = set()

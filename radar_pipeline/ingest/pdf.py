@@ -8,6 +8,10 @@ Per page:
    - ``garbled``: control characters / replacement characters / private-use glyphs, or a Latin
      text with almost no stopwords that looks like shifted glyph ids (",QIRUPH" = "Informe") →
      ``garbled_text_layer -> ocr``; the native text is discarded;
+   - ``glyph_fallback``: readable text, but words hold glyph-id / unmapped-glyph characters where
+     a font's ToUnicode map missed a ligature ("o\u13b2cina" for "oficina", U+0000, U+FFFD,
+     private use between Latin letters) → ``glyph_fallback -> ocr``; the native text is kept
+     (page ``partial``) only when OCR is disabled, fails or reads nothing reliable;
    - ``ok``: kept. Only when it is short (< ``IMAGE_PAGE_MAX_CHARS`` non-space characters) are the
      page's images measured; if they cover ≥ ``IMAGE_COVERAGE_MIN`` of the page →
      ``image_dominant_page -> ocr`` and the OCR text is appended to the native text, minus the
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -35,7 +40,7 @@ from .document import ExtractedDocument, PageText
 from .normalize import json_safe, normalize_text
 from .ocr import RELIABLE_MIN_CONFIDENCE, OcrSettings, is_reliable, ocr_page
 
-__all__ = ["extract_pdf", "judge_text_layer", "image_coverage", "merge_native_and_ocr"]
+__all__ = ["extract_pdf", "judge_text_layer", "glyph_fallback_words", "image_coverage", "merge_native_and_ocr"]
 
 # A page whose native text has fewer non-space characters than this is checked for image
 # coverage. Case 07 (header stamp over a scanned letter) has 68; a normal text page has 1,500+.
@@ -81,8 +86,135 @@ def _shift_decodes(tokens: list[str], shift: int = 29) -> bool:
     return sum(1 for w in words if w in _STOP_ANY) / len(words) >= 0.12
 
 
+# --- glyph fallback inside words --------------------------------------------------------------
+# A font whose ToUnicode map misses (or maps to U+0000/U+FFFD/private use) a ligature glyph makes
+# MuPDF emit the glyph id as the character (TEXT_USE_CID_FOR_UNKNOWN_UNICODE): "oﬁcina" in
+# DejaVu Sans becomes "o\u13b2cina" (Cherokee), in Liberation "o\u0295cina" (IPA), in DejaVu
+# Sans Oblique "o\u127fcina" (Ethiopic). The rest of the page is fine, so the page statistics above
+# never notice; the tell is a character that no Latin word contains, glued to Latin letters.
+
+# Characters that may legitimately touch a Latin letter: Latin (Basic to Extended-B, Extended
+# Additional/C/D/E), spacing modifiers and combining marks, phonetic extensions, superscripts,
+# letterlike symbols, alphabetic presentation forms (ligatures), full-width Latin, math letters.
+_LATINISH_RANGES = (
+    (0x0000, 0x024F),
+    (0x02B0, 0x036F),
+    (0x1AB0, 0x1AFF),
+    (0x1D00, 0x1EFF),
+    (0x2000, 0x2E7F),  # punctuation, super/subscripts, letterlike, symbols, arrows, math, Latin-C
+    (0xA720, 0xA7FF),
+    (0xAB30, 0xAB6F),
+    (0xFB00, 0xFB06),
+    (0xFE20, 0xFE2F),
+    (0xFF00, 0xFFEF),
+    (0x1D400, 0x1D7FF),
+)
+# Scripts that do appear next to Latin text (Greek symbols "εu", "mdσ"; Cyrillic names; CJK in
+# Chinese pages "和Corr") and private-use symbol-font glyphs (bullets "\uf0b7FECHA", Symbol-font
+# sigma "\uf073s"): a fallback only when Latin letters touch them on *both* sides ("o\ue001cina").
+# Control characters and U+FFFD follow the same rule (see _foreign_in_word).
+_BOTH_SIDES_RANGES = (
+    (0x0370, 0x052F),  # Greek, Cyrillic
+    (0x1F00, 0x1FFF),  # Greek extended
+    (0x2E80, 0xD7FF),  # CJK, kana, Hangul
+    (0xE000, 0xF8FF),  # private use
+    (0xF900, 0xFAFF),
+    (0x20000, 0x3FFFF),
+)
+_CANDIDATE_RE = re.compile("[^\x09\x0a\x0d\x20-\x7e\u00a0-\u024f]")
+# Fires with this many words, or with one on a page of fewer than _GLYPH_SHORT_PAGE Latin words.
+GLYPH_FALLBACK_MIN_WORDS = 2
+_GLYPH_SHORT_PAGE = 60
+# Pages whose letters are less than this share Latin are not judged (Chinese, Russian pages).
+_GLYPH_MIN_LATIN_SHARE = 0.7
+
+
+def _in_ranges(cp: int, ranges: tuple[tuple[int, int], ...]) -> bool:
+    return any(a <= cp <= b for a, b in ranges)
+
+
+def _is_latin_letter(ch: str) -> bool:
+    cp = ord(ch)
+    return ch.isalpha() and (cp <= 0x024F or 0x1E00 <= cp <= 0x1EFF)
+
+
+def _foreign_in_word(ch: str, left: str, right: str) -> bool:
+    """True when ``ch`` between ``left`` and ``right`` (neighbouring characters, '' at an edge)
+    can only be a glyph-id / unmapped-glyph fallback inside a Latin word."""
+    lat_l, lat_r = _is_latin_letter(left) if left else False, _is_latin_letter(right) if right else False
+    if not (lat_l or lat_r):
+        return False
+    cp = ord(ch)
+    cat = unicodedata.category(ch)
+    if cat == "Cc" or ch == "\ufffd":
+        # U+0000 / U+FFFD for an unmapped ligature ("o\x00cina"); at a word's edge a control is a
+        # bullet or tab glyph ("\x07CONTEXT" in UN reports), so only inside a word.
+        return lat_l and lat_r
+    if cat in ("Cn", "Cs") or (cp & 0xFFFE) == 0xFFFE or 0xFDD0 <= cp <= 0xFDEF:
+        return True  # unassigned, surrogate, non-character: never text
+    if 0x0250 <= cp <= 0x02AF:  # IPA letters ("o\u0295cina")
+        return True
+    if _in_ranges(cp, _LATINISH_RANGES):
+        return False
+    if _in_ranges(cp, _BOTH_SIDES_RANGES):
+        return lat_l and lat_r
+    return cat[0] in "LMN" or cat == "Co"  # a letter of another script (Cherokee, Ethiopic...)
+
+
+def glyph_fallback_words(raw: str) -> list[str]:
+    """Words of ``raw`` that contain a glyph-id / unmapped-glyph fallback character.
+
+    Args:
+        raw: a page's native text as ``get_text`` returns it.
+    Returns:
+        The offending words (whitespace-delimited, in order, each once), e.g. ``['o\u13b2cina']``;
+        empty when the page's letters are less than 70 % Latin (other-script pages are not judged).
+    """
+    if not _CANDIDATE_RE.search(raw):
+        return []
+    letters = [c for c in raw if c.isalpha()]
+    if not letters or sum(1 for c in letters if _is_latin_letter(c)) < _GLYPH_MIN_LATIN_SHARE * len(letters):
+        return []
+    found: dict[str, None] = {}
+    for m in _CANDIDATE_RE.finditer(raw):
+        i = m.start()
+        left = raw[i - 1] if i else ""
+        right = raw[i + 1] if i + 1 < len(raw) else ""
+        if _foreign_in_word(raw[i], left, right):
+            a = i
+            while a > 0 and not raw[a - 1].isspace():
+                a -= 1
+            b = i
+            while b < len(raw) and not raw[b].isspace():
+                b += 1
+            found.setdefault(raw[a:b], None)
+    return list(found)
+
+
 def judge_text_layer(raw: str) -> tuple[str, str | None]:
     """Judge whether a page's native text is usable, from the string alone (cheap).
+
+    Returns:
+        ``('empty', 'no_text_layer')``, ``('garbled', detail)``, ``('glyph_fallback', detail)`` or
+        ``('ok', None)``. Garbled: see :func:`_judge_statistics`. Glyph fallback: the page reads as
+        text but ≥ 2 of its words (1 on a page of < 60 Latin words) hold a glyph-id / unmapped-glyph
+        character glued to Latin letters (:func:`glyph_fallback_words`, "o\u13b2cina" for
+        "oficina"); ``detail`` names the count and up to three such words.
+    """
+    verdict, detail = _judge_statistics(raw)
+    if verdict != "ok":
+        return verdict, detail
+    words = glyph_fallback_words(raw)
+    if not words:
+        return "ok", None
+    if len(words) < GLYPH_FALLBACK_MIN_WORDS and len(_WORD_RE.findall(raw)) >= _GLYPH_SHORT_PAGE:
+        return "ok", None
+    sample = ", ".join(ascii(w)[1:-1][:40] for w in words[:3])
+    return "glyph_fallback", f"{len(words)} word(s) with glyph-id characters ({sample})"
+
+
+def _judge_statistics(raw: str) -> tuple[str, str | None]:
+    """Page statistics of the native text.
 
     Returns:
         ``('empty', 'no_text_layer')``, ``('garbled', detail)`` or ``('ok', None)``. Garbled when
@@ -222,7 +354,14 @@ class _PdfLog:
     metadata: dict = field(default_factory=dict)
 
 
-_OCR_LABELS = {"garbled": "garbled_text_layer", "empty": "no_text_layer", "image": "image_dominant_page"}
+_OCR_LABELS = {
+    "garbled": "garbled_text_layer",
+    "glyph_fallback": "glyph_fallback",
+    "empty": "no_text_layer",
+    "image": "image_dominant_page",
+}
+# Actions whose native text is kept when OCR cannot replace it (a few odd words beat no page).
+_KEEP_NATIVE = ("image", "glyph_fallback")
 
 
 def _open_pdf(pymupdf, data: bytes):
@@ -292,9 +431,10 @@ def _select_pages(n_total: int, pages: Sequence[int] | None, max_pages: int | No
 
 
 def _ocr_action(page, verdict: str, native: str) -> str | None:
-    """Why a page needs OCR: 'garbled', 'empty', 'image' (short text over a large image), or None."""
-    if verdict == "garbled":
-        return "garbled"
+    """Why a page needs OCR: 'garbled', 'glyph_fallback', 'empty', 'image' (short text over a large
+    image), or None."""
+    if verdict in ("garbled", "glyph_fallback"):
+        return verdict
     if verdict == "empty" or not native:
         return "empty"
     short = len(re.sub(r"\s", "", native)) < IMAGE_PAGE_MAX_CHARS
@@ -317,7 +457,7 @@ def _page_without_ocr(no: int, action: str, native: str, log: _PdfLog) -> PageTe
     """A page that needed OCR with OCR disabled: its native text (image pages) or nothing."""
     label = _OCR_LABELS[action]
     log.needs_ocr_unmet.append(f"page {no}: {label}")
-    if action == "image":
+    if action in _KEEP_NATIVE and native:
         return PageText(no, native, "text_layer", f"{label} (ocr disabled)", status="partial")
     return PageText(no, "", "text_layer", f"{label} (ocr disabled)", status="empty")
 
@@ -335,16 +475,18 @@ def _page_from_ocr(
     no: int, action: str, native: str, res, ocr_text: str, ocr_err: str | None, log: _PdfLog
 ) -> PageText:
     """Assemble a page from its OCR outcome: failed, merged with native text (image pages),
-    OCR text alone, or an empty page when OCR found no reliable text."""
+    OCR text alone, or, when OCR found no reliable text, the native text (glyph-fallback pages,
+    'partial') or an empty page."""
     label = _OCR_LABELS[action]
     if ocr_err is not None:
         log.needs_ocr_unmet.append(f"page {no}: ocr failed")
+        keep = action in _KEEP_NATIVE and bool(native)
         return PageText(
             no,
-            native if action == "image" else "",
+            native if keep else "",
             "text_layer",
             f"{label} -> ocr failed ({ocr_err[:200]})",
-            status="partial" if (action == "image" and native) else "empty",
+            status="partial" if keep else "empty",
         )
     if action == "image":
         if ocr_text:
@@ -358,6 +500,9 @@ def _page_from_ocr(
         return PageText(no, native, "text_layer", f"{label} -> ocr (no reliable text)")
     if ocr_text:
         return PageText(no, ocr_text, "ocr", f"{label} -> ocr", ocr_rotation=res.rotation)
+    if action == "glyph_fallback" and native:
+        log.needs_ocr_unmet.append(f"page {no}: {label} (ocr found no reliable text)")
+        return PageText(no, native, "text_layer", f"{label} -> ocr (no reliable text)", status="partial")
     # An image without readable text (photo, logo): nothing to index, not an error.
     return PageText(no, "", "ocr", f"{label} -> ocr (no reliable text)", status="empty")
 
@@ -407,7 +552,7 @@ def _extract_page(pymupdf, doc, no: int, flags: int, settings: OcrSettings, log:
         return PageText(no, "", "text_layer", f"page error: {type(exc).__name__}: {exc}", status="empty")
     truncated = any(m in _page_warnings(pymupdf).lower() for m in _TRUNCATION_MARKERS)
     verdict, detail = judge_text_layer(raw)
-    native = normalize_text(raw) if verdict == "ok" else ""
+    native = normalize_text(raw) if verdict in ("ok", "glyph_fallback") else ""
     action = _ocr_action(page, verdict, native)
     if action == "empty" and _is_blank(page):
         return _blank_page(no, truncated, log)
@@ -415,8 +560,9 @@ def _extract_page(pymupdf, doc, no: int, flags: int, settings: OcrSettings, log:
         pt = PageText(no, native, "text_layer")
     else:
         pt = _ocr_page_text(page, no, action, native, settings, log)
-        if detail and action == "garbled":
-            log.metadata.setdefault("garbled_pages", []).append({"page": no, "detail": detail})
+        if detail and action in ("garbled", "glyph_fallback"):
+            key = "garbled_pages" if action == "garbled" else "glyph_fallback_pages"
+            log.metadata.setdefault(key, []).append({"page": no, "detail": detail})
     if truncated:
         _mark_truncated(pt, no, log)
     return pt

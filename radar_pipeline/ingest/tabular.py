@@ -538,16 +538,19 @@ def read_csv(data: bytes) -> ExtractedDocument:
     )
 
 
-def _sheet_grid(ws) -> list[list[Any]]:
+def _sheet_grid(ws, extra: dict[tuple[int, int], Any] | None = None) -> list[list[Any]]:
     """Values of an openpyxl worksheet as a grid bounded by the cells that hold a value.
 
     Sheets often declare formatted-but-empty cells up to column XFD; iterating ``iter_rows`` over
     that extent creates millions of cells, so the bounds come from the stored cells instead.
+    ``extra`` ({(row, col): value}, 1-based) fills cells the sheet has no value for (formula cells
+    without a cached value, see :func:`_uncached_formula_values`).
     """
     cells = getattr(ws, "_cells", None)
     if cells is None:
         return [_trim(list(r)) for r in ws.iter_rows(values_only=True)]
     filled = [(r, c, cell.value) for (r, c), cell in cells.items() if cell.value is not None]
+    filled += [(r, c, v) for (r, c), v in (extra or {}).items() if v is not None]
     if not filled:
         return []
     max_r = max(r for r, _, _ in filled)
@@ -558,11 +561,121 @@ def _sheet_grid(ws) -> list[list[Any]]:
     return grid
 
 
+# A formula element (<f>…</f>, <f t="shared" si="0"/>, prefixed <x:f>) that closes its cell with no
+# cached value after it (no <v>, or an empty one).
+_UNCACHED_FORMULA_RE = re.compile(
+    rb"<(?:\w+:)?f(?:\s[^>]*)?(?:/>|>[^<]*</(?:\w+:)?f>)\s*(?:<(?:\w+:)?v\s*/>|<(?:\w+:)?v>\s*</(?:\w+:)?v>)?\s*</(?:\w+:)?c>"
+)
+
+
+def _has_uncached_formulas(data: bytes) -> bool:
+    """True when a worksheet part of the XLSX (a zip) holds a formula without a cached value
+    (streamed, so the formula workbook is loaded only for such files)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            for name in z.namelist():
+                if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                    with z.open(name) as fh:
+                        tail = b""
+                        while chunk := fh.read(1 << 20):
+                            if _UNCACHED_FORMULA_RE.search(tail + chunk):
+                                return True
+                            tail = chunk[-4096:]
+    except (zipfile.BadZipFile, OSError, KeyError):
+        return False
+    return False
+
+
+def _formula_text(cell) -> str | None:
+    """The formula of an openpyxl cell read with ``data_only=False`` (``'=SUM(B2:B9)'``), else None."""
+    v = cell.value
+    if cell.data_type != "f" or v is None:
+        return None
+    text = getattr(v, "text", v)  # ArrayFormula / DataTableFormula objects
+    if not isinstance(text, str) or not text:
+        return None
+    return text if text.startswith("=") else "=" + text
+
+
+def _excel_number(v: Any) -> Any:
+    """An evaluated value as Excel would show it: floats to 15 significant digits."""
+    if isinstance(v, float) and math.isfinite(v):
+        return float(f"{v:.15g}")
+    return v
+
+
+def _uncached_formula_values(data: bytes, wb) -> tuple[dict[str, dict[tuple[int, int], Any]], dict]:
+    """Values for formula cells that ``data_only=True`` reads as None (no cached value).
+
+    Returns ``({sheet: {(row, col): value}}, report)``: the value is the evaluated result
+    (:mod:`.xlsx_formulas`, simple arithmetic and aggregates) or, when not evaluable, the formula
+    text itself (``'=VLOOKUP(A2,...)'``), never None. ``report`` = ``{'evaluated': n,
+    'kept_as_text': n, 'cells': [...up to 20 'Sheet!B10 =SUM(B2:B9) -> 45' lines]}`` or ``{}``.
+    """
+    if not _has_uncached_formulas(data):
+        return {}, {}
+    import warnings as _warnings
+
+    import openpyxl
+
+    from .xlsx_formulas import FormulaFiller, Unsupported
+
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        fwb = openpyxl.load_workbook(io.BytesIO(data), data_only=False, read_only=False)
+    try:
+        cached = {ws.title: {k: c.value for k, c in getattr(ws, "_cells", {}).items()} for ws in wb.worksheets}
+        formulas: dict[str, dict[tuple[int, int], str]] = {}
+        for ws in fwb.worksheets:
+            sheet_f = {}
+            for k, c in getattr(ws, "_cells", {}).items():
+                text = _formula_text(c)
+                if text is not None:
+                    sheet_f[k] = text
+            formulas[ws.title] = sheet_f
+    finally:
+        fwb.close()
+    filler = FormulaFiller(cached, formulas)
+    out: dict[str, dict[tuple[int, int], Any]] = {}
+    report: dict = {"evaluated": 0, "kept_as_text": 0, "cells": []}
+    for sheet, cells in formulas.items():
+        for (r, c), text in sorted(cells.items()):
+            if cached.get(sheet, {}).get((r, c)) is not None:
+                continue
+            try:
+                value = _excel_number(filler.value(sheet, r, c))
+                report["evaluated"] += 1
+                note = f"-> {value!r}"
+            except Unsupported as exc:
+                value = text
+                report["kept_as_text"] += 1
+                note = f"kept as text ({exc})"
+            out.setdefault(sheet, {})[(r, c)] = value
+            if len(report["cells"]) < 20:
+                report["cells"].append(f"{sheet}!{_column_letters(c)}{r} {text[:80]} {note}"[:200])
+    if not out:
+        return {}, {}
+    return out, report
+
+
+def _column_letters(col: int) -> str:
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
 def read_xlsx(data: bytes) -> ExtractedDocument:
     """Read every worksheet of an XLSX with openpyxl (cached formula values).
 
-    Merged ranges are filled down/over for data rows; a merged title row above the header is kept
-    in ``metadata['tables'][i]['preamble']``. Empty sheets are skipped.
+    Formula cells saved without a cached value (files written by libraries, never opened in
+    Excel) are evaluated when simple or kept as their formula text, never left empty; the document
+    then carries a ``formula_uncached`` warning and ``metadata['formula_uncached']`` (counts and the
+    first cells). Merged ranges are filled down/over for data rows; a merged title row above the
+    header is kept in ``metadata['tables'][i]['preamble']``. Empty sheets are skipped.
     """
     import warnings as _warnings
 
@@ -573,9 +686,17 @@ def read_xlsx(data: bytes) -> ExtractedDocument:
         wb = openpyxl.load_workbook(io.BytesIO(data), data_only=True, read_only=False)
     tables = []
     warnings: list[str] = []
+    metadata: dict = {}
     try:
+        extra, report = _uncached_formula_values(data, wb)
+        if report:
+            metadata["formula_uncached"] = report
+            warnings.append(
+                f"formula_uncached: {report['evaluated'] + report['kept_as_text']} formula cell(s) without a "
+                f"cached value; {report['evaluated']} evaluated, {report['kept_as_text']} kept as formula text"
+            )
         for ws in wb.worksheets:
-            grid = _sheet_grid(ws)
+            grid = _sheet_grid(ws, extra.get(ws.title))
             if not grid:
                 continue
             merges = [(m.min_row - 1, m.min_col - 1, m.max_row - 1, m.max_col - 1) for m in ws.merged_cells.ranges]
@@ -588,7 +709,7 @@ def read_xlsx(data: bytes) -> ExtractedDocument:
             wb.close()
         except Exception:  # noqa: BLE001 - closing a half-read workbook must not mask its result
             pass
-    return build_tabular_document("xlsx", tables, warnings=warnings)
+    return build_tabular_document("xlsx", tables, warnings=warnings, metadata=metadata)
 
 
 def read_xls(data: bytes) -> ExtractedDocument:
