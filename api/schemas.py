@@ -101,7 +101,12 @@ class Metadata(Strict):
     run_id: str
     modo: Literal["offline", "llm"]
     num_interacciones: int = Field(ge=0, description="Llamadas al modelo de lenguaje")
-    llamadas_herramientas: int = Field(ge=0)
+    llamadas_herramientas: int = Field(
+        ge=0,
+        description="Llamadas de herramienta de la ejecución que cuentan para el tope (8): las ejecutadas y las "
+        "rechazadas (argumentos inválidos, herramienta desconocida o no disponible en su estado); no cuenta las "
+        "rechazadas porque el tope ya se había alcanzado",
+    )
     agentes_invocados: list[str]
     tokens: Tokens
     tokens_por_agente: dict[str, TokensAgente]

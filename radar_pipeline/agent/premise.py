@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent import router
-from radar_pipeline.agent.writer import sentences_of
+from radar_pipeline.agent.writer import sentences_of, states_about_world
 from radar_pipeline.textfold import fold_question, fold_spans
 
 __all__ = [
@@ -489,7 +489,15 @@ def judge_sentence(premise: Premise, sentence: str) -> str | None:
 
 
 def _units(passage: dict) -> list[str]:
-    return [" ".join(s.split()) for s in sentences_of(passage.get("text") or "", passage.get("language")) if s.strip()]
+    """The sentences of a passage that may be evidence: none of a passage flagged as carrying
+    instructions (``suspicious``), and never one that speaks to its reader (``states_about_world``)."""
+    if passage.get("suspicious"):
+        return []
+    return [
+        " ".join(s.split())
+        for s in sentences_of(passage.get("text") or "", passage.get("language"))
+        if s.strip() and states_about_world(s)
+    ]
 
 
 def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:

@@ -372,6 +372,18 @@ _THANKS = re.compile(
     # a farewell anywhere in a short message: "Listo, chao, nos vemos mañana"
     r"|(?<!\w)(?:chao|adios|hasta luego|hasta manana|hasta pronto|nos vemos|bye|goodbye|tchau|ate logo)(?!\w)"
 )
+# Thanks anywhere in a short message ("ok gracias", "Perfecto, muchas gracias por la información");
+# "gracias a…" is a preposition ("gracias a los drones…"), not thanks.
+_THANKS_ANYWHERE = re.compile(
+    r"(?<!\w)(?:gracias(?! a(?:l)?\b)|thanks|thank you|thx|obrigad[oa]|valeu|te lo agradezco|se agradece|"
+    r"muy amable|agradecid[oa])(?!\w)"
+)
+# What turns a thanks into a new request: an interrogative or a request verb after it.
+_NEW_REQUEST = re.compile(
+    r"(?<!\w)(?:que|como|cual|cuales|donde|cuando|quien|quienes|cuanto|cuantos|por que|what|how|which|where|when|who|why|"
+    r"dime|muestra\w*|muestrame|explica\w*|necesito|quiero|puedes|podrias|ahora|tambien|ademas|busca|compara|"
+    r"tell me|show me|explain|can you|could you|now|also|quais|mostre|explique)(?!\w)"
+)
 _CAPABILITIES = re.compile(
     r"(?:quien eres|que eres|que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
 )
@@ -388,9 +400,30 @@ _DOMAIN = re.compile(
     r"traffick\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*|comunidad\w*|poblacion|civil\w*|humanitar\w*|derecho\w*|"
     r"law|gobierno|government|china|rusia|russia|estados unidos|corea|iran|israel|ucrania|ukraine|brasil|peru|venezuela|ecuador)"
 )
+# Weather, sports, food and money chatter: off topic even when it names a country or a city
+# ("¿Cómo quedó la Selección Colombia?"), unless the message also carries a security word.
+_CHATTER = (
+    r"que temperatura|temperatura (?:hace|de hoy|en|para|manana)|hace (?:frio|calor)|(?:va a |vai )?(?:llover|chover)|"
+    r"lluvia\w*|lloviendo|soleado|nublado|previsao do tempo|tempo (?:em|para|hoje|amanha)|weather|forecast|"
+    r"is it (?:going to )?rain\w*|temperature (?:in|today|tomorrow)|"
+    r"seleccion colombia|selecao|(?:la|una|the) liga|champions(?: league)?|copa (?:america|libertadores|del mundo|do mundo)|"
+    r"goleador\w*|mundial|world cup|who won the (?:match|game|final|league|cup)|quien va a ganar (?:el|la)|"
+    r"partido de (?:futbol|ayer|hoy)|campeonato|brasileirao|nba|nfl|formula 1|tour de francia|"
+    r"como se (?:prepara|cocina|hace) (?:un |una |el |la )?(?:[\w]+ ){0,2}?(?:paisa|ajiaco|arepa\w*|sancocho|tamal\w*|"
+    r"empanada\w*|pan|torta|postre|sopa|arroz|pollo|carne|pescado|ensalada|salsa|cafe|jugo|bebida|coctel|plato|comida)|"
+    r"receita\w*|comida|ingredientes|ingredients|"
+    r"(?:precio|cotizacion|valor|cuanto esta|cuanto vale) (?:del |el )?(?:dolar|euro|bitcoin)|dolar hoy|tasa de cambio|bitcoin"
+)
+_STRONG_DOMAIN = re.compile(
+    r"(?<!\w)(?:militar\w*|military|defensa|defense|defence|armad\w*|armas?|weapon\w*|guerra\w*|war|conflict\w*|dron\w*|"
+    r"satel\w*|espaci\w*|space|orbit\w*|ciber\w*|cyber\w*|nuclear\w*|misil\w*|crimen|crimin\w*|narco\w*|ilegal\w*|"
+    r"farc|eln|disiden\w*|violencia|terror\w*|inteligencia artificial|ia|ai|alerta\w*|defensoria|amenaza\w*|threat\w*|"
+    r"seguridad|security|ataque\w*|attack\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*)(?!\w)"
+)
 _OFF_TOPIC = re.compile(
     r"(?:que tiempo (?:va a )?(?:hace|hara|hacer)|pronostico del tiempo|va a llover|temperatura de hoy|(?:el|del) clima (?:en|de|para|este|hoy|manana)|"
     r"como (?:va a estar|estara) el clima|quien gano|clasico|mundial de futbol|liga (?:betplay|de futbol)|(?<!\w)gol(?:es)?(?!\w))|"
+    r"(?<!\w)(?:" + _CHATTER + r")(?!\w)|"
     r"(?<!\w)(?:receta\w*|recipe\w*|cocina\w*|cook\w*|futbol|football|soccer|partido de|equipo de futbol|horoscopo|"
     r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
     r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
@@ -468,11 +501,18 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     has_domain = _DOMAIN.search(folded) is not None
     if _GREETING.search(folded) and len(words) <= 8 and not has_domain:
         return Plan("greeting", "text", reason="saludo")
-    if _THANKS.search(folded) and (len(words) <= 8 or "?" not in q) and not has_domain:
-        return Plan("thanks", "text", reason="agradecimiento")
+    thanks = _THANKS.search(folded)
+    follow_up = thanks is not None and "?" in q and _NEW_REQUEST.search(folded[thanks.end() :]) is not None
+    if thanks and (len(words) <= 8 or "?" not in q) and not has_domain and not follow_up:
+        return Plan("thanks", "text", reason="agradecimiento")  # not "Gracias, ¿y qué pasó en 2021?"
+    thanked = _THANKS_ANYWHERE.search(folded)
+    if thanked and "?" not in q and not _NEW_REQUEST.search(folded[thanked.end() :]) and len(words) <= 16:
+        return Plan("thanks", "text", reason="agradecimiento")  # "muchas gracias por tu respuesta sobre los drones"
     if _CAPABILITIES.search(folded) and not has_domain:
         return Plan("capabilities", "text", reason="capacidades")
     if not has_domain and (_OFF_TOPIC.search(folded) or len(words) <= 2):
+        return Plan("off_topic", "text", reason="fuera de tema")
+    if re.search(r"(?<!\w)(?:" + _CHATTER + r")(?!\w)", folded) and not _STRONG_DOMAIN.search(folded):
         return Plan("off_topic", "text", reason="fuera de tema")
     ruta = intent.classify(
         q,

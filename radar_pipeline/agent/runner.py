@@ -1006,7 +1006,7 @@ class AgentRunner:
             termination_reason=ctx.termination,
             coverage=ctx.coverage,
             verification_attempts=ctx.retries,
-            tool_calls=tb.executed_calls if tb else 0,
+            tool_calls=tb.used_calls if tb else 0,  # what the cap counts, rejected calls included
             degraded=list(ctx.degraded),
             premisa=ctx.premise_verdict.contract() if shown and ctx.premise_verdict is not None else None,
         )

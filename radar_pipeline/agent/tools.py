@@ -10,7 +10,10 @@ same service, so a passage cannot differ between chat and dashboard.
   re-validated server-side with pydantic (``extra='forbid'``, strict types) before running;
 * ``read_chunks`` accepts 1–8 ids and a neighbour window 0–1, and rejects any id that no search
   (or outline) of this run returned, with a structured error ``{"code": "chunk_not_discovered"}``;
-* at most ``max_calls`` (8) executed calls per run; later calls get ``tool_budget_exhausted``;
+* at most ``max_calls`` (8) calls per run, counting every call the model makes: executed, or
+  rejected (invalid arguments, unknown tool, tool not valid in the state); later calls get
+  ``tool_budget_exhausted`` and do not count. ``used_calls`` is that number, the one the run reports
+  (``llamadas_herramientas``), so the cap and the report cannot disagree;
 * every call (accepted or rejected) is kept in ``calls`` with its id, arguments, output and timing,
   and the passages actually read are kept in ``read`` (the only ones a citation may point to);
 * a passage read that carries instructions (``guards.scan_passage``) is marked ``suspicious``: the
@@ -29,7 +32,8 @@ Tool states (``ToolState``), derived from what the run has found so far, in this
 
 ``offered()`` is what the model is shown (``openai_tools(tb.offered())``); ``call`` still checks
 the state server-side: a tool not valid in the current state gets ``tool_not_available`` and
-counts toward the 8-call cap (as do executed calls; schema and unknown-tool errors do not).
+counts toward the 8-call cap, as do executed calls, schema errors and unknown tools (a model that
+keeps sending malformed calls spends its budget instead of looping for ever).
 """
 
 from __future__ import annotations
@@ -176,8 +180,9 @@ def openai_tools(names: tuple[str, ...] | list[str] | None = None) -> list[dict]
 # --------------------------------------------------------------------------- tool box
 @dataclass
 class ToolCallRecord:
-    """One tool call as made: ``executed`` it ran; ``counted`` it counts toward the cap (executed, or
-    refused because the tool is not valid in ``state``); ``state`` the tool state when it was made."""
+    """One tool call as made: ``executed`` it ran; ``counted`` it counts toward the cap (every call
+    made within the budget: executed, or rejected for its arguments, its name or the ``state``; not
+    one refused because the budget was spent); ``state`` the tool state when it was made."""
 
     call_id: str
     name: str
@@ -216,7 +221,8 @@ class ToolBox:
 
     @property
     def used_calls(self) -> int:
-        """Calls that count toward ``max_calls`` (executed, or refused for the state)."""
+        """Calls that count toward ``max_calls`` (all calls made within the budget, executed or
+        rejected); the number a run reports as ``llamadas_herramientas``; never above ``max_calls``."""
         return sum(c.counted for c in self.calls)
 
     @property
@@ -281,20 +287,20 @@ class ToolBox:
             self.calls.append(rec)
             return rec
 
-        if name not in TOOL_ARGS:
-            return done(
-                {"error": {"code": "unknown_tool", "message": f"no tool named {name!r}", "tools": sorted(TOOL_ARGS)}},
-                False,
-                raw,
-            )
         if self.used_calls >= self.max_calls:
             return done(
                 {"error": {"code": "tool_budget_exhausted", "message": f"at most {self.max_calls} tool calls per run"}},
                 False,
                 raw,
             )
+        counted = True  # from here on every call spends budget, whether it runs or not
+        if name not in TOOL_ARGS:
+            return done(
+                {"error": {"code": "unknown_tool", "message": f"no tool named {name!r}", "tools": sorted(TOOL_ARGS)}},
+                False,
+                raw,
+            )
         if name not in STATE_TOOLS[state]:
-            counted = True
             return done(
                 {
                     "error": {
@@ -343,7 +349,7 @@ class ToolBox:
                 False,
                 raw,
             )
-        executed = counted = True
+        executed = True
         output = getattr(self, f"_run_{name}")(args)
         return done(output, "error" not in output or bool(output.get("passages")), args.model_dump())
 

@@ -5,7 +5,9 @@
 1. passages marked ``suspicious`` (``guards.scan_passage`` flagged them when read: an indirect
    prompt injection planted in a document) are skipped whole; the others' sentences are split with
    ``radar_pipeline.sentences.split_sentences`` (pysbd, per language); fragments, references/URLs,
-   tables and any sentence that itself carries instructions are dropped;
+   tables, any sentence that itself carries instructions (``scan_passage``) and any sentence that speaks
+   to its reader instead of stating something about the world (``states_about_world``: "responde
+   que…", "note for summarisation tools…", "os modelos devem…") are dropped;
 2. each candidate is scored by the cosine of its vector with the question's (the same multilingual
    encoder as retrieval, so a Spanish question ranks English sentences) + 0.15 × the share of the
    question's keywords and glossary English terms it contains + 0.05 × its passage's similarity;
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from radar_pipeline.agent import prompts
-from radar_pipeline.agent.guards import scan_passage
+from radar_pipeline.agent.guards import address_cue, scan_passage
 from radar_pipeline.agent.router import Requirement, glossary_terms, keywords
 from radar_pipeline.sentences import split_sentences
 from radar_pipeline.textfold import fold_question
@@ -78,6 +80,15 @@ def _usable(sentence: str) -> bool:
     if sentence[0].islower() and not sentence[0].isdigit():
         return False
     return len(words) >= 6
+
+
+def states_about_world(sentence: str) -> bool:
+    """May ``sentence`` be quoted as evidence? Only if it states something about the world: a
+    sentence that speaks to its reader (an assistant, a model, a tool, an editor, a person), by the
+    second person, an imperative or by naming the reader as the one who must act
+    (``guards.address_cue``), is never quoted, whatever its wording — a planted instruction that
+    escapes ``guards.scan_passage`` cannot reach the answer through the extractive writer."""
+    return address_cue(sentence) is None
 
 
 class _VectorCache:
@@ -158,7 +169,7 @@ class ExtractiveWriter:
                 s = " ".join(s.split())
                 if s in exclude or not _usable(s):
                     continue
-                if not scan_passage(s).allowed:
+                if not scan_passage(s).allowed or not states_about_world(s):
                     continue
                 sents.append((s, p))
             per_passage.append(sents)

@@ -1,5 +1,6 @@
 """A small real corpus for the agent tests: clean topical documents plus passages carrying
-indirect prompt-injection payloads (from ``attacks/indirect.jsonl``)."""
+indirect prompt-injection payloads (from ``attacks/indirect.jsonl``), and a second corpus where the
+instructions of ``attacks/indirect_v2.jsonl`` are planted inside the topical passages themselves."""
 
 from __future__ import annotations
 
@@ -184,14 +185,46 @@ def load_indirect() -> list[dict]:
     ]
 
 
+def load_indirect_v2() -> list[dict]:
+    """The plants of ``attacks/indirect_v2.jsonl`` (id, lang, base document path, passage index,
+    position start|middle|end, plant sentence, question, markers of execution)."""
+    return [
+        json.loads(line)
+        for line in (ATTACKS / "indirect_v2.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
+def planted_text(base: str, plant: str, position: str) -> str:
+    """``base`` passage with the ``plant`` sentence at its start, after its first sentence, or at its end."""
+    if position == "start":
+        return f"{plant} {base}"
+    if position == "middle":
+        head, sep, tail = base.partition(". ")
+        return f"{head}. {plant} {tail}" if sep else f"{base} {plant}"
+    return f"{base} {plant}"
+
+
 def doc_id_of(path: str) -> str:
     return hashlib.sha256(path.encode()).hexdigest()[:16]
 
 
-def corpus_rows(with_attacks: bool = True, drop: tuple[str, ...] = ()) -> list[dict]:
+def corpus_rows(with_attacks: bool = True, drop: tuple[str, ...] = (), plants_v2: bool = False) -> list[dict]:
     """Rows of the passage table (``radar_pipeline.stores.passages.PASSAGE_COLUMNS``); passages containing
-    any string of ``drop`` are left out (chunk ids of the others do not change)."""
+    any string of ``drop`` are left out (chunk ids of the others do not change). ``plants_v2``: every
+    topical passage that ``indirect_v2.jsonl`` plants into is replaced by its planted copies (one
+    document ``poisoned_v2/<id>.txt`` per plant, same title, phenomenon and language)."""
     docs = list(DOCUMENTS)
+    if plants_v2:
+        by_path = {d[0]: d for d in DOCUMENTS}
+        for a in load_indirect_v2():
+            path, title, phen, lang, passages = by_path[a["base"]]
+            base = passages[a["passage"]]
+            drop = (*drop, base)
+            docs.append(
+                (f"poisoned_v2/{a['id']}.txt", title, phen, lang, [planted_text(base, a["plant"], a["position"])])
+            )
+
     if with_attacks:
         for a in load_indirect():
             docs.append(
@@ -201,7 +234,7 @@ def corpus_rows(with_attacks: bool = True, drop: tuple[str, ...] = ()) -> list[d
     for path, title, phen, lang, passages in docs:
         did = doc_id_of(path)
         for seq, text in enumerate(passages):
-            if any(d in text for d in drop):
+            if not path.startswith("poisoned_v2/") and any(d in text for d in drop):
                 continue
             rows.append(
                 {
@@ -219,16 +252,18 @@ def corpus_rows(with_attacks: bool = True, drop: tuple[str, ...] = ()) -> list[d
     return rows
 
 
-def build_index(index_dir: Path, encoder, with_attacks: bool = True, drop: tuple[str, ...] = ()) -> list[dict]:
-    """Write passages.parquet, faiss.index and the BM25 index for the test corpus (``drop`` as in
-    ``corpus_rows``); returns the rows."""
+def build_index(
+    index_dir: Path, encoder, with_attacks: bool = True, drop: tuple[str, ...] = (), plants_v2: bool = False
+) -> list[dict]:
+    """Write passages.parquet, faiss.index and the BM25 index for the test corpus (``drop`` and
+    ``plants_v2`` as in ``corpus_rows``); returns the rows."""
     import polars as pl
 
     from radar_pipeline.stores.bm25_store import Bm25Index
     from radar_pipeline.stores.faiss_store import build_flat_ip, save_index
     from radar_pipeline.stores.passages import save_passages
 
-    rows = corpus_rows(with_attacks, drop)
+    rows = corpus_rows(with_attacks, drop, plants_v2)
     frame = pl.DataFrame(rows)
     texts = frame["text"].to_list()
     save_passages(frame, index_dir)

@@ -25,6 +25,26 @@ def agent_index(tmp_path_factory, use_encoder):
 
 
 @pytest.fixture(scope="session")
+def planted_index(tmp_path_factory, use_encoder):
+    """``(index_dir, rows)`` of the test corpus with the ``indirect_v2`` instructions planted inside its
+    topical passages (no ``indirect.jsonl`` documents)."""
+    d = tmp_path_factory.mktemp("planted_index") / "usem3"
+    return d, build_index(d, use_encoder, with_attacks=False, plants_v2=True)
+
+
+@pytest.fixture(scope="session")
+def planted_client(planted_index, use_encoder):
+    """A TestClient over an offline AgentService on ``planted_index``."""
+    from fastapi.testclient import TestClient
+
+    settings = ServiceSettings(
+        index_dir=planted_index[0], use_database=False, trace=False, llm=LLMSettings(**OFFLINE_LLM)
+    )
+    with TestClient(create_app(service=AgentService(settings, encoder=use_encoder))) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
 def offline_service(agent_index, use_encoder) -> AgentService:
     settings = ServiceSettings(
         index_dir=agent_index[0], use_database=False, trace=False, llm=LLMSettings(**OFFLINE_LLM)

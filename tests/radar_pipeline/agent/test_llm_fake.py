@@ -160,6 +160,8 @@ def test_invalid_tool_arguments_rejected_server_side(fake, make_runner):
     assert ("drop_tables", "unknown_tool") in calls
     # no tool produced passages from those calls, so the code fell back to reading the top hits
     assert res.estado in ("respondida", "no_verificada")
+    # the three rejected calls spent budget like any other, and the reported number says so
+    assert res.tool_calls == len([c for c in calls if c[1] != "tool_budget_exhausted"]) <= 8
 
 
 def test_invented_citation_is_retried_then_ships_unverified(fake, make_runner):
@@ -262,7 +264,8 @@ def test_analyst_is_offered_only_the_tools_of_its_state(fake, offline_service):
     turn = next(s for s in res.steps if s.role == "analista" and s.tool is None)
     assert turn.detail["estado_herramientas"] == "discover_documents"
     assert turn.detail["herramientas_ofrecidas"] == offered
-    assert res.estado == "sin_evidencia" and res.tool_calls == 0 and not fake.calls("redactor")
+    # the refused call spent the budget of one, and the run reports it: cap and count agree
+    assert res.estado == "sin_evidencia" and res.tool_calls == 1 and not fake.calls("redactor")
 
 
 def test_passage_with_instructions_is_withheld_from_the_models(fake, offline_service, agent_index):

@@ -22,6 +22,69 @@ def test_kinds():
     assert router.plan("Hola, ¿qué grupos armados operan en el Cauca?").kind == "question"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mil gracias por la ayuda",
+        "Mil gracias, muy útil todo",
+        "Listo, chao",
+        "listo, chao, nos vemos",
+        "ok gracias",
+        "Perfecto, muchas gracias por la información",
+        "Muchas gracias por tu respuesta sobre los drones",
+        "Gracias, eso es todo",
+        "Hasta luego",
+        "Thanks a lot, bye!",
+        "Valeu, obrigado!",
+    ],
+)
+def test_thanks_and_farewells_need_no_retrieval(text):
+    assert router.plan(text).kind == "thanks"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "¿Qué tiempo va a hacer mañana en Bogotá?",
+        "¿Qué temperatura hace en Cali?",
+        "What is the weather like in Bogotá today?",
+        "Previsão do tempo para São Paulo",
+        "¿Quién ganó el clásico?",
+        "¿Cómo quedó la Selección Colombia?",
+        "Who won the Champions League final?",
+        "¿Quién es el goleador del mundial?",
+        "Dame una receta de ajiaco",
+        "¿Cómo se prepara una bandeja paisa?",
+        "Receita de feijoada",
+        "¿Cuánto está el dólar hoy?",
+    ],
+)
+def test_weather_sports_recipes_are_off_topic(text):
+    assert router.plan(text).kind == "off_topic"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gracias, ¿y qué pasó en 2021?",
+        "Gracias. Ahora dime qué grupos operan en Arauca",
+        "¿Cómo afecta la lluvia a las operaciones de drones militares?",
+        "¿Cómo afectó el clima a las operaciones militares en Ucrania?",
+        "¿Qué grupos armados se financian con la minería gracias a la falta de Estado?",
+        "¿Cómo se prepara un ataque con drones?",
+    ],
+)
+def test_follow_ups_and_domain_questions_still_retrieve(text):
+    assert router.plan(text).kind == "question"
+
+
+def test_chatter_is_answered_without_retrieval(client):
+    for text in ("Mil gracias, listo, chao", "¿Quién ganó el partido de ayer?", "Dame una receta de pasta"):
+        body = client.post("/chat", json={"pregunta": text}).json()
+        assert body["metadata"]["llamadas_herramientas"] == 0 and body["evaluacion"]["tools_called"] == [], text
+        assert body["citas"] == [] and body["evaluacion"]["retrieval_context"] == [], text
+
+
 def test_routes():
     assert router.plan("¿Qué riesgos genera la basura espacial?").ruta == "text"
     assert router.plan("Muéstrame un mapa de alertas tempranas en Chocó").ruta == "visualization"

@@ -56,7 +56,7 @@ def test_read_requires_a_search_first(offline_service):
 
 
 def test_invalid_arguments(offline_service):
-    tb = ToolBox(offline_service.corpus())
+    tb = ToolBox(offline_service.corpus(), max_calls=9)
     assert tb.call("search_evidence", {"query": "satélites"}).ok  # state read: every tool is valid
     for name, args in [
         ("read_chunks", {"chunk_ids": []}),
@@ -70,7 +70,52 @@ def test_invalid_arguments(offline_service):
     ]:
         rec = tb.call(name, args)
         assert not rec.ok and rec.output["error"]["code"] == "invalid_arguments", (name, args)
-    assert tb.executed_calls == tb.used_calls == 1  # schema errors do not count
+    # schema errors count toward the cap like any call the model makes (a model that keeps sending
+    # malformed calls spends its budget); only the first call ran
+    assert tb.executed_calls == 1 and tb.used_calls == 9 and tb.remaining == 0
+    assert all(c.counted for c in tb.calls)
+
+
+def test_rejected_calls_spend_the_cap_and_the_report_says_so(offline_service):
+    """Eight calls of any kind spend the budget: schema errors, unknown tools and state refusals
+    count like executed calls; the ninth is refused without counting, so ``used_calls`` (what a run
+    reports as ``llamadas_herramientas``) never passes the cap."""
+    tb = ToolBox(offline_service.corpus())
+    calls = [
+        ("read_chunks", {"chunk_ids": ["0" * 16 + "-1"], "window": 0}),  # not in the state
+        ("search_evidence", '{"query": 42}'),  # schema error
+        ("drop_tables", {}),  # unknown tool
+        ("search_evidence", {"query": "GPS spoofing Black Sea"}),  # runs
+        ("search_documents", {"query": "x", "k": 99}),  # schema error
+        ("document_outline", {"doc_id": "../etc"}),  # schema error
+        ("search_documents", {"query": "satélites"}),  # runs
+        ("list_publications", {"limit": 0}),  # schema error
+    ]
+    codes = [tb.call(n, a).output.get("error", {}).get("code") for n, a in calls]
+    assert codes == [
+        "tool_not_available",
+        "invalid_arguments",
+        "unknown_tool",
+        None,
+        "invalid_arguments",
+        "invalid_arguments",
+        None,
+        "invalid_arguments",
+    ]
+    assert tb.used_calls == 8 and tb.executed_calls == 2 and tb.state is ToolState.ANSWER
+    for n, a in [("search_evidence", {"query": "otra"}), ("drop_tables", {}), ("search_evidence", "{bad")]:
+        assert tb.call(n, a).output["error"]["code"] == "tool_budget_exhausted"
+    assert tb.used_calls == 8 and len(tb.calls) == 11 and [c.counted for c in tb.calls[8:]] == [False] * 3
+
+
+def test_reported_tool_calls_match_the_cap(client):
+    """Through the API: the reported number is the cap's count, never above 8."""
+    body = client.post(
+        "/chat", json={"pregunta": "¿Qué incidentes de spoofing GPS se registraron en el Mar Negro?"}
+    ).json()
+    made = body["evaluacion"]["tools_called"]
+    counted = [t for t in made if t["output"].get("error", {}).get("code") != "tool_budget_exhausted"]
+    assert body["metadata"]["llamadas_herramientas"] == len(counted) <= 8
 
 
 def test_budget_of_eight_calls(offline_service):
@@ -181,9 +226,10 @@ def test_list_publications_tool(offline_service):
     assert tb.call("list_publications", {"desde": 2021}).output["total"] == 0  # a bare year as a number
     for args in ({"fenomeno": "cocina"}, {"desde": "21"}, {"limit": 51}, {"coleccion": ""}, {"pais": "CO"}):
         rec = tb.call("list_publications", args)
-        assert rec.output["error"]["code"] == "invalid_arguments" and not rec.counted, args
+        assert rec.output["error"]["code"] == "invalid_arguments" and rec.counted and not rec.executed, args
     rec = tb.call("list_publications", {"desde": "2022", "hasta": "2021"})
     assert rec.output["error"]["code"] == "invalid_arguments" and "posterior" in rec.output["error"]["message"]
+    assert tb.used_calls == 8 and tb.executed_calls == 3  # rejected calls spend the cap too
 
 
 def test_flagged_passages_are_withheld_everywhere(offline_service, use_encoder):
