@@ -261,3 +261,26 @@ def test_measurable_check_reads_judged_at_10(deep_judged, passed):
     assert meta["original/status"] == "not measurable yet"  # 0.3 < 0.9
     assert meta["deepened/status"] == ("measurable" if passed else "not measurable yet")
     assert meta["deepened/F1/judged@10"] == pytest.approx(deep_judged)
+
+
+def test_cli_eval_compare_flags_unmeasurable(agent_index, jengine, pg_url, monkeypatch, tmp_path):
+    """`radar eval --compare` over the 25 real dev questions on the small test index: none of its
+    passages is in the Codefest judgments, so both sets are flagged "not measurable yet"."""
+    from typer.testing import CliRunner
+
+    from radar_cli.main import app
+
+    (tmp_path / "indexes").mkdir()
+    (tmp_path / "indexes" / agent_index[0].name).symlink_to(agent_index[0], target_is_directory=True)
+    monkeypatch.setenv("RADAR_HOME", str(tmp_path))
+    monkeypatch.setenv("DATABASE_URL", pg_url)
+    out = tmp_path / "cmp.json"
+    res = CliRunner().invoke(
+        app, ["eval", "--compare", "dense", "bm25", "--dataset", "codefest_dev", "--json-out", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    rows = {r["metric"]: r for r in json.loads(out.read_text())}
+    assert set(rows) == {"ndcg@10", "ndcg'@10", "deep_ndcg@10", "deep_ndcg'@10", "f1@3"}
+    for m in ("ndcg@10", "deep_ndcg'@10"):
+        assert rows[m]["judged_a"] < 0.9 and rows[m]["flag"].startswith("not measurable yet")
+    assert "not measurable yet" in res.output
