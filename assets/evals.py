@@ -1,9 +1,14 @@
-"""Evaluation assets: Codefest dev and XQuAD es→en, downstream of the indexes.
+"""Evaluation assets: the merged qrels, Codefest dev and XQuAD es→en, downstream of the indexes.
 
 Each materialization records overall and per-phenomenon numbers as float metadata (plotted by the
 Dagster UI across materializations), writes its per-query table to PostgreSQL
 (``eval_per_query``), and names the configuration measured. A check compares NDCG@10 with the
-last accepted baseline in ``evals/baselines.json``.
+last accepted baseline in ``evals/baselines.json``; another says whether the configuration is
+measurable at all (Judged@10 >= 0.9 on the judgment set).
+
+Codefest dev is scored on two judgment sets, separately: the original pooled judgments and the
+deepened ones that the ``qrels`` asset merges (shared ``qrels_deepened.jsonl`` + grades imported
+with ``radar judge import``), each with NDCG@10, Judged@10 and the condensed NDCG'@10.
 """
 
 import json
@@ -14,7 +19,9 @@ import polars as pl
 import sqlalchemy as sa
 
 from evals.configs import DEFAULT_NAME, get_config
+from evals.judging import agreement, latest_judgments, merged_qrels, read_merged, write_merged
 from evals.runner import EvalReport, run_codefest, run_xquad
+from evals.scoring import MIN_JUDGED, NOT_MEASURABLE
 from radar_pipeline.retrieval.search import Searcher
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, PrecomputeResource, RerankerResource
 
@@ -88,10 +95,42 @@ def _cfg_dict(cfg) -> dict:
 
 @dg.asset(
     group_name="evaluation",
-    deps=["faiss_index", "bm25_index", "rerank_vectors"],
+    kinds={"python", "postgres"},
+    description="The deepened Codefest dev judgments the evaluation reads (table qrels_merged): the shared "
+    "blind judgments (qrels_deepened.jsonl) + the grades imported with `radar judge import` (per passage the "
+    "lower median of its annotators' latest grades), with inter-annotator agreement (Cohen's kappa, "
+    "linear and quadratic weighted kappa) as metadata. The original pooled judgments are kept apart.",
+)
+def qrels(context: dg.AssetExecutionContext, database: DatabaseResource) -> dg.MaterializeResult:
+    engine = database.engine()
+    latest = latest_judgments(engine)
+    records = merged_qrels(engine)
+    n = write_merged(engine, records, {k: len(v) for k, v in latest.items()})
+    ag = agreement(latest)
+    meta: dict = {
+        "passages": n,
+        "shared": sum(1 for r in records if r.doc_id != "imported"),
+        "imported": sum(1 for r in records if r.doc_id == "imported"),
+        "annotators": len(ag["annotators"]),
+        "overlap_passages": ag["n_overlap"],
+        "agreement": dg.MetadataValue.json(ag),
+    }
+    for g in (0, 1, 2):
+        meta[f"grade_{g}"] = sum(1 for r in records if r.grade == g)
+    if ag["pooled"]:
+        for key in ("n", "exact", "kappa", "kappa_linear", "kappa_quadratic"):
+            meta[f"agreement/{key}"] = float(ag["pooled"][key])
+    context.log.info(f"qrels: {n} passages, {meta['imported']} imported, agreement {ag['pooled']}")
+    return dg.MaterializeResult(metadata=meta)
+
+
+@dg.asset(
+    group_name="evaluation",
+    deps=["faiss_index", "bm25_index", "rerank_vectors", "qrels"],
     kinds={"python"},
     description="25 Codefest dev questions (graded passages, relevant documents) on the full index: "
-    "NDCG@10, F1@3, Recall@10, MRR@10, Recall@candidates, overall and per phenomenon.",
+    "NDCG@10, F1@3, Recall@10, MRR@10, Recall@candidates, overall and per phenomenon; NDCG@10, Judged@10 "
+    "and condensed NDCG'@10 on the original judgments and (deep_*) on the merged deepened ones, separately.",
 )
 def eval_codefest_dev(
     context: dg.AssetExecutionContext,
@@ -106,8 +145,9 @@ def eval_codefest_dev(
     searcher = Searcher(
         index_store.for_encoder(enc.name), enc, cfg, reranker=reranker.get_reranker() if cfg.rerank_k else None
     )
-    report = run_codefest(searcher, cfg)
-    _store_per_query(database.engine(), context.run_id, report)
+    engine = database.engine()
+    report = run_codefest(searcher, cfg, deep_records=read_merged(engine))
+    _store_per_query(engine, context.run_id, report)
     context.log.info(f"codefest_dev[{cfg.name}]: {report.aggregate['overall']}")
     return dg.MaterializeResult(metadata=_metadata(report, cfg))
 
@@ -160,6 +200,11 @@ def _baseline_check(asset: str, datasets: list[str]) -> dg.AssetChecksDefinition
             base = baselines.get(ds, {}).get(str(config))
             out[f"{ds}/ndcg@10"] = value
             out[f"{ds}/baseline"] = base
+            judged = getattr(meta.get(f"{prefix}overall/judged@10"), "value", None)
+            if judged is not None:  # passage judgments with holes: say so beside the comparison
+                out[f"{ds}/judged@10"] = judged
+                if judged < MIN_JUDGED:
+                    out[f"{ds}/comparison"] = f"{NOT_MEASURABLE} (Judged@10 {judged:.3f} < {MIN_JUDGED})"
             if value is not None and base is not None and value < base - TOLERANCE:
                 passed = False
         return dg.AssetCheckResult(
@@ -169,9 +214,34 @@ def _baseline_check(asset: str, datasets: list[str]) -> dg.AssetChecksDefinition
     return _check
 
 
+@dg.asset_check(
+    asset="eval_codefest_dev",
+    name="eval_codefest_dev_measurable",
+    description=f"Judged@10 >= {MIN_JUDGED} on the judgment sets: below it, comparing this configuration with "
+    f"another is '{NOT_MEASURABLE}' (judge its passages: `radar judge export` / `radar judge import`). "
+    "Fails (warning) when the deepened set does not reach it; the original set is reported beside it.",
+)
+def eval_codefest_dev_measurable(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+    ev = context.instance.get_latest_materialization_event(dg.AssetKey("eval_codefest_dev"))
+    meta = ev.asset_materialization.metadata if ev and ev.asset_materialization else {}
+    config = getattr(meta.get("config"), "value", None) or meta.get("config")
+    out: dict = {"config": str(config), "min_judged@10": MIN_JUDGED}
+    measurable: dict[str, bool] = {}
+    for prefix, label in (("", "original"), ("deep_", "deepened")):
+        for group in ("overall", "F1", "F2", "F3"):
+            v = getattr(meta.get(f"{group}/{prefix}judged@10"), "value", None)
+            if v is not None:
+                out[f"{label}/{group}/judged@10"] = float(v)
+        v = out.get(f"{label}/overall/judged@10")
+        measurable[label] = v is not None and v >= MIN_JUDGED
+        out[f"{label}/status"] = "measurable" if measurable[label] else NOT_MEASURABLE
+    return dg.AssetCheckResult(passed=measurable["deepened"], severity=dg.AssetCheckSeverity.WARN, metadata=out)
+
+
 eval_checks = [
     _baseline_check("eval_codefest_dev", ["codefest_dev"]),
     _baseline_check("eval_xquad", ["xquad_es_en", "xquad_es_en_hard"]),
+    eval_codefest_dev_measurable,
 ]
 
 

@@ -1,5 +1,11 @@
 """Every named configuration against the default: means and paired randomization p-values.
 
+Codefest dev columns, per configuration and per phenomenon: NDCG@10, Judged@10 and condensed
+NDCG'@10 on the original judgments, the same (``deep_``) on the merged deepened judgments (read
+from PostgreSQL's ``qrels_merged`` when reachable, else the shared file alone), F1@3; each p-value
+column of a judgment set is followed by a ``vs default`` column that says "not measurable yet"
+when either side's Judged@10 on that set is below 0.9 (``evals.scoring.measurability``).
+
 Writes ``evals/reports/configs.json`` and prints the markdown table pasted into evals/README.md.
 Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard]``
 """
@@ -15,11 +21,38 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evals.configs import CONFIGS, DEFAULT_NAME  # noqa: E402 - after the sys.path set-up above (run as a script)
+from evals.judging import read_merged  # noqa: E402 - after the sys.path set-up above (run as a script)
 from evals.runner import run_codefest, run_xquad  # noqa: E402 - after the sys.path set-up above (run as a script)
-from evals.scoring import compare  # noqa: E402 - after the sys.path set-up above (run as a script)
+from evals.scoring import compare, measurability  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline import db  # noqa: E402 - after the sys.path set-up above (run as a script)
 from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402 - after the sys.path set-up above (run as a script)
 from radar_pipeline.encoders import build_encoder, build_reranker  # noqa: E402 - after the sys.path set-up above (run as a script)
 from radar_pipeline.retrieval.search import Searcher  # noqa: E402 - after the sys.path set-up above (run as a script)
+
+
+def codefest_columns(rep, base, is_default: bool) -> dict:
+    """The Codefest dev cells of one configuration's row: per judgment set (original, ``deep_``)
+    NDCG@10, Judged@10 and NDCG'@10, each NDCG with its p against the default and a ``vs default``
+    flag ("not measurable yet" when either side's Judged@10 < 0.9, else "ok"); F1@3 (p);
+    Recall@candidates; per phenomenon the same three passage metrics on both sets."""
+    agg, row = rep.aggregate, {}
+    for prefix in ("", "deep_"):
+        for m in ("ndcg@10", "judged@10", "ndcg'@10"):
+            row[f"codefest {prefix}{m}"] = round(agg["overall"][prefix + m], 4)
+            if not is_default and m != "judged@10":
+                row[f"codefest {prefix}{m} p"] = round(compare(rep.per_query, base.per_query, prefix + m).p_value, 4)
+        if not is_default:
+            flag = measurability(agg["overall"][f"{prefix}judged@10"], base.aggregate["overall"][f"{prefix}judged@10"])
+            row[f"codefest {prefix or 'original '}vs default"] = flag or "ok"
+    row["codefest f1@3"] = round(agg["overall"]["f1@3"], 4)
+    if not is_default:
+        row["codefest f1@3 p"] = round(compare(rep.per_query, base.per_query, "f1@3").p_value, 4)
+    row["codefest recall@candidates"] = agg["recall@candidates"]
+    for ph in ("F1", "F2", "F3"):
+        for prefix in ("", "deep_"):
+            cells = [agg[ph][prefix + m] for m in ("ndcg@10", "judged@10", "ndcg'@10")]
+            row[f"{ph} {prefix}ndcg@10/judged@10/ndcg'@10"] = "/".join(f"{v:.3f}" for v in cells)
+    return row
 
 
 def main() -> None:
@@ -29,6 +62,14 @@ def main() -> None:
     settings = get_settings()
     enc = build_encoder(EncoderSpec())
     rr = build_reranker()
+    deep = None
+    if "codefest_dev" in args.datasets:
+        try:
+            engine = db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata))
+            deep = read_merged(engine)
+        except Exception as exc:  # noqa: BLE001 - no database: the shared deepened judgments alone
+            print(f"PostgreSQL not reachable ({exc}); deepened judgments = shared file only", file=sys.stderr)
+            deep = read_merged(None)
     reports: dict[str, dict] = {}
     for name, cfg in CONFIGS.items():
         # a fresh searcher per configuration: vectors one configuration encoded at query time must
@@ -38,7 +79,7 @@ def main() -> None:
         )
         for ds in args.datasets:
             rep = (
-                run_codefest(searcher, cfg)
+                run_codefest(searcher, cfg, deep_records=deep)
                 if ds == "codefest_dev"
                 else run_xquad(ds, enc, cfg, settings.home / "eval_work", reranker=rr)
             )
@@ -49,15 +90,13 @@ def main() -> None:
         row = {"config": name}
         for ds in args.datasets:
             rep, base = reports[name][ds], reports[DEFAULT_NAME][ds]
-            metrics = ["ndcg@10", "f1@3"] if ds == "codefest_dev" else ["ndcg@10", "recall@10"]
-            for m in metrics:
+            if ds == "codefest_dev":
+                row.update(codefest_columns(rep, base, name == DEFAULT_NAME))
+                continue
+            for m in ["ndcg@10", "recall@10"]:
                 row[f"{ds} {m}"] = round(rep.aggregate["overall"][m], 4)
                 if name != DEFAULT_NAME:
                     row[f"{ds} {m} p"] = round(compare(rep.per_query, base.per_query, m).p_value, 4)
-            if ds == "codefest_dev":
-                row["codefest recall@candidates"] = rep.aggregate["recall@candidates"]
-                for ph in ("F1", "F2", "F3"):
-                    row[f"{ph} ndcg@10/f1@3"] = f"{rep.aggregate[ph]['ndcg@10']:.3f}/{rep.aggregate[ph]['f1@3']:.3f}"
         rows.append(row)
     out = ROOT / "evals" / "reports" / "configs.json"
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,9 @@ environment variable, ``<repo>/../shared``.
 
 - ``codefest_dev/``: 25 of the 50 official Codefest Ad Astra 2026 questions (Spanish) with graded
   passage judgments (0/1/2, made on another chunking, passage text included) and relevant
-  documents. See :func:`load_codefest_dev`.
+  documents. See :func:`load_codefest_dev`; ``qrels_deepened.jsonl``, blind re-judgments of
+  every top-10 passage of Radar's first stage, Radar's default and the finalist, is a *separate*
+  judgment set (:func:`load_deepened_qrels`), never mixed with the original one.
 - ``xquad_es_en/`` and ``xquad_es_en_hard/``: BEIR-layout benchmarks, 1,190 Spanish questions
   against 240 (hard: 2,067) English SQuAD paragraphs, one relevant passage per question (built
   from google-deepmind/xquad, CC BY-SA 4.0; see their ``SOURCE.md``). See :func:`load_xquad`.
@@ -14,6 +16,7 @@ environment variable, ``<repo>/../shared``.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import re
@@ -35,6 +38,8 @@ __all__ = [
     "PHENOMENA",
     "benchmark_doc_id",
     "load_codefest_dev",
+    "load_deepened_qrels",
+    "text_hash",
     "load_xquad",
     "resolve_shared_dir",
 ]
@@ -188,6 +193,39 @@ def load_codefest_dev(shared_dir: str | os.PathLike[str] | None = None) -> Codef
         relevant_docs=relevant,
         docs_with_positive_chunk=positive,
     )
+
+
+def text_hash(text: str) -> str:
+    """The id of a judged passage text: first 16 hex digits of the SHA-256 of its UTF-8 bytes.
+
+    Used for the deepened judgments (which have no chunk id) and for the imported ones
+    (``evals.judging``), so the same text gets the same id everywhere.
+    """
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def load_deepened_qrels(shared_dir: str | os.PathLike[str] | None = None) -> dict[str, tuple[JudgedChunk, ...]]:
+    """Load ``<shared>/eval/codefest_dev/qrels_deepened.jsonl``: query id → its blind judgments.
+
+    Rows are ``{query_id, grade, original_grade, text}`` (615 rows, grades 0/1/2, see the
+    folder's README). Each becomes a :class:`JudgedChunk` with ``chunk_id`` = ``text_hash(text)``
+    and ``doc_id`` = ``""`` (the judgments carry no document). Use them as their own judgment set
+    (``evals.relevance.JudgedPassageIndex.from_records``), not merged with ``qrels_chunks``.
+
+    Raises ``FileNotFoundError`` if the file is missing and ``ValueError`` on a missing field or
+    a grade outside {0, 1, 2}.
+    """
+    path = resolve_shared_dir(shared_dir) / "eval" / "codefest_dev" / "qrels_deepened.jsonl"
+    out: dict[str, list[JudgedChunk]] = {}
+    for ln, o in _read_jsonl(path):
+        where = f"qrels_deepened.jsonl:{ln}"
+        _need(o, ("query_id", "grade", "text"), where)
+        g = o["grade"]
+        if isinstance(g, bool) or g not in (0, 1, 2):
+            raise ValueError(f"{where}: grade {g!r} not in 0/1/2")
+        qid, text = str(o["query_id"]), str(o["text"])
+        out.setdefault(qid, []).append(JudgedChunk(qid, text_hash(text), "", int(g), text))
+    return {q: tuple(v) for q, v in out.items()}
 
 
 def benchmark_doc_id(source_path: str) -> str | None:

@@ -14,7 +14,11 @@ TOIS 20(4); Voorhees (1999), "The TREC-8 question answering track report" (recip
 Smucker, Allan & Carterette (2007), "A comparison of statistical significance tests for
 information retrieval evaluation", CIKM; Phipson & Smyth (2010), "Permutation p-values should
 never be zero", Stat. Appl. Genet. Mol. Biol. 9(1); NIST ``trec_eval`` (``ndcg``, ``P``,
-``recall``, ``recip_rank`` measures).
+``recall``, ``recip_rank`` measures); Sakai (2007), "Alternatives to Bpref", SIGIR (condensed
+lists, NDCG'); Buckley & Voorhees (2004), "Retrieval evaluation with incomplete information",
+SIGIR, and ``ir_measures``' ``Judged@k`` (share of judged items); Cohen (1960), "A coefficient of
+agreement for nominal scales", Educ. Psychol. Meas. 20(1), and Cohen (1968), "Weighted kappa",
+Psychol. Bull. 70(4).
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ import numpy as np
 
 __all__ = [
     "PairedTestResult",
+    "cohen_kappa",
+    "condensed_ndcg_at_k",
     "dcg_at_k",
     "f1_at_k",
+    "judged_at_k",
     "mrr_at_k",
     "ndcg_at_k",
     "paired_randomization_test",
@@ -101,6 +108,79 @@ def ndcg_at_k(ranked_gains: Sequence[float], ideal_gains: Sequence[float], k: in
     if idcg <= 0.0:
         return 0.0
     return min(1.0, dcg / idcg)
+
+
+def judged_at_k(ranked_grades: Sequence[float | None], k: int = 10) -> float:
+    """Judged@k: share of the first ``k`` ranks that hold an item carrying a judgment.
+
+    ``ranked_grades[i]`` is the grade of the item at rank ``i + 1`` in the judgment set used, or
+    ``None`` when no judgment covers it (a judged 0 is a judgment). The denominator is ``k`` even
+    when the run returned fewer items (as ``ir_measures``' ``Judged@k``; Buckley & Voorhees 2004
+    call the complement the unjudged share). Returns a float in [0, 1]. A low value means the
+    run's NDCG is mostly a statement about the pool, not the ranking.
+    """
+    _check_k(k)
+    return sum(1 for g in list(ranked_grades)[:k] if g is not None) / k
+
+
+def condensed_ndcg_at_k(ranked_grades: Sequence[float | None], ideal_gains: Sequence[float], k: int = 10) -> float:
+    """NDCG'@k, the condensed-list NDCG of Sakai (2007): drop unjudged items, then NDCG@k.
+
+    ``ranked_grades`` is the run's ranking (as deep as available) with ``None`` for an item no
+    judgment covers; those are removed *before* the cut, so judged items from below rank ``k``
+    move up into the top ``k`` (Sakai 2007, "Alternatives to Bpref", SIGIR: condensed lists make
+    NDCG robust to incomplete judgments). The rest is :func:`ndcg_at_k` on what remains, with the
+    same ideal (all judged grades of the query). Example: ``[None, 2, None, 0, 1]`` condenses to
+    ``[2, 0, 1]``. Returns a float in [0, 1]; raises as :func:`ndcg_at_k`.
+    """
+    return ndcg_at_k([g for g in ranked_grades if g is not None], ideal_gains, k)
+
+
+def cohen_kappa(
+    a: Sequence[int], b: Sequence[int], weights: str | None = None, labels: Sequence[int] = (0, 1, 2)
+) -> float:
+    """Cohen's kappa between two annotators' grades of the same items, unweighted or weighted.
+
+    ``a[i]`` and ``b[i]`` are the two grades of item ``i`` (values in ``labels``). With the
+    observed joint proportions ``p_ij``, the marginals ``p_i.``, ``p_.j`` and disagreement weights
+    ``w_ij``::
+
+        kappa_w = 1 - sum_ij w_ij p_ij / sum_ij w_ij p_i. p_.j
+
+    ``weights=None``: ``w_ij = 0`` if ``i == j`` else 1, i.e. Cohen's (1960) ``(p_o - p_e) /
+    (1 - p_e)``; ``"linear"``: ``w_ij = |i - j| / (L - 1)``; ``"quadratic"``: ``w_ij = ((i - j) /
+    (L - 1))^2`` (Cohen 1968; the same definitions as scikit-learn's ``cohen_kappa_score``), with
+    ``L`` the number of labels and ``i, j`` label positions. Returns a float in [-1, 1]; 1.0 when
+    both annotators give one and the same label to every item (chance agreement is then 1 and the
+    ratio undefined: agreement is perfect). Raises ``ValueError`` for different lengths, no
+    items, a grade outside ``labels`` or an unknown ``weights``.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"a and b must have the same length, got {len(a)} and {len(b)}")
+    if not a:
+        raise ValueError("no items to compare")
+    if weights not in (None, "linear", "quadratic"):
+        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
+    pos = {lab: i for i, lab in enumerate(labels)}
+    L = len(labels)
+    m = np.zeros((L, L), dtype=np.float64)
+    for x, y in zip(a, b, strict=True):
+        if x not in pos or y not in pos:
+            raise ValueError(f"grade outside {tuple(labels)}: {x!r}, {y!r}")
+        m[pos[x], pos[y]] += 1
+    p = m / m.sum()
+    expected = np.outer(p.sum(axis=1), p.sum(axis=0))
+    i, j = np.indices((L, L))
+    if weights is None:
+        w = (i != j).astype(np.float64)
+    elif weights == "linear":
+        w = np.abs(i - j) / max(L - 1, 1)
+    else:
+        w = ((i - j) / max(L - 1, 1)) ** 2
+    denom = float((w * expected).sum())
+    if denom <= 1e-15:
+        return 1.0
+    return 1.0 - float((w * p).sum()) / denom
 
 
 def precision_at_k(ranked_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable], k: int = 10) -> float:

@@ -2,7 +2,8 @@
 
 * Codefest dev: the 25 Spanish questions against the materialized full index (``Searcher``),
   scored by ``evals.scoring.score_codefest_run`` (NDCG@10 graded passages, F1@3 documents,
-  Recall@10, MRR@10, and Recall@200 of judged passages among the candidates).
+  Recall@10, MRR@10, and Recall@200 of judged passages among the candidates), with Judged@10 and
+  the condensed NDCG'@10, on the original and on the deepened judgments separately.
 * XQuAD es→en (``xquad_es_en``, ``xquad_es_en_hard``): each over its own small index built with
   the same encoder and the same ``Searcher`` code (vectors cached on disk by text hash), scored
   as BEIR runs (binary qrels).
@@ -12,14 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from evals.datasets import BeirDataset, CodefestDev, load_codefest_dev, load_xquad
-from evals.scoring import RunScores, build_judged_index, score_beir_run, score_codefest_run
+from evals.scoring import RunScores, build_deep_index, build_judged_index, score_beir_run, score_codefest_run
 from evals.sentence_vectors import build_sentence_vectors
 from radar_pipeline.encoders import Encoder
 from radar_pipeline.retrieval.search import RetrievalConfig, Searcher
@@ -46,16 +48,46 @@ class EvalReport:
         return {**self.scores.aggregate, **self.extra}
 
 
-def run_codefest(searcher: Searcher, cfg: RetrievalConfig, dev: CodefestDev | None = None) -> EvalReport:
-    """Search every dev question with ``cfg`` and score the run; also Recall@200 of candidates."""
+# How deep the ranking goes for the condensed-list NDCG' (unjudged passages dropped, judged ones
+# from below rank 10 move up): the policy's own ranking, cut at this depth instead of 10.
+CONDENSED_DEPTH = 100
+
+
+def run_codefest(
+    searcher: Searcher,
+    cfg: RetrievalConfig,
+    dev: CodefestDev | None = None,
+    deep_records: Iterable | None = None,
+) -> EvalReport:
+    """Search every dev question with ``cfg`` and score the run; also Recall@200 of candidates.
+
+    Scored on both judgment sets, separately (``evals.scoring``): the original pooled judgments of
+    ``dev`` and the deepened ones, ``deep_records`` (records with ``query_id``, ``chunk_id``,
+    ``text``, ``grade``; the evaluation passes the merged qrels of ``evals.judging``; default the
+    shared ``qrels_deepened.jsonl`` alone when ``dev`` is the shared set, none for a hand-made
+    ``dev``). The condensed NDCG' reads the same policy's ranking down to ``CONDENSED_DEPTH``.
+    """
+    shared_dev = dev is None
     dev = dev or load_codefest_dev()
     index = build_judged_index(dev)
+    deep_index = (
+        build_deep_index(deep_records) if deep_records is not None else (build_deep_index() if shared_dev else None)
+    )
+    deep_cfg = cfg.with_(policy=replace(cfg.policy, k_passages=max(CONDENSED_DEPTH, cfg.policy.k_passages)))
     t0 = time.perf_counter()
     results, cand_recall = [], []
     for q in dev.questions:
         fused, dense, phen = searcher.candidates(q.question, cfg)  # once: the result and the pool's recall
         res = searcher.apply_policy(q.question, fused, dense, phen, cfg)
-        results.append({"query_id": q.query_id, "documents": res.documents, "passages": res.passages})
+        deep = searcher.apply_policy(q.question, fused, dense, phen, deep_cfg)
+        results.append(
+            {
+                "query_id": q.query_id,
+                "documents": res.documents,
+                "passages": res.passages,
+                "passages_deep": [{"rank": p["rank"], "text": p["text"]} for p in deep.passages],
+            }
+        )
         judged_pos = {j.chunk_id for j in dev.qrels_chunks[q.query_id] if j.grade >= 1}
         found = set()
         for c in fused:
@@ -64,7 +96,7 @@ def run_codefest(searcher: Searcher, cfg: RetrievalConfig, dev: CodefestDev | No
                     found.add(m.judged_id)
         cand_recall.append(len(found & judged_pos) / len(judged_pos) if judged_pos else 0.0)
     seconds = time.perf_counter() - t0
-    scores = score_codefest_run(results, dev=dev, index=index)
+    scores = score_codefest_run(results, dev=dev, index=index, deep_index=deep_index)
     per_query = scores.per_query.with_columns(pl.Series("recall@cand", cand_recall))
     scores = RunScores(per_query, scores.aggregate)
     return EvalReport(

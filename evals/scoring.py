@@ -20,6 +20,20 @@ Per question (:func:`score_codefest_run`):
 - ``recall@10``: share of the question's judged passages with grade >= 1 that some top-10 passage
   matches (containment >= threshold in the favourable direction).
 - ``mrr@10``: 1 / rank of the first top-10 passage with grade >= 1.
+- ``judged@10``: share of the top 10 passages that match some judged passage (of any grade,
+  0 included); ``evals.metrics.judged_at_k``.
+- ``ndcg'@10``: condensed-list NDCG (Sakai 2007): passages matching no judgment are dropped from
+  the ranking (as deep as the run gives it: ``passages_deep`` when present, else ``passages``),
+  then NDCG@10 on what remains; ``evals.metrics.condensed_ndcg_at_k``.
+
+Two judgment sets, scored separately and never mixed (``<shared>/eval/codefest_dev/README.md``):
+the original pooled judgments (``qrels_chunks.jsonl``: the columns above) and, when a
+``deep_index`` is given, the deepened blind judgments (``qrels_deepened.jsonl`` plus imported
+grades, ``evals.judging.merged_qrels``): the same passage metrics prefixed ``deep_``
+(``deep_ndcg@10``, ``deep_judged@10``, ``deep_ndcg'@10``, ``deep_recall@10``, ``deep_mrr@10``),
+each passage graded by the same cross-chunking matcher (``evals.relevance``) against that set
+alone and the ideal DCG from that set's grades. A comparison is only *measurable* on a set where
+both sides have mean Judged@10 >= ``MIN_JUDGED`` (0.9): :func:`measurability`.
 
 A question missing from the run scores 0 on every metric and is listed in the aggregate.
 """
@@ -37,8 +51,10 @@ import polars as pl
 from evals.datasets import PHENOMENA, BeirDataset, CodefestDev, benchmark_doc_id, load_codefest_dev
 from evals.metrics import (
     PairedTestResult,
+    condensed_ndcg_at_k,
     dcg_at_k,
     f1_at_k,
+    judged_at_k,
     mrr_at_k,
     ndcg_at_k,
     paired_randomization_test,
@@ -47,9 +63,15 @@ from evals.metrics import (
 from evals.relevance import DEFAULT_N, DEFAULT_THRESHOLD, JudgedPassageIndex
 
 __all__ = [
+    "JUDGMENT_SETS",
+    "MIN_JUDGED",
     "RunScores",
+    "build_deep_index",
     "build_judged_index",
+    "NOT_MEASURABLE",
     "compare",
+    "compare_codefest",
+    "measurability",
     "load_run",
     "score_beir_run",
     "score_codefest_run",
@@ -90,6 +112,61 @@ def build_judged_index(
     return JudgedPassageIndex.from_records(dev.all_judged(), n=n, threshold=threshold)
 
 
+def build_deep_index(
+    records: Iterable[Any] | None = None, n: int = DEFAULT_N, threshold: float = DEFAULT_THRESHOLD
+) -> JudgedPassageIndex:
+    """A :class:`JudgedPassageIndex` over the deepened judgments.
+
+    ``records`` (mappings or objects with ``query_id``, ``chunk_id``, ``text``, ``grade``)
+    default to ``<shared>/eval/codefest_dev/qrels_deepened.jsonl`` alone; the evaluation passes
+    the merged qrels (shared deepened + imported, ``evals.judging.merged_qrels``).
+    """
+    if records is None:
+        from evals.datasets import load_deepened_qrels
+
+        records = [c for v in load_deepened_qrels().values() for c in v]
+    return JudgedPassageIndex.from_records(records, n=n, threshold=threshold)
+
+
+def _graded(index: JudgedPassageIndex, qid: str, items: Sequence[Mapping[str, Any]]) -> list:
+    """Per passage: the list of judged passages it matches (empty = unjudged), in rank order."""
+    return [index.matches(qid, str(p.get("text") or "")) for p in items]
+
+
+def _set_metrics(
+    index: JudgedPassageIndex, qid: str, top: Sequence[Mapping[str, Any]], deep: Sequence[Mapping[str, Any]], k: int
+) -> dict[str, Any]:
+    """NDCG@k, Judged@k, NDCG'@k, Recall@k, MRR@k of one question on one judgment set, plus the
+    diagnostics (grades, repeats, clip)."""
+    matches = _graded(index, qid, top)
+    grades = [ms[0].grade if ms else 0 for ms in matches]
+    covered: set[str] = set()
+    matched_any: set[str] = set()
+    repeats = 0
+    for ms in matches:
+        ids = {m.judged_id for m in ms}
+        if ids and ids <= matched_any:
+            repeats += 1
+        matched_any |= ids
+        covered |= {m.judged_id for m in ms if m.grade >= 1}
+    relevant_judged = {jp.judged_id for jp in index.judged(qid) if jp.grade >= 1}
+    ideal = index.ideal_gains(qid)
+    idcg = dcg_at_k(sorted(ideal, reverse=True), k)
+    deep_grades = [ms[0].grade if ms else None for ms in _graded(index, qid, deep)] if deep is not top else None
+    top_or_none = [ms[0].grade if ms else None for ms in matches]
+    return {
+        "ndcg": ndcg_at_k(grades, ideal, k),
+        "judged": judged_at_k(top_or_none, k),
+        "ndcg_cond": condensed_ndcg_at_k(deep_grades if deep_grades is not None else top_or_none, ideal, k),
+        "recall": len(covered & relevant_judged) / len(relevant_judged) if relevant_judged else 0.0,
+        "mrr": mrr_at_k(list(range(len(grades))), {i for i, g in enumerate(grades) if g >= 1}, k),
+        "grades": grades,
+        "repeats": repeats,
+        "clipped": bool(idcg > 0 and dcg_at_k(grades, k) > idcg * (1 + 1e-12)),
+        "n_judged_relevant": len(relevant_judged),
+    }
+
+
 def _ranked(items: Sequence[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
     """Items sorted by their ``rank`` field (stable; items without a rank keep list order)."""
     items = list(items or [])
@@ -112,24 +189,29 @@ def score_codefest_run(
     k_passages: int = 10,
     k_docs: int = 3,
     strict: bool = True,
+    deep_index: JudgedPassageIndex | None = None,
 ) -> RunScores:
     """Per-question NDCG@10, F1@3, Recall@10, MRR@10 of a Codefest run, and their means.
 
     ``results``: result objects (see the module docstring), either an iterable of objects each
     with ``query_id`` or a mapping query id → object. ``dev`` defaults to
     :func:`evals.datasets.load_codefest_dev`; ``index`` to :func:`build_judged_index` of ``dev``
-    (pass one to reuse it across runs, or to change ``n``/threshold).
+    (pass one to reuse it across runs, or to change ``n``/threshold). ``deep_index``: the
+    deepened judgment set (:func:`build_deep_index`); without it the ``deep_*`` columns are
+    absent. A result may carry ``passages_deep``, the same ranking deeper than ``k_passages``
+    (its first ``k_passages`` equal to ``passages``), used only for the condensed NDCG'.
 
     Returns ``RunScores(per_query, aggregate)``:
 
     - ``per_query``: one row per dev question in question order, columns ``query_id``,
       ``phenomenon``, ``ndcg@{k_passages}``, ``f1@{k_docs}``, ``recall@{k_passages}``,
-      ``mrr@{k_passages}`` (floats in [0, 1]) and diagnostics: ``missing`` (no result for the
+      ``mrr@{k_passages}``, ``judged@{k_passages}``, ``ndcg'@{k_passages}`` (floats in [0, 1]),
+      the same passage metrics prefixed ``deep_`` with a ``deep_index``, and diagnostics: ``missing`` (no result for the
       question), ``n_passages``, ``grades`` (grades of the top passages), ``n_judged_relevant``
       (judged passages with grade >= 1), ``repeat_matches`` (top passages whose matched judged
       passages were all already matched higher up — several Radar chunks inside one judged
       chunk), ``ndcg_clipped`` (DCG exceeded the ideal; NDCG clipped to 1), ``top_doc_ids``
-      (benchmark ids of the top documents, null for non-Codefest files).
+      (benchmark ids of the top documents, null for non-Codefest files), ``deep_grades``.
     - ``aggregate``: ``{"overall": {"n", <metric>: mean}, "F1": {...}, "F2": {...}, "F3": {...},
       "missing_query_ids": [...], "unknown_query_ids": [...]}``.
 
@@ -159,6 +241,9 @@ def score_codefest_run(
 
     m_ndcg, m_f1 = f"ndcg@{k_passages}", f"f1@{k_docs}"
     m_rec, m_mrr = f"recall@{k_passages}", f"mrr@{k_passages}"
+    m_judged, m_cond = f"judged@{k_passages}", f"ndcg'@{k_passages}"
+    set_cols = {"ndcg": m_ndcg, "judged": m_judged, "ndcg_cond": m_cond, "recall": m_rec, "mrr": m_mrr}
+    sets: dict[str, JudgedPassageIndex] = {"": index} | ({"deep_": deep_index} if deep_index is not None else {})
     rows: list[dict[str, Any]] = []
     for q in dev.questions:
         qid = q.query_id
@@ -171,12 +256,12 @@ def score_codefest_run(
             "n_judged_relevant": len(relevant_judged),
         }
         if r is None:
+            for prefix in sets:
+                row.update({prefix + c: 0.0 for c in set_cols.values()})
             row.update(
                 {
-                    m_ndcg: 0.0,
                     m_f1: 0.0,
-                    m_rec: 0.0,
-                    m_mrr: 0.0,
+                    "deep_grades": [],
                     "n_passages": 0,
                     "grades": [],
                     "repeat_matches": 0,
@@ -187,30 +272,20 @@ def score_codefest_run(
             rows.append(row)
             continue
 
-        # passages: grade each of the top k by overlap with the judged passages
+        # passages: grade each of the top k by overlap with the judged passages of each set
         top_p = _ranked(r.get("passages"))[:k_passages]
-        grades: list[int] = []
-        covered: set[str] = set()
-        matched_any: set[str] = set()
-        repeats = 0
-        for p in top_p:
-            ms = index.matches(qid, str(p.get("text") or ""))
-            grades.append(ms[0].grade if ms else 0)
-            ids = {m.judged_id for m in ms}
-            if ids and ids <= matched_any:
-                repeats += 1
-            matched_any |= ids
-            covered |= {m.judged_id for m in ms if m.grade >= 1}
-        ideal = index.ideal_gains(qid)
-        idcg = dcg_at_k(sorted(ideal, reverse=True), k_passages)
-        row[m_ndcg] = ndcg_at_k(grades, ideal, k_passages)
-        row["ndcg_clipped"] = bool(idcg > 0 and dcg_at_k(grades, k_passages) > idcg * (1 + 1e-12))
-        # recall: judged relevant passages covered by some top-k passage, over all judged relevant
-        row[m_rec] = len(covered & relevant_judged) / len(relevant_judged) if relevant_judged else 0.0
-        row[m_mrr] = mrr_at_k(list(range(len(grades))), {i for i, g in enumerate(grades) if g >= 1}, k_passages)
+        deep_p = _ranked(r["passages_deep"]) if r.get("passages_deep") else top_p
+        for prefix, idx in sets.items():
+            sm = _set_metrics(idx, qid, top_p, deep_p, k_passages)
+            row.update({prefix + c: sm[key] for key, c in set_cols.items()})
+            if prefix == "":
+                row["ndcg_clipped"] = sm["clipped"]
+                row["grades"] = sm["grades"]
+                row["repeat_matches"] = sm["repeats"]
+            else:
+                row["deep_grades"] = sm["grades"]
+        row.setdefault("deep_grades", [])
         row["n_passages"] = len(top_p)
-        row["grades"] = grades
-        row["repeat_matches"] = repeats
 
         # documents: Radar's top k_docs, mapped to benchmark ids; a repeated id counts once
         top_d = _ranked(r.get("documents"))[:k_docs]
@@ -234,6 +309,9 @@ def score_codefest_run(
         m_f1: pl.Float64,
         m_rec: pl.Float64,
         m_mrr: pl.Float64,
+        m_judged: pl.Float64,
+        m_cond: pl.Float64,
+        **{f"deep_{c}": pl.Float64 for c in set_cols.values() if deep_index is not None},
         "missing": pl.Boolean,
         "n_passages": pl.Int64,
         "grades": pl.List(pl.Int64),
@@ -241,13 +319,15 @@ def score_codefest_run(
         "repeat_matches": pl.Int64,
         "ndcg_clipped": pl.Boolean,
         "top_doc_ids": pl.List(pl.Utf8),
+        "deep_grades": pl.List(pl.Int64),
     }
     df = (
         pl.DataFrame([{c: row[c] for c in schema} for row in rows], schema=schema, orient="row")
         if rows
         else pl.DataFrame(schema=schema)
     )
-    metrics = [m_ndcg, m_f1, m_rec, m_mrr]
+    metrics = [m_ndcg, m_f1, m_rec, m_mrr, m_judged, m_cond]
+    metrics += [f"deep_{c}" for c in set_cols.values() if deep_index is not None]
     agg: dict[str, Any] = {"overall": _means(df, metrics)}
     for ph in PHENOMENA:
         agg[ph] = _means(df.filter(pl.col("phenomenon") == ph), metrics)
@@ -342,3 +422,83 @@ def compare(
         raise ValueError(f"runs cover different queries (only A: {only_a[:5]}, only B: {only_b[:5]})")
     qids = sorted(va)
     return paired_randomization_test([va[q] for q in qids], [vb[q] for q in qids], n_resamples=n_resamples, seed=seed)
+
+
+# Judged@10 below this on a judgment set, for either side, makes a comparison on that set "not
+# measurable yet": most of the top 10 would be scored as irrelevant only because nobody judged it.
+MIN_JUDGED = 0.9
+NOT_MEASURABLE = "not measurable yet"
+JUDGMENT_SETS: dict[str, str] = {
+    "": "original (qrels_chunks.jsonl)",
+    "deep_": "deepened (qrels_deepened.jsonl + imported)",
+}
+
+
+def measurability(judged_a: float, judged_b: float, min_judged: float = MIN_JUDGED) -> str | None:
+    """``None`` when both sides' mean Judged@10 reach ``min_judged``, else the flag text.
+
+    The flag reads ``"not measurable yet (Judged@10 A 0.300, B 0.950 < 0.9)"``: the passages the
+    low side returns must be judged (``radar judge export`` / ``import``) before its NDCG can be
+    compared. A NaN Judged@10 (no question) is not measurable.
+    """
+    ok = all(v == v and v >= min_judged for v in (judged_a, judged_b))  # v == v: not NaN
+    if ok:
+        return None
+    return f"{NOT_MEASURABLE} (Judged@10 A {judged_a:.3f}, B {judged_b:.3f} < {min_judged})"
+
+
+def compare_codefest(
+    per_query_a: pl.DataFrame,
+    per_query_b: pl.DataFrame,
+    k: int = 10,
+    n_resamples: int = 10000,
+    seed: int = 0,
+    min_judged: float = MIN_JUDGED,
+) -> list[dict[str, Any]]:
+    """Paired comparison of two Codefest scorings, one row per judgment set and passage metric.
+
+    For each judgment set present in both tables (original; ``deep_`` when scored) and each of
+    ``ndcg@k`` and ``ndcg'@k``, then ``f1@3`` (documents, judged on the original relevant
+    documents): ``{"set", "metric", "mean_a", "mean_b", "diff", "p", "judged_a", "judged_b",
+    "flag"}``. ``judged_*`` are the mean Judged@k of each side on that set; ``flag`` is
+    :func:`measurability`'s text (``None`` when measurable). ``p`` is the paired randomization
+    test (:func:`compare`). Raises ``ValueError`` as :func:`compare`.
+    """
+    rows: list[dict[str, Any]] = []
+    for prefix, label in JUDGMENT_SETS.items():
+        jcol = f"{prefix}judged@{k}"
+        if jcol not in per_query_a.columns or jcol not in per_query_b.columns:
+            continue
+        ja, jb = float(per_query_a[jcol].mean()), float(per_query_b[jcol].mean())
+        flag = measurability(ja, jb, min_judged)
+        for m in (f"ndcg@{k}", f"ndcg'@{k}"):
+            t = compare(per_query_a, per_query_b, prefix + m, n_resamples=n_resamples, seed=seed)
+            rows.append(
+                {
+                    "set": label,
+                    "metric": prefix + m,
+                    "mean_a": t.mean_a,
+                    "mean_b": t.mean_b,
+                    "diff": t.diff,
+                    "p": t.p_value,
+                    "judged_a": ja,
+                    "judged_b": jb,
+                    "flag": flag,
+                }
+            )
+    if "f1@3" in per_query_a.columns and "f1@3" in per_query_b.columns:
+        t = compare(per_query_a, per_query_b, "f1@3", n_resamples=n_resamples, seed=seed)
+        rows.append(
+            {
+                "set": "documents (qrels_docs.jsonl)",
+                "metric": "f1@3",
+                "mean_a": t.mean_a,
+                "mean_b": t.mean_b,
+                "diff": t.diff,
+                "p": t.p_value,
+                "judged_a": None,
+                "judged_b": None,
+                "flag": None,
+            }
+        )
+    return rows

@@ -1,4 +1,4 @@
-"""The ``radar`` command line: materialize, ui, search, eval, serve, keys, trace, doctor.
+"""The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
@@ -131,7 +131,22 @@ def search(
         _print_result(res)
 
 
-def _eval_reports(config_name: str, datasets: list[str]):
+def _judging_engine(settings: RadarSettings):
+    """An engine on Radar's PostgreSQL (``DATABASE_URL`` or the embedded server) for the qrels
+    tables, or ``None`` (with a note on stderr) when it cannot be reached."""
+    from radar_pipeline import db
+
+    try:
+        engine = db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata))
+        with engine.connect():
+            pass
+        return engine
+    except Exception as exc:  # noqa: BLE001 - any connection failure: fall back to the shared judgments
+        typer.echo(f"note: PostgreSQL not reachable ({exc}); deepened judgments = shared file only", err=True)
+        return None
+
+
+def _eval_reports(config_name: str, datasets: list[str], deep_records=None):
     from evals.configs import get_config
     from evals.runner import run_codefest, run_xquad
     from radar_pipeline.encoders import build_encoder, build_reranker
@@ -144,7 +159,11 @@ def _eval_reports(config_name: str, datasets: list[str]):
     out = {}
     for ds in datasets:
         if ds == "codefest_dev":
-            out[ds] = run_codefest(Searcher(settings.index_dir / encoder.name, encoder, cfg, reranker=reranker), cfg)
+            out[ds] = run_codefest(
+                Searcher(settings.index_dir / encoder.name, encoder, cfg, reranker=reranker),
+                cfg,
+                deep_records=deep_records,
+            )
         else:
             out[ds] = run_xquad(ds, encoder, cfg, settings.home / "eval_work", reranker=reranker)
     return out
@@ -161,37 +180,135 @@ def eval_(
     all_configs: bool = typer.Option(False, "--all-configs", help="every named configuration, one row each"),
     json_out: Path | None = typer.Option(None, "--json-out", help="write the numbers as JSON"),
 ):
-    """Evaluate retrieval: NDCG@10, F1@3, Recall@10, MRR@10 (Codefest dev); NDCG@10, Recall@10 (XQuAD)."""
+    """Evaluate retrieval: NDCG@10, F1@3, Recall@10, MRR@10 (Codefest dev); NDCG@10, Recall@10 (XQuAD).
+
+    Codefest dev is scored on the original judgments and on the deepened ones (shared + imported
+    with `radar judge import`), separately, each with Judged@10 and the condensed NDCG'@10; a
+    comparison on a judgment set where either side's Judged@10 < 0.9 is flagged "not measurable yet".
+    """
     from evals.configs import CONFIGS, DEFAULT_NAME
+    from evals.judging import read_merged
     from evals.scoring import compare as paired
+    from evals.scoring import compare_codefest
 
     datasets = _DATASETS if dataset == "all" else [dataset]
+    deep = read_merged(_judging_engine(get_settings())) if "codefest_dev" in datasets else None
     if compare:
         a, b = compare
-        ra, rb = _eval_reports(a, datasets), _eval_reports(b, datasets)
-        typer.echo(f"{'dataset':<18} {'metric':<10} {a:>22} {b:>22} {'diff':>8} {'p':>7}")
+        ra, rb = _eval_reports(a, datasets, deep), _eval_reports(b, datasets, deep)
+        typer.echo(f"{'dataset':<18} {'metric':<16} {a:>22} {b:>22} {'diff':>8} {'p':>7}  judged@10 A/B")
+        rows = []
         for ds in datasets:
-            metrics = ["ndcg@10", "f1@3"] if ds == "codefest_dev" else ["ndcg@10", "recall@10"]
-            for m in metrics:
+            if ds == "codefest_dev":
+                for r in compare_codefest(ra[ds].per_query, rb[ds].per_query):
+                    judged = "" if r["judged_a"] is None else f"{r['judged_a']:.3f}/{r['judged_b']:.3f}"
+                    typer.echo(
+                        f"{ds:<18} {r['metric']:<16} {r['mean_a']:>22.4f} {r['mean_b']:>22.4f} {r['diff']:>+8.4f} "
+                        f"{r['p']:>7.4f}  {judged}  {r['flag'] or ''}".rstrip()
+                    )
+                    rows.append({"dataset": ds, **r})
+                continue
+            for m in ["ndcg@10", "recall@10"]:
                 t = paired(ra[ds].per_query, rb[ds].per_query, m)
-                typer.echo(f"{ds:<18} {m:<10} {t.mean_a:>22.4f} {t.mean_b:>22.4f} {t.diff:>+8.4f} {t.p_value:>7.4f}")
+                typer.echo(f"{ds:<18} {m:<16} {t.mean_a:>22.4f} {t.mean_b:>22.4f} {t.diff:>+8.4f} {t.p_value:>7.4f}")
+                rows.append({"dataset": ds, "metric": m, "mean_a": t.mean_a, "mean_b": t.mean_b, "p": t.p_value})
+        if json_out:
+            json_out.write_text(json.dumps(rows, indent=1))
         return
     names = list(CONFIGS) if all_configs else [config or DEFAULT_NAME]
     rows = []
     for name in names:
-        for ds, rep in _eval_reports(name, datasets).items():
-            o = rep.aggregate["overall"]
-            row = {"config": name, "dataset": ds, **{k: round(v, 4) for k, v in o.items() if isinstance(v, float)}}
-            for ph in ("F1", "F2", "F3"):
-                if isinstance(rep.aggregate.get(ph), dict):
-                    row[f"{ph} ndcg@10"] = round(rep.aggregate[ph]["ndcg@10"], 4)
-                    row[f"{ph} f1@3"] = round(rep.aggregate[ph]["f1@3"], 4)
-            if "recall@candidates" in rep.aggregate:
-                row["recall@cand"] = rep.aggregate["recall@candidates"]
+        for ds, rep in _eval_reports(name, datasets, deep).items():
+            row = eval_row(name, ds, rep.aggregate)
             rows.append(row)
             typer.echo("  ".join(f"{k}={v}" for k, v in row.items()))
     if json_out:
         json_out.write_text(json.dumps(rows, indent=1))
+
+
+PHENOMENON_METRICS = ("ndcg@10", "judged@10", "ndcg'@10", "deep_ndcg@10", "deep_judged@10", "deep_ndcg'@10", "f1@3")
+
+
+def eval_row(name: str, dataset: str, aggregate: dict) -> dict:
+    """One printed/JSON row of `radar eval`: overall means, then per phenomenon the passage metrics
+    on both judgment sets (NDCG@10, Judged@10, NDCG'@10; ``deep_`` = deepened) and F1@3."""
+    o = aggregate["overall"]
+    row = {"config": name, "dataset": dataset, **{k: round(v, 4) for k, v in o.items() if isinstance(v, float)}}
+    for ph in ("F1", "F2", "F3"):
+        if isinstance(aggregate.get(ph), dict):
+            for m in PHENOMENON_METRICS:
+                if m in aggregate[ph]:
+                    row[f"{ph} {m}"] = round(aggregate[ph][m], 4)
+    if "recall@candidates" in aggregate:
+        row["recall@cand"] = aggregate["recall@candidates"]
+    return row
+
+
+judge_app = typer.Typer(no_args_is_help=True, help="Blind judging of unjudged passages: export a batch, import grades.")
+app.add_typer(judge_app, name="judge")
+
+
+@judge_app.command("export")
+def judge_export(
+    config: list[str] = typer.Option(..., "--config", help="configuration name (repeat for several)"),
+    k: int = typer.Option(10, "--k", min=1, help="top k passages of each configuration"),
+    out: Path = typer.Option(..., "--out", help="JSONL batch for the judge"),
+    seed: int | None = typer.Option(None, help="shuffle seed (default: random)"),
+):
+    """Write a blind, shuffled batch of the unjudged top-k passages of the configurations on the
+    Codefest dev questions: question + passage text + an opaque item id; the mapping stays in PostgreSQL."""
+    from evals.configs import get_config
+    from evals.datasets import load_codefest_dev
+    from evals.judging import export_batch, read_merged, top_passages
+    from evals.scoring import build_deep_index
+    from radar_pipeline import db
+    from radar_pipeline.encoders import build_encoder, build_reranker
+    from radar_pipeline.retrieval.search import Searcher
+
+    settings = get_settings()
+    engine = db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata))
+    dev = load_codefest_dev()
+    encoder = build_encoder(EncoderSpec())
+    cfgs = [get_config(c) for c in config]
+    reranker = build_reranker() if any(c.rerank_k for c in cfgs) else None
+    try:
+        runs = {
+            c.name: top_passages(Searcher(settings.index_dir / encoder.name, encoder, c, reranker=reranker), c, dev, k)
+            for c in cfgs
+        }
+    except FileNotFoundError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    summary = export_batch(engine, runs, dev, build_deep_index(read_merged(engine)), out, k=k, seed=seed)
+    typer.echo(
+        f"batch {summary.batch_id}: {summary.n_items} passages to judge written to {out} "
+        f"({summary.n_already_judged} already judged, {summary.n_repeated} repeated across configurations)"
+    )
+
+
+@judge_app.command("import")
+def judge_import(
+    file: Path = typer.Argument(..., help="the judged batch: JSONL with item_id and grade 0/1/2"),
+    annotator: str = typer.Option(..., "--annotator", help="who graded the batch"),
+):
+    """Store the grades of a judged batch in the versioned qrels table (a new round for the annotator)."""
+    from evals.judging import agreement, import_grades, latest_judgments
+    from radar_pipeline import db
+
+    settings = get_settings()
+    engine = db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata))
+    try:
+        s = import_grades(engine, file, annotator)
+    except (ValueError, FileNotFoundError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(f"{s.annotator}, round {s.round}: {s.n_graded} grades stored, {s.n_ungraded} items without a grade")
+    ag = agreement(latest_judgments(engine))
+    for pair, st in ag["pairs"].items():
+        typer.echo(
+            f"agreement {pair}: n={st['n']} exact={st['exact']:.3f} kappa={st['kappa']:.3f} "
+            f"kappa_linear={st['kappa_linear']:.3f} kappa_quadratic={st['kappa_quadratic']:.3f}"
+        )
 
 
 @app.command()

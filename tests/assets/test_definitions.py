@@ -34,7 +34,7 @@ PRECOMPUTES = {
     "agg_entity_quadrant",
     "precompute_evaluation",
 }
-EVALUATION = {"eval_codefest_dev", "eval_xquad", "eval_stage2"}
+EVALUATION = {"qrels", "eval_codefest_dev", "eval_xquad", "eval_stage2"}
 GROUPS = {
     "ingestion": INGESTION,
     "knowledge_base": KNOWLEDGE_BASE,
@@ -71,7 +71,7 @@ def test_every_asset_resolves_in_its_group():
 def test_every_check_targets_an_existing_asset():
     graph = defs.resolve_asset_graph()
     checks = graph.asset_check_keys
-    assert len(checks) == 31
+    assert len(checks) == 32
     assert {c.asset_key for c in checks} <= graph.materializable_asset_keys
     names = {f"{c.asset_key.to_user_string()}:{c.name}" for c in checks}
     assert {
@@ -79,6 +79,7 @@ def test_every_check_targets_an_existing_asset():
         "chunks:chunks_contract",
         "publication_dates:every_document_dated_or_counted",
         "eval_codefest_dev:eval_codefest_dev_ndcg_vs_baseline",
+        "eval_codefest_dev:eval_codefest_dev_measurable",
         "eval_xquad:eval_xquad_ndcg_vs_baseline",
         "eval_stage2:eval_stage2_targets",
     } <= names

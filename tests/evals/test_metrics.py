@@ -9,8 +9,11 @@ import pytest
 
 from evals.metrics import (
     PairedTestResult,
+    cohen_kappa,
+    condensed_ndcg_at_k,
     dcg_at_k,
     f1_at_k,
+    judged_at_k,
     mrr_at_k,
     ndcg_at_k,
     paired_randomization_test,
@@ -172,3 +175,58 @@ def test_permutation_rejects_bad_input():
         paired_randomization_test([1, float("nan")], [1, 2])
     with pytest.raises(ValueError):
         paired_randomization_test([1, 2], [1, 2], n_resamples=0)
+
+
+# -- incomplete judgments: Judged@k and the condensed NDCG' (Sakai 2007) --------------------------
+def test_judged_at_k_counts_judged_zeros_and_divides_by_k():
+    ranked = [None, 2, None, 0, 1]  # rank 4 is judged non-relevant: still a judgment
+    assert judged_at_k(ranked, 5) == pytest.approx(3 / 5)
+    assert judged_at_k(ranked, 10) == pytest.approx(3 / 10)  # denominator k, as P@k
+    assert judged_at_k(ranked, 2) == pytest.approx(1 / 2)
+    assert judged_at_k([], 10) == 0.0
+    with pytest.raises(ValueError):
+        judged_at_k(ranked, 0)
+
+
+def test_condensed_ndcg_drops_unjudged_before_the_cut():
+    ranked, ideal = [None, 2, None, 0, 1], [2, 1, 0]
+    # condensed list [2, 0, 1]: DCG = 2 + 0 + 1/log2 4 = 2.5 ; IDCG = 2 + 1/log2 3
+    assert condensed_ndcg_at_k(ranked, ideal, 10) == pytest.approx(2.5 / (2 + 1 / L3))
+    # the plain NDCG counts the unjudged as 0: [0, 2, 0, 0, 1] -> 2/log2 3 + 1/log2 6
+    plain = ndcg_at_k([g or 0 for g in ranked], ideal, 10)
+    assert plain == pytest.approx((2 / L3 + 1 / math.log2(6)) / (2 + 1 / L3))
+    # at k = 2 the judged 0 of rank 4 moves into the top 2 of the condensed list: [2, 0] -> 2 / IDCG@2
+    assert condensed_ndcg_at_k(ranked, ideal, 2) == pytest.approx(2 / (2 + 1 / L3))
+    # nothing judged: 0 ; a fully judged list: the plain NDCG
+    assert condensed_ndcg_at_k([None, None], ideal, 10) == 0.0
+    assert condensed_ndcg_at_k([1, 2, 0], ideal, 10) == pytest.approx(ndcg_at_k([1, 2, 0], ideal, 10))
+
+
+# -- Cohen's kappa --------------------------------------------------------------------------------
+def test_cohen_kappa_hand_computed():
+    a = [0, 0, 1, 1, 2, 2]
+    b = [0, 1, 1, 2, 2, 2]
+    # p_o = 4/6 ; marginals a (1/3, 1/3, 1/3), b (1/6, 1/3, 1/2) -> p_e = (1/18 + 1/9 + 1/6) = 1/3
+    # kappa = (2/3 - 1/3) / (1 - 1/3) = 0.5
+    assert cohen_kappa(a, b) == pytest.approx(0.5)
+    # linear weights |i-j|/2: observed disagreement 2 * (1/6 * 1/2) = 1/6 ; expected 16/36 = 4/9
+    # -> 1 - (1/6) / (4/9) = 0.625
+    assert cohen_kappa(a, b, weights="linear") == pytest.approx(0.625)
+    # quadratic weights ((i-j)/2)^2: observed 2 * (1/6 * 1/4) = 1/12 ; expected 24/72 = 1/3 -> 0.75
+    assert cohen_kappa(a, b, weights="quadratic") == pytest.approx(0.75)
+    # symmetric in the two annotators; perfect agreement 1; systematic opposite below 0
+    assert cohen_kappa(b, a) == pytest.approx(0.5)
+    assert cohen_kappa(a, a) == 1.0
+    assert cohen_kappa([0, 2, 0, 2], [2, 0, 2, 0]) == pytest.approx(-1.0)
+    assert cohen_kappa([1, 1], [1, 1]) == 1.0  # one label for everything: agreement is perfect
+
+
+def test_cohen_kappa_rejects_bad_input():
+    with pytest.raises(ValueError):
+        cohen_kappa([0, 1], [0])
+    with pytest.raises(ValueError):
+        cohen_kappa([], [])
+    with pytest.raises(ValueError):
+        cohen_kappa([0, 3], [0, 1])
+    with pytest.raises(ValueError):
+        cohen_kappa([0, 1], [0, 1], weights="cubic")

@@ -20,7 +20,18 @@ from evals.datasets import (
     load_xquad,
     resolve_shared_dir,
 )
-from evals.scoring import build_judged_index, compare, load_run, score_beir_run, score_codefest_run
+from evals.relevance import JudgedPassageIndex
+from evals.scoring import (
+    NOT_MEASURABLE,
+    build_deep_index,
+    build_judged_index,
+    compare,
+    compare_codefest,
+    load_run,
+    measurability,
+    score_beir_run,
+    score_codefest_run,
+)
 from tests.evals.support_text import words as W
 
 
@@ -226,6 +237,92 @@ def test_score_codefest_repeats_and_errors(toy_dev):
         score_codefest_run([{"query_id": "qa"}, {"query_id": "qa"}], toy_dev)
     with pytest.raises(ValueError):
         score_codefest_run([{"passages": []}], toy_dev)
+
+
+def _deep_index(records: list[tuple[str, int, str]]) -> JudgedPassageIndex:
+    return JudgedPassageIndex.from_records(
+        [{"query_id": q, "chunk_id": f"h{i}", "text": t, "grade": g} for i, (q, g, t) in enumerate(records)]
+    )
+
+
+def test_score_codefest_two_judgment_sets_judged_and_condensed(toy_dev):
+    # deepened set for qa: the passage the original pool never saw (z0-30) is relevant, and the
+    # original grade-2 chunk a0-50 is only partial
+    deep = _deep_index([("qa", 2, W("z", 0, 30)), ("qa", 1, W("a", 0, 50))])
+    top = [_p(1, W("a", 60, 90)), _p(2, W("z", 0, 30)), _p(3, W("a", 10, 40))]
+    run = [
+        {
+            "query_id": "qa",
+            "passages": top,
+            # the same ranking deeper: the condensed NDCG' reads it
+            "passages_deep": [*top, _p(4, W("b", 0, 50)), _p(5, W("w", 0, 30))],
+            "documents": [],
+        }
+    ]
+    df, agg = score_codefest_run(run, toy_dev, deep_index=deep)
+    qa = df.row(0, named=True)
+    idcg = 2 + 1 / math.log2(3)  # both sets: ideal [2, 1, ...]
+    # original: grades [1, unjudged, 2]; Judged@10 = 2/10
+    assert qa["grades"] == [1, 0, 2] and qa["judged@10"] == pytest.approx(0.2)
+    assert qa["ndcg@10"] == pytest.approx(2 / idcg)
+    # condensed over the deep list [1, -, 2, 0, -] -> [1, 2, 0]: DCG = 1 + 2/log2 3
+    assert qa["ndcg'@10"] == pytest.approx((1 + 2 / math.log2(3)) / idcg)
+    # deepened: grades [unjudged, 2, 1] -> DCG = 2/log2 3 + 1/2 ; Judged@10 = 2/10
+    assert qa["deep_grades"] == [0, 2, 1] and qa["deep_judged@10"] == pytest.approx(0.2)
+    assert qa["deep_ndcg@10"] == pytest.approx((2 / math.log2(3) + 0.5) / idcg)
+    # condensed [-, 2, 1, -, -] -> [2, 1]: the ideal itself
+    assert qa["deep_ndcg'@10"] == pytest.approx(1.0)
+    # qb is missing: zeros on both sets; means per phenomenon carry the new metrics
+    qb = df.row(1, named=True)
+    assert qb["deep_ndcg@10"] == qb["deep_judged@10"] == qb["ndcg'@10"] == 0.0
+    assert agg["F1"]["deep_ndcg@10"] == pytest.approx(qa["deep_ndcg@10"])
+    assert agg["overall"]["judged@10"] == pytest.approx(0.1)
+    # without a deepened set the deep columns are absent, the original ones unchanged
+    df0, _ = score_codefest_run(run, toy_dev)
+    assert "deep_ndcg@10" not in df0.columns and df0["ndcg'@10"][0] == pytest.approx(qa["ndcg'@10"])
+
+
+def test_measurability_flag():
+    assert measurability(0.95, 0.9) is None
+    flag = measurability(0.95, 0.3)
+    assert flag.startswith(NOT_MEASURABLE) and "0.300" in flag
+    assert measurability(float("nan"), 1.0).startswith(NOT_MEASURABLE)
+
+
+def test_compare_codefest_flags_unjudged_side(toy_dev):
+    deep = _deep_index([("qa", 2, W("z", 0, 30)), ("qa", 1, W("a", 0, 50)), ("qb", 1, W("c", 0, 50))])
+    judged_run = [  # every top-3 passage carries a judgment in both sets
+        {"query_id": "qa", "passages": [_p(1, W("a", 0, 50)), _p(2, W("a", 5, 45)), _p(3, W("a", 10, 40))]},
+        {"query_id": "qb", "passages": [_p(1, W("c", 0, 50)), _p(2, W("c", 5, 45)), _p(3, W("c", 10, 40))]},
+    ]
+    unjudged_run = [  # qa's passages are judged only in the deepened set
+        {"query_id": "qa", "passages": [_p(1, W("z", 0, 30)), _p(2, W("a", 0, 50)), _p(3, W("a", 10, 40))]},
+        {"query_id": "qb", "passages": [_p(1, W("c", 0, 50)), _p(2, W("c", 5, 45)), _p(3, W("c", 10, 40))]},
+    ]
+    a, _ = score_codefest_run(judged_run, toy_dev, deep_index=deep, k_passages=3)
+    b, _ = score_codefest_run(unjudged_run, toy_dev, deep_index=deep, k_passages=3)
+    rows = {r["metric"]: r for r in compare_codefest(a, b, k=3, n_resamples=100)}
+    assert set(rows) == {"ndcg@3", "ndcg'@3", "deep_ndcg@3", "deep_ndcg'@3", "f1@3"}
+    # original set: B's Judged@3 = (2/3 + 1) / 2 = 0.833 < 0.9 -> flagged
+    assert rows["ndcg@3"]["judged_b"] == pytest.approx((2 / 3 + 1) / 2)
+    assert rows["ndcg@3"]["flag"].startswith(NOT_MEASURABLE) and rows["ndcg'@3"]["flag"] == rows["ndcg@3"]["flag"]
+    # deepened set: both fully judged -> measurable
+    assert rows["deep_ndcg@3"]["judged_a"] == rows["deep_ndcg@3"]["judged_b"] == 1.0
+    assert rows["deep_ndcg@3"]["flag"] is None and rows["f1@3"]["flag"] is None
+
+
+def test_deepened_judgments_on_the_shared_file(dev):
+    deep = build_deep_index()
+    assert len(deep.query_ids) == 25 and sum(len(deep.judged(q)) for q in deep.query_ids) == 615
+    # a run made of each question's deepened grade-2 texts is fully judged on that set
+    run = [
+        {"query_id": q, "passages": [_p(i, j.text) for i, j in enumerate(deep.judged(q), 1) if j.grade == 2][:10]}
+        for q in dev.query_ids
+    ]
+    df, agg = score_codefest_run(run, dev, deep_index=deep)
+    full = df.filter(pl.col("n_passages") == 10)
+    assert full.height > 0 and full["deep_judged@10"].min() == 1.0
+    assert (df["deep_ndcg'@10"] >= df["deep_ndcg@10"] - 1e-12).all()
 
 
 def test_load_run_roundtrip(tmp_path, toy_dev):
