@@ -11,6 +11,7 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
 
+from api.security import ReadScope
 from radar_pipeline.agent.service import AgentService, ServiceSettings
 from radar_pipeline.precompute.reader import PrecomputeReader
 from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
@@ -48,7 +49,14 @@ def get_aggregates(service: Annotated[AgentService, Depends(get_service)]) -> Pr
     return reader
 
 
+def get_scoped_retrieval(service: Annotated[AgentService, Depends(get_service)], scope: ReadScope) -> RetrievalService:
+    """The retrieval service as the caller's ``AccessScope`` may read it (``RetrievalService.for_scope``):
+    rows of other collections are absent from every lookup and search. 409 as ``get_retrieval``."""
+    return get_retrieval(service).for_scope(scope)
+
+
 ServiceDep = Annotated[AgentService, Depends(get_service)]
 SettingsDep = Annotated[ServiceSettings, Depends(get_settings)]
 RetrievalDep = Annotated[RetrievalService, Depends(get_retrieval)]
+ScopedRetrievalDep = Annotated[RetrievalService, Depends(get_scoped_retrieval)]
 AggregatesDep = Annotated[PrecomputeReader, Depends(get_aggregates)]

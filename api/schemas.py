@@ -30,6 +30,20 @@ class ChatRequest(Strict):
 
 
 # --------------------------------------------------------------------------- response
+class Politica(Strict):
+    """The access rule that let a passage through (``radar_pipeline.collection.AccessScope.policy``)."""
+
+    coleccion: str | None = Field(description="Colección del pasaje (por defecto, la carpeta superior del corpus)")
+    clave: str = Field(description="Identificador público de la credencial que lo leyó (key_id, oidc:… u open)")
+    regla: Literal["todas_las_colecciones", "coleccion_permitida"] = Field(
+        description="todas_las_colecciones: credencial sin restricción; coleccion_permitida: la colección está "
+        "entre las de la credencial"
+    )
+
+
+_POLITICA = Field(None, description="Qué política de acceso permitió entregar este pasaje (colección y credencial)")
+
+
 class Cita(Strict):
     n: int = Field(ge=1)
     doc_id: str
@@ -37,6 +51,7 @@ class Cita(Strict):
     fuente: str = Field(description="Ruta del archivo fuente dentro del corpus")
     titulo: str | None
     pagina: int | None
+    politica: Politica | None = _POLITICA
 
 
 class ToolCalled(Strict):
@@ -287,6 +302,7 @@ class PassageHit(Strict):
     text: str
     score: float
     similarity: float
+    politica: Politica | None = _POLITICA
 
 
 class DocumentHit(Strict):
@@ -315,6 +331,7 @@ class Passage(Strict):
     phenomenon: str | None
     language: str | None
     text: str
+    politica: Politica | None = _POLITICA
 
 
 class WindowPassage(Passage):

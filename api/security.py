@@ -12,6 +12,15 @@ static files stay open (no corpus data). Missing or bad credential → 401 with
 ``WWW-Authenticate: Bearer``; missing scope → 403 ``insufficient_scope``; over the key's rate →
 429 with ``Retry-After``. On ``/chat`` these come in the full /chat contract (``estado='error'``).
 
+Collections. A key (or OIDC token) restricted to collections reads only those: ``ReadScope`` /
+``ChatScope`` give the endpoint the caller's ``AccessScope`` and ``scoped_retrieval`` the
+``RetrievalService.for_scope`` view, which restricts candidates inside the search and answers 404
+for chunks and documents outside the scope, as for ones that do not exist. Endpoints whose data
+cannot be restricted by collection (the precompute aggregates and the dashboard figures, counted
+over the whole corpus) refuse a restricted caller with 403 ``aggregate_not_scoped``
+(``refuse_restricted``) instead of leaking counts; ``admin`` endpoints (keys, the audit log, others'
+traces) need an unrestricted credential (403 ``admin_requires_all_collections``).
+
 Modes (``AccessControl.mode``): ``required`` — every scoped endpoint needs a credential;
 ``open`` — the embedded default when the server is bound to loopback and no key or OIDC is
 configured: requests from loopback peers get every scope, anything else is refused (403).
@@ -41,6 +50,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from radar_pipeline.access import SCOPES, AuditLog, KeyStore, Principal, TokenBucket
+from radar_pipeline.collection import AccessScope
 
 log = logging.getLogger("radar.api.security")
 
@@ -229,8 +239,10 @@ def require(*scopes: str):
     """A dependency that authenticates the caller, checks that it holds one of ``scopes`` and takes
     a rate-limit token. Returns the ``Principal``.
 
-    Keys restricted to collections are refused (403 ``collections_not_enforced``) until every
-    query enforces collections (fail closed).
+    The principal is also kept in ``request.state.radar_principal`` for ``access_scope``. A
+    collection-restricted principal is refused (403 ``admin_requires_all_collections``) where only
+    ``admin`` is accepted: an admin of some collections could otherwise mint keys for all of them
+    or read every key's audit rows.
     """
     if not scopes or any(s not in SCOPES for s in scopes):
         raise ValueError(f"unknown scope in {scopes!r}")
@@ -248,12 +260,13 @@ def require(*scopes: str):
             holder.principal = principal
         if not any(principal.allows(s) for s in scopes):
             raise _deny(403, "insufficient_scope", f"la credencial no tiene el alcance '{scope}'")
-        if principal.collections is not None:
+        if principal.collections is not None and set(scopes) == {"admin"}:
             raise _deny(
                 403,
-                "collections_not_enforced",
-                "las credenciales restringidas a colecciones aún no se admiten (acceso denegado por precaución)",
+                "admin_requires_all_collections",
+                "la administración requiere una credencial sin restricción de colecciones",
             )
+        request.state.radar_principal = principal
         # per credential; the open loopback mode has none (one local user), so no bucket either
         wait = access.limiter.take(principal.key_id) if principal.auth != "open" else 0.0
         if wait > 0:
@@ -270,11 +283,50 @@ def require(*scopes: str):
     return dependency
 
 
-Read = Depends(require("read"))
-Chat = Depends(require("chat"))
-Admin = Depends(require("admin"))
+_read, _chat, _admin = require("read"), require("chat"), require("admin")
+Read = Depends(_read)
+Chat = Depends(_chat)
+Admin = Depends(_admin)
 ChatOrAdminPrincipal = Annotated[Principal, Depends(require("chat", "admin"))]
-AdminPrincipal = Annotated[Principal, Depends(require("admin"))]
+AdminPrincipal = Annotated[Principal, Depends(_admin)]
+
+
+def scope_of(principal: Principal) -> AccessScope:
+    """The ``AccessScope`` of a principal: its collections (None = all) and its key id."""
+    return AccessScope.of(principal.collections, principal.key_id)
+
+
+def _read_scope(principal: Annotated[Principal, Depends(_read)]) -> AccessScope:
+    # the same callable as ``Read``: FastAPI solves it once per request (one rate-limit token)
+    return scope_of(principal)
+
+
+def _chat_scope(principal: Annotated[Principal, Depends(_chat)]) -> AccessScope:
+    return scope_of(principal)
+
+
+ReadScope = Annotated[AccessScope, Depends(_read_scope)]
+ChatScope = Annotated[AccessScope, Depends(_chat_scope)]
+
+
+def refuse_restricted(scope: AccessScope) -> None:
+    """403 ``aggregate_not_scoped`` for a collection-restricted scope: the precompute tables are
+    counted over the whole corpus, so their figures would reveal other collections."""
+    if scope.restricted:
+        raise _deny(
+            403,
+            "aggregate_not_scoped",
+            "los agregados se calculan sobre todo el corpus y no pueden restringirse a las colecciones de "
+            "esta credencial",
+        )
+
+
+def _not_restricted(scope: ReadScope) -> AccessScope:
+    refuse_restricted(scope)
+    return scope
+
+
+UnrestrictedRead = Depends(_not_restricted)
 
 
 def api_routes(app) -> list:

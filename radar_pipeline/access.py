@@ -12,17 +12,17 @@ Scopes (``SCOPES``): ``read`` (search, documents, chunks, aggregates, publicatio
 queues), ``admin`` (keys, the audit log, anyone's traces). ``admin`` implies no other scope.
 
 ``collections`` on a key is the list of source collections it may read (``None`` = all). The
-collection of a file is ``retrieval.publications.collection_of`` (Codefest institution code, else
-the corpus top folder). Enforcing it inside every query is not implemented yet: the API refuses
-collection-restricted keys (fail closed) until it is. The design: a ``collection`` column on
-``source_files``/``documents``/``chunks`` and in ``passages.parquet`` (from the top folder or a
-``collections.toml`` manifest with access labels), recorded with the transformation version; an
-``AccessScope(collections)`` passed from the principal down through ``RetrievalService`` and
-``PrecomputeReader``: FAISS searched with an ``IDSelector`` over the allowed rows and BM25 scored
-with the same row mask (candidates, never a filtered top-k), ``chunk``/``window``/``outline``
-answer 404 outside the scope, precompute aggregates keyed by collection and summed over the allowed
-ones (their evidence rows joined to allowed chunks in SQL), and traces/audit rows visible only to
-keys whose scope covers every collection the run read.
+collection of a file is ``radar_pipeline.collection`` 's (a ``RADAR_COLLECTIONS_FILE`` manifest rule,
+else the Codefest institution code, else the corpus top folder), stored on ``source_files``,
+``documents``, ``chunks`` and in ``passages.parquet``. It is enforced inside every query: the API
+turns the principal into an ``AccessScope`` and reads through ``RetrievalService.for_scope``, whose
+lookups hold only the allowed rows and whose searches restrict the candidates (FAISS with an
+``IDSelectorBatch`` over the allowed rows, BM25 with the same row mask, pgvector with a
+``WHERE EXISTS``) before ranking, never a filtered top-k; chunks, windows and outlines outside the
+scope answer 404 as if they did not exist; publication listings count only allowed documents; the
+/chat run passes the same scope to all its tools. The precompute aggregates and the dashboard
+figures are counted over the whole corpus, so a restricted key gets 403 ``aggregate_not_scoped``
+there; a restricted key sees only its own traces, and cannot use the ``admin`` endpoints.
 
 ``AuditLog.write`` stores one ``audit_log`` row per request; ``TokenBucket`` is an in-process
 token bucket per key.

@@ -14,6 +14,8 @@ import sqlalchemy as sa
 from pgvector.sqlalchemy import Vector
 from sqlalchemy.dialects.postgresql import JSONB
 
+from radar_pipeline.collection import COLLECTION_SQL_DEFAULT
+
 metadata = sa.MetaData()
 
 source_files = sa.Table(
@@ -28,6 +30,11 @@ source_files = sa.Table(
     sa.Column("phenomenon", sa.Text, nullable=True),
     sa.Column("date_hint", sa.Text, nullable=True),
     sa.Column("date_hint_rule", sa.Text, nullable=True),
+    sa.Column(
+        "collection", sa.Text, nullable=True, index=True, comment="access collection (radar_pipeline.collection)"
+    ),
+    sa.Column("collection_labels", JSONB, nullable=True, comment="the manifest's access labels (tenant, purpose)"),
+    sa.Column("collection_version", sa.Text, nullable=True, comment="manifest version that assigned it"),
 )
 
 documents = sa.Table(
@@ -55,6 +62,7 @@ documents = sa.Table(
     sa.Column("chunker_version", sa.Text, nullable=True, comment="set once chunked; NULL = needs chunking"),
     sa.Column("metadata", JSONB, nullable=False),
     sa.Column("warnings", JSONB, nullable=False),
+    sa.Column("collection", sa.Text, nullable=True, index=True, comment="collection of primary_path"),
 )
 
 pages = sa.Table(
@@ -84,6 +92,7 @@ chunks = sa.Table(
     sa.Column("language", sa.Text, nullable=True),
     sa.Column("phenomenon", sa.Text, nullable=True),
     sa.Column("chunker_version", sa.Text, nullable=False),
+    sa.Column("collection", sa.Text, nullable=True, index=True, comment="the document's collection"),
 )
 
 # Vectors are cached by content: one row per (chunk text hash, encoder), so re-extracting or
@@ -191,10 +200,28 @@ def create_all_locked(
             conn.execute(sa.text(ddl))
 
 
+# Tables created before collections existed get the columns, and their rows the default collection
+# (``collection.collection_of`` in SQL); a manifest re-labels them on the next ``source_files`` run.
+COLLECTION_DDL = (
+    "ALTER TABLE source_files ADD COLUMN IF NOT EXISTS collection text",
+    "ALTER TABLE source_files ADD COLUMN IF NOT EXISTS collection_labels jsonb",
+    "ALTER TABLE source_files ADD COLUMN IF NOT EXISTS collection_version text",
+    "ALTER TABLE documents ADD COLUMN IF NOT EXISTS collection text",
+    "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS collection text",
+    f"UPDATE source_files SET collection = {COLLECTION_SQL_DEFAULT}, collection_version = 'default' "
+    "WHERE collection_version IS NULL",
+    "UPDATE documents d SET collection = s.collection FROM source_files s "
+    "WHERE s.path = d.primary_path AND d.collection IS DISTINCT FROM s.collection",
+    "UPDATE chunks c SET collection = d.collection FROM documents d "
+    "WHERE d.doc_id = c.doc_id AND c.collection IS DISTINCT FROM d.collection",
+)
+
+
 def ensure_schema(engine: sa.Engine) -> None:
-    """Create the pgvector extension and all tables if missing (idempotent, safe concurrently)."""
+    """Create the pgvector extension and all tables if missing (idempotent, safe concurrently);
+    add the collection columns to older tables and backfill them (``COLLECTION_DDL``)."""
     _ensure_extension(engine)
-    create_all_locked(engine, metadata, ())
+    create_all_locked(engine, metadata, COLLECTION_DDL)
 
 
 def _ensure_extension(engine: sa.Engine) -> None:

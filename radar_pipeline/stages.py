@@ -26,6 +26,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 from radar_pipeline import db
 from radar_pipeline.chunking import CHUNKER_VERSION, chunk_pages, text_sha
+from radar_pipeline.collection import CollectionManifest, collection_of
 from radar_pipeline.config import EncoderSpec
 from radar_pipeline.corpus import phenomenon_for, scan_corpus
 from radar_pipeline.encoders import Encoder, build_encoder
@@ -46,12 +47,22 @@ def _noop(_: str) -> None:
 
 
 # --------------------------------------------------------------------------- source_files
-def sync_source_files(engine: sa.Engine, corpus_root: Path, log: Log = _noop) -> dict:
-    """Scan ``corpus_root`` into ``source_files`` (insert/update/delete). Returns counts."""
+def sync_source_files(
+    engine: sa.Engine, corpus_root: Path, log: Log = _noop, manifest: CollectionManifest | None = None
+) -> dict:
+    """Scan ``corpus_root`` into ``source_files`` (insert/update/delete), each file labelled with its
+    collection by ``manifest`` (default: ``RADAR_COLLECTIONS_FILE``, else the top-folder rule of
+    ``collection.collection_of``). Returns counts, by collection too."""
     t0 = time.perf_counter()
+    manifest = manifest if manifest is not None else CollectionManifest.from_env()
     with engine.begin() as conn:
         known = {r.path: r._asdict() for r in conn.execute(sa.select(db.source_files))}
-    rows = [sf.as_row() for sf in scan_corpus(corpus_root, known)]
+    rows = []
+    for sf in scan_corpus(corpus_root, known):
+        coll, labels = manifest.assign(sf.path)
+        rows.append(
+            {**sf.as_row(), "collection": coll, "collection_labels": labels, "collection_version": manifest.version}
+        )
     seen = {r["path"] for r in rows}
     changed = [r for r in rows if known.get(r["path"], {}).get("sha256") != r["sha256"]]
     removed = sorted(set(known) - seen)
@@ -73,8 +84,27 @@ def sync_source_files(engine: sa.Engine, corpus_root: Path, log: Log = _noop) ->
         "distinct_contents": len({r["sha256"] for r in rows}),
         "by_extension": dict(Counter(r["extension"] or "(none)" for r in rows).most_common()),
         "by_phenomenon": dict(Counter(r["phenomenon"] or "(none)" for r in rows).most_common()),
+        "by_collection": dict(Counter(r["collection"] or "(none)" for r in rows).most_common()),
+        "collections_version": manifest.version,
         "seconds": round(time.perf_counter() - t0, 3),
     }
+
+
+def _sync_collections(conn) -> None:
+    """Documents take their primary path's collection, chunks their document's (a manifest change
+    re-labels rows without re-extracting or re-chunking anything)."""
+    conn.execute(
+        sa.text(
+            "UPDATE documents d SET collection = s.collection FROM source_files s "
+            "WHERE s.path = d.primary_path AND d.collection IS DISTINCT FROM s.collection"
+        )
+    )
+    conn.execute(
+        sa.text(
+            "UPDATE chunks c SET collection = d.collection FROM documents d "
+            "WHERE d.doc_id = c.doc_id AND c.collection IS DISTINCT FROM d.collection"
+        )
+    )
 
 
 # --------------------------------------------------------------------------- documents + pages
@@ -187,6 +217,7 @@ def extract_documents(
         fs = groups[doc_id]
         paths = sorted(f.path for f in fs)
         row = _document_row(doc_id, fs[0].sha256, paths, fs[0].size_bytes, doc, seconds)
+        row["collection"] = next(f.collection for f in fs if f.path == paths[0])
         _store_document(engine, row, doc)
         timings[doc.format].append(seconds)
         pages_by_fmt[doc.format] += len(doc.pages)
@@ -231,6 +262,7 @@ def extract_documents(
                 )
                 handle(d, failed, 0.0)
     with engine.begin() as conn:
+        _sync_collections(conn)
         status_counts = dict(
             conn.execute(sa.select(db.documents.c.status, sa.func.count()).group_by(db.documents.c.status)).all()
         )
@@ -291,7 +323,7 @@ def chunk_documents(
     d = db.documents
     with engine.begin() as conn:
         todo = conn.execute(
-            sa.select(d.c.doc_id, d.c.language, d.c.is_tabular, d.c.phenomenon, d.c.status)
+            sa.select(d.c.doc_id, d.c.language, d.c.is_tabular, d.c.phenomenon, d.c.status, d.c.collection)
             .where(sa.or_(d.c.chunker_version.is_(None), d.c.chunker_version != CHUNKER_VERSION))
             .order_by(d.c.n_chars.desc())
         ).all()
@@ -326,6 +358,7 @@ def chunk_documents(
                 "language": doc.language,
                 "phenomenon": doc.phenomenon,
                 "chunker_version": CHUNKER_VERSION,
+                "collection": doc.collection,
             }
             for c in new
         ]
@@ -351,6 +384,7 @@ def chunk_documents(
             if i % 200 == 0 or i == len(todo):
                 log(f"chunks: {i}/{len(todo)} documents chunked, {made} chunks")
     with engine.begin() as conn:
+        _sync_collections(conn)
         total, tokens = conn.execute(
             sa.select(sa.func.count(), sa.func.coalesce(sa.func.avg(db.chunks.c.n_tokens), 0))
         ).one()
@@ -477,11 +511,11 @@ def embed_chunks(
 
 # --------------------------------------------------------------------------- indexes
 def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFrame, np.ndarray]:
-    """All embedded chunks of ``encoder_name`` with their metadata, in (doc_id, seq) order, and the
-    aligned vector matrix (float32, (n, dim))."""
+    """All embedded chunks of ``encoder_name`` with their metadata (collection included), in
+    (doc_id, seq) order, and the aligned vector matrix (float32, (n, dim))."""
     q = sa.text(
         "SELECT c.chunk_id, c.doc_id, d.primary_path AS source_path, d.title, c.page_start, c.page_end, "
-        "c.phenomenon, c.language, c.text, e.embedding FROM chunks c JOIN documents d USING (doc_id) "
+        "c.phenomenon, c.language, c.text, c.collection, e.embedding FROM chunks c JOIN documents d USING (doc_id) "
         "JOIN embeddings e ON e.text_sha = c.text_sha AND e.encoder = :enc "
         "ORDER BY c.doc_id, c.seq"
     )
@@ -506,6 +540,7 @@ def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFra
                 "phenomenon": pl.Utf8,
                 "language": pl.Utf8,
                 "text": pl.Utf8,
+                "collection": pl.Utf8,
                 "embedding": pl.Object,
             }
         )
@@ -513,7 +548,13 @@ def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFra
     vectors = (
         np.vstack([np.asarray(r.embedding, dtype=np.float32) for r in rows]) if rows else np.zeros((0, 1), np.float32)
     )
-    return frame.drop("embedding"), vectors
+    frame = frame.drop("embedding").with_columns(
+        # rows chunked before collections existed: the default rule on the path
+        pl.struct("collection", "source_path")
+        .map_elements(lambda r: r["collection"] or collection_of(r["source_path"]), return_dtype=pl.Utf8)
+        .alias("collection")
+    )
+    return frame, vectors
 
 
 def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:

@@ -8,7 +8,9 @@ uses is the service's own API (``/aggregates``, ``/documents/{id}/window``, ``/c
 
 A missing table answers ``materialized: false`` (HTTP 200) and no database answers 409, like
 ``/aggregates``; these routes stay out of the OpenAPI document (they serve the page, not clients). The page and its
-static files are open (no corpus data); the four data endpoints need the ``read`` scope.
+static files are open (no corpus data); the four data endpoints need the ``read`` scope and an
+unrestricted credential: their figures and evidence rows come from precompute tables counted over
+the whole corpus, so a collection-restricted key gets 403 ``aggregate_not_scoped``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from api.dashboard.data import ENTITY_ID, PLACE_ID, VIEWS, DashboardData, Filters, NotMaterialized
-from api.security import Read
+from api.security import UnrestrictedRead
 from radar_pipeline.vocabulary import Phenomenon
 
 log = logging.getLogger("radar.api.dashboard")
@@ -109,7 +111,7 @@ def page() -> Response:
     return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
-@router.get("/tablero/api/meta", dependencies=[Read])
+@router.get("/tablero/api/meta", dependencies=[UnrestrictedRead])
 def meta(request: Request) -> dict:
     service = request.app.state.service
     llm = service.settings.llm
@@ -126,7 +128,7 @@ def meta(request: Request) -> dict:
     return {**out, "materialized": True, **_guard(lambda: _data(request).meta())}
 
 
-@router.get("/tablero/api/vista/{view}", dependencies=[Read])
+@router.get("/tablero/api/vista/{view}", dependencies=[UnrestrictedRead])
 def view(
     request: Request,
     view: Annotated[View, PathParam()],
@@ -151,7 +153,7 @@ def view(
     return {"materialized": True, **_guard(lambda: data.view(view, f, **opts))}
 
 
-@router.get("/tablero/api/evidencia", dependencies=[Read])
+@router.get("/tablero/api/evidencia", dependencies=[UnrestrictedRead])
 def evidencia(
     request: Request,
     vista: Annotated[View, Query()],
@@ -172,7 +174,7 @@ def evidencia(
     return {"materialized": True, **_guard(lambda: data.evidence(vista, row_ids, f, offset, limit))}
 
 
-@router.get("/tablero/api/resolver", dependencies=[Read])
+@router.get("/tablero/api/resolver", dependencies=[UnrestrictedRead])
 def resolver(
     request: Request,
     entidad: Annotated[str | None, Query(max_length=120)] = None,

@@ -1,8 +1,9 @@
 """Traces, keys and the audit log over HTTP.
 
 ``GET /traces/{run_id}`` (scope ``chat`` or ``admin``): the stored trace of one /chat run, only to the key that
-asked it (proved by the audit log) or to an ``admin`` key; anyone else gets 404, as for a run that
-does not exist. ``/keys`` and ``/audit`` need ``admin``. Keys are usually managed with ``radar keys``;
+asked it (proved by the audit log) or to an unrestricted ``admin`` key; anyone else gets 404, as for a
+run that does not exist (a run read only the asking key's collections, so its own trace never shows
+another collection's passages). ``/keys`` and ``/audit`` need ``admin``. Keys are usually managed with ``radar keys``;
 ``POST /keys`` returns the token once, like the command.
 """
 
@@ -43,7 +44,9 @@ def trace(
     if store is None or audit is None:
         raise _no_db()
     missing = HTTPException(404, detail={"code": "unknown_run", "message": "no hay traza visible con ese run_id"})
-    if not (principal.allows("admin") or audit.owns_run(principal.key_id, run_id)):
+    # an admin restricted to some collections sees only its own runs, like any other key
+    admin = principal.allows("admin") and principal.collections is None
+    if not (admin or audit.owns_run(principal.key_id, run_id)):
         raise missing
     data = store.load(run_id)
     if data is None:

@@ -1,6 +1,8 @@
 """Aggregates from the precomputes (shared by the dashboard and the agent's visualizer).
 
 A table not materialized yet answers ``materialized: false`` with a message (HTTP 200), never 500.
+The figures are counted over the whole corpus, so a collection-restricted credential gets 403
+``aggregate_not_scoped`` (the list of aggregate names, which counts nothing, stays readable).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from fastapi import APIRouter, HTTPException, Path, Query
 
 from api.deps import AggregatesDep, ServiceDep
 from api.schemas import AggregateListItem, AggregateResponse, ErrorResponse
-from api.security import Read
+from api.security import Read, UnrestrictedRead
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import AGGREGATES
 from radar_pipeline.vocabulary import Phenomenon
@@ -39,7 +41,12 @@ def list_aggregates(service: ServiceDep) -> list[AggregateListItem]:
     ]
 
 
-@router.get("/aggregates/{name}", response_model=AggregateResponse, responses={409: {"model": ErrorResponse}})
+@router.get(
+    "/aggregates/{name}",
+    response_model=AggregateResponse,
+    responses={409: {"model": ErrorResponse}, 403: {"model": ErrorResponse}},
+    dependencies=[UnrestrictedRead],
+)
 def read_aggregate(
     reader: AggregatesDep,
     name: Annotated[AggregateName, Path()],

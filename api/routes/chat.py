@@ -20,8 +20,9 @@ from pydantic import ValidationError
 
 from api.deps import ServiceDep
 from api.schemas import ChatRequest, ChatResponse, assemble, error_response
-from api.security import Chat
+from api.security import Chat, ChatScope
 from radar_pipeline.agent.service import AgentService
+from radar_pipeline.collection import AccessScope
 
 log = logging.getLogger("radar.api.chat")
 router = APIRouter(tags=["chat"], dependencies=[Chat])  # scope: chat
@@ -33,8 +34,14 @@ _CONTRACT_ERRORS = {
 }
 
 
-def run_chat(service: AgentService, req: ChatRequest, on_event: Callable[[dict], None] | None = None) -> ChatResponse:
-    """Run one question and return the contract; never raises."""
+def run_chat(
+    service: AgentService,
+    req: ChatRequest,
+    on_event: Callable[[dict], None] | None = None,
+    scope: AccessScope | None = None,
+) -> ChatResponse:
+    """Run one question under the caller's ``scope`` (every tool of the run reads only its
+    collections) and return the contract; never raises."""
     try:
         runner = service.runner()
     except Exception:
@@ -46,7 +53,7 @@ def run_chat(service: AgentService, req: ChatRequest, on_event: Callable[[dict],
             modo=service.mode,
             conversacion_id=req.conversacion_id,
         )
-    result = runner.run(req.pregunta, req.conversacion_id, on_event)
+    result = runner.run(req.pregunta, req.conversacion_id, on_event, scope=scope)
     try:
         resp = assemble(result)
     except ValidationError:
@@ -68,9 +75,10 @@ def run_chat(service: AgentService, req: ChatRequest, on_event: Callable[[dict],
     responses=_CONTRACT_ERRORS,
     summary="Responde una pregunta con citas [doc_id:chunk_id]",
 )
-def chat(req: ChatRequest, service: ServiceDep) -> ChatResponse:
-    """The agent's answer. Always the full contract; ``metadata.estado`` says how the run ended."""
-    return run_chat(service, req)
+def chat(req: ChatRequest, service: ServiceDep, scope: ChatScope) -> ChatResponse:
+    """The agent's answer, from the caller's collections only. Always the full contract;
+    ``metadata.estado`` says how the run ended."""
+    return run_chat(service, req, scope=scope)
 
 
 @router.post(
@@ -85,12 +93,12 @@ def chat(req: ChatRequest, service: ServiceDep) -> ChatResponse:
         **_CONTRACT_ERRORS,
     },
 )
-def chat_stream(req: ChatRequest, service: ServiceDep) -> StreamingResponse:
+def chat_stream(req: ChatRequest, service: ServiceDep, scope: ChatScope) -> StreamingResponse:
     events: queue.Queue = queue.Queue()
 
     def work() -> None:
         try:
-            resp = run_chat(service, req, on_event=lambda e: events.put(("step", e)))
+            resp = run_chat(service, req, on_event=lambda e: events.put(("step", e)), scope=scope)
         except Exception:
             log.exception("stream worker failed")
             resp = error_response("Error interno.", pregunta=req.pregunta, modo=service.mode)

@@ -1,4 +1,7 @@
-"""Document reading endpoints: outline, the evidence window (~80 passages around a chunk), one chunk."""
+"""Document reading endpoints: outline, the evidence window (~80 passages around a chunk), one chunk.
+
+All three read through the caller's scoped view (``RetrievalService.for_scope``): a chunk or document
+of a collection the credential may not read answers 404 exactly as one that does not exist."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from api.deps import RetrievalDep, ServiceDep
+from api.deps import ScopedRetrievalDep, ServiceDep
 from api.schemas import ErrorResponse, OutlineResponse, Passage, WindowResponse
 from api.security import Read
 
@@ -18,7 +21,7 @@ _NOT_FOUND = {404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}
 
 @router.get("/documents/{doc_id}/outline", response_model=OutlineResponse, responses=_NOT_FOUND)
 def outline(
-    retrieval: RetrievalDep,
+    retrieval: ScopedRetrievalDep,
     doc_id: Annotated[str, Path(max_length=64)],
     max_entries: Annotated[int, Query(ge=1, le=200)] = 30,
 ) -> OutlineResponse:
@@ -30,7 +33,7 @@ def outline(
 
 @router.get("/documents/{doc_id}/window", response_model=WindowResponse, responses=_NOT_FOUND)
 def window(
-    retrieval: RetrievalDep,
+    retrieval: ScopedRetrievalDep,
     service: ServiceDep,
     doc_id: Annotated[str, Path(max_length=64)],
     chunk_id: Annotated[str, Query(max_length=80, description="Pasaje citado, centro de la ventana")],
@@ -52,7 +55,7 @@ def window(
 
 
 @router.get("/chunks/{chunk_id}", response_model=Passage, responses=_NOT_FOUND)
-def chunk(retrieval: RetrievalDep, chunk_id: Annotated[str, Path(max_length=80)]) -> Passage:
+def chunk(retrieval: ScopedRetrievalDep, chunk_id: Annotated[str, Path(max_length=80)]) -> Passage:
     rec = retrieval.chunk(chunk_id)
     if rec is None:
         raise HTTPException(404, detail={"code": "unknown_chunk", "message": "no existe ese pasaje"})

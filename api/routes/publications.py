@@ -12,7 +12,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query
 
-from api.deps import RetrievalDep, ServiceDep
+from api.deps import ScopedRetrievalDep, ServiceDep
 from api.schemas import ErrorResponse, PublicationsResponse
 from api.security import Read
 from radar_pipeline.retrieval.publications import DATE_RE, PublicationQuery
@@ -29,7 +29,7 @@ _DATE_HELP = "AAAA, AAAA-MM o AAAA-MM-DD (inclusive)"
     responses={400: {"model": ErrorResponse}, 409: {"model": ErrorResponse}},
 )
 def publications(
-    retrieval: RetrievalDep,
+    retrieval: ScopedRetrievalDep,
     service: ServiceDep,
     desde: Annotated[str | None, Query(pattern=DATE_RE, description=f"Desde: {_DATE_HELP}")] = None,
     hasta: Annotated[str | None, Query(pattern=DATE_RE, description=f"Hasta: {_DATE_HELP}")] = None,
@@ -39,7 +39,8 @@ def publications(
     fenomeno: Annotated[Phenomenon | None, Query(description="Fenómeno")] = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 20,
 ) -> PublicationsResponse:
-    """Publications (one per document) matching the filters, newest first, with the total count."""
+    """Publications (one per document) matching the filters, newest first, with the total count; only
+    documents of the caller's collections are listed or counted."""
     try:
         out = retrieval.publications(PublicationQuery(desde, hasta, coleccion, fenomeno, limit), service.aggregates())
     except ValueError as exc:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query
 
-from api.deps import RetrievalDep
+from api.deps import ScopedRetrievalDep
 from api.schemas import ErrorResponse, SearchResponse
 from api.security import Read
 
@@ -18,12 +18,13 @@ router = APIRouter(tags=["search"], dependencies=[Read])  # scope: read
     "/search", response_model=SearchResponse, responses={409: {"model": ErrorResponse}, 400: {"model": ErrorResponse}}
 )
 def search(
-    retrieval: RetrievalDep,
+    retrieval: ScopedRetrievalDep,
     q: Annotated[str, Query(min_length=2, max_length=300, description="Pregunta o consulta")],
     k: Annotated[int, Query(ge=1, le=10)] = 10,
     doc_id: Annotated[list[str] | None, Query(max_length=5, description="Restringir a estos documentos")] = None,
 ) -> SearchResponse:
-    """Top documents (3) and passages (``k``) with ``similarity`` = raw cosine and ``score`` = policy score."""
+    """Top documents (3) and passages (``k``) with ``similarity`` = raw cosine and ``score`` = policy score,
+    from the caller's collections only (candidates restricted before ranking)."""
     if not q.strip() or len(q.strip()) < 2:
         raise HTTPException(400, detail={"code": "empty_query", "message": "la consulta está vacía"})
     t0 = time.perf_counter()

@@ -97,6 +97,7 @@ from radar_pipeline.agent.tools import ToolBox
 from radar_pipeline.agent.trace import Step, TraceStore
 from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
+from radar_pipeline.collection import AccessScope
 from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService, normalize_id
 
 log = logging.getLogger("radar.agent")
@@ -211,6 +212,7 @@ class _Ctx:
     provider_down: str | None = None
     degraded: list[dict] = field(default_factory=list)
     premise: premises.Premise | None = None
+    scope: AccessScope | None = None  # the caller's collections; None = unrestricted (internal callers)
     premise_verdict: premises.PremiseVerdict | None = None
     premise_basis: frozenset[str] = frozenset()  # the read chunk ids the verdict was made on
 
@@ -322,15 +324,23 @@ class AgentRunner:
 
     # -- public
     def run(
-        self, question: str, conversacion_id: str | None = None, on_event: Callable[[dict], None] | None = None
+        self,
+        question: str,
+        conversacion_id: str | None = None,
+        on_event: Callable[[dict], None] | None = None,
+        *,
+        scope: AccessScope | None = None,
     ) -> RunResult:
-        """Answer one question; never raises (failures become estado ``error``)."""
+        """Answer one question; never raises (failures become estado ``error``). ``scope`` is the
+        caller's ``AccessScope``: every tool of the run reads the index through
+        ``RetrievalService.for_scope(scope)``, so no step can see another collection."""
         ctx = _Ctx(
             run_id=uuid.uuid4().hex,
             conversacion_id=conversacion_id or uuid.uuid4().hex,
             question=_clean(question),
             on_event=on_event,
             started=time.perf_counter(),
+            scope=scope,
         )
         try:
             self._run_states(ctx)
@@ -705,7 +715,7 @@ class AgentRunner:
 
     # -- RETRIEVE (analyst)
     def _retrieve(self, ctx: _Ctx) -> State:
-        corpus = self._corpus()
+        corpus = self._corpus().for_scope(ctx.scope)
         if ctx.toolbox is None:
             ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls, reader=self.aggregates)
         tb = ctx.toolbox
@@ -1058,6 +1068,7 @@ def _citations(text: str, read: dict[str, dict]) -> list[dict]:
                     "fuente": p["source_path"],
                     "titulo": p.get("title"),
                     "pagina": p.get("page"),
+                    "politica": p.get("politica"),
                 }
             )
     return citas

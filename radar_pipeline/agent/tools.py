@@ -17,7 +17,9 @@ same service, so a passage cannot differ between chat and dashboard.
 * every call (accepted or rejected) is kept in ``calls`` with its id, arguments, output and timing,
   and the passages actually read are kept in ``read`` (the only ones a citation may point to);
 * a passage read that carries instructions (``guards.scan_passage``) is marked ``suspicious``: the
-  writers never get it as evidence and the verifier rejects a citation of it.
+  writers never get it as evidence and the verifier rejects a citation of it;
+* ``corpus`` is the run's scoped view (``RetrievalService.for_scope``): every tool searches, lists
+  and reads only the caller's collections, and every passage returned carries its ``politica``.
 
 Tool states (``ToolState``), derived from what the run has found so far, in this order::
 
@@ -383,6 +385,7 @@ class ToolBox:
                     "similarity": h["similarity"],
                     "score": round(h["score"], 6),
                     "snippet": " ".join(h["text"].split())[:SNIPPET_CHARS],
+                    "politica": h.get("politica"),
                 }
                 for h in hits
             ]

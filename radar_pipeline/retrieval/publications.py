@@ -14,9 +14,12 @@ Where the date comes from (``date_source`` of the listing):
   ``precompute.dates.date_for_document`` applied to the passage table's ``source_path`` alone (no
   Codefest inventory, so Codefest files named only by their id stay undated).
 
-The source collection (``collection_of``) is the institution code of a Codefest id
+The source collection is the passage table's ``collection`` (``radar_pipeline.collection``: the
+manifest's, else ``collection_of``: the institution code of a Codefest id
 (``codefest/F1/F1-CSET-005.txt`` → ``CSET``), else the top folder of the corpus path
-(``radar/territorial/pdf/x.pdf`` → ``radar``, ``space_security/a.txt`` → ``space_security``).
+(``radar/territorial/pdf/x.pdf`` → ``radar``, ``space_security/a.txt`` → ``space_security``)).
+Only the documents of the caller's ``AccessScope`` are listed: ``corpus`` is a scoped
+``RetrievalService`` whose ``doc_rows`` hold only the allowed documents.
 
 A date range (``desde`` / ``hasta``: ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, both optional) keeps a
 publication when its own period (its year, month or day, by precision) overlaps the range; with a
@@ -30,10 +33,10 @@ import calendar
 import logging
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 import sqlalchemy as sa
 
+from radar_pipeline.collection import collection_of
 from radar_pipeline.precompute.dates import date_for_document
 from radar_pipeline.precompute.reader import PrecomputeReader
 
@@ -51,7 +54,6 @@ __all__ = [
 
 DATE_RE = r"^(19|20)\d{2}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$"
 _DATE = re.compile(DATE_RE)
-_CODEFEST = re.compile(r"^F[123]-([A-Z0-9]+)-\d{3}")
 
 
 @dataclass(frozen=True)
@@ -83,18 +85,6 @@ def bounds(date: str) -> tuple[str, str]:
     if parts[2] > last:
         raise ValueError(f"fecha no válida: {date!r}")
     return date, date
-
-
-def collection_of(path: str | None) -> str | None:
-    """The source collection of a corpus path: a Codefest id's institution code, else its top folder
-    (None for a bare file name)."""
-    if not path:
-        return None
-    p = PurePosixPath(path)
-    m = _CODEFEST.match(p.stem)
-    if m:
-        return m.group(1)
-    return p.parts[0] if len(p.parts) > 1 else None
 
 
 def read_dates(reader: PrecomputeReader | None) -> tuple[dict[str, dict] | None, str]:
@@ -149,7 +139,7 @@ def list_publications(corpus, q: PublicationQuery, reader: PrecomputeReader | No
     for doc_id, rows in corpus.doc_rows.items():
         row = rows[0]
         path = corpus.paths[row]
-        coll = collection_of(path)
+        coll = corpus.collections[row]
         phen = corpus.phenomena[row]
         if q.fenomeno and phen != q.fenomeno:
             continue

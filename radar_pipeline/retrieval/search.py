@@ -17,6 +17,11 @@ from the index directory (no raw corpus, no PostgreSQL), then:
    filter);
 5. ``policy``: passages (dedupe, ≤ 3 per document, top 10) and documents (mean of best 2, top 3).
 
+Access: ``search``/``candidates`` take an optional ``RowMask`` (``Searcher.row_mask(collections)``):
+the rows of the caller's collections. It restricts the candidates themselves, before any ranking:
+FAISS scans only those rows (an ``IDSelectorBatch``), the BM25 score vector is zeroed outside them,
+so every list above is built from allowed rows only (never a filtered top-k).
+
 Every rule is a field of ``RetrievalConfig`` so evaluations can switch it off and measure it.
 """
 
@@ -101,6 +106,20 @@ class SearchResult:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class RowMask:
+    """The passage-table rows a caller may read: ``mask`` (bool, (n,)), ``rows`` (their int64 ids)
+    and ``params`` (FAISS search parameters selecting those ids)."""
+
+    mask: np.ndarray
+    rows: np.ndarray
+    params: object
+
+    @property
+    def size(self) -> int:
+        return int(self.rows.size)
+
+
 class Searcher:
     """Query-time view of one encoder's indexes. The indexes are read-only after construction;
     the only mutable state is the cache of re-ranker vectors encoded at query time (guarded by a
@@ -139,6 +158,8 @@ class Searcher:
         self._pages = p["page_start"].to_list()
         self._titles = p["title"].to_list()
         self._phen = np.array([x or "" for x in p["phenomenon"].to_list()])
+        self._collections = np.array([x or "" for x in p["collection"].to_list()], dtype=object)
+        self._masks: dict[frozenset, RowMask] = {}
         self._rerank_lock = threading.Lock()
         self._rerank_cache: dict[int, np.ndarray] = {}
         self._rerank_cache_size = rerank_cache_size
@@ -147,6 +168,20 @@ class Searcher:
             self._rerank_pre, self._rerank_have = load_rerank_vectors(
                 index_dir, reranker.name, passage_fingerprint(self._texts), reranker.dim
             )
+
+    def row_mask(self, collections: frozenset[str]) -> RowMask:
+        """The ``RowMask`` of the rows whose collection is in ``collections`` (cached per set;
+        rows without a collection are in no set)."""
+        key = frozenset(collections)
+        got = self._masks.get(key)
+        if got is None:
+            mask = np.isin(self._collections, list(key)) & (self._collections != "")
+            rows = np.flatnonzero(mask).astype(np.int64)
+            got = RowMask(mask, rows, faiss_store.selector(rows))
+            if len(self._masks) > 256:
+                self._masks.clear()
+            self._masks[key] = got
+        return got
 
     # ------------------------------------------------------------------ second stage
     @property
@@ -233,14 +268,26 @@ class Searcher:
                 q = q / (np.linalg.norm(q) or 1.0)
         return q.astype(np.float32)
 
-    def dense_run(self, qvec: np.ndarray, k: int, sentence_weight: float = 0.0) -> dict[int, float]:
+    def dense_run(
+        self, qvec: np.ndarray, k: int, sentence_weight: float = 0.0, allowed: RowMask | None = None
+    ) -> dict[int, float]:
+        """Top ``k`` rows by dense score (only rows of ``allowed`` when given)."""
+        if allowed is not None and allowed.size == 0:
+            return {}
         if sentence_weight > 0 and self.sentence_vectors is not None:
             full = self.vectors @ qvec
             best = np.full(full.shape[0], -1.0, dtype=np.float32)
             np.maximum.at(best, self.sentence_owner, self.sentence_vectors @ qvec)
             best = np.where(best < -0.5, full, best)  # passages without sentence vectors
-            return self._top((1 - sentence_weight) * full + sentence_weight * best, k, positive_only=False)
-        scores, rows = faiss_store.search(self.faiss, qvec[None, :], k)
+            combined = (1 - sentence_weight) * full + sentence_weight * best
+            if allowed is not None:
+                top = self._top(np.where(allowed.mask, combined, -np.inf), min(k, allowed.size), positive_only=False)
+                return {r: s for r, s in top.items() if allowed.mask[r]}
+            return self._top(combined, k, positive_only=False)
+        if allowed is not None:
+            scores, rows = faiss_store.search(self.faiss, qvec[None, :], k, allowed.params, allowed.size)
+        else:
+            scores, rows = faiss_store.search(self.faiss, qvec[None, :], k)
         return {int(r): float(s) for s, r in zip(scores[0], rows[0], strict=False) if r >= 0}
 
     def prf_terms(self, rows: list[int], n_terms: int) -> list[str]:
@@ -257,7 +304,12 @@ class Searcher:
         return sorted(weight, key=lambda t: -weight[t])[:n_terms]
 
     def exact_dense(
-        self, qvec: np.ndarray, rows: set[int], sentence_weight: float, known: dict[int, float]
+        self,
+        qvec: np.ndarray,
+        rows: set[int],
+        sentence_weight: float,
+        known: dict[int, float],
+        allowed: RowMask | None = None,
     ) -> dict[int, float]:
         """Dense scores of ``rows`` on the same scale as ``dense_run`` (reusing ``known`` ones)."""
         missing = np.fromiter((r for r in rows if r not in known), dtype=np.int64)
@@ -266,7 +318,7 @@ class Searcher:
             return out
         if sentence_weight > 0 and self.sentence_vectors is not None:
             # full-corpus pass is cheap at the sizes where sentence vectors exist
-            combined = self.dense_run(qvec, self.passages.height, sentence_weight)
+            combined = self.dense_run(qvec, self.passages.height, sentence_weight, allowed)
             out.update({int(r): combined[int(r)] for r in missing})
         else:
             out.update({int(r): float(s) for r, s in zip(missing, self.vectors[missing] @ qvec, strict=False)})
@@ -291,26 +343,29 @@ class Searcher:
 
     # ------------------------------------------------------------------ search
     def candidates(
-        self, question: str, cfg: RetrievalConfig | None = None
+        self, question: str, cfg: RetrievalConfig | None = None, allowed: RowMask | None = None
     ) -> tuple[list[Candidate], list[Candidate], str | None]:
-        """``(fused candidates, dense-ordered candidates, predicted phenomenon)``; scores include the boost."""
+        """``(fused candidates, dense-ordered candidates, predicted phenomenon)``; scores include the
+        boost. With ``allowed``, every candidate is an allowed row (module docstring)."""
         cfg = cfg or self.config
         qvec = self.query_vector(question, cfg)
         runs, weights = [], []
-        dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight)
+        dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight, allowed)
         feedback = sorted(dense, key=lambda r: -dense[r])
         if cfg.dense_prf_k and cfg.dense_prf_alpha:
             qvec = qvec + cfg.dense_prf_alpha * self.vectors[feedback[: cfg.dense_prf_k]].mean(axis=0)
             qvec = (qvec / (np.linalg.norm(qvec) or 1.0)).astype(np.float32)
-            dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight)
+            dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight, allowed)
         extra = self.prf_terms(feedback[: cfg.bm25_prf_k], cfg.bm25_prf_terms) if cfg.bm25_prf_k else []
         bm25_all = self.bm25_scores(question, cfg, extra) if cfg.bm25_weight > 0 else None
+        if bm25_all is not None and allowed is not None:
+            bm25_all = np.where(allowed.mask, bm25_all, 0.0).astype(np.float32)  # positives only: masked out
         bm25 = self._top(bm25_all, cfg.candidates) if bm25_all is not None else {}
         union = set(dense) | set(bm25)
         if cfg.dense_weight > 0:
             # exact dense scores for BM25-only candidates, normalised on the dense list's range
             lo, hi = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)
-            full = self.exact_dense(qvec, union, cfg.sentence_weight, dense)
+            full = self.exact_dense(qvec, union, cfg.sentence_weight, dense, allowed)
             runs.append(_clip_norm(full, lo, hi) if cfg.fusion == "convex" else dense)
             weights.append(cfg.dense_weight)
         if cfg.bm25_weight > 0 and bm25_all is not None:
@@ -338,13 +393,14 @@ class Searcher:
             row, self._chunk_ids[row], self._doc_ids[row], self._paths[row], self._texts[row], float(score)
         )
 
-    def search(self, question: str, cfg: RetrievalConfig | None = None) -> SearchResult:
-        """Top documents and passages for one question. Raises ``ValueError`` on an empty question."""
+    def search(self, question: str, cfg: RetrievalConfig | None = None, allowed: RowMask | None = None) -> SearchResult:
+        """Top documents and passages for one question, from the rows of ``allowed`` only when
+        given. Raises ``ValueError`` on an empty question."""
         if not question or not question.strip():
             raise ValueError("empty question")
         cfg = cfg or self.config
         t0 = time.perf_counter()
-        return self.apply_policy(question, *self.candidates(question, cfg), cfg, started=t0)
+        return self.apply_policy(question, *self.candidates(question, cfg, allowed), cfg, started=t0)
 
     def apply_policy(
         self,

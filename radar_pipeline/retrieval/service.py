@@ -5,10 +5,18 @@ and the passage table): passage search with the raw cosine similarity of each hi
 search, document outline, the publication listing (``publications``), a window of ~80 passages around a chunk, passages by id. The API's
 ``/search`` and ``/documents`` endpoints and the agent's tools call the same methods, so a figure
 cannot differ between chat and dashboard.
+
+Access: ``for_scope(AccessScope)`` returns a view of the same index that holds only the rows of the
+scope's collections: its ``row_of``/``doc_rows`` (every lookup by id, every window, outline,
+neighbour and listing goes through them) contain no other row, and its searches pass the searcher
+the scope's ``RowMask``, so candidates outside the scope are never ranked. A chunk or document
+outside the scope is answered exactly as one that does not exist (None). Every record a view
+returns carries ``politica`` (``AccessScope.policy``: collection, key id, rule).
 """
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 from collections import OrderedDict
@@ -16,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute.reader import PrecomputeReader
 from radar_pipeline.retrieval.publications import PublicationQuery, list_publications
 
@@ -48,6 +57,7 @@ class RetrievalService:
         self.page_end: list[int] = frame["page_end"].to_list()
         self.phenomena: list[str | None] = frame["phenomenon"].to_list()
         self.languages: list[str | None] = frame["language"].to_list()
+        self.collections: list[str | None] = frame["collection"].to_list()
         self.row_of = {c: i for i, c in enumerate(self.chunk_ids)}
         self.doc_rows: dict[str, list[int]] = {}
         for i, d in enumerate(self.doc_ids):
@@ -55,7 +65,34 @@ class RetrievalService:
         self._vectors = getattr(searcher, "vectors", None)
         self._lock = threading.Lock()
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._scache: OrderedDict[str, Any] = OrderedDict()
+        self._scache: OrderedDict[tuple, Any] = OrderedDict()
+        self.scope = AccessScope.everything()
+        self._mask = None  # the searcher's RowMask of a restricted view
+        self._views: dict[tuple, RetrievalService] = {}
+
+    def for_scope(self, scope: AccessScope | None) -> RetrievalService:
+        """This index as ``scope`` may read it (module docstring); views are cached per scope.
+        ``None`` = this service unchanged (internal callers: evaluations, the command line)."""
+        if scope is None:
+            return self
+        key = (scope.cache_key, scope.key_id)
+        with self._lock:
+            view = self._views.get(key)
+        if view is not None:
+            return view
+        view = copy.copy(self)
+        view.scope = scope
+        view._views = {}
+        if scope.restricted:
+            allowed = {i for i, c in enumerate(self.collections) if scope.allows(c)}
+            view.row_of = {c: i for c, i in self.row_of.items() if i in allowed}
+            view.doc_rows = {d: rows for d, rows in self.doc_rows.items() if rows[0] in allowed}
+            view._mask = self.searcher.row_mask(scope.collections)
+        with self._lock:
+            if len(self._views) > 256:
+                self._views.clear()
+            self._views[key] = view
+        return view
 
     @property
     def size(self) -> int:
@@ -101,6 +138,7 @@ class RetrievalService:
         }
         if text:
             rec["text"] = self.texts[row]
+        rec["politica"] = self.scope.policy(self.collections[row])
         return rec
 
     def chunk(self, chunk_id: str) -> dict | None:
@@ -109,13 +147,14 @@ class RetrievalService:
 
     # -- search
     def _search(self, query: str):
+        key = (self.scope.cache_key, query)
         with self._lock:
-            if query in self._scache:
-                self._scache.move_to_end(query)
-                return self._scache[query]
-        res = self.searcher.search(query)
+            if key in self._scache:
+                self._scache.move_to_end(key)
+                return self._scache[key]
+        res = self.searcher.search(query, allowed=self._mask) if self._mask is not None else self.searcher.search(query)
         with self._lock:
-            self._scache[query] = res
+            self._scache[key] = res
             while len(self._scache) > 256:
                 self._scache.popitem(last=False)
         return res

@@ -38,7 +38,24 @@ def load_index(index_dir: Path) -> faiss.Index:
     return faiss.read_index(str(path))
 
 
-def search(index: faiss.Index, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Top-``k`` rows per query: ``(scores, row_ids)``, both shape (n_queries, k); missing = -1."""
-    k = min(k, index.ntotal) or 1
-    return index.search(np.ascontiguousarray(queries, dtype=np.float32), k)
+def selector(allowed_rows: np.ndarray) -> faiss.SearchParameters:
+    """Search parameters that let FAISS consider only ``allowed_rows`` (int64 row ids): an
+    ``IDSelectorBatch`` checked inside the scan, so the top-k is taken over those rows only."""
+    ids = np.ascontiguousarray(allowed_rows, dtype=np.int64)
+    sel = faiss.IDSelectorBatch(ids.size, faiss.swig_ptr(ids))
+    params = faiss.SearchParameters(sel=sel)
+    params._radar_keep = (ids, sel)  # the selector reads ``ids`` by pointer: keep both alive
+    return params
+
+
+def search(
+    index: faiss.Index, queries: np.ndarray, k: int, allowed: faiss.SearchParameters | None = None, n_allowed=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Top-``k`` rows per query: ``(scores, row_ids)``, both shape (n_queries, k); missing = -1.
+
+    ``allowed`` (from ``selector``) restricts the scan to those rows (``n_allowed`` of them)."""
+    k = min(k, index.ntotal if n_allowed is None else n_allowed) or 1
+    q = np.ascontiguousarray(queries, dtype=np.float32)
+    if allowed is None:
+        return index.search(q, k)
+    return index.search(q, k, params=allowed)

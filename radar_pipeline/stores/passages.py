@@ -1,7 +1,10 @@
 """The passage table shared row by row by the on-disk indexes of one encoder.
 
 ``passages.parquet`` holds, for row ``i`` of the FAISS and BM25 indexes, the chunk's id, document,
-source path, page span, phenomenon and text, so a search answers without touching PostgreSQL.
+source path, page span, phenomenon, text and access collection (``radar_pipeline.collection``), so
+a search answers, and restricts its candidates to a caller's collections, without touching PostgreSQL.
+A table written without ``collection`` (older indexes, hand-built test indexes) gets the default
+collection of each ``source_path`` when saved or loaded.
 """
 
 from __future__ import annotations
@@ -9,6 +12,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+
+from radar_pipeline.collection import collection_of
+
+
+def _with_collection(frame: pl.DataFrame) -> pl.DataFrame:
+    if COLLECTION_COLUMN in frame.columns:
+        return frame
+    return frame.with_columns(
+        pl.col("source_path").map_elements(collection_of, return_dtype=pl.Utf8).alias(COLLECTION_COLUMN)
+    )
+
 
 PASSAGE_COLUMNS = [
     "chunk_id",
@@ -21,17 +35,21 @@ PASSAGE_COLUMNS = [
     "language",
     "text",
 ]
+# written too; derived from ``source_path`` when a frame lacks it (``collection.collection_of``)
+COLLECTION_COLUMN = "collection"
 PASSAGES_FILE = "passages.parquet"
 
 
 def save_passages(frame: pl.DataFrame, index_dir: Path) -> Path:
-    """Write the aligned passage table; ``frame`` must have ``PASSAGE_COLUMNS``. Returns the path."""
+    """Write the aligned passage table: ``PASSAGE_COLUMNS`` (required) and ``collection`` (derived
+    from ``source_path`` when ``frame`` lacks it). Returns the path."""
+    frame = _with_collection(frame)
     missing = set(PASSAGE_COLUMNS) - set(frame.columns)
     if missing:
         raise ValueError(f"passage table lacks columns {sorted(missing)}")
     index_dir.mkdir(parents=True, exist_ok=True)
     path = index_dir / PASSAGES_FILE
-    frame.select(PASSAGE_COLUMNS).write_parquet(path)
+    frame.select([*PASSAGE_COLUMNS, COLLECTION_COLUMN]).write_parquet(path)
     return path
 
 
@@ -40,4 +58,4 @@ def load_passages(index_dir: Path) -> pl.DataFrame:
     path = index_dir / PASSAGES_FILE
     if not path.exists():
         raise FileNotFoundError(f"no passage table at {path}: materialize the index assets first")
-    return pl.read_parquet(path)
+    return _with_collection(pl.read_parquet(path))

@@ -40,23 +40,43 @@ def ensure_hnsw_index(engine: sa.Engine, encoder: str, dim: int, m: int = 16, ef
 
 
 def search_pgvector(
-    engine: sa.Engine, encoder: str, dim: int, query: np.ndarray, k: int = 10, ef_search: int = 100
+    engine: sa.Engine,
+    encoder: str,
+    dim: int,
+    query: np.ndarray,
+    k: int = 10,
+    ef_search: int = 100,
+    collections: frozenset[str] | None = None,
 ) -> list[tuple[str, float]]:
     """Approximate top-``k`` ``(chunk_id, cosine_similarity)`` for one unit query vector of ``dim``.
 
     The HNSW index ranks distinct texts; chunks sharing a text all come back with its score.
+    ``collections`` (None = all) restricts the search inside the query: only texts of a chunk of
+    those collections are candidates (a ``WHERE EXISTS`` with pgvector's iterative index scan, so
+    the top ``k`` is taken over allowed texts, not filtered afterwards), and only such chunks return.
     """
     vec = "[" + ",".join(f"{x:.7g}" for x in np.asarray(query, dtype=np.float32).ravel()) + "]"
     d = int(dim)
+    params: dict = {"q": vec, "enc": encoder, "k": int(k)}
+    where, chunk_where = "", ""
+    if collections is not None:
+        params["colls"] = sorted(collections)
+        where = (
+            " AND EXISTS (SELECT 1 FROM chunks a WHERE a.text_sha = embeddings.text_sha AND a.collection = ANY(:colls))"
+        )
+        chunk_where = " WHERE c.collection = ANY(:colls)"
     with engine.begin() as conn:
         conn.execute(sa.text(f"SET LOCAL hnsw.ef_search = {int(ef_search)}"))
+        if collections is not None:
+            conn.execute(sa.text("SET LOCAL hnsw.iterative_scan = strict_order"))
         rows = conn.execute(
             sa.text(
                 f"WITH top AS (SELECT text_sha, (embedding::vector({d})) <=> CAST(:q AS vector({d})) AS dist "
-                f"FROM embeddings WHERE encoder = :enc ORDER BY (embedding::vector({d})) <=> CAST(:q AS vector({d})) "
-                f"LIMIT :k) SELECT c.chunk_id, 1 - top.dist AS score FROM top JOIN chunks c USING (text_sha) "
-                f"ORDER BY top.dist, c.chunk_id"
+                f"FROM embeddings WHERE encoder = :enc{where} "
+                f"ORDER BY (embedding::vector({d})) <=> CAST(:q AS vector({d})) "
+                f"LIMIT :k) SELECT c.chunk_id, 1 - top.dist AS score FROM top JOIN chunks c USING (text_sha)"
+                f"{chunk_where} ORDER BY top.dist, c.chunk_id"
             ),
-            {"q": vec, "enc": encoder, "k": int(k)},
+            params,
         ).all()
     return [(r[0], float(r[1])) for r in rows]

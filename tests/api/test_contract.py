@@ -39,7 +39,10 @@ def test_chat_contract_is_strict(client):
     assert set(body["evaluacion"]) == {"input", "retrieval_context", "tools_called"}
     assert all(set(t) == {"name", "input_parameters", "output"} for t in body["evaluacion"]["tools_called"])
     c = body["citas"][0]
-    assert set(c) == {"n", "doc_id", "chunk_id", "fuente", "titulo", "pagina"} and c["fuente"].endswith(".txt")
+    assert set(c) == {"n", "doc_id", "chunk_id", "fuente", "titulo", "pagina", "politica"}
+    assert c["fuente"].endswith(".txt")
+    # the policy that let the passage through: its collection, the (open loopback) credential, the rule
+    assert c["politica"] == {"coleccion": c["fuente"].split("/")[0], "clave": "open", "regla": "todas_las_colecciones"}
     bad = dict(body, extra=1)
     try:
         ChatResponse.model_validate(bad)

@@ -113,3 +113,64 @@ def test_rerank_vectors_within_a_budget_then_exported_row_aligned(engine, tmp_pa
     vecs, have = load_rerank_vectors(index_dir, e5_encoder.name, passage_fingerprint(texts), 384)
     assert full["coverage"] == 1.0 and have.all() and vecs.shape == (5, 384)
     assert np.allclose(vecs, e5_encoder.encode_passages(texts), atol=1e-5)
+
+
+def test_collections_through_the_stages_and_the_passage_table(engine, tmp_path, use_encoder):
+    """Each file gets its collection (top folder, or the manifest's rule with its labels); documents,
+    chunks and the passage table carry it; a manifest change re-labels without re-chunking; rows
+    stored before the column existed get their default collection."""
+    from radar_pipeline.collection import CollectionManifest
+    from radar_pipeline.stages import build_faiss_index, chunk_documents, embed_chunks
+    from radar_pipeline.stores.passages import load_passages
+
+    root = tmp_path / "corpus"
+    for folder, text in (("alpha", "Satellites and orbital debris."), ("beta", "Gold mining and armed groups.")):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "a.txt").write_text(text * 5)
+    (root / "loose.txt").write_text("A file at the corpus root." * 3)
+    stats = sync_source_files(engine, root, manifest=CollectionManifest())
+    assert stats["by_collection"] == {"alpha": 1, "beta": 1, "(none)": 1}
+    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    chunk_documents(engine)
+    embed_chunks(engine, use_encoder)
+    q = "SELECT d.primary_path, d.collection, c.collection FROM documents d JOIN chunks c USING (doc_id) ORDER BY 1"
+    with engine.begin() as conn:
+        assert [tuple(r) for r in conn.execute(sa.text(q))] == [
+            ("alpha/a.txt", "alpha", "alpha"),
+            ("beta/a.txt", "beta", "beta"),
+            ("loose.txt", None, None),
+        ]
+    build_faiss_index(engine, use_encoder.name, tmp_path / "ix")
+    passages = load_passages(tmp_path / "ix")
+    assert dict(zip(passages["source_path"], passages["collection"], strict=True)) == {
+        "alpha/a.txt": "alpha",
+        "beta/a.txt": "beta",
+        "loose.txt": None,
+    }
+    # a manifest moves beta into "secreto" with its labels; nothing is re-extracted or re-chunked
+    f = tmp_path / "collections.toml"
+    f.write_text('[[collection]]\nname = "secreto"\npaths = ["beta/*"]\ntenant = "t2"\npurpose = "p"\n')
+    sync_source_files(engine, root, manifest=CollectionManifest.load(f))
+    assert extract_documents(engine, root, OcrSettings(enabled=False), workers=1)["extracted_now"] == 0
+    assert chunk_documents(engine)["documents_chunked_now"] == 0
+    with engine.begin() as conn:
+        assert (
+            conn.execute(
+                sa.text(
+                    "SELECT c.collection FROM chunks c JOIN documents d USING (doc_id) "
+                    "WHERE d.primary_path = 'beta/a.txt'"
+                )
+            ).scalar()
+            == "secreto"
+        )
+        labels = conn.execute(sa.text("SELECT collection_labels FROM source_files WHERE path = 'beta/a.txt'")).scalar()
+        assert labels == {"tenant": "t2", "purpose": "p"}
+        # an older database: the columns emptied as if they had never existed, then the schema ensured
+        conn.execute(sa.text("UPDATE source_files SET collection = NULL, collection_version = NULL"))
+        conn.execute(sa.text("UPDATE documents SET collection = NULL"))
+        conn.execute(sa.text("UPDATE chunks SET collection = NULL"))
+    db.ensure_schema(engine)
+    with engine.begin() as conn:
+        assert sorted(conn.execute(sa.text("SELECT collection FROM chunks")).scalars(), key=str) == sorted(
+            ["alpha", "beta", None], key=str
+        )

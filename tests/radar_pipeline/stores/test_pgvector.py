@@ -61,6 +61,7 @@ def test_hnsw_index_and_search(engine, use_encoder):
                     language="en",
                     phenomenon=None,
                     chunker_version="t",
+                    collection="a" if i < 3 else "b",
                 )
                 for i, t in enumerate(texts)
             ],
@@ -83,3 +84,9 @@ def test_hnsw_index_and_search(engine, use_encoder):
     assert {h[0] for h in hits[:2]} == {f"{'d' * 16}-0", f"{'d' * 16}-3"}
     assert abs(hits[0][1] - float(vecs[0] @ q)) < 1e-4
     assert np.isclose(hits[0][1], hits[1][1])
+    # collections restrict inside the query: chunk 3 (collection b) shares chunk 0's text
+    only_b = search_pgvector(engine, "usem3", 512, q, k=2, collections=frozenset({"b"}))
+    assert [h[0] for h in only_b] == [f"{'d' * 16}-3"]
+    only_a = search_pgvector(engine, "usem3", 512, q, k=2, collections=frozenset({"a"}))
+    assert len(only_a) == 2 and f"{'d' * 16}-3" not in {h[0] for h in only_a}  # k filled with allowed texts
+    assert search_pgvector(engine, "usem3", 512, q, k=2, collections=frozenset()) == []
