@@ -101,11 +101,22 @@ def start_server(index_dir: str | None, log_path: Path) -> tuple[subprocess.Pope
     raise RuntimeError("server did not become healthy in 120 s")
 
 
-async def run_load(url: str, questions: list[str], clients: int, duration: float, timeout: float, warmup: bool) -> dict:
+async def run_load(
+    url: str,
+    questions: list[str],
+    clients: int,
+    duration: float,
+    timeout: float,
+    warmup: bool,
+    api_key: str | None = None,
+) -> dict:
+    """``clients`` concurrent clients posting ``questions`` to ``/chat`` for ``duration`` seconds;
+    ``api_key`` is sent as ``Authorization: Bearer`` (a server with authentication on)."""
     results: list[dict] = []
     counter = {"i": 0}
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as http:
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits, headers=headers) as http:
         if warmup:  # load the encoder and index once, outside the measurement
             await http.post("/chat", json={"pregunta": questions[0]})
         start = time.perf_counter()
@@ -171,6 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--index-dir", help="RADAR_AGENT_INDEX_DIR for the server this script starts")
     ap.add_argument("--out", type=Path, default=ROOT / "evals" / "reports" / "load_chat.json")
     ap.add_argument("--no-warmup", action="store_true")
+    ap.add_argument(
+        "--api-key",
+        default=os.environ.get("RADAR_API_KEY"),
+        help="key for a server with authentication on (RADAR_API_KEY)",
+    )
     args = ap.parse_args(argv)
     if not 1 <= args.clients <= 200 or not 1 <= args.duration <= 3600:
         ap.error("--clients must be 1..200 and --duration 1..3600")
@@ -186,7 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         proc, url = start_server(args.index_dir, args.out.with_suffix(".server.log"))
     try:
         report = asyncio.run(
-            run_load(url.rstrip("/"), questions, args.clients, args.duration, args.timeout, not args.no_warmup)
+            run_load(
+                url.rstrip("/"), questions, args.clients, args.duration, args.timeout, not args.no_warmup, args.api_key
+            )
         )
         report["health"] = httpx.get(url.rstrip("/") + "/health", timeout=10).json()
     finally:
