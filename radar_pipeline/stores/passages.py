@@ -10,6 +10,8 @@ from pathlib import Path
 
 import polars as pl
 
+from radar_pipeline.stores.integrity import atomic_write
+
 PASSAGE_COLUMNS = [
     "chunk_id",
     "doc_id",
@@ -25,19 +27,22 @@ PASSAGES_FILE = "passages.parquet"
 
 
 def save_passages(frame: pl.DataFrame, index_dir: Path) -> Path:
-    """Write the aligned passage table; ``frame`` must have ``PASSAGE_COLUMNS``. Returns the path."""
+    """Write the aligned passage table atomically (temporary file, fsync, rename); ``frame`` must
+    have ``PASSAGE_COLUMNS``. Returns the path."""
     missing = set(PASSAGE_COLUMNS) - set(frame.columns)
     if missing:
         raise ValueError(f"passage table lacks columns {sorted(missing)}")
-    index_dir.mkdir(parents=True, exist_ok=True)
-    path = index_dir / PASSAGES_FILE
-    frame.select(PASSAGE_COLUMNS).write_parquet(path)
-    return path
+    table = frame.select(PASSAGE_COLUMNS)
+    return atomic_write(index_dir / PASSAGES_FILE, lambda tmp: table.write_parquet(tmp))
 
 
 def load_passages(index_dir: Path) -> pl.DataFrame:
-    """Read the aligned passage table. Raises ``FileNotFoundError`` if the indexes were never built."""
+    """Read the aligned passage table. Raises ``FileNotFoundError`` if the indexes were never
+    built, ``ValueError`` when the file cannot be read (truncated, damaged)."""
     path = index_dir / PASSAGES_FILE
     if not path.exists():
         raise FileNotFoundError(f"no passage table at {path}: materialize the index assets first")
-    return pl.read_parquet(path)
+    try:
+        return pl.read_parquet(path)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise ValueError(f"passage table at {path} unreadable: {str(exc).splitlines()[0][:200]}") from exc
