@@ -295,11 +295,10 @@ def test_disk_full_during_index_build_then_clean_retry(pg_url, shared_dir, tmp_p
     try:
         if mounted:  # the current index fits on it; a new one does not
             shutil.copytree(saved / "usem3", index_dir)
-            with open(home / "indexes" / "filler", "wb") as f:  # fill what is left
+            with open(home / "indexes" / "filler", "wb", buffering=0) as f:  # fill what is left
                 try:
                     while True:
                         f.write(b"\0" * 4096)
-                        f.flush()
                 except OSError:
                     pass
             env = {}
