@@ -9,7 +9,6 @@ callable taking a string (Dagster's ``context.log.info``, ``print``, a tqdm writ
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections import Counter, defaultdict
@@ -35,6 +34,7 @@ from radar_pipeline.ingest.normalize import json_safe
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
 from radar_pipeline.stores.centroids import compute_centroids, save_centroids
+from radar_pipeline.stores.integrity import read_manifest, remove_stale_temporaries, seal_bm25, seal_dense, verify_index
 from radar_pipeline.stores.passages import save_passages
 
 Log = Callable[[str], None]
@@ -566,12 +566,16 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     t1 = time.perf_counter()
     index = faiss_store.build_flat_ip(vectors)
     build_s = time.perf_counter() - t1
+    # Each file replaces its predecessor atomically; the manifest (sizes + SHA-256) goes last, so
+    # a run killed between two files leaves a set the manifest does not vouch for, which readers
+    # refuse (``integrity.verify_index``) until the next run rebuilds it.
+    cleaned = remove_stale_temporaries(index_dir)
+    if cleaned:
+        log(f"faiss_index: removed temporaries of an interrupted run: {cleaned}")
     faiss_store.save_index(index, index_dir)
     save_passages(frame, index_dir)
     save_centroids(compute_centroids(vectors, frame["phenomenon"].to_list()), index_dir)
-    (index_dir / "manifest.json").write_text(
-        json.dumps({"encoder": encoder_name, "rows": frame.height, "dim": int(vectors.shape[1])}, indent=1)
-    )
+    seal_dense(index_dir, encoder_name, frame.height, int(vectors.shape[1]))
     log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}")
     return {
         "rows": frame.height,
@@ -622,12 +626,22 @@ def export_rerank_vectors(engine: sa.Engine, encoder_name: str, index_dir: Path,
 
 
 def build_bm25_index(index_dir: Path, log: Log = _noop) -> dict:
-    """BM25 over the same passage table the FAISS index wrote (same row order)."""
+    """BM25 over the same passage table the FAISS index wrote (same row order), swapped in whole,
+    then recorded in the index manifest with the passage table's SHA-256 it was built from.
+    Raises ``ValueError`` when the passage table does not match its manifest."""
     from radar_pipeline.stores.passages import load_passages
 
     t0 = time.perf_counter()
+    man = read_manifest(index_dir)
+    problems = verify_index(index_dir)
+    if man is None or "passages" in problems:
+        raise ValueError(
+            f"passage table at {index_dir} is not vouched for by its manifest "
+            f"({problems.get('passages', 'no manifest')}): materialize faiss_index first"
+        )
     frame = load_passages(index_dir)
     index = Bm25Index.build(frame["text"].to_list())
     index.save(index_dir)
+    seal_bm25(index_dir, frame.height)
     log(f"bm25_index: {frame.height} passages, {len(index.vocab)} terms")
     return {"rows": frame.height, "vocabulary": len(index.vocab), "seconds": round(time.perf_counter() - t0, 3)}

@@ -44,7 +44,7 @@ def health(service: ServiceDep, request: Request) -> HealthResponse:
         "model_large": llm.model_large if llm.enabled else None,
         "model_small": (llm.model_small or llm.model_large) if llm.enabled else None,
     }
-    ok = index["present"] and db["connected"] is not False
+    ok = index["present"] and not index["problems"] and db["connected"] is not False
     return HealthResponse(
         status="ok" if ok else "degraded",
         version=_version(),

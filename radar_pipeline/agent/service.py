@@ -92,14 +92,27 @@ class AgentService:
             return self._corpus
 
     def index_status(self) -> dict:
+        """What ``/health`` says about the index: ``dir``, ``present`` (FAISS index and passage
+        table on disk and neither damaged), ``loaded``, ``passages`` (rows in memory), ``error``
+        (the last load failure) and ``problems`` (component → what is wrong on disk now: sizes
+        against the manifest, plus what the loaded searcher left out, e.g. a damaged BM25 index)."""
+        from radar_pipeline.stores.integrity import verify_index
+
         d = self.index_dir()
         loaded = self._corpus is not None
+        problems = verify_index(d, deep=False)
+        if loaded:
+            problems = {**getattr(self._corpus.searcher, "problems", {}), **problems}
+        elif self._corpus_error and not problems:
+            problems = {"index": self._corpus_error}
+        files = (d / "passages.parquet").exists() and (d / "faiss.index").exists()
         return {
             "dir": str(d),
-            "present": (d / "passages.parquet").exists() and (d / "faiss.index").exists(),
+            "present": files and "faiss" not in problems and "passages" not in problems,
             "loaded": loaded,
             "passages": self._corpus.size if loaded else None,
             "error": self._corpus_error,
+            "problems": problems,
         }
 
     def engine(self) -> sa.Engine | None:

@@ -43,6 +43,7 @@ from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_docume
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index, tokenize
 from radar_pipeline.stores.centroids import load_centroids
+from radar_pipeline.stores.integrity import verify_index
 from radar_pipeline.stores.passages import load_passages
 from radar_pipeline.stores.rerank_vectors import load_rerank_vectors, passage_fingerprint
 from radar_pipeline.stores.sentence_vectors import load_sentence_vectors
@@ -123,7 +124,11 @@ class RowMask:
 class Searcher:
     """Query-time view of one encoder's indexes. The indexes are read-only after construction;
     the only mutable state is the cache of re-ranker vectors encoded at query time (guarded by a
-    lock, bounded by ``rerank_cache_size``). A re-materialized index is seen by a new Searcher."""
+    lock, bounded by ``rerank_cache_size``). A re-materialized index is seen by a new Searcher.
+
+    Construction raises ``FileNotFoundError`` when the index was never built and ``ValueError``
+    when the FAISS index or passage table is damaged (``stores.integrity.verify_index``, read
+    errors, row mismatch); a damaged BM25 index is skipped and named in ``problems``."""
 
     def __init__(
         self,
@@ -137,14 +142,28 @@ class Searcher:
         self.encoder = encoder
         self.config = config or RetrievalConfig()
         self.reranker = reranker
+        # A FAISS index or passage table that its manifest does not vouch for (truncated, damaged,
+        # from another build) is refused: answering from it could cite the wrong passage. A broken
+        # BM25 index is left out (dense-only search) and named in ``self.problems``.
+        self.problems: dict[str, str] = verify_index(index_dir)
+        broken = {k: v for k, v in self.problems.items() if k in ("faiss", "passages")}
+        if broken:
+            raise ValueError("índice dañado: " + "; ".join(f"{k}: {v}" for k, v in broken.items()))
         self.passages: pl.DataFrame = load_passages(index_dir)
         self.faiss = faiss_store.load_index(index_dir)
         if self.faiss.ntotal != self.passages.height:
             raise ValueError(f"index/passage table mismatch: {self.faiss.ntotal} vs {self.passages.height} rows")
         self.vectors = self.faiss.reconstruct_n(0, self.faiss.ntotal)
-        try:
-            self.bm25: Bm25Index | None = Bm25Index.load(index_dir)
-        except FileNotFoundError:
+        self.bm25: Bm25Index | None = None
+        if "bm25" not in self.problems:
+            try:
+                self.bm25 = Bm25Index.load(index_dir)
+            except FileNotFoundError:
+                pass
+            except ValueError as exc:
+                self.problems["bm25"] = str(exc)
+        if self.bm25 is not None and self.bm25.size != self.passages.height:
+            self.problems["bm25"] = f"BM25 index has {self.bm25.size} rows, passage table {self.passages.height}"
             self.bm25 = None
         self.centroids = load_centroids(index_dir)
         self.sentence_vectors, self.sentence_owner = load_sentence_vectors(index_dir)

@@ -15,6 +15,7 @@ import bm25s
 import numpy as np
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_PORTUGUESE, STOPWORDS_SPANISH
 
+from radar_pipeline.stores.integrity import atomic_write_dir
 from radar_pipeline.textfold import fold_tokens
 
 BM25_DIR = "bm25"
@@ -46,16 +47,18 @@ class Bm25Index:
         return cls(retriever)
 
     def save(self, index_dir: Path) -> Path:
-        path = index_dir / BM25_DIR
-        self.retriever.save(str(path), show_progress=False)
-        return path
+        """Write ``<index_dir>/bm25/`` into a new directory, then swap it in (never half-written)."""
+        return atomic_write_dir(index_dir / BM25_DIR, lambda tmp: self.retriever.save(str(tmp), show_progress=False))
 
     @classmethod
     def load(cls, index_dir: Path) -> Bm25Index:
         path = index_dir / BM25_DIR
         if not path.exists():
             raise FileNotFoundError(f"no BM25 index at {path}: materialize bm25_index first")
-        return cls(bm25s.BM25.load(str(path), show_progress=False, verbosity=0))
+        try:
+            return cls(bm25s.BM25.load(str(path), show_progress=False, verbosity=0))
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            raise ValueError(f"BM25 index at {path} unreadable: {type(exc).__name__}: {str(exc)[:200]}") from exc
 
     @property
     def size(self) -> int:

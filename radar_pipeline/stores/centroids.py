@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from radar_pipeline.stores.integrity import atomic_write_text
 from radar_pipeline.vocabulary import PHENOMENA
 
 CENTROIDS_FILE = "phenomenon_centroids.json"
@@ -29,8 +30,8 @@ def compute_centroids(vectors: np.ndarray, phenomena: list[str | None]) -> dict[
 
 
 def save_centroids(centroids: dict[str, list[float]], index_dir: Path) -> None:
-    """Write ``<index>/phenomenon_centroids.json`` (phenomenon → list of floats)."""
-    (index_dir / CENTROIDS_FILE).write_text(json.dumps(centroids))
+    """Write ``<index>/phenomenon_centroids.json`` (phenomenon → list of floats) atomically."""
+    atomic_write_text(index_dir / CENTROIDS_FILE, json.dumps(centroids))
 
 
 def load_centroids(index_dir: Path) -> dict[str, np.ndarray]:

@@ -7,6 +7,8 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from radar_pipeline.stores.integrity import atomic_write
+
 FAISS_FILE = "faiss.index"
 # One OpenMP thread per search: a single-query flat search gains nothing from threads, a service
 # runs concurrent queries anyway, and with OMP_THREAD_LIMIT=1 in the environment (set for
@@ -24,18 +26,23 @@ def build_flat_ip(vectors: np.ndarray) -> faiss.Index:
 
 
 def save_index(index: faiss.Index, index_dir: Path) -> Path:
-    index_dir.mkdir(parents=True, exist_ok=True)
-    path = index_dir / FAISS_FILE
-    faiss.write_index(index, str(path))
-    return path
+    """Write ``<index_dir>/faiss.index`` atomically (temporary file, fsync, rename). Returns the path."""
+    # serialised in memory and written by Python, so a full disk raises OSError(ENOSPC) with its
+    # message (FAISS's own writer reports it as a bare RuntimeError)
+    data = faiss.serialize_index(index)
+    return atomic_write(index_dir / FAISS_FILE, lambda tmp: tmp.write_bytes(data.tobytes()))
 
 
 def load_index(index_dir: Path) -> faiss.Index:
-    """Read the index. Raises ``FileNotFoundError`` when it was never built."""
+    """Read the index. Raises ``FileNotFoundError`` when it was never built, ``ValueError`` when
+    the file cannot be read (truncated, damaged)."""
     path = index_dir / FAISS_FILE
     if not path.exists():
         raise FileNotFoundError(f"no FAISS index at {path}: materialize faiss_index first")
-    return faiss.read_index(str(path))
+    try:
+        return faiss.read_index(str(path))
+    except RuntimeError as exc:  # FAISS reports a short or garbled file as a RuntimeError
+        raise ValueError(f"FAISS index at {path} unreadable: {str(exc).splitlines()[0][:200]}") from exc
 
 
 def selector(allowed_rows: np.ndarray) -> faiss.SearchParameters:

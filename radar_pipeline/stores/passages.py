@@ -14,15 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from radar_pipeline.collection import collection_of
-
-
-def _with_collection(frame: pl.DataFrame) -> pl.DataFrame:
-    if COLLECTION_COLUMN in frame.columns:
-        return frame
-    return frame.with_columns(
-        pl.col("source_path").map_elements(collection_of, return_dtype=pl.Utf8).alias(COLLECTION_COLUMN)
-    )
-
+from radar_pipeline.stores.integrity import atomic_write
 
 PASSAGE_COLUMNS = [
     "chunk_id",
@@ -40,22 +32,36 @@ COLLECTION_COLUMN = "collection"
 PASSAGES_FILE = "passages.parquet"
 
 
+def _with_collection(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with a ``collection`` column (derived from ``source_path`` when missing)."""
+    if COLLECTION_COLUMN in frame.columns:
+        return frame
+    return frame.with_columns(
+        pl.col("source_path").map_elements(collection_of, return_dtype=pl.Utf8).alias(COLLECTION_COLUMN)
+    )
+
+
 def save_passages(frame: pl.DataFrame, index_dir: Path) -> Path:
-    """Write the aligned passage table: ``PASSAGE_COLUMNS`` (required) and ``collection`` (derived
-    from ``source_path`` when ``frame`` lacks it). Returns the path."""
+    """Write the aligned passage table atomically (temporary file, fsync, rename):
+    ``PASSAGE_COLUMNS`` (required) and ``collection`` (derived from ``source_path`` when ``frame``
+    lacks it). Returns the path."""
     frame = _with_collection(frame)
     missing = set(PASSAGE_COLUMNS) - set(frame.columns)
     if missing:
         raise ValueError(f"passage table lacks columns {sorted(missing)}")
     index_dir.mkdir(parents=True, exist_ok=True)
     path = index_dir / PASSAGES_FILE
-    frame.select([*PASSAGE_COLUMNS, COLLECTION_COLUMN]).write_parquet(path)
-    return path
+    table = frame.select([*PASSAGE_COLUMNS, COLLECTION_COLUMN])
+    return atomic_write(path, lambda tmp: table.write_parquet(tmp))
 
 
 def load_passages(index_dir: Path) -> pl.DataFrame:
-    """Read the aligned passage table. Raises ``FileNotFoundError`` if the indexes were never built."""
+    """Read the aligned passage table. Raises ``FileNotFoundError`` if the indexes were never
+    built, ``ValueError`` when the file cannot be read (truncated, damaged)."""
     path = index_dir / PASSAGES_FILE
     if not path.exists():
         raise FileNotFoundError(f"no passage table at {path}: materialize the index assets first")
-    return _with_collection(pl.read_parquet(path))
+    try:
+        return _with_collection(pl.read_parquet(path))
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise ValueError(f"passage table at {path} unreadable: {str(exc).splitlines()[0][:200]}") from exc
