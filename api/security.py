@@ -50,6 +50,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from radar_pipeline.access import SCOPES, AuditLog, KeyStore, Principal, TokenBucket
+from radar_pipeline.agent.service import spool_for
 from radar_pipeline.collection import AccessScope
 
 log = logging.getLogger("radar.api.security")
@@ -169,7 +170,7 @@ class AccessControl:
     def audit(self) -> AuditLog | None:
         """The audit log, or None without a database."""
         if self._audit is None and self._engine() is not None:
-            self._audit = AuditLog(self._engine())
+            self._audit = AuditLog(self._engine(), spool=spool_for("audit"))
         return self._audit
 
     def describe(self) -> str:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import sqlalchemy as sa
 
 from radar_pipeline import db
+from radar_pipeline.spool import Spool
 
 SCOPES = ("read", "chat", "review", "admin")
 TOKEN_RE = re.compile(r"^radar_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
@@ -230,22 +231,35 @@ def _info(row) -> KeyInfo:
 class AuditLog:
     """The ``audit_log`` table: ``write`` never raises (logged), ``runs_of`` proves trace ownership."""
 
-    def __init__(self, engine: sa.Engine):
+    def __init__(self, engine: sa.Engine, spool: Spool | None = None):
         self.engine = engine
+        self.spool = spool
         ensure_access_schema(engine)
 
     def write(self, row: dict) -> bool:
-        """Insert one request row (columns of ``db.audit_log`` without ``id``); False on failure."""
+        """Insert one request row (columns of ``db.audit_log`` without ``id``). When PostgreSQL
+        cannot take it, the row goes to the ``spool`` and is written on the next successful insert
+        (an outage loses no audit row). True when stored now, False when spooled."""
         import logging
 
+        clean = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in row.items()}
         try:
-            clean = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in row.items()}
-            with self.engine.begin() as conn:
-                conn.execute(db.audit_log.insert().values(**clean))
-            return True
+            self._insert(clean)
         except Exception:
             logging.getLogger("radar.access").exception("could not write the audit row for %s", row.get("route"))
+            if self.spool is not None:
+                try:
+                    self.spool.add(clean)
+                except OSError:
+                    logging.getLogger("radar.access").exception("could not spool the audit row: it is lost")
             return False
+        if self.spool is not None:
+            self.spool.drain(self._insert)
+        return True
+
+    def _insert(self, row: dict) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(db.audit_log.insert().values(**row))
 
     def owns_run(self, key_id: str, run_id: str) -> bool:
         """True when ``key_id`` made the /chat request that produced ``run_id``."""

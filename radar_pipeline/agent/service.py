@@ -24,6 +24,7 @@ from radar_pipeline.agent.trace import TraceStore
 from radar_pipeline.agent.understanding import QuestionReader
 from radar_pipeline.precompute.reader import PrecomputeReader
 from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
+from radar_pipeline.spool import Spool
 
 log = logging.getLogger("radar.agent.service")
 
@@ -39,6 +40,13 @@ class ServiceSettings(BaseSettings):
     use_database: bool = True  # False: no traces, no aggregates (tests, read-only demos)
     min_similarity: float = 0.25
     llm: LLMSettings = Field(default_factory=LLMSettings)
+
+
+def spool_for(name: str) -> Spool:
+    """The spool file ``<RADAR_HOME>/spool/<name>.jsonl`` for rows PostgreSQL could not take."""
+    from radar_pipeline.config import StorageSettings
+
+    return Spool(StorageSettings().home / "spool" / f"{name}.jsonl")
 
 
 class AgentService:
@@ -137,7 +145,7 @@ class AgentService:
         with self._lock:
             if self._store is None and self.settings.trace and self.engine() is not None:
                 try:
-                    self._store = TraceStore(self._engine)
+                    self._store = TraceStore(self._engine, spool=spool_for("traces"))
                 except Exception:
                     log.exception("trace store unavailable")
             return self._store

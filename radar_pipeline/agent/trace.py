@@ -22,6 +22,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
+from radar_pipeline.spool import Spool
+
 log = logging.getLogger("radar.agent.trace")
 
 metadata = sa.MetaData()
@@ -145,33 +147,45 @@ def run_row(result, response: dict) -> dict:
 class TraceStore:
     """Writes and reads traces. ``save`` never raises (a trace failure must not fail an answer)."""
 
-    def __init__(self, engine: sa.Engine):
+    def __init__(self, engine: sa.Engine, spool: Spool | None = None):
         self.engine = engine
+        self.spool = spool
         ensure_agent_schema(engine)
 
     def save(self, run: dict, steps: list[Step]) -> bool:
+        """Store one run and its steps. When PostgreSQL cannot take them, the rows go to the
+        ``spool`` (if any) and are written, in order, on the next successful save: an outage loses
+        no trace. Returns True when stored now, False when spooled (or lost without a spool)."""
+        run = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in run.items()}
+        step_rows = [
+            {
+                **asdict(s),
+                "run_id": run["run_id"],
+                "arguments": _json(s.arguments),
+                "rejected_citations": _json(s.rejected_citations),
+                "detail": _json(s.detail),
+            }
+            for s in steps
+        ]
         try:
-            with self.engine.begin() as conn:
-                run = {k: v.replace("\x00", "") if isinstance(v, str) else v for k, v in run.items()}
-                conn.execute(agent_runs.insert().values(**{**run, "response": _json(run["response"])}))
-                if steps:
-                    conn.execute(
-                        agent_steps.insert(),
-                        [
-                            {
-                                **asdict(s),
-                                "run_id": run["run_id"],
-                                "arguments": _json(s.arguments),
-                                "rejected_citations": _json(s.rejected_citations),
-                                "detail": _json(s.detail),
-                            }
-                            for s in steps
-                        ],
-                    )
-            return True
+            self._insert(run, step_rows)
         except Exception:
             log.exception("could not store trace of run %s", run.get("run_id"))
+            if self.spool is not None:
+                try:
+                    self.spool.add({"run": run, "steps": step_rows})
+                except OSError:
+                    log.exception("could not spool trace of run %s: it is lost", run.get("run_id"))
             return False
+        if self.spool is not None:
+            self.spool.drain(lambda rec: self._insert(rec["run"], rec["steps"]))
+        return True
+
+    def _insert(self, run: dict, step_rows: list[dict]) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(agent_runs.insert().values(**{**run, "response": _json(run["response"])}))
+            if step_rows:
+                conn.execute(agent_steps.insert(), step_rows)
 
     def save_result(self, result, response: dict) -> bool:
         """Store a finished run (a ``runner.RunResult``) with the /chat ``response`` as sent; see ``save``."""

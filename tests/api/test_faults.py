@@ -183,6 +183,13 @@ def test_postgres_stopped_and_restarted_under_chat_load(tmp_path, use_encoder):
                 sa.text("SELECT count(*) FROM agent_runs WHERE run_id = :r"), {"r": resp.metadata.run_id}
             ).scalar()
         assert stored == 1, "the trace of a run after the restart was not stored"
+        # nothing lost: the runs answered during the outage were spooled under RADAR_HOME and
+        # written once the database was back (every answered request has its trace)
+        with db.create_engine(url).connect() as conn:
+            n_runs = conn.execute(sa.text("SELECT count(*) FROM agent_runs")).scalar()
+        answered = sum(1 for r in results if r[2] == 200) + 2  # + the first and the last question
+        assert n_runs == answered, (n_runs, answered)
+        assert not (tmp_path / "home" / "spool" / "traces.jsonl").exists()
         assert server.proc.poll() is None
         counts = {p: len(v) for p, v in by_phase.items()}
         print(f"requests per phase: {counts}; estados during outage: {sorted({r[3] for r in by_phase['outage']})}")
