@@ -18,6 +18,7 @@ import dagster as dg
 import polars as pl
 import sqlalchemy as sa
 
+from assets.precompute import AGGREGATE_KEYS
 from evals.configs import DEFAULT_NAME, get_config
 from evals.judging import agreement, latest_judgments, merged_qrels, read_merged, write_merged
 from evals.runner import EvalReport, run_codefest, run_xquad
@@ -247,7 +248,8 @@ eval_checks = [
 
 @dg.asset(
     group_name="evaluation",
-    deps=["faiss_index", "bm25_index", "rerank_vectors", "dashboard_aggregates", "publication_dates"],
+    # the dashboard aggregates are the assets of the ``dashboard_aggregates`` multi-asset (agg_*), not its name
+    deps=["faiss_index", "bm25_index", "rerank_vectors", "publication_dates", "armed_presence", *AGGREGATE_KEYS],
     kinds={"python"},
     description="Stage-2 evaluation of the agent on two Spanish question sets written by people who did not "
     "see the system (evals/stage2/: dev, on which the question-reading rules were written, and held-out): "

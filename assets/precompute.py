@@ -240,6 +240,9 @@ _AGG_DESCRIPTIONS = {
 _AGG_DEPS = ["entity_mentions", "place_mentions", publication_dates, early_warnings, entity_dictionary, place_gazetteer]
 
 
+AGGREGATE_KEYS = tuple(_AGG_DESCRIPTIONS)  # the asset keys of dashboard_aggregates
+
+
 @dg.multi_asset(
     group_name=GROUP,
     code_version=CODE_VERSION,

@@ -144,3 +144,17 @@ def test_loading_evaluates_no_settings():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == str(len(ALL_ASSETS))
+
+
+def test_every_dependency_is_an_asset_of_the_project():
+    """A dependency on a name that is no asset key (e.g. a multi-asset's function name instead of
+    its outputs) silently becomes an external asset that never materializes: none may exist."""
+    graph = defs.resolve_asset_graph()
+    materializable = graph.materializable_asset_keys
+    phantom = {
+        (key.to_user_string(), parent.to_user_string())
+        for key in materializable
+        for parent in graph.get(key).parent_keys
+        if parent not in materializable
+    }
+    assert phantom == set()
