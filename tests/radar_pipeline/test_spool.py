@@ -58,6 +58,9 @@ def test_spool_keeps_order_and_stops_at_the_first_failure(tmp_path):
 
 def test_traces_and_audit_rows_survive_an_outage(engine, tmp_path):
     store = TraceStore(engine, spool=Spool(tmp_path / "traces.jsonl"))
+    with engine.begin() as conn:  # the session's database may hold these ids from an earlier run
+        conn.execute(sa.text("DELETE FROM agent_steps WHERE run_id IN ('r1', 'r2', 'r3')"))
+        conn.execute(sa.text("DELETE FROM agent_runs WHERE run_id IN ('r1', 'r2', 'r3')"))
     audit = AuditLog(engine, spool=Spool(tmp_path / "audit.jsonl"))
     live = store.engine
     store.engine = audit.engine = _dead_engine()  # the database goes away
@@ -83,9 +86,16 @@ def test_traces_and_audit_rows_survive_an_outage(engine, tmp_path):
     assert store.spool.pending() == 2 and audit.spool.pending() == 1
     store.engine = audit.engine = live  # back: the next write replays what was spooled, in order
     assert store.save(_run("r3"), []) is True and audit.write({**row, "run_id": "r3"}) is True
-    with engine.connect() as conn:
-        runs = [r[0] for r in conn.execute(sa.text("SELECT run_id FROM agent_runs ORDER BY run_id"))]
+    with engine.connect() as conn:  # (the session's database also holds other tests' traces)
+        runs = [
+            r[0]
+            for r in conn.execute(
+                sa.text("SELECT run_id FROM agent_runs WHERE run_id IN ('r1', 'r2', 'r3') ORDER BY run_id")
+            )
+        ]
         steps = conn.execute(sa.text("SELECT count(*) FROM agent_steps WHERE run_id = 'r1'")).scalar()
-        audited = conn.execute(sa.select(sa.func.count()).select_from(db.audit_log)).scalar()
+        audited = conn.execute(
+            sa.select(sa.func.count()).select_from(db.audit_log).where(db.audit_log.c.run_id.in_(["r1", "r3"]))
+        ).scalar()
     assert runs == ["r1", "r2", "r3"] and steps == 1 and audited == 2
     assert store.spool.pending() == 0 and audit.spool.pending() == 0
