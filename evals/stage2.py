@@ -192,19 +192,36 @@ def score_reading(items: list[dict], reader: QuestionReader) -> dict:
 
 
 # ---------------------------------------------------------------------------------------- runs
-def cited_and_read(answer: str, read_ids: set[str]) -> bool:
-    """Whether every sentence of ``answer`` carries a ``[doc_id:chunk_id]`` citation of a passage
-    read in the run (notes in parentheses or after the answer's last citation are not claims)."""
-    from radar_pipeline.agent.verifier import split_sentences
+# Lines of an answer that frame it rather than state something about the world: the extractive
+# writer's heading, the notes the runner appends (degraded mode, period, ambiguity, coverage),
+# the premise sentence when it could not be verified, and a source list.
+_FRAMING = (
+    "Respuesta extractiva",
+    "Nota",
+    "Periodo considerado",
+    "No pude",
+    "Sin evidencia",
+    "No encontré",
+    "Fuentes",
+    "Se retiraron",
+)
 
-    claims = [
-        s
-        for s in split_sentences(answer)
-        if re.search(r"\w{3,}", s) and not s.startswith(("Nota", "Periodo", "«", "No pude"))
-    ]
+
+def cited_and_read(answer: str, read_ids: set[str]) -> bool:
+    """Whether every claim of ``answer`` carries a ``[doc_id:chunk_id]`` citation of a passage read
+    in the run. Claims are the answer's lines (a bullet is one claim) except framing lines
+    (``_FRAMING``: heading, appended notes, «X» ambiguity notes); an answer with no claim is False."""
+    claims = []
+    for line in answer.splitlines():
+        text = line.strip().lstrip("-•* ").strip()
+        if not text or not re.search(r"\w{3,}", text):
+            continue
+        if text.startswith(_FRAMING) or (text.startswith("«") and "puede ser" in text) or text.endswith(":"):
+            continue
+        claims.append(text)
     if not claims:
         return False
-    return all(any(m.group(2) in read_ids for m in _CITE.finditer(s)) for s in claims)
+    return all(any(m.group(2) in read_ids for m in _CITE.finditer(c)) for c in claims)
 
 
 def score_runs(items: list[dict], runner, *, label: str = "offline") -> dict:
