@@ -202,6 +202,7 @@ _FRAMING = (
     "No pude",
     "Sin evidencia",
     "No encontré",
+    "Cobertura",
     "Fuentes",
     "Se retiraron",
 )
