@@ -187,6 +187,10 @@ def verify_index(index_dir: Path, *, deep: bool = True) -> dict[str, str]:
         if (index_dir / MANIFEST_FILE).exists():
             problems["faiss"] = problems["passages"] = "manifest.json ilegible"
         return problems
+    if "files" not in man:
+        # the older manifest ({encoder, rows, dim}) of indexes built before checksums: nothing to
+        # verify against, so presence only — never a reason to drop BM25 from an upgraded install
+        return problems
     files = man.get("files", {})
     for comp, name in (("faiss", "faiss.index"), ("passages", "passages.parquet")):
         if name in files:
