@@ -16,6 +16,7 @@ from api.dashboard.data.docsets import DocSets, narrow
 from api.dashboard.data.places import is_country
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.presence import GROUPS
 from radar_pipeline.precompute.reader import PrecomputeReader, current
 
 VIEWS = (
@@ -36,18 +37,7 @@ TABLES: dict[str, sa.Table] = {
     "entity_heatmap": T.agg_entity_heatmap,
     "entity_quadrant": T.agg_entity_quadrant,
 }
-GROUP_ENTITY = {
-    "cdf": "comandos_de_la_frontera",
-    "emc": "emc",
-    "embf": "embf",
-    "seg_marq": "segunda_marquetalia",
-    "eln": "eln",
-    "lobos": "los_lobos",
-    "choneros": "los_choneros",
-    "cv": "comando_vermelho",
-    "pcc": "pcc",
-    "others": None,
-}
+GROUP_ENTITY = GROUPS  # presence group key → entity id: one definition, in the presence precompute
 
 
 def period_year(period: str | None) -> int | None:
