@@ -138,7 +138,9 @@ def test_keys_are_stored_hashed(keys, tokens, agent_engine):
         rows = conn.execute(sa.select(db.api_keys)).mappings().all()
     stored = json.dumps([dict(r) for r in rows], default=str)
     for tok in tokens.values():
-        assert tok not in stored and tok.split("_")[2] not in stored  # neither the token nor its secret
+        secret = tok.split("_", 2)[2]  # the secret is url-safe base64 and may itself contain "_"
+        assert len(secret) == 43
+        assert tok not in stored and secret not in stored  # neither the token nor its secret
         assert hash_token(tok) in stored
 
 
