@@ -21,7 +21,7 @@ from resources import (
 
 defs = dg.Definitions(
     assets=dg.load_assets_from_modules([ingestion, knowledge_base, indexes, precompute, evals]),
-    asset_checks=[*checks.contract_checks, *precompute.precompute_checks, *evals.eval_checks],
+    asset_checks=[*checks.contract_checks, *checks.version_checks, *precompute.precompute_checks, *evals.eval_checks],
     jobs=[
         dg.define_asset_job(
             "knowledge_base_job",

@@ -110,6 +110,51 @@ embeddings = sa.Table(
 )
 sa.Index("chunks_text_sha", chunks.c.text_sha)
 
+# History (``radar_pipeline.history``): the knowledge-base tables above hold exactly the current
+# rows; a row that a changed, removed or retracted source (or a new extractor/chunker) closes is
+# moved, whole, into ``<table>_history`` with when, why and what replaced it — the
+# system-versioned temporal-table layout (current table + history table, as in SQL:2011 /
+# SQL Server / MariaDB). Nothing published is deleted; readers of the current state need no
+# predicate, and ``history.resolve_chunk`` answers for superseded ids too.
+SUPERSEDE_REASONS = ("source_changed", "source_removed", "extractor_changed", "retracted")
+
+
+def _history_of(table: sa.Table, superseded_by_comment: str) -> sa.Table:
+    """``<table>_history``: the same columns (no keys, no foreign keys) plus the closing columns."""
+    cols = [sa.Column(c.name, c.type, nullable=True, comment=c.comment) for c in table.columns]
+    hist = sa.Table(
+        f"{table.name}_history",
+        metadata,
+        sa.Column("history_id", sa.BigInteger, sa.Identity(), primary_key=True),
+        *cols,
+        sa.Column("superseded_at", sa.DateTime(timezone=True), nullable=False, index=True),
+        sa.Column("superseded_by", sa.Text, nullable=True, comment=superseded_by_comment),
+        sa.Column("supersede_reason", sa.Text, nullable=False, comment=" | ".join(SUPERSEDE_REASONS)),
+        comment=f"Closed versions of {table.name} rows (never deleted).",
+    )
+    sa.Index(f"ix_{table.name}_history_doc_id", hist.c.doc_id)
+    return hist
+
+
+documents_history = _history_of(documents, "doc_id of the version that replaced it (itself: re-extracted)")
+pages_history = _history_of(pages, "doc_id of the document version that replaced it")
+chunks_history = _history_of(chunks, "doc_id of the document version that replaced it")
+sa.Index("ix_chunks_history_chunk_id", chunks_history.c.chunk_id)
+sa.Index("ix_chunks_history_text_sha", chunks_history.c.text_sha)
+
+# A reviewer's retraction of a document: its rows are closed with reason ``retracted`` and it is
+# never re-extracted while the retraction stands.
+retractions = sa.Table(
+    "retractions",
+    metadata,
+    sa.Column("doc_id", sa.Text, primary_key=True),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("retracted_by", sa.Text, nullable=False, comment="key name, OIDC subject or OS user"),
+    sa.Column("retracted_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("primary_path", sa.Text, nullable=True, comment="the document's path when retracted"),
+    comment="Documents withdrawn by a reviewer (who, when, why).",
+)
+
 # Who may see what (``radar_pipeline.access``): API keys are stored hashed (SHA-256 of a 256-bit
 # random token, looked up by its public prefix); the token itself is shown once and never stored.
 api_keys = sa.Table(

@@ -71,12 +71,14 @@ def test_every_asset_resolves_in_its_group():
 def test_every_check_targets_an_existing_asset():
     graph = defs.resolve_asset_graph()
     checks = graph.asset_check_keys
-    assert len(checks) == 32
+    assert len(checks) == 34  # + one current version per document and per chunk
     assert {c.asset_key for c in checks} <= graph.materializable_asset_keys
     names = {f"{c.asset_key.to_user_string()}:{c.name}" for c in checks}
     assert {
         "documents:documents_contract",
         "chunks:chunks_contract",
+        "documents:documents_one_current_version",
+        "chunks:chunks_one_current_version",
         "publication_dates:every_document_dated_or_counted",
         "eval_codefest_dev:eval_codefest_dev_ndcg_vs_baseline",
         "eval_codefest_dev:eval_codefest_dev_measurable",
