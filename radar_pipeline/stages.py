@@ -609,8 +609,18 @@ def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFra
     return frame, vectors
 
 
-def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
-    """Write ``faiss.index`` + ``passages.parquet`` (row-aligned) under ``index_dir``."""
+def build_faiss_index(
+    engine: sa.Engine,
+    encoder_name: str,
+    index_dir: Path,
+    log: Log = _noop,
+    *,
+    encoder_version: str | None = None,
+    retrieval: dict | None = None,
+) -> dict:
+    """Write ``faiss.index`` + ``passages.parquet`` (row-aligned) under ``index_dir`` and seal them
+    in the manifest with their ``index_version`` (passage table + ``encoder_name``/``encoder_version``
+    + the ``retrieval`` configuration the caller serves them with; ``integrity.index_fingerprint``)."""
     t0 = time.perf_counter()
     frame, vectors = load_passage_frame(engine, encoder_name)
     if frame.height == 0:
@@ -627,9 +637,17 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     faiss_store.save_index(index, index_dir)
     save_passages(frame, index_dir)
     save_centroids(compute_centroids(vectors, frame["phenomenon"].to_list()), index_dir)
-    seal_dense(index_dir, encoder_name, frame.height, int(vectors.shape[1]))
-    log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}")
+    man = seal_dense(
+        index_dir,
+        encoder_name,
+        frame.height,
+        int(vectors.shape[1]),
+        encoder_version=encoder_version,
+        retrieval=retrieval,
+    )
+    log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}, index_version {man.get('index_version')}")
     return {
+        "index_version": man.get("index_version"),
         "rows": frame.height,
         "dim": int(vectors.shape[1]),
         "build_seconds": round(build_s, 3),

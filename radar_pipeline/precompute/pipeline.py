@@ -39,7 +39,13 @@ from radar_pipeline.precompute.presence import (
     parse_records,
     record_core,
 )
-from radar_pipeline.precompute.versioning import current_rows, finish_run, start_run, write_versioned
+from radar_pipeline.precompute.versioning import (
+    current_rows,
+    finish_run,
+    precompute_version,
+    start_run,
+    write_versioned,
+)
 from radar_pipeline.textfold import fold_spans
 
 __all__ = [
@@ -119,10 +125,11 @@ def _run(
 ) -> dict[str, Any]:
     T.ensure_precompute_schema(engine)
     run_id = start_run(engine, asset, CODE_VERSION, inputs)
-    out: dict[str, Any] = {"run_id": run_id, "producer": producer}
+    version = precompute_version(asset, CODE_VERSION, inputs)
+    out: dict[str, Any] = {"run_id": run_id, "producer": producer, "precompute_version": version}
     total = Counter()
     for name, rows in tables.items():
-        st = write_versioned(engine, name, rows, run_id=run_id, producer=producer)
+        st = write_versioned(engine, name, rows, run_id=run_id, producer=producer, version=version)
         for k, v in st.items():
             out[f"{name}.{k}"] = v
             total[k] += v
