@@ -290,6 +290,7 @@ Chat = Depends(_chat)
 Admin = Depends(_admin)
 ChatOrAdminPrincipal = Annotated[Principal, Depends(require("chat", "admin"))]
 AdminPrincipal = Annotated[Principal, Depends(_admin)]
+ReviewPrincipal = Annotated[Principal, Depends(require("review", "admin"))]  # retraction, impact
 
 
 def scope_of(principal: Principal) -> AccessScope:

@@ -1,4 +1,5 @@
-"""The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor.
+"""The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor,
+retract, impact, replay.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
@@ -379,6 +380,21 @@ def doctor(path: Path):
         typer.echo(f"error: no such file: {path}", err=True)
         raise typer.Exit(2)
     typer.echo(json.dumps(doctor_report(path), ensure_ascii=False, indent=1))
+
+
+@app.command()
+def retract(
+    doc_id: str = typer.Argument(..., help="doc_id of the document to withdraw"),
+    reason: str = typer.Option(..., "--reason", help="why (kept in the retractions table)"),
+    by: str | None = typer.Option(None, "--by", help="who retracts (default cli:<OS user>)"),
+    rebuild_index: bool = typer.Option(True, help="rebuild FAISS/BM25/re-ranker vectors without the document"),
+    resume: bool = typer.Option(False, help="already retracted: only re-run the propagation"),
+):
+    """Retract a document: close its passages, pages and row (reason retracted), record who/when/why,
+    re-materialize mentions, alerts, presence and aggregates, and rebuild the index."""
+    from radar_cli.history_commands import retract as _retract
+
+    raise typer.Exit(_retract(doc_id, reason, by, rebuild_index, resume))
 
 
 if __name__ == "__main__":
