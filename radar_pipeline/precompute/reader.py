@@ -214,6 +214,15 @@ class PrecomputeReader:
         self._lock = threading.Lock()
         self._found: dict[str, float] = {}
 
+    def versions(self) -> dict[str, dict]:
+        """The newest finished run per precompute asset (``versioning.run_versions``): the
+        ``precompute_version`` of what this reader reads now; ``{}`` before any precompute."""
+        from radar_pipeline.precompute.versioning import run_versions
+
+        if not self.materialized(T.precompute_runs):
+            return {}
+        return run_versions(self.engine)
+
     # ------------------------------------------------------------------ existence
     def materialized(self, table: sa.Table) -> bool:
         """Whether ``table`` exists in the database."""
