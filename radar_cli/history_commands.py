@@ -82,3 +82,75 @@ def retract(doc_id: str, reason: str, by: str | None, rebuild: bool, resume: boo
     else:
         print("index not rebuilt: materialize faiss_index+ before serving it again", file=sys.stderr)
     return 0
+
+
+def impact(target: str, as_json: bool) -> int:
+    """Print what depends on ``target`` (a doc_id or a corpus path; ``provenance.impact``)."""
+    from radar_pipeline.provenance import UnknownSource
+    from radar_pipeline.provenance import impact as _impact
+
+    engine = _engine()
+    if engine is None:
+        return 2
+    try:
+        out = _impact(engine, target, get_settings().corpus)
+    except UnknownSource as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if as_json:
+        print(json.dumps(out, ensure_ascii=False, indent=1, default=str))
+        return 0
+    for d, info in out["documents"].items():
+        extra = f" → {info['superseded_by']}" if info["superseded_by"] else ""
+        why = f" ({info['supersede_reason']}{extra})" if info["supersede_reason"] else ""
+        print(f"documento {d}  {info['estado']}{why}  {info['primary_path']}")
+        if info["retraction"]:
+            r = info["retraction"]
+            print(f"  retractado por {r['retracted_by']} el {r['retracted_at']}: {r['reason']}")
+    ch = out["chunks"]
+    print(f"pasajes: {len(ch['current'])} vigentes, {len(ch['closed'])} cerrados")
+    for table, v in out["derived"].items():
+        cur = v["current"] if isinstance(v["current"], int) else len(v["current"])
+        if cur or v["closed"]:
+            print(f"  {table}: {cur} vigentes, {v['closed']} cerrados")
+    print(f"respuestas que lo leyeron o citaron: {len(out['answers'])}")
+    for a in out["answers"]:
+        stale = ", ".join(f"{c} ({s['estado']})" for c, s in a["citas_no_vigentes"].items())
+        print(
+            f"  {a['run_id']}  {a['started_at']}  {a['pregunta'][:80]!r}"
+            + (f"  citas no vigentes: {stale}" if stale else "")
+        )
+    print("afirmaciones: " + ("(aún no existen en esta instalación)" if out["claims"] is None else str(out["claims"])))
+    return 0
+
+
+def replay(run_id: str, as_json: bool) -> int:
+    """Re-run a past answer's retrieval against today's index (``provenance.replay``)."""
+    from radar_pipeline.agent.service import AgentService
+    from radar_pipeline.provenance import replay as _replay
+    from radar_pipeline.retrieval.service import IndexUnavailable
+
+    engine = _engine()
+    if engine is None:
+        return 2
+    service = AgentService(engine=engine)
+    try:
+        out = _replay(engine, run_id, service.corpus())
+    except IndexUnavailable as exc:
+        print(f"error: no index to replay against: {exc}", file=sys.stderr)
+        return 2
+    except (LookupError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if as_json:
+        print(json.dumps(out, ensure_ascii=False, indent=1, default=str))
+        return 0
+    print(f"run {out['run_id']}: {out['pregunta'][:100]!r}")
+    same = "el mismo índice" if out["same_index"] else "otro índice"
+    print(f"índice entonces {out['index_version_then']}, hoy {out['index_version_now']} ({same})")
+    for p in out["passages"]:
+        rank = f"rango {p['rank_then']} → {p['rank_now']}"
+        print(f"  {p['chunk_id']}  {p['estado']:<7} {rank}" + (f"  {p['why']}" if p["why"] else ""))
+    s = out["summary"]
+    print(f"{s['same']} iguales, {s['changed']} cambiados, {s['gone']} desaparecidos")
+    return 0

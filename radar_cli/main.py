@@ -397,5 +397,29 @@ def retract(
     raise typer.Exit(_retract(doc_id, reason, by, rebuild_index, resume))
 
 
+@app.command()
+def impact(
+    target: str = typer.Argument(..., help="a doc_id or a corpus path (every version it held)"),
+    as_json: bool = typer.Option(False, "--json", help="print the whole report as JSON"),
+):
+    """What depends on a source: passages, precompute rows and aggregate cells, and past answers
+    (run ids) — with the cited passages that are now superseded or retracted."""
+    from radar_cli.history_commands import impact as _impact
+
+    raise typer.Exit(_impact(target, as_json))
+
+
+@app.command()
+def replay(
+    run_id: str = typer.Argument(..., help="metadata.run_id of a past /chat answer"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+):
+    """Re-run a past answer's searches against today's index: which cited passages are gone,
+    changed (text hash differs) or the same, and their rank then and now."""
+    from radar_cli.history_commands import replay as _replay
+
+    raise typer.Exit(_replay(run_id, as_json))
+
+
 if __name__ == "__main__":
     app()

@@ -184,7 +184,7 @@ def retract_document(engine: sa.Engine, doc_id: str, reason: str, retracted_by: 
     presence, alerts) follow on their next materialization, which reads only current rows
     (``precompute.pipeline.rematerialize_after_retraction`` runs them now).
 
-    Returns ``doc_id``, ``primary_path``, ``retracted_at`` and the counts closed. Raises
+    Returns ``doc_id``, ``primary_path``, ``retracted_by``, ``retracted_at`` and the counts closed. Raises
     ``RetractionError`` (Spanish message) when the reason is empty, the document was already
     retracted or is not a current document.
     """
@@ -207,7 +207,13 @@ def retract_document(engine: sa.Engine, doc_id: str, reason: str, retracted_by: 
                 doc_id=doc_id, reason=reason[:2000], retracted_by=retracted_by, retracted_at=now, primary_path=path
             )
         )
-    return {"doc_id": doc_id, "primary_path": path, "retracted_at": now.isoformat(), **counts}
+    return {
+        "doc_id": doc_id,
+        "primary_path": path,
+        "retracted_by": retracted_by,
+        "retracted_at": now.isoformat(),
+        **counts,
+    }
 
 
 # --------------------------------------------------------------------------- lookups

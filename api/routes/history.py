@@ -94,3 +94,19 @@ def retractions(principal: ReviewPrincipal, service: ServiceDep) -> list[dict[st
     """Every retraction, newest first (``doc_id``, ``reason``, ``retracted_by``, ``retracted_at``, ``primary_path``)."""
     _unrestricted(principal)
     return jsonable_encoder(history.list_retractions(_engine(service)))
+
+
+@router.get("/impact/{doc_id}", responses=_ERRORS, summary="Qué depende de un documento (revisores)")
+def impact(principal: ReviewPrincipal, service: ServiceDep, doc_id: _DOC) -> dict[str, Any]:
+    """Passages (current and closed), precompute rows and aggregate cells, and past answers that
+    depend on the document, with the answers' cited passages that are no longer current
+    (``radar_pipeline.provenance.impact``). 404 for an unknown document."""
+    from radar_pipeline.provenance import UnknownSource
+    from radar_pipeline.provenance import impact as _impact
+
+    _unrestricted(principal)
+    engine = _engine(service)
+    try:
+        return jsonable_encoder(_impact(engine, doc_id.lower()))
+    except UnknownSource as exc:
+        raise HTTPException(404, detail={"code": "unknown_document", "message": str(exc)}) from exc
