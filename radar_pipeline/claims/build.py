@@ -229,3 +229,38 @@ def materialize_claims(
         "rules": stats,
         "seconds": round(time.perf_counter() - t0, 2),
     }
+
+
+def materialize_alias_decisions(engine: sa.Engine, *, now: dt.datetime | None = None) -> dict[str, Any]:
+    """Entity resolution from the current precomputes (``resolution`` module): dictionary aliases
+    and pairs, presence group keys, presence municipality names against DIVIPOLA codes, and the
+    place names the gazetteer left unresolved (to the review queue). Returns counts."""
+    from radar_pipeline.claims import resolution as ER
+
+    T.ensure_precompute_schema(engine)
+    dict_rows = current_rows(engine, "entity_dictionary", ["entity_id", "category", "aliases", "dictionary_version"])
+    gaz = current_rows(engine, "place_gazetteer", ["place_id", "level", "code", "name", "department_code", "aliases"])
+    index = ER.PlaceNameIndex.from_gazetteer(gaz)
+    pres = current_rows(
+        engine, "armed_presence", ["municipality_id", "level1", "level2", "divipola_code"], "group_key = 'eln'"
+    )
+    unresolved = current_rows(
+        engine,
+        "place_mentions",
+        ["matched", "candidates", "doc_id", "chunk_id"],
+        "resolution = 'unresolved' AND jsonb_array_length(candidates) > 1",
+    )
+    decisions = [
+        *ER.entity_decisions(dict_rows),
+        *ER.presence_place_decisions(pres, index, {g["place_id"] for g in gaz}),
+        *ER.unresolved_place_decisions(unresolved),
+    ]
+    st = ER.write_decisions(engine, decisions, now=now)
+    st["decisions"] = len(decisions)
+    st["by_decision"] = dict(Counter(d.decision for d in decisions))
+    st["by_signal"] = dict(Counter(d.signal for d in decisions))
+    st["by_kind"] = dict(Counter(d.kind for d in decisions))
+    places = [d for d in decisions if d.signal == "official_code"]
+    st["presence_names_agreeing_with_code"] = sum(1 for d in places if d.detail["name_agrees"])
+    st["presence_names_checked"] = len(places)
+    return st
