@@ -71,7 +71,7 @@ def build_sample(engine: sa.Engine) -> list[dict[str, Any]]:
     return [items[k] for k in sorted(items, key=lambda k: (k[2], k[0]))]
 
 
-def _gazetteer_index(engine: sa.Engine) -> PlaceNameIndex:
+def gazetteer_index(engine: sa.Engine) -> PlaceNameIndex:
     with engine.connect() as conn:
         rows = [
             dict(r._mapping)
@@ -146,7 +146,7 @@ def main() -> None:
         items = build_sample(engine)
         SAMPLE.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
     items = [json.loads(x) for x in SAMPLE.read_text(encoding="utf-8").splitlines() if x.strip()]
-    report = score(items, _gazetteer_index(engine))
+    report = score(items, gazetteer_index(engine))
     text = json.dumps(report, indent=2, ensure_ascii=False)
     print(text)
     if args.json:
