@@ -1,4 +1,4 @@
-"""The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor.
+"""The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor, claims, review.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
@@ -379,6 +379,11 @@ def doctor(path: Path):
         typer.echo(f"error: no such file: {path}", err=True)
         raise typer.Exit(2)
     typer.echo(json.dumps(doctor_report(path), ensure_ascii=False, indent=1))
+
+
+from radar_cli.claims_commands import register as _register_claims  # noqa: E402 - after the app's own commands
+
+_register_claims(app)
 
 
 if __name__ == "__main__":

@@ -216,6 +216,8 @@ def as_of_instant(as_of: dt.date | dt.datetime | None) -> dt.datetime | None:
         return None
     if isinstance(as_of, dt.datetime):
         return as_of if as_of.tzinfo else as_of.replace(tzinfo=dt.UTC)
+    if as_of >= dt.date.max:
+        return dt.datetime.max.replace(tzinfo=dt.UTC)
     return dt.datetime.combine(as_of + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
 
 
