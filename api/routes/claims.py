@@ -5,7 +5,7 @@ on ``as_of`` (transaction time) about what held on ``valid_at`` (valid time)"; `
 /claims/{claim_id}/history`` lists every version of one claim. Both read ``radar_pipeline.claims.store``
 under the caller's ``AccessScope``: a collection-restricted key sees a claim only through evidence of
 its collections, and only that evidence. No database → 409 ``database_unavailable``; claims never
-materialized → 409 ``claims_not_materialized``.
+materialized → HTTP 200 with ``materialized: false`` and a message (as ``/aggregates``), never a 5xx.
 """
 
 from __future__ import annotations
@@ -76,6 +76,11 @@ class ClaimsResponse(Strict):
     valid_at: dt.date | None
     count: int
     claims: list[ClaimOut]
+    materialized: bool = True
+    message: str | None = None
+
+
+_NOT_MATERIALIZED = "las afirmaciones no están materializadas (asset `claims`)"
 
 
 def _engine(service) -> sa.Engine:
@@ -96,18 +101,13 @@ def _out(row: dict[str, Any]) -> ClaimOut:
     return ClaimOut(**{k: row[k] for k in ClaimOut.model_fields if k != "evidence"}, evidence=ev)
 
 
-def _read(fn, *args, **kw):
+def _read(fn, *args, **kw) -> list[dict[str, Any]] | None:
+    """``fn(...)``, or None when the claims tables do not exist yet."""
     try:
         return fn(*args, **kw)
-    except sa.exc.ProgrammingError as exc:  # the claims tables do not exist yet
+    except sa.exc.ProgrammingError as exc:
         log.warning("claims not materialized: %s", exc)
-        raise HTTPException(
-            409,
-            detail={
-                "code": "claims_not_materialized",
-                "message": "las afirmaciones no están materializadas (asset `claims`)",
-            },
-        ) from exc
+        return None
 
 
 @router.get("/claims", response_model=ClaimsResponse, responses=_ERRORS)
@@ -149,6 +149,10 @@ def list_claims(
         limit=limit,
         offset=offset,
     )
+    if rows is None:
+        return ClaimsResponse(
+            as_of=as_of, valid_at=valid_at, count=0, claims=[], materialized=False, message=_NOT_MATERIALIZED
+        )
     return ClaimsResponse(as_of=as_of, valid_at=valid_at, count=len(rows), claims=[_out(r) for r in rows])
 
 
@@ -157,7 +161,7 @@ def history(
     service: ServiceDep, scope: ReadScope, claim_id: Annotated[str, Path(pattern=r"^[0-9a-f]{20}$")]
 ) -> ClaimsResponse:
     """Every version of one claim, oldest first (transaction-time audit trail)."""
-    rows = _read(claim_history, _engine(service), claim_id)
+    rows = _read(claim_history, _engine(service), claim_id) or []
     if scope.restricted:
         allowed = scope.collections or frozenset()
         for r in rows:

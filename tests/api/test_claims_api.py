@@ -117,3 +117,14 @@ def test_errors_are_structured(api):
     r = _get(api, "all", valid_at="ayer")
     assert r.status_code == 422 and r.json()["detail"][0]["loc"][0] == "query"
     assert _get(api, "chat").status_code == 403  # read scope required
+
+
+def test_not_materialized_is_a_200_with_a_message(api, agent_engine):
+    with agent_engine.begin() as conn:
+        conn.execute(sa.text("ALTER TABLE claims RENAME TO claims_hidden"))
+    try:
+        r = _get(api, "all", object=TUMACO)
+    finally:
+        with agent_engine.begin() as conn:
+            conn.execute(sa.text("ALTER TABLE claims_hidden RENAME TO claims"))
+    assert r.status_code == 200 and r.json()["materialized"] is False and r.json()["claims"] == []
