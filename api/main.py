@@ -82,6 +82,7 @@ def create_app(
         publications.router,
         aggregates.router,
         claims.router,
+        claims.review_router,
         admin.router,
         health.router,
     ):

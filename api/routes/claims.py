@@ -6,6 +6,10 @@ on ``as_of`` (transaction time) about what held on ``valid_at`` (valid time)"; `
 under the caller's ``AccessScope``: a collection-restricted key sees a claim only through evidence of
 its collections, and only that evidence. No database → 409 ``database_unavailable``; claims never
 materialized → HTTP 200 with ``materialized: false`` and a message (as ``/aggregates``), never a 5xx.
+
+``GET /review/aliases`` and ``POST /review/aliases/{decision_key}`` (scope ``review``, unrestricted
+credentials only) are the review queue of entity resolution: the aliases left unresolved, and a
+reviewer's decision recorded with the credential's name and the time.
 """
 
 from __future__ import annotations
@@ -15,12 +19,15 @@ import logging
 from typing import Annotated, Any, Literal
 
 import sqlalchemy as sa
-from fastapi import APIRouter, HTTPException, Path, Query
+from fastapi import APIRouter, Depends, HTTPException, Path, Query
+from pydantic import Field
 
 from api.deps import ServiceDep
 from api.schemas import ErrorResponse, Strict
-from api.security import Read, ReadScope
+from api.security import Read, ReadScope, refuse_restricted, require, scope_of
+from radar_pipeline.access import Principal
 from radar_pipeline.claims.model import PREDICATES, STATUSES
+from radar_pipeline.claims.resolution import ReviewError, decide, review_items
 from radar_pipeline.claims.store import claim_history, query_claims
 
 log = logging.getLogger("radar.api.claims")
@@ -170,3 +177,82 @@ def history(
     if not rows:
         raise HTTPException(404, detail={"code": "unknown_claim", "message": f"no hay afirmación {claim_id}"})
     return ClaimsResponse(as_of=None, valid_at=None, count=len(rows), claims=[_out(r) for r in rows])
+
+
+# ---------------------------------------------------------------------- alias review (scope: review)
+ReviewPrincipal = Annotated[Principal, Depends(require("review"))]
+review_router = APIRouter(tags=["review"])
+
+
+class ReviewItem(Strict):
+    """An alias entity resolution left unresolved (never merged), waiting for a reviewer."""
+
+    decision_key: str
+    kind: str
+    alias: str
+    candidates: list[str]
+    examples: list[dict[str, Any]]
+    opened_at: dt.datetime
+    closed_at: dt.datetime | None
+    closed_by: str | None
+
+
+class ReviewList(Strict):
+    count: int
+    items: list[ReviewItem]
+
+
+class ReviewDecisionIn(Strict):
+    decision: Literal["same", "different", "unresolved"]
+    target: str | None = Field(default=None, pattern=_ID, description="con 'same': el id candidato elegido")
+    note: str = Field(default="", max_length=2000)
+
+
+class ReviewDecisionOut(Strict):
+    decision_key: str
+    alias: str
+    decision: str
+    candidate_a: str | None
+    signal: str
+    decided_by: str
+    decided_at: dt.datetime
+
+
+def _unrestricted(principal: Principal) -> None:
+    # review items cite passages of every collection and decide aliases for the whole corpus
+    refuse_restricted(scope_of(principal))
+
+
+@review_router.get("/review/aliases", response_model=ReviewList, responses=_ERRORS)
+def review_list(
+    service: ServiceDep,
+    principal: ReviewPrincipal,
+    decided: Annotated[bool, Query(description="incluir también los ya decididos")] = False,
+    kind: Annotated[Literal["place", "entity", "group"] | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+) -> ReviewList:
+    """The review queue: aliases entity resolution left unresolved, oldest first."""
+    _unrestricted(principal)
+    items = _read(review_items, _engine(service), open_only=not decided, kind=kind, limit=limit) or []
+    return ReviewList(count=len(items), items=[ReviewItem(**i) for i in items])
+
+
+@review_router.post("/review/aliases/{decision_key}", response_model=ReviewDecisionOut, responses=_ERRORS)
+def review_decide(
+    service: ServiceDep,
+    principal: ReviewPrincipal,
+    body: ReviewDecisionIn,
+    decision_key: Annotated[str, Path(pattern=r"^[0-9a-f]{16}$")],
+) -> ReviewDecisionOut:
+    """Record a reviewer's decision (who: the credential's name; when: now); it supersedes the
+    automatic decision and closes the review item. 422 ``invalid_review`` when it cannot apply."""
+    _unrestricted(principal)
+    try:
+        row = decide(
+            _engine(service), decision_key, body.decision, by=principal.name, target=body.target, note=body.note
+        )
+    except ReviewError as exc:
+        raise HTTPException(422, detail={"code": "invalid_review", "message": str(exc)}) from exc
+    except sa.exc.ProgrammingError as exc:
+        raise HTTPException(409, detail={"code": "claims_not_materialized", "message": _NOT_MATERIALIZED}) from exc
+    return ReviewDecisionOut(**{k: row[k] for k in ReviewDecisionOut.model_fields})

@@ -13,11 +13,15 @@ from api.main import create_app
 from api.security import AccessControl, AuthSettings
 from radar_pipeline import db
 from radar_pipeline.access import KeyStore
+from radar_pipeline.claims import resolution as ER
 from radar_pipeline.claims.model import Claim, Evidence
 from radar_pipeline.claims.policy import resolve
 from radar_pipeline.claims.store import write_claims
 
 TUMACO = "municipality:52835"
+ARGELIA = ER.Decision(
+    "place", "Argelia", "unresolved", "context_rule", candidates=["municipality:05055", "municipality:19050"]
+)
 
 
 def _ev(doc, stance, collection, span):
@@ -58,10 +62,14 @@ def claims_db(agent_engine):
         _ev("docspace", "contradicts", "space_security", "au_emc: FALSO"),
     )
     write_claims(agent_engine, [eln, emc], run_id="t2", producer="test", now=_at("2026-11-20"))
+    with agent_engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM alias_review"))
+        conn.execute(sa.text("DELETE FROM alias_decisions"))
+    ER.write_decisions(agent_engine, [ARGELIA])
     yield agent_engine
     with agent_engine.begin() as conn:
-        conn.execute(sa.text("DELETE FROM claim_evidence"))
-        conn.execute(sa.text("DELETE FROM claims"))
+        for t in ("claim_evidence", "claims", "alias_review", "alias_decisions"):
+            conn.execute(sa.text(f"DELETE FROM {t}"))
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +79,8 @@ def api(db_service, agent_engine, claims_db):
         "all": keys.create("claims all", "read", collections=None)[0],
         "space": keys.create("claims space", "read", collections="space_security")[0],
         "chat": keys.create("claims chat", "chat", collections=None)[0],
+        "review": keys.create("claims reviewer", "review", collections=None)[0],
+        "review-space": keys.create("claims reviewer space", "review", collections="space_security")[0],
     }
     settings = AuthSettings(rate_per_minute=60000, rate_burst=10000)
     with TestClient(create_app(service=db_service, access=AccessControl.required(settings))) as c:
@@ -128,3 +138,23 @@ def test_not_materialized_is_a_200_with_a_message(api, agent_engine):
         with agent_engine.begin() as conn:
             conn.execute(sa.text("ALTER TABLE claims_hidden RENAME TO claims"))
     assert r.status_code == 200 and r.json()["materialized"] is False and r.json()["claims"] == []
+
+
+def test_review_queue_over_http_records_who_decided(api):
+    def h(key):
+        return {"Authorization": f"Bearer {api.tokens[key]}"}
+
+    assert api.get("/review/aliases", headers=h("all")).status_code == 403  # read is not review
+    denied = api.get("/review/aliases", headers=h("review-space"))
+    assert denied.status_code == 403 and denied.json()["error"]["code"] == "aggregate_not_scoped"
+    (item,) = api.get("/review/aliases", headers=h("review")).json()["items"]
+    assert item["decision_key"] == ARGELIA.decision_key and item["alias"] == "Argelia"
+    url = f"/review/aliases/{item['decision_key']}"
+    bad = api.post(url, json={"decision": "same", "target": "municipality:11001"}, headers=h("review"))
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_review"
+    ok = api.post(url, json={"decision": "same", "target": "municipality:19050", "note": "Cauca"}, headers=h("review"))
+    assert ok.status_code == 200, ok.text
+    assert ok.json()["decided_by"] == "claims reviewer" and ok.json()["signal"] == "reviewer"
+    assert api.get("/review/aliases", headers=h("review")).json()["count"] == 0
+    (closed,) = api.get("/review/aliases", params={"decided": "true"}, headers=h("review")).json()["items"]
+    assert closed["closed_by"] == "claims reviewer"
