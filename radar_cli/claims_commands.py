@@ -137,6 +137,21 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"{it['decision_key']}  {it['kind']:<6} {it['alias']!r:<28} {state}")
             typer.echo(f"    candidatos: {', '.join(it['candidates'])}" + (f"   ej.: {where}" if where else ""))
 
+    @review_app.command("cluster")
+    def cluster(canonical_id: str = typer.Argument(..., help="entity:eln, municipality:52835, ...")):
+        """The alias cluster of one id: its aliases with their deciding signal, what it was decided
+        different from, and the unresolved aliases that could denote it."""
+        from radar_pipeline.claims.resolution import cluster as _cluster
+
+        c = _cluster(_engine(), canonical_id)
+        typer.echo(f"{c['id']}: {len(c['aliases'])} alias(es)")
+        for a in c["aliases"]:
+            typer.echo(f"    = {a['alias']!r} [{a['lang'] or '-'}] {a['form'] or ''} ({a['signal']}, {a['by']})")
+        for d in c["different_from"]:
+            typer.echo(f"    ≠ {d}")
+        for u in c["unresolved"]:
+            typer.echo(f"    ? {u['alias']!r} (sin resolver: {', '.join(u['candidates'])}; clave {u['key']})")
+
     @review_app.command("decide")
     def decide(
         key: str = typer.Argument(..., help="the key shown by `radar review`"),

@@ -44,6 +44,7 @@ __all__ = [
     "review_items",
     "decide",
     "current_decisions",
+    "cluster",
     "ReviewError",
 ]
 
@@ -453,3 +454,52 @@ def current_decisions(
         q = q.where(t.c.kind == kind)
     with engine.connect() as conn:
         return [dict(x._mapping) for x in conn.execute(q)]
+
+
+def cluster(engine: sa.Engine, canonical_id: str) -> dict[str, Any]:
+    """The alias cluster of one canonical id (``entity:eln``, ``municipality:52835``): its current
+    ``same`` aliases (with language, form and deciding signal), the ids it was decided
+    ``different`` from, and the unresolved aliases that could denote it (not merged)."""
+    t = db.alias_decisions
+    with engine.connect() as conn:
+        rows = [
+            dict(r._mapping)
+            for r in conn.execute(
+                sa.select(t)
+                .where(t.c.superseded_at.is_(None))
+                .where(
+                    sa.or_(
+                        t.c.candidate_a == canonical_id,
+                        t.c.candidate_b == canonical_id,
+                        t.c.candidates.contains([canonical_id]),
+                    )
+                )
+                .order_by(t.c.signal_rank, t.c.alias_key)
+            )
+        ]
+    same = [r for r in rows if r["decision"] == "same" and r["candidate_a"] == canonical_id]
+    return {
+        "id": canonical_id,
+        "aliases": [
+            {
+                "alias": r["alias"],
+                "lang": r["lang"],
+                "signal": r["signal"],
+                "by": r["decided_by"],
+                "form": (r["detail"] or {}).get("form"),
+            }
+            for r in same
+        ],
+        "different_from": sorted(
+            {
+                (r["candidate_b"] if r["candidate_a"] == canonical_id else r["candidate_a"])
+                for r in rows
+                if r["decision"] == "different" and r["candidate_b"]
+            }
+        ),
+        "unresolved": [
+            {"alias": r["alias"], "candidates": r["candidates"], "key": r["decision_key"]}
+            for r in rows
+            if r["decision"] == "unresolved"
+        ],
+    }

@@ -99,3 +99,14 @@ def test_reviewer_decision_supersedes_and_survives_rematerialization(engine, row
         ).all()
     assert [(h.signal, h.superseded_at) for h in hist] == [("context_rule", at("2026-11-02")), ("reviewer", None)]
     assert isinstance(cur["decided_at"], dt.datetime)
+
+
+def test_alias_cluster_of_an_entity_and_a_place(engine, rows):
+    ER.write_decisions(engine, _decisions(rows), now=at("2026-11-01"))
+    eln = ER.cluster(engine, "entity:eln")
+    aliases = {(a["alias"], a["lang"]) for a in eln["aliases"]}
+    assert {("ELN", "es"), ("National Liberation Army", "en"), ("Exército de Libertação Nacional", "pt")} <= aliases
+    assert all(a["signal"] == "curated_dictionary" for a in eln["aliases"])
+    argelia = ER.cluster(engine, "municipality:19050")
+    assert [a["alias"] for a in argelia["aliases"]] == ["Argelia"]  # by its DIVIPOLA code
+    assert [u["alias"] for u in argelia["unresolved"]] == ["Argelia"]  # the bare name: not merged
