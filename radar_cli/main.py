@@ -1,5 +1,5 @@
 """The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor,
-retract, impact, replay.
+retract, impact, replay, claims, review.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
@@ -419,6 +419,11 @@ def replay(
     from radar_cli.history_commands import replay as _replay
 
     raise typer.Exit(_replay(run_id, as_json))
+
+
+from radar_cli.claims_commands import register as _register_claims  # noqa: E402 - after the app's own commands
+
+_register_claims(app)
 
 
 if __name__ == "__main__":
