@@ -284,6 +284,11 @@ _NEW_REQUEST = re.compile(
     r"dime|muestra\w*|muestrame|explica\w*|necesito|quiero|puedes|podrias|ahora|tambien|ademas|busca|compara|"
     r"tell me|show me|explain|can you|could you|now|also|quais|mostre|explique)(?!\w)"
 )
+# A request verb (imperative or "can you…"): a new request even without a question mark
+_REQUEST_VERB = re.compile(
+    r"(?<!\w)(?:dime|muestra\w*|muestrame|explica\w*|necesito|quiero|puedes|podrias|busca\w*|compara\w*|dame|"
+    r"grafica\w*|pinta\w*|ubica\w*|resume\w*|haz|hazme|tell me|show me|explain|can you|could you|mostre|explique)(?!\w)"
+)
 _CAPABILITIES = re.compile(
     r"(?:quien eres|que eres|que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
 )
@@ -405,7 +410,9 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     if _GREETING.search(folded) and len(words) <= 8 and not has_domain:
         return Plan("greeting", "text", reason="saludo")
     thanks = _THANKS.search(folded)
-    follow_up = thanks is not None and "?" in q and _NEW_REQUEST.search(folded[thanks.end() :]) is not None
+    rest = folded[thanks.end() :] if thanks else ""
+    # "Gracias, ¿y qué pasó en 2021?", "gracias, y ahora muéstrame lo mismo para Nariño": a new request
+    follow_up = thanks is not None and (("?" in q and _NEW_REQUEST.search(rest)) or _REQUEST_VERB.search(rest))
     if thanks and (len(words) <= 8 or "?" not in q) and not has_domain and not follow_up:
         return Plan("thanks", "text", reason="agradecimiento")  # not "Gracias, ¿y qué pasó en 2021?"
     thanked = _THANKS_ANYWHERE.search(folded)
@@ -422,7 +429,7 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     ruta = intent.classify(
         q,
         has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
-        has_place=bool(facts and facts.places),
+        has_place=bool(facts and (facts.places or facts.ambiguous)),  # "¿qué grupos hay en Miraflores?" (two of them)
     ).route
     from radar_pipeline.agent.premise import extract_premise  # premise → writer → router: import late
 

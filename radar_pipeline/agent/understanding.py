@@ -36,7 +36,7 @@ from pathlib import Path
 from radar_pipeline.agent.periods import Period, parse_period
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
 from radar_pipeline.precompute.places import Gazetteer, Place, build_gazetteer, load_country_names
-from radar_pipeline.textfold import fold_phrase, fold_question
+from radar_pipeline.textfold import fold_phrase, fold_question, fold_spans
 
 __all__ = [
     "QuestionFacts",
@@ -54,6 +54,11 @@ _LOWER_ACRONYM_STOP = {"esa", "ese", "eso", "un", "us", "eu", "pla", "aeb", "ia"
 _DEFAULT_SCOPE_COUNTRY = "COL"
 _TERRITORIAL_CUES = re.compile(
     r"grupos? armad|presencia|municipio|alertas? temprana|defensoria|vereda|corregimiento|operan|opera en"
+)
+# A plural of a department's parts right before a name: "municipios de Nariño" are Nariño's municipalities
+_PARTS_OF = re.compile(
+    r"(?<!\w)(?:municipios|veredas|corregimientos|subregiones|zonas|cabeceras|municipalities|municipios)"
+    r"(?: (?:\w+ ){0,2}?)? (?:de|del|de la|en el|en|of|do|da)\s*$"
 )
 # entities that name Radar's own data sources (the alert system), never a filter of a view
 _NOT_A_FILTER = {"defensoria_del_pueblo", "sistema_alertas_tempranas", "ciprat"}
@@ -205,7 +210,31 @@ class QuestionReader:
                         EntityRef(hit.entity_id, ent.name, question[hit.start : hit.end], "entity", ent.category)
                     )
                     spans.append((hit.start, hit.end))
+        named_group = any(e.category == "armed_group" for e in facts.entities)
+        if not named_group and _TERRITORIAL_CUES.search(fold_phrase(question)):
+            # "las disidencias del Estado Mayor Central": a named group is what the short form qualifies
+            self._context_entities(question, facts, spans, seen)
         return spans
+
+    def _context_entities(
+        self, question: str, facts: QuestionFacts, spans: list[tuple[int, int]], seen: set[str]
+    ) -> None:
+        """Armed groups named by a context alias ("presencia de disidencias en el Cauca"): an armed
+        group question is the context those short forms need. Outside any alias already matched."""
+        folded = fold_spans(question)
+        for ent in self.entities.entities.values():
+            if ent.category != "armed_group" or not ent.context_aliases or ent.entity_id in seen:
+                continue
+            words = "|".join(re.escape(fold_phrase(a)) for a in ent.context_aliases)
+            for m in re.finditer(rf"(?<!\w)(?:{words})(?!\w)", folded):
+                if any(a < m.end() and m.start() < b for a, b in spans):
+                    continue
+                seen.add(ent.entity_id)
+                facts.entities.append(
+                    EntityRef(ent.entity_id, ent.name, question[m.start() : m.end()], "entity", ent.category)
+                )
+                spans.append((m.start(), m.end()))
+                break
 
     def _places(
         self, question: str, facts: QuestionFacts, entity_spans: list[tuple[int, int]], case_known: bool
@@ -218,6 +247,9 @@ class QuestionReader:
         qualifying: set[str] = set()
         for hit in hits:
             p = self._question_policy(hit, territorial)
+            if _PARTS_OF.search(fold_phrase(question[: hit.start])):
+                # "¿qué municipios de Nariño…?", "las veredas del Meta": the parts of a department
+                p = self._department_named(hit.matched) or p
             qualified = self._qualified_by_department(hit, {c for start, c in named_depts if start != hit.start})
             if qualified is not None and (p is None or p.level != "municipality"):
                 # "Puerto Rico, el municipio del Caquetá": the department named in the question picks
@@ -239,6 +271,19 @@ class QuestionReader:
                 facts.places.append(PlaceRef(p.place_id, p.name, p.level, hit.matched, p.department_code))
         if qualifying:
             facts.places = [r for r in facts.places if r.place_id not in qualifying]
+
+    def _department_named(self, matched: str) -> Place | None:
+        """The department whose name (or alias) is ``matched``, or None."""
+        key = fold_phrase(matched)
+        return next(
+            (
+                p
+                for p in self.gazetteer.places.values()
+                if p.level == "department"
+                and (fold_phrase(p.name) == key or any(fold_phrase(t) == key for t, _ in p.aliases))
+            ),
+            None,
+        )
 
     def _qualified_by_department(self, hit, named_depts: set[str]) -> Place | None:
         """The one municipality among ``hit``'s candidates whose department the question also names."""
