@@ -39,7 +39,13 @@ _SHOW = (
     r"(?<!\w)(?:muestra\w*|muestrame\w*|muestralo|ensena\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
     r"quiero ver|quisiera ver|necesito ver|me gustaria ver|ver en (?:el|un) mapa|ubica\w*|localiza\w*|"
     r"en (?:el|un) mapa|tablero|dashboard|show me|show (?:it|them|the)|display\w*|visuali[sz]e|plot|chart|"
-    r"mostr[ae]\w*|exib\w*|ver no mapa|quero ver)"
+    r"mostr[ae]\w*|exib\w*|ver no mapa|quero ver|"
+    # making a picture: "dibuja", "genera la red", "hazme una gráfica", "sácame el mapa", "ponme en un mapa"
+    r"(?<!\w)(?:dibuja(?:me)?|generame|haz(?:me)?|sacame|armame|creame) (?:un|una|el|la|los|las)(?!\w)|"
+    # "genera la red…", "arma un mapa…": these verbs are also indicative ("¿qué riesgos genera la…?"),
+    # so only with a view as their object
+    r"(?<!\w)(?:genera|saca|arma|crea|construye) (?:un|una|el|la) (?:red|mapa|grafic\w*|matriz|linea|cuadrante)|"
+    r"(?<!\w)(?:ponme|ponlo|ponla|ponlos|ponlas|plotea\w*|draw|graficos?|graficas?)(?!\w))"
 )
 _EXPLICIT = [
     ("matriz_calor", r"(?<!\w)(?:matriz\w*|mapa de calor|heat ?map)"),
@@ -58,7 +64,7 @@ _ALERTS = r"alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alert
 _PRESENCE = (
     r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
     r"(?:que|cuales) grupos (?:armados )?(?:hay|estan|tienen|mandan|delinquen|se mueven|controlan)|"
-    r"(?<!\w)present(?!\w)|presence|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
+    r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
     r"(?:actores|organizaciones|estructuras) armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
@@ -227,6 +233,8 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
     for name, rx in _EXPLICIT:
         if re.search(rx, folded):
             add(name, "explícito")
+    if show and re.search(r"(?<!\w)(?:red|redes|grafo|network)(?!\w)", folded):
+        add("red_entidades", "explícito")  # "genera la red del Clan del Golfo": a network to be shown
     if explicit_map:
         add(_map_kind(folded, has_armed_group), "mapa")
     explicit = bool(comps)

@@ -151,6 +151,22 @@ def test_open_and_relative_periods_in_speech(question, desde, hasta):
         ),
         ("heatmap de los enjambres de drones", "visualization", "matriz_calor", {"entidad": "drone_swarms"}),
         ("línea de tiempo de documentos sobre enjambres de drones", "visualization", "linea_tiempo", {}),
+        # making a picture is asking for a view: "genera la red …", "dibújame un mapa …"
+        (
+            "genérame la red de la Segunda Marquetalia",
+            "visualization",
+            "red_entidades",
+            {"entidad": "segunda_marquetalia"},
+        ),
+        ("dibújame un mapa de alertas del Cauca", "visualization", "mapa_alertas", {"lugar": "department:19"}),
+        # … but a future tense or a noun that starts like one is not ("desplegará armas láser")
+        ("¿Cómo afectará a los satélites que Rusia saque armas láser a la órbita?", "text", None, {}),
+        (
+            "¿Qué tan presentes están los Comandos de la Frontera en el Putumayo?",
+            "visualization",
+            "mapa_presencia",
+            {"entidad": "comandos_de_la_frontera", "lugar": "department:86"},
+        ),
     ],
 )
 def test_new_phrasings_read_as_their_kind(reader, question, route, first, filters):
