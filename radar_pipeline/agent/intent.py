@@ -127,7 +127,10 @@ _CONTENT = (
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
     r"(?:que|cuales) (?!(?:paises|departamentos|municipios|lugares|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
-    r"[a-z]+(?: [a-z]+)? se (?:mencionan|nombran|citan)|"
+    r"[a-z]+(?: [a-z]+){0,4}? se (?:mencionan|nombran|citan)|"
+    # how a group or a system works is explained, not mapped: "¿cómo opera la red de…?"
+    r"como (?:opera\w*|actua\w*|funciona\w*|financia\w*|se financia\w*|recluta\w*|se organiza\w*|controla\w*)|"
+    r"how (?:does|do|did) .{0,40} (?:operate|work|finance|recruit)|"
     r"what (?:do|does|did) .{0,60} say|tell me|(?<!\w)why(?!\w)|(?<!\w)describe|"
     r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*)"
 )

@@ -109,6 +109,10 @@ def test_open_and_relative_periods_in_speech(question, desde, hasta):
         # what the sources say or recommend is content, not a view
         ("¿Qué recomiendan las alertas sobre reclutamiento en Tumaco?", "text", None, {}),
         ("¿Qué economías ilícitas se nombran en relación con el Catatumbo?", "text", None, {}),
+        ("¿Qué tipos de misiles hipersónicos se mencionan en los textos?", "text", None, {}),
+        # how a group works is explained, not mapped
+        ("¿Cómo se financia el Frente Oliver Sinisterra en Tumaco?", "text", None, {}),
+        ("How does the Gulf Clan recruit in Urabá?", "text", None, {}),
         # the counted nouns analysts use for documents
         (
             "Evolución de la bibliografía sobre ciberdefensa desde 2012",
