@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent import router
+from radar_pipeline.agent.understanding import first_mention, name_sets
 from radar_pipeline.agent.writer import sentences_of, states_about_world
 from radar_pipeline.textfold import fold_question, fold_spans
 
@@ -366,11 +367,10 @@ def _concepts(text: str) -> tuple[Concept, ...]:
     folded = fold_question(text)
     out: list[Concept] = []
     covered: set[str] = set()
-    for names, aliases in router.COUNTRIES + router.GROUPS:
-        spelled = names + tuple(a for a in aliases if len(a) >= 4)
-        hit = next((n for n in spelled if router.mentions(folded, (n,))), None)
-        if hit:
-            out.append(Concept(names[0], tuple(dict.fromkeys(names + aliases)), entity=True))
+    for ns in name_sets():
+        spelled = ns.names + tuple(a for a in ns.aliases if len(a) >= 4)
+        if first_mention(spelled, folded):
+            out.append(Concept(fold_question(ns.label), ns.aliases, entity=True))
             covered |= {w for n in spelled for w in re.findall(r"\w+", n)}
     for spanish, english, _ in router.glossary_terms(text):
         sp = fold_question(spanish)

@@ -25,6 +25,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.alerts import names_place
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.textfold import fold_phrase
 
@@ -55,14 +56,22 @@ class Aggregate:
     entity: tuple[sa.Column, ...] = ()
     place: tuple[sa.Column, ...] = ()
     place_code: Callable[[str, str], Any] | None = None
+    place_rows: Callable[[PrecomputeReader, str], Callable[[dict], dict | None]] | None = None
+    """For a municipality the table has no column for (the per-department alerts): a row rewriter
+    built from other current tables (``None`` from it drops the row); without it, ``place_code``."""
 
     @property
     def table_name(self) -> str:
         return self.table.name
 
+    def narrows_rows(self, f: Filters) -> bool:
+        """Whether ``f``'s place is a municipality this aggregate narrows row by row (``place_rows``)."""
+        return self.place_rows is not None and f.place is not None and f.place.startswith("municipality:")
+
     def select(self, f: Filters, limit: int) -> tuple[sa.Select, dict[str, Any], list[str]]:
         """``(statement, filters applied, filters ignored)``: current rows narrowed by ``f``,
-        ordered by ``id``, at most ``limit + 1`` rows (the extra one tells truncation)."""
+        ordered by ``id``, at most ``limit + 1`` rows (the extra one tells truncation). A place
+        narrowed row by row (``narrows_rows``) is left to the caller."""
         t = self.table
         conds: list[Any] = [t.c.valid_to.is_(None)]
         applied: dict[str, Any] = {}
@@ -92,7 +101,9 @@ class Aggregate:
                 applied["entity"] = f.entity
             else:
                 ignored.append("entity")
-        if f.place is not None and PLACE_ID.match(f.place) and self.place_code is not None:
+        if self.narrows_rows(f) and PLACE_ID.match(f.place):
+            applied["place"] = f.place
+        elif f.place is not None and PLACE_ID.match(f.place) and self.place_code is not None:
             level, code = f.place.split(":", 1)
             cond = self.place_code(level, code)
             if cond is not None:
@@ -129,10 +140,12 @@ AGGREGATES: dict[str, Aggregate] = {
         T.agg_alerts_per_department,
         "Alertas tempranas por departamento",
         place=(T.agg_alerts_per_department.c.department_name,),
-        # alerts are counted per department: a municipality narrows to its department
+        # a department is its own row; a municipality keeps, in every row, the alerts naming it
+        # (``alerts_naming``: the definition the dashboard's alerts map uses too)
         place_code=lambda level, code: (
             T.agg_alerts_per_department.c.department_code == code[:2] if level != "country" else None
         ),
+        place_rows=lambda reader, place_id: reader.alerts_naming(place_id),
     ),
     "timeline": Aggregate(
         T.agg_timeline,
@@ -275,9 +288,16 @@ class PrecomputeReader:
         spec = AGGREGATES[name]
         f = dataclasses.replace(filters, entity=_no_nul(filters.entity), place=_no_nul(filters.place))
         base = {"aggregate": name, "table": spec.table_name, "title": spec.title}
-        stmt, applied, ignored = spec.select(f, limit)
+        if spec.narrows_rows(f):
+            try:
+                rewrite = spec.place_rows(self, f.place)
+            except NotMaterialized:  # what narrows it is missing: the place's department, as a column
+                spec = dataclasses.replace(spec, place_rows=None)
+        stmt, applied, ignored = spec.select(f, limit if not spec.narrows_rows(f) else 100_000)
         try:
             rows = self.rows(stmt, spec.table)
+            if spec.narrows_rows(f):
+                rows = [x for r in rows if (x := rewrite(r)) is not None]
         except NotMaterialized:
             return {
                 **base,
@@ -301,6 +321,25 @@ class PrecomputeReader:
             "filters_ignored": ignored,
             "message": None,
         }
+
+    def alerts_naming(self, place_id: str) -> Callable[[dict], dict | None]:
+        """A rewriter of ``agg_alerts_per_department`` rows that keeps only the alerts naming
+        ``place_id`` among their places (``alerts.names_place``), with ``n_alerts`` and the
+        evidence recounted; a row left with none is dropped (``None``). Raises ``NotMaterialized``
+        without ``early_warnings``."""
+        t = T.early_warnings
+        rows = self.rows(sa.select(t.c.alert_code, t.c.places, t.c.evidence).where(current(t)), t)
+        kept = {r["alert_code"]: r for r in rows if names_place(r, place_id)}
+        evidence = {(e.get("doc_id"), e.get("chunk_id")) for r in kept.values() for e in r["evidence"] or []}
+
+        def rewrite(row: dict) -> dict | None:
+            codes = [c for c in row["alert_codes"] or [] if c in kept]
+            if not codes:
+                return None
+            ev = [e for e in row.get("evidence") or [] if (e.get("doc_id"), e.get("chunk_id")) in evidence]
+            return {**row, "alert_codes": codes, "n_alerts": len(codes), "evidence": ev}
+
+        return rewrite
 
     def mentions_for_chunks(
         self,

@@ -306,3 +306,13 @@ def test_proposal_validated_against_read_passages():
     )
     assert validate_proposal(p, "verdadera", fengyun_id, span, read).estado == "no_verificada"
     assert validate_proposal(p, "no_verificada", None, None, read).estado == "no_verificada"
+
+
+def test_premise_entities_use_the_shared_name_sets():
+    # "el Pentágono" is the dictionary's us_dod: an English passage saying "the Department of
+    # Defense" addresses the premise; a demonym names the country
+    p = extract_premise("Dado que el Pentágono nunca ha usado enjambres de drones, ¿qué hace China?")
+    ent = [c for c in p.concepts if c.entity]
+    assert ent and ent[0].found_in("the department of defense tested")
+    q = extract_premise("Dado que los rusos nunca han probado un arma antisatélite, ¿qué dice la doctrina?")
+    assert any(c.entity and c.found_in("russia tested an asat weapon") for c in q.concepts)
