@@ -169,3 +169,18 @@ def test_retraction_closes_the_document_and_it_is_not_re_extracted(engine, corpu
     with pytest.raises(history.RetractionError, match="no hay un documento"):
         history.retract_document(engine, "0" * 16, "motivo", "x")
     assert history.version_violations(engine)["documents_retracted_current"] == []
+
+
+def test_the_chunks_contract_accepts_a_renumbered_passage_and_rejects_a_foreign_id():
+    import polars as pl
+    import pytest as _pytest
+    from pandera.errors import SchemaError, SchemaErrors
+
+    from radar_pipeline.schemas import ChunksSchema
+
+    row = {"doc_id": "ab" * 8, "seq": 1, "text": "x", "n_tokens": 1, "page_start": 1, "page_end": 1}
+    ChunksSchema.validate(pl.DataFrame([{**row, "chunk_id": "ab" * 8 + "-1"}, {**row, "chunk_id": "ab" * 8 + "-7"}]))
+    with _pytest.raises((SchemaError, SchemaErrors)):
+        ChunksSchema.validate(pl.DataFrame([{**row, "chunk_id": "cd" * 8 + "-1"}]), lazy=True)
+    with _pytest.raises((SchemaError, SchemaErrors)):
+        ChunksSchema.validate(pl.DataFrame([{**row, "chunk_id": "ab" * 8 + "-1x"}]), lazy=True)
