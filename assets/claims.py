@@ -2,8 +2,8 @@
 and two times, built by rules from the precomputes — no generative model — and alias decisions
 that never force a merge. Thin assets over ``radar_pipeline.claims``.
 
-Retraction is an input of the builder (``materialize_claims(retracted=...)``); until the
-retraction table exists this asset passes none.
+Retraction is an input of the builder: the asset passes the ``retractions`` table
+(``claims.links.retractions``), so a claim left without counting evidence is ``retracted``.
 """
 
 import json
@@ -15,6 +15,7 @@ from dagster import AssetExecutionContext
 
 from assets._meta import md_table, to_metadata
 from radar_pipeline.claims.build import CODE_VERSION, materialize_alias_decisions, materialize_claims
+from radar_pipeline.claims.links import retractions
 from radar_pipeline.claims.store import check_evidence, check_single_current, provenance_coverage
 from resources import DatabaseResource
 
@@ -60,7 +61,7 @@ def _sample(engine: sa.Engine, sql: str) -> dg.MetadataValue:
 )
 def claims(context: AssetExecutionContext, database: DatabaseResource) -> dg.MaterializeResult:
     engine = _engine(database)
-    st = materialize_claims(engine, log=context.log.info)
+    st = materialize_claims(engine, retracted=retractions(engine), log=context.log.info)
     meta = to_metadata({k: v for k, v in st.items() if k not in ("write",)})
     meta.update({f"write_{k}": dg.MetadataValue.int(int(v)) for k, v in st["write"].items()})
     meta["dagster/row_count"] = dg.MetadataValue.int(int(st["write"]["current"]))

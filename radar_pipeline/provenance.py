@@ -5,7 +5,7 @@
 was built from it: its passages (current and closed), the precompute rows that name it (mentions,
 dates) or count it in their ``evidence`` (alerts, presence, every ``agg_*`` cell), and the past
 ``/chat`` answers whose trace read or cited one of its passages — flagging the cited passages that
-are now superseded or retracted. Claims (issue 13 §3) join here through ``CLAIM_HOOK``.
+are now superseded or retracted. Claims (issue 13 §3) that cite the source are listed through ``claims.links.claims_citing``.
 
 ``replay`` re-runs the searches a past answer's trace recorded against today's index and reports,
 per passage the answer cited: ``gone`` (removed or retracted, with nothing in its place, or not in
@@ -17,7 +17,6 @@ then and now.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ from radar_pipeline.chunking import text_sha
 from radar_pipeline.history import resolve_chunk
 from radar_pipeline.precompute import tables as T
 
-__all__ = ["resolve_documents", "impact", "replay", "CLAIM_HOOK", "UnknownSource"]
+__all__ = ["resolve_documents", "impact", "replay", "UnknownSource"]
 
 _DOC_ID = re.compile(r"^[0-9a-f]{16}$")
 # Tables citing documents in a JSONB ``evidence`` list of {"doc_id", "chunk_id", ...}; the key
@@ -45,11 +44,6 @@ EVIDENCE_TABLES: dict[str, tuple[str, ...]] = {
     "agg_entity_quadrant": ("entity_id", "phenomenon"),
 }
 DOCUMENT_TABLES = ("entity_mentions", "place_mentions", "publication_dates")
-
-# Claims (issue 13 §3) are built on another branch. Once merged, set this to a function
-# ``(engine, doc_ids) -> {"current": [...], "closed": int}`` listing the claims whose
-# ``claim_evidence`` cites these documents; ``impact`` reports it under ``claims``.
-CLAIM_HOOK: Callable[[sa.Engine, list[str]], dict[str, Any]] | None = None
 
 
 class UnknownSource(LookupError):
@@ -170,7 +164,7 @@ def impact(engine: sa.Engine, target: str, corpus_root: Path | None = None) -> d
     precompute table: ``current`` — the ids and key columns of the current rows that name or count
     the documents — and ``closed``, how many closed rows did); ``answers`` (``_answers``: each past
     run that read or cited them, and its cited passages that are no longer current); ``claims``
-    (``CLAIM_HOOK`` or None until claims exist). Raises ``UnknownSource``.
+    (``claims.links.claims_citing``: current claims citing it and closed versions that did). Raises ``UnknownSource``.
     """
     doc_ids = resolve_documents(engine, target, corpus_root)
     ensure_agent_schema(engine)
@@ -242,7 +236,9 @@ def impact(engine: sa.Engine, target: str, corpus_root: Path | None = None) -> d
                 "closed": sum(1 for r in rows if not r.cur),
             }
         out["answers"] = _answers(conn, doc_ids)
-    out["claims"] = CLAIM_HOOK(engine, doc_ids) if CLAIM_HOOK is not None else None
+    from radar_pipeline.claims.links import claims_citing  # claims import history; keep the edge one-way
+
+    out["claims"] = claims_citing(engine, doc_ids)
     out["summary"] = {
         "chunks_current": len(out["chunks"]["current"]),
         "chunks_closed": len(out["chunks"]["closed"]),

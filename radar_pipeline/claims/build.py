@@ -207,7 +207,14 @@ def materialize_claims(
     claims, stats = build_claims(engine, retracted=retracted, superseded_chunks=superseded_chunks, log=log)
     inputs = {"code": CODE_VERSION, "retracted_documents": sorted(retracted or {}), "rules": stats}
     run_id = start_run(engine, "claims", CODE_VERSION, inputs)
-    written = write_claims(engine, claims, run_id=run_id, producer=f"claims@{CODE_VERSION}", now=now)
+    written = write_claims(
+        engine,
+        claims,
+        run_id=run_id,
+        producer=f"claims@{CODE_VERSION}",
+        now=now,
+        retracted_docs=frozenset(retracted or ()),
+    )
     finish_run(
         engine,
         run_id,

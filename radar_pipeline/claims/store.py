@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -128,13 +128,19 @@ def write_claims(
     run_id: str,
     producer: str,
     now: dt.datetime | None = None,
+    retracted_docs: Collection[str] = (),
 ) -> dict[str, int]:
     """Make ``claims`` the current knowledge, keeping every earlier version (module docstring).
+
+    A current claim no longer produced whose every evidence row comes from ``retracted_docs``
+    gets a ``retracted`` version (its evidence marked retracted, policy ``all_evidence_retracted``)
+    rather than ``superseded``: a retracted source's claims vanish from the precomputes, and the
+    reason they vanished is the retraction.
 
     ``claims`` must already be resolved (``policy.resolve``); two claims with one ``claim_id``
     raise ``ValueError``. ``now`` is the transaction time (default: the clock; tests pass one).
     One transaction. Returns counts: ``inserted``, ``changed``, ``unchanged``, ``superseded``,
-    ``current``.
+    ``retracted`` (of the vanished claims), ``current``.
     """
     now = now or _now()
     produced: dict[str, Claim] = {}
@@ -145,7 +151,8 @@ def write_claims(
     by_key: dict[str, list[str]] = {}
     for c in produced.values():
         by_key.setdefault(c.claim_key, []).append(c.claim_id)
-    stats = {"inserted": 0, "changed": 0, "unchanged": 0, "superseded": 0}
+    stats = {"inserted": 0, "changed": 0, "unchanged": 0, "superseded": 0, "retracted": 0}
+    gone_docs = set(retracted_docs)
     with engine.begin() as conn:
         current = {
             r.claim_id: r
@@ -171,7 +178,7 @@ def write_claims(
                 stats["inserted"] += 1
             new_rows.append(row)
             new_ev.append([{k: getattr(e, k) for k in _EVIDENCE_COLS} for e in c.evidence])
-        gone = [r for cid, r in current.items() if cid not in produced and r.status != "superseded"]
+        gone = [r for cid, r in current.items() if cid not in produced and r.status not in ("superseded", "retracted")]
         tomb_src = (
             {r.id: r for r in conn.execute(sa.select(db.claims).where(db.claims.c.id.in_([g.id for g in gone])))}
             if gone
@@ -186,20 +193,26 @@ def write_claims(
         for g in gone:
             old = dict(tomb_src[g.id]._mapping)
             close.append(g.id)
-            stats["superseded"] += 1
             replacements = [x for x in by_key.get(old["claim_key"], []) if x != old["claim_id"]]
+            evidence = tomb_ev.get(g.id, [])
+            retracted = bool(evidence) and not replacements and all(e["doc_id"] in gone_docs for e in evidence)
+            status = "retracted" if retracted else "superseded"
+            stats[status] += 1
+            if retracted:
+                evidence = [{**e, "retracted": True} for e in evidence]
+                old.update(prevailing_stance=None, policy="all_evidence_retracted", n_supporting=0, n_contradicting=0)
             old.pop("id")
             old.update(
                 recorded_at=now,
                 superseded_at=None,
                 superseded_by=replacements[0] if replacements else None,
-                status="superseded",
+                status=status,
                 run_id=run_id,
                 producer=producer,
             )
-            old["content_hash"] = hashlib.sha1((old["content_hash"] + "|superseded").encode()).hexdigest()
+            old["content_hash"] = hashlib.sha1((old["content_hash"] + "|" + status).encode()).hexdigest()
             new_rows.append(old)
-            new_ev.append(tomb_ev.get(g.id, []))
+            new_ev.append(evidence)
         if close:
             conn.execute(db.claims.update().where(db.claims.c.id.in_(close)).values(superseded_at=now))
         _insert_versions(conn, new_rows, new_ev)

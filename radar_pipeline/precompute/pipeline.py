@@ -587,7 +587,9 @@ def propagate_retraction(
     """After ``history.retract_document``: close the documents' mention and date rows, then
     re-materialize what cites them (early warnings, armed presence, every aggregate). Each write
     keeps history, so only the affected rows and cells change and the old ones stay, closed.
-    (Claims, issue 13 §3, close here too once that table exists.) Returns the stats of each step."""
+    Claims follow last: rebuilt with the retraction table as input, a claim left without
+    counting evidence becomes ``retracted`` (``claims.build.materialize_claims``). Returns the stats
+    of each step."""
     out: dict[str, Any] = {"closed": close_document_rows(engine, doc_ids)}
     log(f"retraction: closed {out['closed']}")
     for name, fn in (
@@ -600,4 +602,10 @@ def propagate_retraction(
             k: v for k, v in st.items() if k.endswith("rows_superseded") or k in ("run_id", "precompute_version")
         }
         log(f"retraction: {name} re-materialized ({st['run_id']})")
+    from radar_pipeline.claims.build import materialize_claims  # claims read the precomputes above
+    from radar_pipeline.claims.links import retractions
+
+    st = materialize_claims(engine, retracted=retractions(engine), log=log)
+    out["claims"] = {"by_status": st.get("by_status"), "write": st.get("write")}
+    log("retraction: claims re-materialized")
     return out

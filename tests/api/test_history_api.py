@@ -89,7 +89,7 @@ def test_a_changed_source_leaves_old_answers_auditable(engine, pg_url, world, us
     assert [a["run_id"] for a in imp["answers"]] == [run_id]
     assert sorted(imp["answers"][0]["citas_no_vigentes"]) == cited_old
     assert imp["answers"][0]["index_version"] == world["version"]
-    assert imp["claims"] is None  # claims arrive with issue 13 §3
+    assert imp["claims"] == {"current": [], "n_current": 0, "closed": 0}  # no claims materialized here
     # by path: both versions of the file
     assert provenance.resolve_documents(engine, FILES[0]) == [old_doc, new_doc]
     by_path = provenance.impact(engine, FILES[0])

@@ -1,5 +1,6 @@
 """A retraction propagates: the document's passages, mentions and dates are closed and every
-aggregate, alert and presence row that counted it is re-materialized without it (old rows kept)."""
+aggregate, alert and presence row that counted it is re-materialized without it (old rows kept);
+the claims it was the only evidence of become ``retracted`` (a new version; the old one kept)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import shutil
 import sqlalchemy as sa
 
 from radar_pipeline import history
+from radar_pipeline.claims.build import materialize_claims
+from radar_pipeline.claims.links import claims_citing
 from radar_pipeline.ingest import OcrSettings
 from radar_pipeline.precompute import pipeline as P
 from radar_pipeline.precompute import tables as T
@@ -37,6 +40,7 @@ def test_retraction_closes_mentions_and_rematerializes_aggregates(pengine, confi
     P.materialize_mentions(pengine, config)
     P.materialize_publication_dates(pengine, config)
     P.materialize_aggregates(pengine, config)
+    P.materialize_early_warnings(pengine, config)
     with pengine.connect() as conn:
         doc = conn.execute(sa.text("SELECT doc_id FROM documents WHERE primary_path = :p"), {"p": FILES[0]}).scalar()
         mentions = conn.execute(
@@ -44,6 +48,9 @@ def test_retraction_closes_mentions_and_rematerializes_aggregates(pengine, confi
         ).scalar()
         counted = _cites(conn, "agg_documents_per_place", doc, current=True)
     assert mentions > 0 and counted > 0, "the fixture document names places the aggregate counts"
+    materialize_claims(pengine)
+    before = claims_citing(pengine, [doc])
+    assert before["n_current"] > 0 and {c["status"] for c in before["current"]} == {"asserted"}
 
     history.retract_document(pengine, doc, "Documento apócrifo", "revisor")
     out = P.propagate_retraction(pengine, config, [doc])
@@ -72,3 +79,9 @@ def test_retraction_closes_mentions_and_rematerializes_aggregates(pengine, confi
         ).scalar()
     assert run == {"doc_ids": [doc], "reason": "retracted"}
     assert out["aggregates"]["precompute_version"]
+    # claims: the alert was their only evidence, so each gets a new version, retracted; the old kept
+    after = claims_citing(pengine, [doc])
+    assert {c["claim_id"] for c in after["current"]} == {c["claim_id"] for c in before["current"]}
+    assert {c["status"] for c in after["current"]} == {"retracted"}
+    assert after["closed"] >= before["n_current"]
+    assert out["claims"]["write"]["retracted"] == before["n_current"]
