@@ -236,7 +236,10 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
     for name, rx in _EXPLICIT:
         if re.search(rx, folded):
             add(name, "explícito")
-    if show and re.search(r"(?<!\w)(?:red|redes|grafo|network)(?!\w)", folded):
+    telegraphic = re.match(
+        r"^\W*(?:(?:ok|y|ahora|bueno|listo|entonces|la|una|el|and|now|the)\W+)*(?:red|grafo|network)(?!\w)", folded
+    )
+    if (show or telegraphic) and re.search(r"(?<!\w)(?:red|redes|grafo|network)(?!\w)", folded):
         add("red_entidades", "explícito")  # "genera la red del Clan del Golfo": a network to be shown
     if explicit_map:
         add(_map_kind(folded, has_armed_group), "mapa")

@@ -20,9 +20,11 @@ gazetteer and entity dictionary (the ones the precomputes count with), never a s
 armed group and actor of the entity dictionary, with all their folded words (names, demonyms and
 metonyms from ``places.yaml``, aliases and context aliases from ``entities.yaml``).
 
-A question typed without any capital letter ("que grupos operan en tumaco") is read with the case
-rules relaxed (``case_known=False``), since "written with a capital" is then no signal; acronyms
-that are also common words stay out (``_LOWER_ACRONYM_STOP``).
+A question with no capitalised word past the first, acronyms aside ("que grupos operan en tumaco",
+"¿Mapa de AT en antioquia?") is read with the case rules relaxed (``case_known=False``), since
+"written with a capital" is then no signal; acronyms that are also common words stay out
+(``_LOWER_ACRONYM_STOP``), and in a sentence-case question a lower-case name with several
+candidates ("la paz") is taken for words, not reported as ambiguous.
 """
 
 from __future__ import annotations
@@ -184,7 +186,10 @@ class QuestionReader:
     def read(self, question: str, *, phenomenon: str | None = None) -> QuestionFacts:
         """Period, places, ambiguous names and entities of ``question`` (see the module doc)."""
         facts = QuestionFacts(period=parse_period(question, self.reference_year))
-        case_known = any(c.isupper() for c in question)
+        # capitals say something only when a name was capitalised: a word past the first that starts
+        # with one and is not an acronym ("mapa de AT en antioquia" is typed without them)
+        words = re.findall(r"\w+", question)
+        case_known = any(w[:1].isupper() and not w.isupper() for w in words[1:])
         entity_spans = self._entities(question, facts, phenomenon, case_known)
         self._places(question, facts, entity_spans, case_known)
         return facts
@@ -258,7 +263,10 @@ class QuestionReader:
                 qualifying.add(f"department:{qualified.department_code}")
             if p is None:
                 cands = [self.gazetteer.places[c] for c in hit.candidates if c in self.gazetteer.places]
-                if len(cands) > 1:
+                # in a sentence-case question a lower-case "la paz" is words; typed all in lower
+                # case, it may be the place, so the ambiguity is said
+                words_only = hit.matched.islower() and any(c.isupper() for c in question)
+                if len(cands) > 1 and not words_only:
                     facts.ambiguous.append(
                         AmbiguousPlace(hit.matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))
                     )

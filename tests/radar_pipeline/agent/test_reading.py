@@ -184,6 +184,23 @@ def test_new_phrasings_read_as_their_kind(reader, question, route, first, filter
             assert key not in got_filters or route == "text", (question, got_filters)
 
 
+def test_case_is_a_signal_only_when_names_were_capitalised(reader):
+    # an acronym or the first word says nothing about how the places were typed
+    assert _read(reader, "porfa mapa de AT en santander del año pasado")[2]["lugar"] == "department:68"
+    assert [p.place_id for p in reader.read("¿Qué grupos hay en barbacoas?").places] == ["municipality:52079"]
+    # … but a lower-case phrase with several candidates in a sentence-case question is words
+    facts = reader.read("¿Qué dice el informe sobre la paz en el Cauca?")
+    assert facts.ambiguous == [] and [p.place_id for p in facts.places] == ["department:19"]
+    # typed all in lower case it may be the place: the ambiguity is said
+    assert [a.matched for a in reader.read("que grupos hay en la union").ambiguous] == ["la union"]
+
+
+def test_telegraphic_network_request(reader):
+    assert _read(reader, "red eln")[:2] == ("visualization", ["red_entidades"])
+    assert _read(reader, "y ahora la red de la Segunda Marquetalia")[1] == ["red_entidades"]
+    assert _read(reader, "¿Cómo opera la red de narcotráfico del Clan del Golfo?")[0] == "text"
+
+
 def test_follow_up_after_thanks_without_question_mark():
     assert router.plan("gracias, ahora grafícame lo mismo para el Meta").kind == "question"
     assert router.plan("gracias, eso era todo").kind == "thanks"
