@@ -82,8 +82,18 @@ s AS (
   WHERE t.encoder = :enc
   GROUP BY u.pos
 )
-SELECT r.chunk_id, s.score FROM s JOIN bm25_rows r ON r.encoder = :enc AND r.pos = s.pos
 """
+# unrestricted: the top k by score first, then their chunk ids (k index probes, not one per match)
+_TOP = (
+    _SCORES + ", top AS (SELECT pos, score FROM s WHERE score > 0 ORDER BY score DESC, pos LIMIT :k) "
+    "SELECT r.chunk_id, top.score FROM top JOIN bm25_rows r ON r.encoder = :enc AND r.pos = top.pos "
+    "ORDER BY top.score DESC, top.pos"
+)
+# restricted to collections (or to given chunks): the filter joins before the top k
+_FILTERED = _SCORES + (
+    "SELECT r.chunk_id, s.score FROM s JOIN bm25_rows r ON r.encoder = :enc AND r.pos = s.pos "
+    "JOIN chunks c ON c.chunk_id = r.chunk_id WHERE s.score > 0 AND {where} ORDER BY s.score DESC, s.pos"
+)
 
 
 def search_bm25(
@@ -96,25 +106,23 @@ def search_bm25(
 ) -> list[tuple[str, float]]:
     """``(chunk_id, BM25 score)`` of the top ``k`` passages for ``tokens`` (positive scores only,
     best first, ties by row). ``collections`` (None = all) restricts the candidates inside the
-    query; ``chunk_ids`` asks for the scores of those chunks only (then ``k`` is ignored).
-    Unknown tokens score nothing; no tokens → ``[]``."""
+    query, before the top ``k``; ``chunk_ids`` asks for the scores of those chunks only (then
+    ``k`` is ignored). Unknown tokens score nothing; no tokens → ``[]``."""
     if not tokens or (collections is not None and not collections):
         return []
     terms, counts = query_terms(tokens)
-    params: dict = {"terms": terms, "counts": counts, "enc": encoder}
-    sql = _SCORES
-    where = ["s.score > 0"]
-    if collections is not None:
-        sql += " JOIN chunks c ON c.chunk_id = r.chunk_id"
-        where.append("c.collection = ANY(:colls)")
-        params["colls"] = sorted(collections)
-    if chunk_ids is not None:
-        where.append("r.chunk_id = ANY(:ids)")
-        params["ids"] = list(chunk_ids)
-    sql += " WHERE " + " AND ".join(where) + " ORDER BY s.score DESC, r.pos"
-    if chunk_ids is None:
-        sql += " LIMIT :k"
-        params["k"] = int(k)
+    params: dict = {"terms": terms, "counts": counts, "enc": encoder, "k": int(k)}
+    if collections is None and chunk_ids is None:
+        sql = _TOP
+    else:
+        where = []
+        if collections is not None:
+            where.append("c.collection = ANY(:colls)")
+            params["colls"] = sorted(collections)
+        if chunk_ids is not None:
+            where.append("r.chunk_id = ANY(:ids)")
+            params["ids"] = list(chunk_ids)
+        sql = _FILTERED.format(where=" AND ".join(where)) + (" LIMIT :k" if chunk_ids is None else "")
     with engine.connect() as conn:
         return [(r[0], float(r[1])) for r in conn.execute(sa.text(sql), params)]
 
