@@ -1,4 +1,4 @@
-"""faiss_index, pgvector_index and bm25_index over the embedded chunks."""
+"""faiss_index, pgvector_index, bm25_index and pg_bm25_index over the embedded chunks."""
 
 import time
 
@@ -8,7 +8,13 @@ from pydantic import Field
 from assets._meta import to_metadata
 from radar_pipeline.config import RerankBudget
 from radar_pipeline.retrieval.search import retrieval_fingerprint_config
-from radar_pipeline.stages import build_bm25_index, build_faiss_index, embed_chunks, export_rerank_vectors
+from radar_pipeline.stages import (
+    build_bm25_index,
+    build_faiss_index,
+    embed_chunks,
+    export_pg_bm25,
+    export_rerank_vectors,
+)
 from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
 
@@ -76,6 +82,24 @@ def pgvector_index(
             "dim": enc.dim,
         }
     )
+
+
+@dg.asset(
+    group_name="indexes",
+    kinds={"postgres"},
+    deps=[bm25_index],
+    description="The BM25 index exported into PostgreSQL (bm25_terms, bm25_rows): the lexical ranker of "
+    "RADAR_INDEX_BACKEND=pgvector, with the same weights as bm25_index.",
+)
+def pg_bm25_index(
+    context: dg.AssetExecutionContext,
+    database: DatabaseResource,
+    encoder: EncoderResource,
+    index_store: IndexStoreResource,
+) -> dg.MaterializeResult:
+    name = encoder.get_encoder().name
+    stats = export_pg_bm25(database.engine(), name, index_store.for_encoder(name), log=context.log.info)
+    return dg.MaterializeResult(metadata={**to_metadata(stats), "encoder": name, "dagster/row_count": stats["rows"]})
 
 
 class RerankVectorsConfig(dg.Config):

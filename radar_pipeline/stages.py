@@ -715,3 +715,23 @@ def build_bm25_index(index_dir: Path, log: Log = _noop) -> dict:
     seal_bm25(index_dir, frame.height)
     log(f"bm25_index: {frame.height} passages, {len(index.vocab)} terms")
     return {"rows": frame.height, "vocabulary": len(index.vocab), "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def export_pg_bm25(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
+    """Export ``index_dir``'s BM25 index into PostgreSQL (``stores.pg_lexical``) for the pgvector
+    backend, its rows named by the passage table's chunk ids. Returns rows, terms, postings and
+    seconds. Raises ``ValueError`` when the passage table or the BM25 index is not vouched for by
+    the manifest (materialize ``faiss_index`` and ``bm25_index`` first)."""
+    from radar_pipeline.stores.passages import load_passages
+    from radar_pipeline.stores.pg_lexical import store_bm25
+
+    t0 = time.perf_counter()
+    problems = verify_index(index_dir)
+    bad = {k: v for k, v in problems.items() if k in ("passages", "bm25")}
+    if bad:
+        raise ValueError(f"index at {index_dir} not vouched for ({bad}): materialize faiss_index and bm25_index first")
+    chunk_ids = load_passages(index_dir)["chunk_id"].to_list()
+    stats = store_bm25(engine, encoder_name, Bm25Index.load(index_dir), chunk_ids)
+    stats["seconds"] = round(time.perf_counter() - t0, 3)
+    log(f"pg_bm25_index: {stats['rows']} passages, {stats['terms']} terms, {stats['postings']} postings")
+    return stats

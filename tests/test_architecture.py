@@ -101,8 +101,9 @@ def _name_index() -> dict[str, str]:
 
 
 def _name_lists(path: Path, tree: ast.AST, index: dict[str, str], limit: int) -> list[str]:
-    """``path:NAME`` (the variable a literal is assigned to, else ``path:line``) of each literal
-    that names ``limit`` or more countries/organisations."""
+    """``path:NAME`` (the variable a literal is assigned to, else ``path:literal:<its first
+    entry>``, stable when lines move) of each literal that names ``limit`` or more
+    countries/organisations."""
     owner = {
         id(n.value): t.id
         for n in ast.walk(tree)
@@ -116,7 +117,7 @@ def _name_lists(path: Path, tree: ast.AST, index: dict[str, str], limit: int) ->
         if entries is None:
             continue
         if len(_named_entries(entries, index)) >= limit:
-            out.append(f"{path}:{owner.get(id(node), node.lineno)}")
+            out.append(f"{path}:{owner.get(id(node)) or 'literal:' + str(entries[0]).strip()}")
     return out
 
 
@@ -129,7 +130,7 @@ _SOURCE_SCHEMAS = {
     "radar_pipeline/precompute/presence.py:_GROUP_ALIASES",
     "radar_pipeline/precompute/presence.py:_COUNTRY",
     # the armed_presence table's column comment lists those keys
-    "radar_pipeline/precompute/tables.py:169",
+    "radar_pipeline/precompute/tables.py:literal:cdf",
     # the dashboard's short labels of those keys ("ELN", "EMC")
     "api/dashboard/data/evidence.py:GROUP_LABELS",
 }

@@ -93,8 +93,13 @@ class AgentService:
                 from radar_pipeline.retrieval.search import Searcher
 
                 try:
-                    self._corpus = RetrievalService(Searcher(self.index_dir(), self.encoder, reranker=build_reranker()))
-                except (FileNotFoundError, ValueError) as exc:
+                    if self.backend == "pgvector":
+                        self._corpus = RetrievalService(self._pg_searcher(build_reranker()))
+                    else:
+                        self._corpus = RetrievalService(
+                            Searcher(self.index_dir(), self.encoder, reranker=build_reranker())
+                        )
+                except (FileNotFoundError, ValueError, IndexUnavailable, sa.exc.SQLAlchemyError) as exc:
                     self._corpus_error = str(exc)
                     raise IndexUnavailable(str(exc)) from exc
                 self._withdraw_retracted()
@@ -120,15 +125,58 @@ class AgentService:
         with self._lock:
             return self._corpus.withdraw(doc_ids) if self._corpus is not None else 0
 
+    @property
+    def backend(self) -> str:
+        """``RADAR_INDEX_BACKEND``: ``faiss`` (index files) or ``pgvector`` (PostgreSQL alone)."""
+        from radar_pipeline.config import RetrievalSettings
+
+        return RetrievalSettings().index_backend
+
+    def _pg_searcher(self, reranker):
+        """The ``PgSearcher`` over this service's database (``RADAR_PGVECTOR_EF_SEARCH``)."""
+        from radar_pipeline.config import RetrievalSettings
+        from radar_pipeline.retrieval.pg_search import PgSearcher
+
+        engine = self.engine()
+        if engine is None:
+            raise IndexUnavailable("RADAR_INDEX_BACKEND=pgvector needs PostgreSQL, which is not reachable")
+        return PgSearcher(engine, self.encoder, reranker=reranker, ef_search=RetrievalSettings().pgvector_ef_search)
+
+    def _pg_has_vectors(self) -> bool:
+        """Whether PostgreSQL holds vectors of this service's encoder (one indexed lookup)."""
+        engine = self.engine()
+        if engine is None:
+            return False
+        try:
+            with engine.connect() as conn:
+                q = sa.text("SELECT EXISTS (SELECT 1 FROM embeddings WHERE encoder = :e)")
+                return bool(conn.execute(q, {"e": self.encoder.name}).scalar())
+        except sa.exc.SQLAlchemyError:
+            return False
+
     def index_status(self) -> dict:
-        """What ``/health`` says about the index: ``dir``, ``present`` (FAISS index and passage
-        table on disk and neither damaged), ``loaded``, ``passages`` (rows in memory), ``error``
+        """What ``/health`` says about the index: ``backend`` (``RADAR_INDEX_BACKEND``), ``dir``
+        (None for pgvector), ``present`` (FAISS index and passage table on disk and neither damaged;
+        pgvector: PostgreSQL holds the encoder's vectors), ``loaded``, ``passages`` (rows in memory), ``error``
         (the last load failure) and ``problems`` (component → what is wrong on disk now: sizes
         against the manifest, plus what the loaded searcher left out, e.g. a damaged BM25 index)."""
         from radar_pipeline.stores.integrity import verify_index
 
-        d = self.index_dir()
         loaded = self._corpus is not None
+        if self.backend == "pgvector":
+            problems = dict(getattr(self._corpus.searcher, "problems", {})) if loaded else {}
+            if not loaded and self._corpus_error:
+                problems = {"index": self._corpus_error}
+            return {
+                "backend": "pgvector",
+                "dir": None,
+                "present": loaded or self._pg_has_vectors(),
+                "loaded": loaded,
+                "passages": self._corpus.size if loaded else None,
+                "error": self._corpus_error,
+                "problems": problems,
+            }
+        d = self.index_dir()
         problems = verify_index(d, deep=False)
         if loaded:
             problems = {**getattr(self._corpus.searcher, "problems", {}), **problems}
@@ -136,6 +184,7 @@ class AgentService:
             problems = {"index": self._corpus_error}
         files = (d / "passages.parquet").exists() and (d / "faiss.index").exists()
         return {
+            "backend": "faiss",
             "dir": str(d),
             "present": files and "faiss" not in problems and "passages" not in problems,
             "loaded": loaded,

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -249,12 +250,8 @@ class Searcher:
         left without a vector have ``found`` False and a zero vector. Raises ``AssertionError``
         without a re-ranker and ``IndexError`` for a row outside the passage table."""
         assert self.reranker is not None
-        out = np.zeros((len(rows), self.reranker.dim), dtype=np.float32)
         found = np.ones(len(rows), dtype=bool)
-        idx = np.asarray(rows, dtype=np.int64)
-        pre = self._rerank_have[idx] if self._rerank_have is not None else np.zeros(len(rows), dtype=bool)
-        if pre.any():
-            out[pre] = self._rerank_pre[idx[pre]]
+        out, pre = self.precomputed_rerank_vectors(rows)
         missing = []
         for i in np.flatnonzero(~pre):
             v = self._rerank_cache.get(rows[i])  # .get: another thread may clear the cache
@@ -274,6 +271,17 @@ class Searcher:
                     out[i] = v
                     self._rerank_cache[rows[i]] = v
         return out, found
+
+    def precomputed_rerank_vectors(self, rows: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The stored re-ranker vectors of ``rows``: ``(vectors (len(rows), dim) float32, have
+        (len(rows),) bool)``, zero where none is stored. Here: the row-aligned export of the index
+        directory (``rerank/<encoder>.npz``); the PostgreSQL searcher reads the ``embeddings`` table."""
+        out = np.zeros((len(rows), self.reranker.dim), dtype=np.float32)
+        idx = np.asarray(rows, dtype=np.int64)
+        pre = self._rerank_have[idx] if self._rerank_have is not None else np.zeros(len(rows), dtype=bool)
+        if pre.any():
+            out[pre] = self._rerank_pre[idx[pre]]
+        return out, pre
 
     def second_stage(self, question: str, fused: dict[int, float], cfg: RetrievalConfig) -> dict[int, float]:
         """``fused`` (row → first-stage score) with its top ``cfg.rerank_k`` distinct texts
@@ -368,7 +376,8 @@ class Searcher:
             combined = self.dense_run(qvec, self.passages.height, sentence_weight, allowed)
             out.update({int(r): combined[int(r)] for r in missing})
         else:
-            out.update({int(r): float(s) for r, s in zip(missing, self.vectors[missing] @ qvec, strict=False)})
+            sims = self.cosine(qvec, missing.tolist())
+            out.update({int(r): float(s) for r, s in zip(missing, sims, strict=False)})
         return out
 
     def bm25_scores(
@@ -382,10 +391,36 @@ class Searcher:
             return np.zeros(self.passages.height, dtype=np.float32)
         return np.asarray(self.bm25.retriever.get_scores(toks), dtype=np.float32)
 
+    def lexical_run(
+        self, question: str, cfg: RetrievalConfig, extra_terms: list[str], allowed: RowMask | None = None
+    ) -> tuple[dict[int, float], Callable[[set[int]], dict[int, float]]] | None:
+        """The lexical ranker: ``(top cfg.candidates rows → BM25 score (positive only), exact
+        BM25 scores of any row set)``, only rows of ``allowed`` when given; ``None`` without a
+        lexical index. Here bm25s over the on-disk index; ``PgSearcher`` asks PostgreSQL."""
+        bm25_all = self.bm25_scores(question, cfg, extra_terms)
+        if bm25_all is None:
+            return None
+        if allowed is not None:
+            bm25_all = np.where(allowed.mask, bm25_all, 0.0).astype(np.float32)  # positives only: masked out
+        return self._top(bm25_all, cfg.candidates), lambda rows: {r: float(bm25_all[r]) for r in rows}
+
+    def cosine(self, qvec: np.ndarray, rows: list[int]) -> np.ndarray:
+        """Raw cosine (unit vectors) of ``qvec`` with each row's dense vector, float32 ``(len(rows),)``."""
+        if not rows:
+            return np.zeros(0, dtype=np.float32)
+        return self.dense_vectors(rows) @ qvec
+
+    def dense_vectors(self, rows: list[int]) -> np.ndarray:
+        """The dense (first-stage) vectors of ``rows``, float32 ``(len(rows), dim)``: here from the
+        FAISS index in memory; ``PgSearcher`` reads them from PostgreSQL."""
+        return self.vectors[np.asarray(rows, dtype=np.int64)]
+
     @staticmethod
     def _top(scores: np.ndarray, k: int, positive_only: bool = True) -> dict[int, float]:
         k = min(k, scores.shape[0])
         idx = np.argpartition(-scores, k - 1)[:k]
+        # best first, equal scores by row: a deterministic order, the one PostgreSQL's ORDER BY gives
+        idx = sorted(idx.tolist(), key=lambda i: (-scores[i], i))
         return {int(i): float(scores[i]) for i in idx if scores[i] > 0 or not positive_only}
 
     # ------------------------------------------------------------------ search
@@ -400,25 +435,25 @@ class Searcher:
         dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight, allowed)
         feedback = sorted(dense, key=lambda r: -dense[r])
         if cfg.dense_prf_k and cfg.dense_prf_alpha:
-            qvec = qvec + cfg.dense_prf_alpha * self.vectors[feedback[: cfg.dense_prf_k]].mean(axis=0)
+            qvec = qvec + cfg.dense_prf_alpha * self.dense_vectors(feedback[: cfg.dense_prf_k]).mean(axis=0)
             qvec = (qvec / (np.linalg.norm(qvec) or 1.0)).astype(np.float32)
             dense = self.dense_run(qvec, cfg.candidates, cfg.sentence_weight, allowed)
         extra = self.prf_terms(feedback[: cfg.bm25_prf_k], cfg.bm25_prf_terms) if cfg.bm25_prf_k else []
-        bm25_all = self.bm25_scores(question, cfg, extra) if cfg.bm25_weight > 0 else None
-        if bm25_all is not None and allowed is not None:
-            bm25_all = np.where(allowed.mask, bm25_all, 0.0).astype(np.float32)  # positives only: masked out
-        bm25 = self._top(bm25_all, cfg.candidates) if bm25_all is not None else {}
+        lexical = self.lexical_run(question, cfg, extra, allowed) if cfg.bm25_weight > 0 else None
+        bm25 = lexical[0] if lexical is not None else {}
         union = set(dense) | set(bm25)
         if cfg.dense_weight > 0:
             # exact dense scores for BM25-only candidates, normalised on the dense list's range
             lo, hi = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)
-            full = self.exact_dense(qvec, union, cfg.sentence_weight, dense, allowed)
-            runs.append(_clip_norm(full, lo, hi) if cfg.fusion == "convex" else dense)
+            if cfg.fusion == "convex":
+                full = self.exact_dense(qvec, union, cfg.sentence_weight, dense, allowed)
+                runs.append(_clip_norm(full, lo, hi))
+            else:
+                runs.append(dense)
             weights.append(cfg.dense_weight)
-        if cfg.bm25_weight > 0 and bm25_all is not None:
+        if cfg.bm25_weight > 0 and lexical is not None:
             lo, hi = (min(bm25.values()), max(bm25.values())) if bm25 else (0.0, 1.0)
-            full = {r: float(bm25_all[r]) for r in union}
-            runs.append(_clip_norm(full, lo, hi) if cfg.fusion == "convex" else bm25)
+            runs.append(_clip_norm(lexical[1](union), lo, hi) if cfg.fusion == "convex" else bm25)
             weights.append(cfg.bm25_weight)
         fused = (
             rrf(runs, weights=weights)

@@ -62,7 +62,6 @@ class RetrievalService:
         self.doc_rows: dict[str, list[int]] = {}
         for i, d in enumerate(self.doc_ids):
             self.doc_rows.setdefault(d, []).append(i)
-        self._vectors = getattr(searcher, "vectors", None)
         self._lock = threading.Lock()
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._scache: OrderedDict[tuple, Any] = OrderedDict()
@@ -127,18 +126,13 @@ class RetrievalService:
                 self._qcache.popitem(last=False)
         return v
 
-    def vector(self, row: int) -> np.ndarray:
-        if self._vectors is not None:
-            return self._vectors[row]
-        return self.searcher.faiss.reconstruct(int(row))
-
     def similarity(self, qvec: np.ndarray, rows: list[int]) -> list[float]:
         """Raw cosine (unit vectors) of the query with each row: comparable across queries,
-        unlike fused/min-max-normalised ranking scores."""
+        unlike fused/min-max-normalised ranking scores (``Searcher.cosine``: the index's vectors
+        in memory, or PostgreSQL for the pgvector backend)."""
         if not rows:
             return []
-        mat = np.vstack([self.vector(r) for r in rows])
-        return [round(float(s), 4) for s in mat @ qvec]
+        return [round(float(s), 4) for s in self.searcher.cosine(qvec, rows)]
 
     # -- records
     def record(self, row: int, *, text: bool = True) -> dict:

@@ -10,7 +10,11 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import polars as pl
 import sqlalchemy as sa
+
+from radar_pipeline.collection import collection_of
+from radar_pipeline.vocabulary import PHENOMENA
 
 
 def hnsw_index_name(encoder: str) -> str:
@@ -80,3 +84,76 @@ def search_pgvector(
             params,
         ).all()
     return [(r[0], float(r[1])) for r in rows]
+
+
+def load_pg_passages(engine: sa.Engine, encoder: str) -> pl.DataFrame:
+    """The passage table of ``encoder`` straight from PostgreSQL: every chunk with a vector of that
+    encoder, in (doc_id, seq) order, with the columns of ``stores.passages`` plus ``text_sha`` —
+    the same rows, in the same order, as ``stages.load_passage_frame`` (what the FAISS index was
+    built from), without the vectors. Rows without a collection get the default of their path."""
+    q = sa.text(
+        "SELECT c.chunk_id, c.doc_id, d.primary_path AS source_path, d.title, c.page_start, c.page_end, "
+        "c.phenomenon, c.language, c.text, c.collection, c.text_sha FROM chunks c JOIN documents d USING (doc_id) "
+        "JOIN embeddings e ON e.text_sha = c.text_sha AND e.encoder = :enc ORDER BY c.doc_id, c.seq"
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(q, {"enc": encoder}).all()
+    schema = {
+        "chunk_id": pl.Utf8,
+        "doc_id": pl.Utf8,
+        "source_path": pl.Utf8,
+        "title": pl.Utf8,
+        "page_start": pl.Int32,
+        "page_end": pl.Int32,
+        "phenomenon": pl.Utf8,
+        "language": pl.Utf8,
+        "text": pl.Utf8,
+        "collection": pl.Utf8,
+        "text_sha": pl.Utf8,
+    }
+    frame = pl.DataFrame([tuple(r) for r in rows], schema=schema, orient="row")
+    return frame.with_columns(
+        pl.struct("collection", "source_path")
+        .map_elements(lambda r: r["collection"] or collection_of(r["source_path"]), return_dtype=pl.Utf8)
+        .alias("collection")
+    )
+
+
+def vectors_by_sha(engine: sa.Engine, encoder: str, shas: list[str]) -> dict[str, np.ndarray]:
+    """``text_sha → vector`` (float32) of ``encoder`` for those of ``shas`` that have one."""
+    if not shas:
+        return {}
+    q = sa.text("SELECT text_sha, embedding::real[] FROM embeddings WHERE encoder = :enc AND text_sha = ANY(:shas)")
+    with engine.connect() as conn:
+        return {
+            r[0]: np.asarray(r[1], dtype=np.float32) for r in conn.execute(q, {"enc": encoder, "shas": list(set(shas))})
+        }
+
+
+def count_passages_with_vector(engine: sa.Engine, encoder: str, first_stage: str) -> int:
+    """How many chunks with a ``first_stage`` vector also have an ``encoder`` vector (e.g. the re-ranker's)."""
+    q = sa.text(
+        "SELECT count(*) FROM chunks c JOIN embeddings f ON f.text_sha = c.text_sha AND f.encoder = :f "
+        "JOIN embeddings e ON e.text_sha = c.text_sha AND e.encoder = :enc"
+    )
+    with engine.connect() as conn:
+        return int(conn.execute(q, {"f": first_stage, "enc": encoder}).scalar())
+
+
+def phenomenon_centroids(engine: sa.Engine, encoder: str, dim: int) -> dict[str, np.ndarray]:
+    """Phenomenon → unit mean vector of its passages (one per chunk, as ``stores.centroids``
+    computes it for the on-disk index), averaged by pgvector's ``avg(vector)``."""
+    d = int(dim)
+    q = sa.text(
+        f"SELECT c.phenomenon, avg(e.embedding::vector({d}))::real[] FROM chunks c "
+        "JOIN embeddings e ON e.text_sha = c.text_sha AND e.encoder = :enc "
+        "WHERE c.phenomenon IS NOT NULL GROUP BY c.phenomenon"
+    )
+    out = {}
+    with engine.connect() as conn:
+        for phen, mean in conn.execute(q, {"enc": encoder}):
+            if phen not in PHENOMENA:
+                continue
+            v = np.asarray(mean, dtype=np.float32)
+            out[phen] = v / (np.linalg.norm(v) or 1.0)
+    return out

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 INGESTION = {"source_files", "documents", "pages"}
 KNOWLEDGE_BASE = {"chunks", "embeddings"}
-INDEXES = {"faiss_index", "bm25_index", "pgvector_index", "rerank_vectors"}
+INDEXES = {"faiss_index", "bm25_index", "pgvector_index", "pg_bm25_index", "rerank_vectors"}
 PRECOMPUTES = {
     "entity_dictionary",
     "place_gazetteer",
