@@ -8,7 +8,10 @@ A configuration whose top 10 holds passages nobody judged cannot be compared hon
    as the evaluation, ``evals.relevance``), removes duplicates, shuffles them and writes a *blind*
    JSON Lines batch: ``{"item_id", "question", "text", "grade": null}`` — no query id, system,
    rank or score. The mapping item id → (query id, passage text hash, text, configurations, best
-   rank) stays server-side in PostgreSQL (``judge_items``); the item id is random and opaque.
+   rank) stays server-side in PostgreSQL (``judge_items``, with the question texts in
+   ``judge_questions``); the item id is random and opaque. The tables live in
+   ``radar_pipeline.stores.qrels``, shared with the dashboard's judging page, which stores one
+   grade at a time (``record_grade``) in the same versioned table.
 2. The judge fills ``grade`` with 0/1/2 by the rubric of ``<shared>/eval/codefest_dev/README.md``
    and :func:`import_grades` stores them in ``qrels_judgments``, a versioned table: one row per
    (annotator, round, query id, text hash) with the grade and the time; a later round of the same
@@ -44,71 +47,36 @@ import sqlalchemy as sa
 from evals.datasets import CodefestDev, JudgedChunk, load_deepened_qrels, text_hash
 from evals.metrics import cohen_kappa
 from evals.relevance import JudgedPassageIndex
-from radar_pipeline import db
+from radar_pipeline.stores.qrels import (
+    GRADES,
+    ensure_judging_schema,
+    judge_items,
+    judge_questions,
+    judging_metadata,
+    next_round,
+    qrels_judgments,
+    qrels_merged,
+)
 
 __all__ = [
+    "GRADES",
     "ExportSummary",
     "ImportSummary",
     "agreement",
     "ensure_judging_schema",
     "export_batch",
     "import_grades",
+    "judge_items",
+    "judge_questions",
+    "judging_metadata",
     "latest_judgments",
     "merged_qrels",
+    "qrels_judgments",
+    "qrels_merged",
     "read_merged",
     "top_passages",
     "write_merged",
 ]
-
-GRADES = (0, 1, 2)
-
-judging_metadata = sa.MetaData()
-
-judge_items = sa.Table(
-    "judge_items",
-    judging_metadata,
-    sa.Column("item_id", sa.Text, primary_key=True),
-    sa.Column("batch_id", sa.Text, nullable=False, index=True),
-    sa.Column("query_id", sa.Text, nullable=False),
-    sa.Column("text_hash", sa.Text, nullable=False),
-    sa.Column("text", sa.Text, nullable=False),
-    sa.Column("configs", sa.JSON, nullable=False),  # {config name: rank in its top k}
-    sa.Column("created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
-    sa.Index("judge_items_passage", "query_id", "text_hash"),
-)
-
-qrels_judgments = sa.Table(
-    "qrels_judgments",
-    judging_metadata,
-    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-    sa.Column("query_id", sa.Text, nullable=False),
-    sa.Column("text_hash", sa.Text, nullable=False),
-    sa.Column("grade", sa.SmallInteger, nullable=False),
-    sa.Column("annotator", sa.Text, nullable=False),
-    sa.Column("judged_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
-    sa.Column("round", sa.Integer, nullable=False),
-    sa.Column("item_id", sa.Text, nullable=False),
-    sa.Column("batch_id", sa.Text, nullable=False),
-    sa.CheckConstraint("grade IN (0, 1, 2)", name="qrels_judgments_grade"),
-    sa.UniqueConstraint("annotator", "round", "query_id", "text_hash", name="qrels_judgments_once_per_round"),
-)
-
-qrels_merged = sa.Table(
-    "qrels_merged",
-    judging_metadata,
-    sa.Column("query_id", sa.Text, nullable=False),
-    sa.Column("text_hash", sa.Text, nullable=False),
-    sa.Column("grade", sa.SmallInteger, nullable=False),
-    sa.Column("source", sa.Text, nullable=False),  # shared | imported
-    sa.Column("n_annotators", sa.Integer, nullable=False),
-    sa.Column("text", sa.Text, nullable=False),
-    sa.PrimaryKeyConstraint("query_id", "text_hash", name="qrels_merged_pk"),
-)
-
-
-def ensure_judging_schema(engine: sa.Engine) -> None:
-    """Create ``judge_items``, ``qrels_judgments`` and ``qrels_merged`` if missing (idempotent)."""
-    db.create_all_locked(engine, judging_metadata)
 
 
 # -- export ---------------------------------------------------------------------------------------
@@ -185,9 +153,15 @@ def export_batch(
     for r in rows:
         r["item_id"] = secrets.token_hex(8)
         r["batch_id"] = batch_id
+    asked = sorted({r["query_id"] for r in rows})
     with engine.begin() as conn:
         if rows:
             conn.execute(judge_items.insert(), rows)
+            # the question texts, so the dashboard's judging page can show them (it reads only the store)
+            conn.execute(
+                judge_questions.insert(),
+                [{"batch_id": batch_id, "query_id": q, "question": questions[q]} for q in asked],
+            )
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as f:
@@ -275,13 +249,9 @@ def import_grades(
         unknown = sorted(seen - set(known))
         if unknown:
             raise ValueError(f"{len(unknown)} item id(s) not exported by `radar judge export`: {unknown[:5]}")
-        last = conn.execute(
-            sa.select(sa.func.max(qrels_judgments.c.round)).where(qrels_judgments.c.annotator == annotator)
-        ).scalar()
-        rnd = (last or 0) + 1 if round is None else int(round)
+        rnd = next_round(conn, annotator) if round is None else int(round)
         if (
             round is not None
-            and last is not None
             and conn.execute(
                 sa.select(sa.func.count()).where(
                     qrels_judgments.c.annotator == annotator, qrels_judgments.c.round == rnd
