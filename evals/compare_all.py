@@ -7,7 +7,7 @@ column of a judgment set is followed by a ``vs default`` column that says "not m
 when either side's Judged@10 on that set is below 0.9 (``evals.scoring.measurability``).
 
 Writes ``evals/reports/configs.json`` and prints the markdown table pasted into evals/README.md.
-Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard]``
+Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard] [--configs NAME ...] [--out FILE]``
 """
 
 from __future__ import annotations
@@ -58,7 +58,14 @@ def codefest_columns(rep, base, is_default: bool) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", nargs="+", default=["codefest_dev", "xquad_es_en", "xquad_es_en_hard"])
+    ap.add_argument("--configs", nargs="+", default=None, help="a subset of evals/configs.py (default all)")
+    ap.add_argument("--out", default="configs.json", help="report file name under evals/reports/")
     args = ap.parse_args()
+    wanted = set(args.configs or CONFIGS) | {DEFAULT_NAME}  # the default: every p-value is against it
+    unknown = wanted - set(CONFIGS)
+    if unknown:
+        ap.error(f"unknown configurations: {sorted(unknown)}")
+    names = [n for n in CONFIGS if n in wanted]
     settings = get_settings()
     enc = build_encoder(EncoderSpec())
     rr = build_reranker()
@@ -71,7 +78,8 @@ def main() -> None:
             print(f"PostgreSQL not reachable ({exc}); deepened judgments = shared file only", file=sys.stderr)
             deep = read_merged(None)
     reports: dict[str, dict] = {}
-    for name, cfg in CONFIGS.items():
+    for name in names:
+        cfg = CONFIGS[name]
         # a fresh searcher per configuration: vectors one configuration encoded at query time must
         # not change what the next one sees
         searcher = (
@@ -86,7 +94,7 @@ def main() -> None:
             reports.setdefault(name, {})[ds] = rep
             print(f"{name} {ds} {rep.aggregate['overall']}", file=sys.stderr, flush=True)
     rows = []
-    for name in CONFIGS:
+    for name in names:
         row = {"config": name}
         for ds in args.datasets:
             rep, base = reports[name][ds], reports[DEFAULT_NAME][ds]
@@ -98,7 +106,7 @@ def main() -> None:
                 if name != DEFAULT_NAME:
                     row[f"{ds} {m} p"] = round(compare(rep.per_query, base.per_query, m).p_value, 4)
         rows.append(row)
-    out = ROOT / "evals" / "reports" / "configs.json"
+    out = ROOT / "evals" / "reports" / args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=1))
     cols = list(max(rows, key=len))  # the default's row has no p-value columns
