@@ -9,7 +9,8 @@ the 25 dev questions, encodes the passages of that union that lack a vector, and
 so every configuration is then measured with exact re-ranker scores for its whole pool. It writes
 to the index under ``RADAR_HOME``: run it on a copy, never on a shared read-only index.
 
-Usage: ``python evals/fill_rerank_pools.py [--k 200] [--configs NAME ...] [--batch 64]``
+Usage: ``python evals/fill_rerank_pools.py [--k 200] [--configs NAME ...] [--batch 64] [--shard I/N]``, then
+``--merge`` after sharded runs
 (~0.15 s per 128-word passage on 2 cores).
 """
 
@@ -55,6 +56,13 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=200)
     ap.add_argument("--configs", nargs="+", default=[DEFAULT_NAME])
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument(
+        "--shard",
+        default=None,
+        help="I/N: encode every N-th missing passage from the I-th (0-based) "
+        "into rerank/fill_shard<I>.npz, so N processes share the work; then run --merge",
+    )
+    ap.add_argument("--merge", action="store_true", help="fold the shard files into the vectors file and exit")
     args = ap.parse_args()
     settings = get_settings()
     enc, rr = build_encoder(EncoderSpec()), build_reranker()
@@ -65,6 +73,18 @@ def main() -> None:
     vecs = searcher._rerank_pre if searcher._rerank_pre is not None else np.zeros((n, rr.dim), dtype=np.float32)
     have = searcher._rerank_have if searcher._rerank_have is not None else np.zeros(n, dtype=bool)
     vecs, have = vecs.copy(), have.copy()
+    fp = passage_fingerprint(texts)
+    shard_files = sorted((index_dir / "rerank").glob("fill_shard*.npz"))
+    if args.merge:
+        for f in shard_files:
+            with np.load(f) as z:
+                vecs[z["rows"]], have[z["rows"]] = z["vectors"], True
+        _copy_by_text(texts, vecs, have, range(n))
+        save_rerank_vectors(index_dir, rr.name, vecs, have, fp)
+        for f in shard_files:
+            f.unlink()
+        print(f"merged {len(shard_files)} shard files; coverage now {have.mean():.4f}", flush=True)
+        return
     rows = pool_rows(searcher, args.configs, args.k)
     # identical texts share one vector (the asset looks vectors up by text too)
     by_text: dict[str, int] = {}
@@ -76,25 +96,46 @@ def main() -> None:
             continue
         by_text[texts[r]] = r
         todo.append(r)
+    shard_path, shard_rows, shard_vecs = None, [], []
+    if args.shard:
+        i_shard, n_shards = (int(x) for x in args.shard.split("/"))
+        shard_path = index_dir / "rerank" / f"fill_shard{i_shard}.npz"
+        if shard_path.exists():  # resume this shard
+            with np.load(shard_path) as z:
+                shard_rows, shard_vecs = list(z["rows"]), list(z["vectors"])
+        done_rows = set(int(r) for r in shard_rows)
+        todo = [r for r in todo[i_shard::n_shards] if r not in done_rows]
     print(f"pool {len(rows)} rows, {len(todo)} to encode (coverage {have.mean():.4f})", flush=True)
-    fp = passage_fingerprint(texts)
     t0 = time.perf_counter()
     for i in range(0, len(todo), args.batch):
         part = todo[i : i + args.batch]
         out = rr.encode_passages([texts[r] for r in part])
         for r, v in zip(part, out, strict=True):
             vecs[r], have[r] = v, True
-        save_rerank_vectors(index_dir, rr.name, vecs, have, fp)  # resumable: saved after each batch
+        # resumable: saved after each batch
+        if shard_path is not None:
+            shard_rows += part
+            shard_vecs += list(out)
+            tmp = shard_path.with_suffix(".tmp.npz")
+            np.savez(tmp, rows=np.asarray(shard_rows, dtype=np.int64), vectors=np.asarray(shard_vecs, np.float32))
+            tmp.replace(shard_path)
+        else:
+            save_rerank_vectors(index_dir, rr.name, vecs, have, fp)
         done = i + len(part)
         rate = done / (time.perf_counter() - t0)
         print(f"{done}/{len(todo)} encoded, {rate:.1f}/s", flush=True)
-    # copies of an encoded text get its vector
+    if shard_path is None:
+        _copy_by_text(texts, vecs, have, rows)
+        save_rerank_vectors(index_dir, rr.name, vecs, have, fp)
+        print(f"coverage now {have.mean():.4f}", flush=True)
+
+
+def _copy_by_text(texts: list[str], vecs: np.ndarray, have: np.ndarray, rows) -> None:
+    """Rows of ``rows`` without a vector whose text has one elsewhere get that vector (in place)."""
     text_vec = {texts[r]: vecs[r] for r in np.flatnonzero(have)}
     for r in rows:
         if not have[r] and texts[r] in text_vec:
             vecs[r], have[r] = text_vec[texts[r]], True
-    save_rerank_vectors(index_dir, rr.name, vecs, have, fp)
-    print(f"coverage now {have.mean():.4f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,8 @@ __all__ = [
     "ensure_judging_schema",
     "export_batch",
     "import_grades",
+    "load_mapping",
+    "write_mapping",
     "judge_items",
     "judge_questions",
     "judging_metadata",
@@ -169,6 +171,60 @@ def export_batch(
             blind = {"item_id": r["item_id"], "question": questions[r["query_id"]], "text": r["text"], "grade": None}
             f.write(json.dumps(blind, ensure_ascii=False) + "\n")
     return ExportSummary(batch_id, len(rows), already, repeated, per_config)
+
+
+def write_mapping(engine: sa.Engine, batch_id: str, out: str | os.PathLike[str]) -> int:
+    """Write the server-side mapping of batch ``batch_id`` (``judge_items`` rows with their
+    configurations and ranks, and the batch's questions) to ``out`` as JSON Lines, for the
+    organiser, never the judge: it lets the grades be imported into another Radar database
+    (:func:`load_mapping`). Returns the number of items; raises ``KeyError`` for an unknown batch."""
+    ensure_judging_schema(engine)
+    with engine.connect() as conn:
+        items = conn.execute(sa.select(judge_items).where(judge_items.c.batch_id == batch_id)).mappings().all()
+        questions = (
+            conn.execute(sa.select(judge_questions).where(judge_questions.c.batch_id == batch_id)).mappings().all()
+        )
+    if not items:
+        raise KeyError(f"no batch {batch_id!r}")
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for q in questions:
+            f.write(json.dumps({"kind": "question", **dict(q)}, ensure_ascii=False) + "\n")
+        for it in items:
+            row = {k: v for k, v in dict(it).items() if k != "created_at"}
+            f.write(json.dumps({"kind": "item", **row}, ensure_ascii=False) + "\n")
+    return len(items)
+
+
+def load_mapping(engine: sa.Engine, path: str | os.PathLike[str]) -> int:
+    """Insert the items and questions of a mapping file (:func:`write_mapping`) that this database
+    lacks (existing item ids are left as they are); returns the number of items inserted. Raises
+    ``ValueError`` on a line that is not a mapping record."""
+    ensure_judging_schema(engine)
+    items, questions = [], []
+    with Path(path).open(encoding="utf-8") as f:
+        for ln, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            obj = json.loads(line)
+            kind = obj.pop("kind", None)
+            if kind == "item" and {"item_id", "batch_id", "query_id", "text_hash", "text", "configs"} <= set(obj):
+                items.append(obj)
+            elif kind == "question" and {"batch_id", "query_id", "question"} <= set(obj):
+                questions.append(obj)
+            else:
+                raise ValueError(f"{path}:{ln}: not a judging mapping record")
+    with engine.begin() as conn:
+        have = set(conn.execute(sa.select(judge_items.c.item_id)).scalars())
+        new = [i for i in items if i["item_id"] not in have]
+        if new:
+            conn.execute(judge_items.insert(), new)
+        have_q = {(r.batch_id, r.query_id) for r in conn.execute(sa.select(judge_questions))}
+        new_q = [q for q in questions if (q["batch_id"], q["query_id"]) not in have_q]
+        if new_q:
+            conn.execute(judge_questions.insert(), new_q)
+    return len(new)
 
 
 # -- import ---------------------------------------------------------------------------------------
