@@ -94,6 +94,8 @@ for _base, _tag in ((_FIRST, "hybrid_rrf_gd_b05"), (_DEF, "hybrid_rrf_gd_b05_rr2
         # (c) the phenomenon prior (corpus-folder centroids + glossary votes), re-measured
         _base.with_(name=f"{_tag}_boost105", phenomenon_boost=1.05),
         _base.with_(name=f"{_tag}_boost110", phenomenon_boost=1.10),
+        # (d) the induced es→en lexicon (unreviewed) added to the BM25 query
+        _base.with_(name=f"{_tag}_lex", induced_lexicon=True),
     ):
         CONFIGS[_c.name] = _c
 

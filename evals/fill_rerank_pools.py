@@ -40,15 +40,18 @@ from radar_pipeline.stores.rerank_vectors import (  # noqa: E402 - after the sys
 
 def pool_rows(searcher: Searcher, config_names: list[str], k: int) -> list[int]:
     """Rows (passage-table numbers) of the top ``k`` distinct fused candidates of each configuration
-    (second stage switched off, so the pool is the first stage's) over every dev question."""
-    rows: set[int] = set()
+    (second stage switched off, so the pool is the first stage's) over every dev question, ordered
+    by their best first-stage rank in any pool (so an interrupted fill covers the top of every pool
+    first: rows near the top are the ones that can reach the top 10 after re-ranking)."""
+    best: dict[int, int] = {}
     for q in load_codefest_dev().questions:
         for name in config_names:
             cfg = CONFIGS[name].with_(rerank_k=0)
             fused, _, _ = searcher.candidates(q.question, cfg)
             scores = {c.row: c.score for c in fused}
-            rows.update(top_distinct(scores, searcher._texts.__getitem__, k))
-    return sorted(rows)
+            for rank, r in enumerate(top_distinct(scores, searcher._texts.__getitem__, k), start=1):
+                best[r] = min(best.get(r, rank), rank)
+    return sorted(best, key=lambda r: (best[r], r))
 
 
 def main() -> None:
@@ -85,7 +88,15 @@ def main() -> None:
             f.unlink()
         print(f"merged {len(shard_files)} shard files; coverage now {have.mean():.4f}", flush=True)
         return
-    rows = pool_rows(searcher, args.configs, args.k)
+    cache = index_dir / "rerank" / f"fill_pool_k{args.k}_{'_'.join(sorted(args.configs))}.npy"
+    if cache.exists():
+        rows = [int(r) for r in np.load(cache)]
+    else:
+        rows = pool_rows(searcher, args.configs, args.k)
+        np.save(cache, np.asarray(rows, dtype=np.int64))
+    for f in shard_files:  # rows another shard already encoded
+        with np.load(f) as z:
+            have[z["rows"]] = True
     # identical texts share one vector (the asset looks vectors up by text too)
     by_text: dict[str, int] = {}
     todo = []

@@ -4,7 +4,7 @@ A Spanish question meets Spanish text on both rankers, so English sources that a
 (issue 17). The variants are named configurations in ``evals/configs.py``: (a) the English glossary
 terms as their own query (``_gq05``/``_gq10``), (b) a cap on Spanish passages in the top 10 for
 AI-military questions or for every question (``_escap03ai``/``_escap03``), (c) the phenomenon prior
-(``_boost105``/``_boost110``). For each, on the Codefest dev questions and the deepened judgments
+(``_boost105``/``_boost110``), (d) the induced lexicon on the BM25 query (``_lex``). For each, on the Codefest dev questions and the deepened judgments
 (the shared blind judgments + imported grades), the row holds: deep NDCG@10 overall and per
 phenomenon, Judged@10, NDCG'@10, the original-judgment NDCG@10, the Spanish share of the top 10
 per phenomenon, and against the baseline the mean paired difference, its 95 % bootstrap interval
@@ -38,7 +38,7 @@ from radar_pipeline.retrieval.search import Searcher  # noqa: E402 - after the s
 from radar_pipeline.vocabulary import CODEFEST_CODES  # noqa: E402 - after the sys.path set-up above
 
 BASES = {"first": "hybrid_rrf_gd_b05", "full": "hybrid_rrf_gd_b05_rr200"}
-SUFFIXES = ("_gq05", "_gq10", "_escap03ai", "_escap03", "_boost105", "_boost110")
+SUFFIXES = ("_gq05", "_gq10", "_escap03ai", "_escap03", "_boost105", "_boost110", "_lex")
 
 
 def bootstrap_ci(diffs: np.ndarray, n: int = 10_000, seed: int = 0) -> tuple[float, float]:

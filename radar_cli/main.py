@@ -254,6 +254,9 @@ def judge_export(
     k: int = typer.Option(10, "--k", min=1, help="top k passages of each configuration"),
     out: Path = typer.Option(..., "--out", help="JSONL batch for the judge"),
     seed: int | None = typer.Option(None, help="shuffle seed (default: random)"),
+    encode_limit: int | None = typer.Option(
+        None, "--encode-limit", help="override the re-ranker's query-time encoding limit (0: impute, never encode)"
+    ),
     mapping: Path | None = typer.Option(
         None,
         "--mapping",
@@ -276,12 +279,12 @@ def judge_export(
     dev = load_codefest_dev()
     encoder = build_encoder(EncoderSpec())
     cfgs = [get_config(c) for c in config]
+    if encode_limit is not None:
+        cfgs = [c.with_(rerank_encode_limit=encode_limit) for c in cfgs]
     reranker = build_reranker() if any(c.rerank_k for c in cfgs) else None
     try:
-        runs = {
-            c.name: top_passages(Searcher(settings.index_dir / encoder.name, encoder, c, reranker=reranker), c, dev, k)
-            for c in cfgs
-        }
+        searcher = Searcher(settings.index_dir / encoder.name, encoder, reranker=reranker)  # loaded once
+        runs = {c.name: top_passages(searcher, c, dev, k) for c in cfgs}
     except FileNotFoundError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -37,7 +37,7 @@ import polars as pl
 
 from radar_pipeline.encoders import Encoder
 from radar_pipeline.retrieval.fusion import rerank, rrf, top_distinct
-from radar_pipeline.retrieval.glossary import expand_query
+from radar_pipeline.retrieval.glossary import expand_query, induced_terms
 from radar_pipeline.retrieval.phenomenon import predict_phenomenon
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 from radar_pipeline.stores import faiss_store
@@ -99,6 +99,9 @@ class RetrievalConfig:
     # predicted phenomenon is in ``spanish_cap_phenomena`` (empty = every question).
     spanish_cap: float = 1.0
     spanish_cap_phenomena: tuple[str, ...] = ()
+    # Add the unreviewed induced es→en lexicon's translations of the question's tokens to the BM25
+    # query (``glossary.induced_terms``; evals/induce_lexicon.py). Off: not reviewed.
+    induced_lexicon: bool = False
     policy: PolicyConfig = field(default_factory=PolicyConfig)
 
     def with_(self, **changes) -> RetrievalConfig:
@@ -363,6 +366,8 @@ class Searcher:
             return None
         text = f"{question} {expand_query(question)}" if cfg.glossary_bm25 else question
         toks = [t for t in tokenize(text) if t in self.bm25.vocab] + list(extra_terms or [])
+        if cfg.induced_lexicon:
+            toks += [t for t in induced_terms(tokenize(question)) if t in self.bm25.vocab and t not in toks]
         if not toks:
             return np.zeros(self.passages.height, dtype=np.float32)
         return np.asarray(self.bm25.retriever.get_scores(toks), dtype=np.float32)

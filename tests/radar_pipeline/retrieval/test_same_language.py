@@ -89,3 +89,24 @@ def test_spanish_cap_in_search_and_only_for_the_named_phenomena(bilingual_index,
     # restricted to a phenomenon the question is not predicted to be about: unchanged
     other = base.with_(spanish_cap=0.34, spanish_cap_phenomena=("territorial",))
     assert [lang[p["chunk_id"]] for p in s.search(q, other).passages] == plain
+
+
+def test_induced_lexicon_reads_its_tsv_and_feeds_the_bm25_query(bilingual_index, use_encoder, tmp_path):
+    from radar_pipeline.retrieval.glossary import induced_terms, load_induced_lexicon
+    from radar_pipeline.stores.bm25_store import tokenize
+
+    tsv = tmp_path / "lex.tsv"
+    tsv.write_text("# comment\narmas\tweapons\t0.908\ndesafios\tchallenges\t0.947\n", encoding="utf-8")
+    assert load_induced_lexicon(tsv) == {"armas": "weapons", "desafios": "challenges"}
+    assert induced_terms(tokenize("¿Qué desafíos plantean las armas y las armas?"), tsv) == ["challenges", "weapons"]
+    assert load_induced_lexicon(tmp_path / "absent.tsv") == {}
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("armas\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="bad.tsv:1"):
+        load_induced_lexicon(bad)
+    # the shipped lexicon maps "armas" → "weapons": with the switch, a Spanish-only BM25 query
+    # reaches the English passage about weapons (row 2), which it cannot match without it
+    s = Searcher(bilingual_index, use_encoder)
+    lex = RetrievalConfig(dense_weight=0.0, glossary_bm25=False, rerank_k=0)
+    assert s.bm25_scores("armas", lex)[2] == 0
+    assert s.bm25_scores("armas", lex.with_(induced_lexicon=True))[2] > 0
