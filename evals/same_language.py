@@ -64,20 +64,31 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--stage", choices=sorted(BASES), default="first")
     ap.add_argument("--only", nargs="*", default=None, help="suffixes to run (default all)")
+    ap.add_argument(
+        "--from-per-query",
+        type=Path,
+        default=None,
+        help="no searching: read the runs `compare_all.py --per-query-dir` saved (no Spanish share then)",
+    )
     args = ap.parse_args()
-    settings = get_settings()
-    enc = build_encoder(EncoderSpec())
-    rr = build_reranker() if args.stage == "full" else None
-    searcher = Searcher(settings.index_dir / enc.name, enc, reranker=rr)
-    dev = load_codefest_dev()
-    deep = read_merged(None)
     base_name = BASES[args.stage]
     names = [base_name] + [base_name + s for s in (args.only or SUFFIXES)]
+    if args.from_per_query is None:
+        settings = get_settings()
+        enc = build_encoder(EncoderSpec())
+        rr = build_reranker() if args.stage == "full" else None
+        searcher = Searcher(settings.index_dir / enc.name, enc, reranker=rr)
+        dev = load_codefest_dev()
+        deep = read_merged(None)
     reports = {}
     rows = []
     for name in names:
-        cfg = CONFIGS[name]
-        rep = run_codefest(searcher, cfg, dev=dev, deep_records=deep)
+        if args.from_per_query is not None:
+            from evals.compare_all import SavedReport
+
+            rep = SavedReport.load(args.from_per_query, name)
+        else:
+            rep = run_codefest(searcher, CONFIGS[name], dev=dev, deep_records=deep)
         reports[name] = rep
         agg = rep.aggregate
         row = {
@@ -92,7 +103,9 @@ def main() -> None:
             "per phenomenon deep_judged@10": {
                 CODEFEST_CODES[ph]: round(agg[ph]["deep_judged@10"], 4) for ph in ("F1", "F2", "F3")
             },
-            "spanish share top10": spanish_share(searcher, cfg, dev),
+            "spanish share top10": (
+                spanish_share(searcher, CONFIGS[name], dev) if args.from_per_query is None else None
+            ),
         }
         if name != base_name:
             base = reports[base_name]
