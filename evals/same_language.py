@@ -38,7 +38,7 @@ from radar_pipeline.retrieval.search import Searcher  # noqa: E402 - after the s
 from radar_pipeline.vocabulary import CODEFEST_CODES  # noqa: E402 - after the sys.path set-up above
 
 BASES = {"first": "hybrid_rrf_gd_b05", "full": "hybrid_rrf_gd_b05_rr200"}
-SUFFIXES = ("_gq05", "_gq10", "_escap03ai", "_escap03", "_boost105", "_boost110", "_lex")
+SUFFIXES = ("_gq05", "_gq10", "_escap03ai", "_escap03aisp", "_escap03", "_boost105", "_boost110", "_lex")
 
 
 def bootstrap_ci(diffs: np.ndarray, n: int = 10_000, seed: int = 0) -> tuple[float, float]:
