@@ -21,6 +21,7 @@ from radar_pipeline.agent.service import AgentService, ServiceSettings
 from radar_pipeline.stores.qrels import ensure_judging_schema, judging_metadata
 from tests.api.dashboard import support_server as srv
 from tests.api.dashboard.conftest import Console
+from tests.api.dashboard.test_dashboard_e2e import axe_audit
 from tests.evals.support_text import words as W
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -165,6 +166,7 @@ def test_judging_page_by_keyboard(browser, jengine, batch, tmp_path):
         page.click("#empezar")
         page.wait_for_selector("#tarea:not([hidden])")
         assert page.inner_text("#posicion") == "Pasaje 1 de 5"
+        assert axe_audit(page) == []  # no serious or critical WCAG violation
         shown = []
 
         def current() -> tuple[str, str, str]:
