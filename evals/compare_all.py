@@ -7,7 +7,7 @@ column of a judgment set is followed by a ``vs default`` column that says "not m
 when either side's Judged@10 on that set is below 0.9 (``evals.scoring.measurability``).
 
 Writes ``evals/reports/configs.json`` and prints the markdown table pasted into evals/README.md.
-Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard]``
+Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard] [--configs NAME ...] [--out FILE]``
 """
 
 from __future__ import annotations
@@ -55,15 +55,55 @@ def codefest_columns(rep, base, is_default: bool) -> dict:
     return row
 
 
+class SavedReport:
+    """A Codefest run's ``per_query`` table and ``aggregate`` saved to / loaded from a folder
+    (``<dir>/<config>.parquet`` + ``.json``), so runs made at different times assemble into one table."""
+
+    def __init__(self, per_query, aggregate: dict):
+        self.per_query, self.aggregate = per_query, aggregate
+
+    @staticmethod
+    def save(folder: Path, name: str, rep) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        rep.per_query.write_parquet(folder / f"{name}.parquet")
+        (folder / f"{name}.json").write_text(json.dumps(rep.aggregate, indent=1))
+
+    @classmethod
+    def load(cls, folder: Path, name: str) -> SavedReport:
+        import polars as pl
+
+        return cls(pl.read_parquet(folder / f"{name}.parquet"), json.loads((folder / f"{name}.json").read_text()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", nargs="+", default=["codefest_dev", "xquad_es_en", "xquad_es_en_hard"])
+    ap.add_argument("--configs", nargs="+", default=None, help="a subset of evals/configs.py (default all)")
+    ap.add_argument("--out", default="configs.json", help="report file name under evals/reports/")
+    ap.add_argument(
+        "--encode-limit",
+        type=int,
+        default=None,
+        help="override rerank_encode_limit (0: never encode at query time, impute as the product does past its "
+        "limit; then one searcher serves every configuration)",
+    )
+    ap.add_argument("--per-query-dir", type=Path, default=None, help="save each run's per-query scores here")
+    ap.add_argument(
+        "--assemble", action="store_true", help="no searching: build the table from --per-query-dir (codefest_dev)"
+    )
     args = ap.parse_args()
+    wanted = set(args.configs or CONFIGS) | {DEFAULT_NAME}  # the default: every p-value is against it
+    unknown = wanted - set(CONFIGS)
+    if unknown:
+        ap.error(f"unknown configurations: {sorted(unknown)}")
+    names = [n for n in CONFIGS if n in wanted]
+    if args.assemble:
+        args.datasets = ["codefest_dev"]
     settings = get_settings()
-    enc = build_encoder(EncoderSpec())
-    rr = build_reranker()
+    enc = build_encoder(EncoderSpec()) if not args.assemble else None
+    rr = build_reranker() if not args.assemble else None
     deep = None
-    if "codefest_dev" in args.datasets:
+    if "codefest_dev" in args.datasets and not args.assemble:
         try:
             engine = db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata))
             deep = read_merged(engine)
@@ -71,12 +111,23 @@ def main() -> None:
             print(f"PostgreSQL not reachable ({exc}); deepened judgments = shared file only", file=sys.stderr)
             deep = read_merged(None)
     reports: dict[str, dict] = {}
-    for name, cfg in CONFIGS.items():
+    shared_searcher = None
+    for name in names:
+        if args.assemble:
+            reports[name] = {"codefest_dev": SavedReport.load(args.per_query_dir, name)}
+            continue
+        cfg = CONFIGS[name]
+        if args.encode_limit is not None:
+            cfg = cfg.with_(rerank_encode_limit=args.encode_limit)
         # a fresh searcher per configuration: vectors one configuration encoded at query time must
-        # not change what the next one sees
-        searcher = (
-            Searcher(settings.index_dir / enc.name, enc, reranker=rr) if "codefest_dev" in args.datasets else None
-        )
+        # not change what the next one sees (with no encoding at query time one searcher serves all)
+        if "codefest_dev" not in args.datasets:
+            searcher = None
+        elif args.encode_limit == 0:
+            shared_searcher = shared_searcher or Searcher(settings.index_dir / enc.name, enc, reranker=rr)
+            searcher = shared_searcher
+        else:
+            searcher = Searcher(settings.index_dir / enc.name, enc, reranker=rr)
         for ds in args.datasets:
             rep = (
                 run_codefest(searcher, cfg, deep_records=deep)
@@ -84,9 +135,11 @@ def main() -> None:
                 else run_xquad(ds, enc, cfg, settings.home / "eval_work", reranker=rr)
             )
             reports.setdefault(name, {})[ds] = rep
+            if ds == "codefest_dev" and args.per_query_dir is not None:
+                SavedReport.save(args.per_query_dir, name, rep)
             print(f"{name} {ds} {rep.aggregate['overall']}", file=sys.stderr, flush=True)
     rows = []
-    for name in CONFIGS:
+    for name in names:
         row = {"config": name}
         for ds in args.datasets:
             rep, base = reports[name][ds], reports[DEFAULT_NAME][ds]
@@ -98,7 +151,7 @@ def main() -> None:
                 if name != DEFAULT_NAME:
                     row[f"{ds} {m} p"] = round(compare(rep.per_query, base.per_query, m).p_value, 4)
         rows.append(row)
-    out = ROOT / "evals" / "reports" / "configs.json"
+    out = ROOT / "evals" / "reports" / args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=1))
     cols = list(max(rows, key=len))  # the default's row has no p-value columns

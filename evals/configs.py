@@ -79,6 +79,28 @@ CONFIGS: dict[str, RetrievalConfig] = {
     ]
 }
 
+# Same-language pull (evals/README.md): each change alone, on the first stage and on the default.
+_FIRST = CONFIGS["hybrid_rrf_gd_b05"]
+_DEF = CONFIGS["hybrid_rrf_gd_b05_rr200"]
+_AI = ("ai_military",)
+_AI_SPACE = ("ai_military", "space_security")  # the phenomena answered mostly by English sources
+for _base, _tag in ((_FIRST, "hybrid_rrf_gd_b05"), (_DEF, "hybrid_rrf_gd_b05_rr200")):
+    for _c in (
+        # (a) the English glossary terms as a query of their own (dense + BM25 runs), fused by RRF
+        _base.with_(name=f"{_tag}_gq05", glossary_query_weight=0.5),
+        _base.with_(name=f"{_tag}_gq10", glossary_query_weight=1.0),
+        # (b) at most 30 % Spanish passages in the top 10, AI-military questions / every question
+        _base.with_(name=f"{_tag}_escap03ai", spanish_cap=0.3, spanish_cap_phenomena=_AI),
+        _base.with_(name=f"{_tag}_escap03", spanish_cap=0.3),
+        _base.with_(name=f"{_tag}_escap03aisp", spanish_cap=0.3, spanish_cap_phenomena=_AI_SPACE),
+        # (c) the phenomenon prior (corpus-folder centroids + glossary votes), re-measured
+        _base.with_(name=f"{_tag}_boost105", phenomenon_boost=1.05),
+        _base.with_(name=f"{_tag}_boost110", phenomenon_boost=1.10),
+        # (d) the induced es→en lexicon (unreviewed) added to the BM25 query
+        _base.with_(name=f"{_tag}_lex", induced_lexicon=True),
+    ):
+        CONFIGS[_c.name] = _c
+
 DEFAULT_NAME = "hybrid_rrf_gd_b05_rr200"
 
 

@@ -8,7 +8,10 @@ A configuration whose top 10 holds passages nobody judged cannot be compared hon
    as the evaluation, ``evals.relevance``), removes duplicates, shuffles them and writes a *blind*
    JSON Lines batch: ``{"item_id", "question", "text", "grade": null}`` — no query id, system,
    rank or score. The mapping item id → (query id, passage text hash, text, configurations, best
-   rank) stays server-side in PostgreSQL (``judge_items``); the item id is random and opaque.
+   rank) stays server-side in PostgreSQL (``judge_items``, with the question texts in
+   ``judge_questions``); the item id is random and opaque. The tables live in
+   ``radar_pipeline.stores.qrels``, shared with the dashboard's judging page, which stores one
+   grade at a time (``record_grade``) in the same versioned table.
 2. The judge fills ``grade`` with 0/1/2 by the rubric of ``<shared>/eval/codefest_dev/README.md``
    and :func:`import_grades` stores them in ``qrels_judgments``, a versioned table: one row per
    (annotator, round, query id, text hash) with the grade and the time; a later round of the same
@@ -44,71 +47,38 @@ import sqlalchemy as sa
 from evals.datasets import CodefestDev, JudgedChunk, load_deepened_qrels, text_hash
 from evals.metrics import cohen_kappa
 from evals.relevance import JudgedPassageIndex
-from radar_pipeline import db
+from radar_pipeline.stores.qrels import (
+    GRADES,
+    ensure_judging_schema,
+    judge_items,
+    judge_questions,
+    judging_metadata,
+    next_round,
+    qrels_judgments,
+    qrels_merged,
+)
 
 __all__ = [
+    "GRADES",
     "ExportSummary",
     "ImportSummary",
     "agreement",
     "ensure_judging_schema",
     "export_batch",
     "import_grades",
+    "load_mapping",
+    "write_mapping",
+    "judge_items",
+    "judge_questions",
+    "judging_metadata",
     "latest_judgments",
     "merged_qrels",
+    "qrels_judgments",
+    "qrels_merged",
     "read_merged",
     "top_passages",
     "write_merged",
 ]
-
-GRADES = (0, 1, 2)
-
-judging_metadata = sa.MetaData()
-
-judge_items = sa.Table(
-    "judge_items",
-    judging_metadata,
-    sa.Column("item_id", sa.Text, primary_key=True),
-    sa.Column("batch_id", sa.Text, nullable=False, index=True),
-    sa.Column("query_id", sa.Text, nullable=False),
-    sa.Column("text_hash", sa.Text, nullable=False),
-    sa.Column("text", sa.Text, nullable=False),
-    sa.Column("configs", sa.JSON, nullable=False),  # {config name: rank in its top k}
-    sa.Column("created_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
-    sa.Index("judge_items_passage", "query_id", "text_hash"),
-)
-
-qrels_judgments = sa.Table(
-    "qrels_judgments",
-    judging_metadata,
-    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
-    sa.Column("query_id", sa.Text, nullable=False),
-    sa.Column("text_hash", sa.Text, nullable=False),
-    sa.Column("grade", sa.SmallInteger, nullable=False),
-    sa.Column("annotator", sa.Text, nullable=False),
-    sa.Column("judged_at", sa.DateTime(timezone=True), server_default=sa.func.now(), nullable=False),
-    sa.Column("round", sa.Integer, nullable=False),
-    sa.Column("item_id", sa.Text, nullable=False),
-    sa.Column("batch_id", sa.Text, nullable=False),
-    sa.CheckConstraint("grade IN (0, 1, 2)", name="qrels_judgments_grade"),
-    sa.UniqueConstraint("annotator", "round", "query_id", "text_hash", name="qrels_judgments_once_per_round"),
-)
-
-qrels_merged = sa.Table(
-    "qrels_merged",
-    judging_metadata,
-    sa.Column("query_id", sa.Text, nullable=False),
-    sa.Column("text_hash", sa.Text, nullable=False),
-    sa.Column("grade", sa.SmallInteger, nullable=False),
-    sa.Column("source", sa.Text, nullable=False),  # shared | imported
-    sa.Column("n_annotators", sa.Integer, nullable=False),
-    sa.Column("text", sa.Text, nullable=False),
-    sa.PrimaryKeyConstraint("query_id", "text_hash", name="qrels_merged_pk"),
-)
-
-
-def ensure_judging_schema(engine: sa.Engine) -> None:
-    """Create ``judge_items``, ``qrels_judgments`` and ``qrels_merged`` if missing (idempotent)."""
-    db.create_all_locked(engine, judging_metadata)
 
 
 # -- export ---------------------------------------------------------------------------------------
@@ -185,9 +155,15 @@ def export_batch(
     for r in rows:
         r["item_id"] = secrets.token_hex(8)
         r["batch_id"] = batch_id
+    asked = sorted({r["query_id"] for r in rows})
     with engine.begin() as conn:
         if rows:
             conn.execute(judge_items.insert(), rows)
+            # the question texts, so the dashboard's judging page can show them (it reads only the store)
+            conn.execute(
+                judge_questions.insert(),
+                [{"batch_id": batch_id, "query_id": q, "question": questions[q]} for q in asked],
+            )
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as f:
@@ -195,6 +171,60 @@ def export_batch(
             blind = {"item_id": r["item_id"], "question": questions[r["query_id"]], "text": r["text"], "grade": None}
             f.write(json.dumps(blind, ensure_ascii=False) + "\n")
     return ExportSummary(batch_id, len(rows), already, repeated, per_config)
+
+
+def write_mapping(engine: sa.Engine, batch_id: str, out: str | os.PathLike[str]) -> int:
+    """Write the server-side mapping of batch ``batch_id`` (``judge_items`` rows with their
+    configurations and ranks, and the batch's questions) to ``out`` as JSON Lines, for the
+    organiser, never the judge: it lets the grades be imported into another Radar database
+    (:func:`load_mapping`). Returns the number of items; raises ``KeyError`` for an unknown batch."""
+    ensure_judging_schema(engine)
+    with engine.connect() as conn:
+        items = conn.execute(sa.select(judge_items).where(judge_items.c.batch_id == batch_id)).mappings().all()
+        questions = (
+            conn.execute(sa.select(judge_questions).where(judge_questions.c.batch_id == batch_id)).mappings().all()
+        )
+    if not items:
+        raise KeyError(f"no batch {batch_id!r}")
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for q in questions:
+            f.write(json.dumps({"kind": "question", **dict(q)}, ensure_ascii=False) + "\n")
+        for it in items:
+            row = {k: v for k, v in dict(it).items() if k != "created_at"}
+            f.write(json.dumps({"kind": "item", **row}, ensure_ascii=False) + "\n")
+    return len(items)
+
+
+def load_mapping(engine: sa.Engine, path: str | os.PathLike[str]) -> int:
+    """Insert the items and questions of a mapping file (:func:`write_mapping`) that this database
+    lacks (existing item ids are left as they are); returns the number of items inserted. Raises
+    ``ValueError`` on a line that is not a mapping record."""
+    ensure_judging_schema(engine)
+    items, questions = [], []
+    with Path(path).open(encoding="utf-8") as f:
+        for ln, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            obj = json.loads(line)
+            kind = obj.pop("kind", None)
+            if kind == "item" and {"item_id", "batch_id", "query_id", "text_hash", "text", "configs"} <= set(obj):
+                items.append(obj)
+            elif kind == "question" and {"batch_id", "query_id", "question"} <= set(obj):
+                questions.append(obj)
+            else:
+                raise ValueError(f"{path}:{ln}: not a judging mapping record")
+    with engine.begin() as conn:
+        have = set(conn.execute(sa.select(judge_items.c.item_id)).scalars())
+        new = [i for i in items if i["item_id"] not in have]
+        if new:
+            conn.execute(judge_items.insert(), new)
+        have_q = {(r.batch_id, r.query_id) for r in conn.execute(sa.select(judge_questions))}
+        new_q = [q for q in questions if (q["batch_id"], q["query_id"]) not in have_q]
+        if new_q:
+            conn.execute(judge_questions.insert(), new_q)
+    return len(new)
 
 
 # -- import ---------------------------------------------------------------------------------------
@@ -275,13 +305,9 @@ def import_grades(
         unknown = sorted(seen - set(known))
         if unknown:
             raise ValueError(f"{len(unknown)} item id(s) not exported by `radar judge export`: {unknown[:5]}")
-        last = conn.execute(
-            sa.select(sa.func.max(qrels_judgments.c.round)).where(qrels_judgments.c.annotator == annotator)
-        ).scalar()
-        rnd = (last or 0) + 1 if round is None else int(round)
+        rnd = next_round(conn, annotator) if round is None else int(round)
         if (
             round is not None
-            and last is not None
             and conn.execute(
                 sa.select(sa.func.count()).where(
                     qrels_judgments.c.annotator == annotator, qrels_judgments.c.round == rnd

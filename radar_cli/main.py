@@ -261,6 +261,15 @@ def judge_export(
     k: int = typer.Option(10, "--k", min=1, help="top k passages of each configuration"),
     out: Path = typer.Option(..., "--out", help="JSONL batch for the judge"),
     seed: int | None = typer.Option(None, help="shuffle seed (default: random)"),
+    encode_limit: int | None = typer.Option(
+        None, "--encode-limit", help="override the re-ranker's query-time encoding limit (0: impute, never encode)"
+    ),
+    mapping: Path | None = typer.Option(
+        None,
+        "--mapping",
+        help="also write the item → question/configuration mapping here (for the organiser, "
+        "not the judge), so the grades can be imported into another Radar database",
+    ),
 ):
     """Write a blind, shuffled batch of the unjudged top-k passages of the configurations on the
     Codefest dev questions: question + passage text + an opaque item id; the mapping stays in PostgreSQL."""
@@ -277,16 +286,20 @@ def judge_export(
     dev = load_codefest_dev()
     encoder = build_encoder(EncoderSpec())
     cfgs = [get_config(c) for c in config]
+    if encode_limit is not None:
+        cfgs = [c.with_(rerank_encode_limit=encode_limit) for c in cfgs]
     reranker = build_reranker() if any(c.rerank_k for c in cfgs) else None
     try:
-        runs = {
-            c.name: top_passages(Searcher(settings.index_dir / encoder.name, encoder, c, reranker=reranker), c, dev, k)
-            for c in cfgs
-        }
+        searcher = Searcher(settings.index_dir / encoder.name, encoder, reranker=reranker)  # loaded once
+        runs = {c.name: top_passages(searcher, c, dev, k) for c in cfgs}
     except FileNotFoundError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     summary = export_batch(engine, runs, dev, build_deep_index(read_merged(engine)), out, k=k, seed=seed)
+    if mapping is not None and summary.n_items:
+        from evals.judging import write_mapping
+
+        write_mapping(engine, summary.batch_id, mapping)
     typer.echo(
         f"batch {summary.batch_id}: {summary.n_items} passages to judge written to {out} "
         f"({summary.n_already_judged} already judged, {summary.n_repeated} repeated across configurations)"
@@ -297,6 +310,9 @@ def judge_export(
 def judge_import(
     file: Path = typer.Argument(..., help="the judged batch: JSONL with item_id and grade 0/1/2"),
     annotator: str = typer.Option(..., "--annotator", help="who graded the batch"),
+    mapping: Path | None = typer.Option(
+        None, "--mapping", help="the batch's mapping file (`judge export --mapping`), when it was exported elsewhere"
+    ),
 ):
     """Store the grades of a judged batch in the versioned qrels table (a new round for the annotator)."""
     from evals.judging import agreement, import_grades, latest_judgments
@@ -305,6 +321,10 @@ def judge_import(
     settings = get_settings()
     engine = db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata))
     try:
+        if mapping is not None:
+            from evals.judging import load_mapping
+
+            typer.echo(f"{load_mapping(engine, mapping)} items of the mapping added")
         s = import_grades(engine, file, annotator)
     except (ValueError, FileNotFoundError) as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -18,6 +18,9 @@ from radar_pipeline.textfold import fold_tokens
 
 GLOSSARY_VERSION = "glossary-es-en-1"
 GLOSSARY_PATH = Path(__file__).with_name("data") / "glossary_es_en.tsv"
+# Unreviewed single-term lexicon induced from the multilingual encoder (evals/induce_lexicon.py):
+# folded Spanish BM25 token → folded English token; used only where a configuration asks for it.
+INDUCED_LEXICON_PATH = Path(__file__).with_name("data") / "lexicon_induced_es_en.tsv"
 
 
 @dataclass(frozen=True)
@@ -67,3 +70,32 @@ def expand_query(question: str, path: Path = GLOSSARY_PATH) -> str:
         for term in entry.english:
             seen.setdefault(term, None)
     return " ".join(seen)
+
+
+@lru_cache(maxsize=4)
+def load_induced_lexicon(path: Path = INDUCED_LEXICON_PATH) -> dict[str, str]:
+    """Folded Spanish token → folded English token from the induced lexicon TSV
+    (``spanish<TAB>english<TAB>cosine``, ``#`` comments); empty when the file is absent. Raises
+    ``ValueError`` naming a malformed line."""
+    if not path.is_file():
+        return {}
+    out: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) < 2 or not parts[0] or not parts[1]:
+            raise ValueError(f"{path.name}:{n}: expected 'spanish<TAB>english<TAB>cosine'")
+        out[parts[0]] = parts[1]
+    return out
+
+
+def induced_terms(tokens: list[str], path: Path = INDUCED_LEXICON_PATH) -> list[str]:
+    """English tokens the induced lexicon gives for ``tokens`` (folded BM25 tokens of a question),
+    deduplicated, in order."""
+    lex = load_induced_lexicon(path)
+    seen: dict[str, None] = {}
+    for t in tokens:
+        if t in lex:
+            seen.setdefault(lex[t], None)
+    return list(seen)

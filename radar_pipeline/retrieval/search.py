@@ -38,7 +38,7 @@ import polars as pl
 
 from radar_pipeline.encoders import Encoder
 from radar_pipeline.retrieval.fusion import rerank, rrf, top_distinct
-from radar_pipeline.retrieval.glossary import expand_query
+from radar_pipeline.retrieval.glossary import expand_query, induced_terms
 from radar_pipeline.retrieval.phenomenon import predict_phenomenon
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 from radar_pipeline.stores import faiss_store
@@ -88,6 +88,21 @@ class RetrievalConfig:
     # first-stage ones; ~0.3 s per 128-word passage on one core); the others take their first-stage score mapped
     # onto the re-ranker's range. 0 = never encode at query time.
     rerank_encode_limit: int = 8
+    # Same-language pull (a Spanish question meets Spanish text on both rankers, English sources
+    # lose; evals/README.md "Same-language pull"). ``glossary_query_weight``: the question's English
+    # glossary terms (``expand_query``) searched as a query of their own — a dense run and a BM25
+    # run — fused into the RRF at this weight (0 = off; structured query translation, Pirkola 1998;
+    # separate-query fusion as in Rahimi et al. 2016 rather than one mixed query).
+    glossary_query_weight: float = 0.0
+    # Candidate balancing by language: at most this share of Spanish-language passages among the
+    # first ``k_passages`` distinct passages of the final ranking (1.0 = off); surplus Spanish
+    # passages move below the kept ones, order otherwise unchanged. Applied only to questions whose
+    # predicted phenomenon is in ``spanish_cap_phenomena`` (empty = every question).
+    spanish_cap: float = 1.0
+    spanish_cap_phenomena: tuple[str, ...] = ()
+    # Add the unreviewed induced es→en lexicon's translations of the question's tokens to the BM25
+    # query (``glossary.induced_terms``; evals/induce_lexicon.py). Off: not reviewed.
+    induced_lexicon: bool = False
     policy: PolicyConfig = field(default_factory=PolicyConfig)
 
     def with_(self, **changes) -> RetrievalConfig:
@@ -188,6 +203,7 @@ class Searcher:
         self._pages = p["page_start"].to_list()
         self._titles = p["title"].to_list()
         self._phen = np.array([x or "" for x in p["phenomenon"].to_list()])
+        self._langs = np.array([x or "" for x in p["language"].to_list()])
         self._collections = np.array([x or "" for x in p["collection"].to_list()], dtype=object)
         self._masks: dict[frozenset, RowMask] = {}
         self._rerank_lock = threading.Lock()
@@ -387,6 +403,8 @@ class Searcher:
             return None
         text = f"{question} {expand_query(question)}" if cfg.glossary_bm25 else question
         toks = [t for t in tokenize(text) if t in self.bm25.vocab] + list(extra_terms or [])
+        if cfg.induced_lexicon:
+            toks += [t for t in induced_terms(tokenize(question)) if t in self.bm25.vocab and t not in toks]
         if not toks:
             return np.zeros(self.passages.height, dtype=np.float32)
         return np.asarray(self.bm25.retriever.get_scores(toks), dtype=np.float32)
@@ -455,13 +473,22 @@ class Searcher:
             lo, hi = (min(bm25.values()), max(bm25.values())) if bm25 else (0.0, 1.0)
             runs.append(_clip_norm(lexical[1](union), lo, hi) if cfg.fusion == "convex" else bm25)
             weights.append(cfg.bm25_weight)
+        if cfg.glossary_query_weight > 0 and cfg.fusion == "rrf":
+            for run in self.english_runs(question, cfg, allowed):
+                runs.append(run)
+                weights.append(cfg.glossary_query_weight)
         fused = (
             rrf(runs, weights=weights)
             if cfg.fusion == "rrf"
             else {r: sum(w * run.get(r, 0.0) for run, w in zip(runs, weights, strict=False)) for r in union}
         )
         fused = self.second_stage(question, fused, cfg)
-        phen = predict_phenomenon(question, qvec, self.centroids) if cfg.phenomenon_boost != 1.0 else None
+        needs_phen = cfg.phenomenon_boost != 1.0 or (cfg.spanish_cap < 1.0 and cfg.spanish_cap_phenomena)
+        phen = predict_phenomenon(question, qvec, self.centroids) if needs_phen else None
+        if cfg.spanish_cap < 1.0 and (not cfg.spanish_cap_phenomena or phen in cfg.spanish_cap_phenomena):
+            fused = self.cap_spanish(fused, cfg.spanish_cap, cfg.policy.k_passages)
+        if cfg.phenomenon_boost == 1.0:
+            phen = None  # the boost is off: report no phenomenon, as before
 
         def boost(r: int) -> float:
             return cfg.phenomenon_boost if phen and self._phen[r] == phen else 1.0
@@ -469,6 +496,60 @@ class Searcher:
         fused_c = [self._candidate(r, s * boost(r)) for r, s in fused.items()]
         dense_c = [self._candidate(r, s * boost(r)) for r, s in dense.items()]
         return fused_c, dense_c, phen
+
+    def english_runs(
+        self, question: str, cfg: RetrievalConfig, allowed: RowMask | None = None
+    ) -> list[dict[int, float]]:
+        """The question's English glossary terms searched on their own: ``[dense run, BM25 run]``
+        (top ``cfg.candidates`` each; a ranker that is off or finds nothing is left out); ``[]``
+        when the glossary matches nothing in the question."""
+        english = expand_query(question)
+        if not english:
+            return []
+        out = []
+        if cfg.dense_weight > 0:
+            qv = self.encoder.encode_queries([english])[0].astype(np.float32)
+            out.append(self.dense_run(qv, cfg.candidates, 0.0, allowed))
+        if cfg.bm25_weight > 0 and self.bm25 is not None:
+            toks = [t for t in tokenize(english) if t in self.bm25.vocab]
+            if toks:
+                scores = np.asarray(self.bm25.retriever.get_scores(toks), dtype=np.float32)
+                if allowed is not None:
+                    scores = np.where(allowed.mask, scores, 0.0).astype(np.float32)
+                out.append(self._top(scores, cfg.candidates))
+        return [r for r in out if r]
+
+    def cap_spanish(self, fused: dict[int, float], share: float, k: int) -> dict[int, float]:
+        """``fused`` re-ordered so that at most ``floor(share · k)`` Spanish-language passages
+        (distinct texts) stand among the first ``k`` distinct texts; the surplus Spanish rows move
+        right below them, every other order unchanged. Scores are replaced by rank-preserving ones
+        in (0, 2] (the policy and document ranking read only the order and relative scores)."""
+        allowed_es = int(share * k)
+        order = sorted(fused, key=lambda r: -fused[r])
+        kept, surplus, seen, n_es, n_texts = [], [], {}, 0, 0
+        for r in order:
+            t = self._texts[r]
+            if t in seen:  # a copy follows its text
+                (kept if seen[t] else surplus).append(r)
+                continue
+            spanish = self._langs[r] == "es"
+            ok = n_texts >= k or not spanish or n_es < allowed_es
+            if n_texts < k and ok:
+                n_texts += 1
+                n_es += int(spanish)
+            seen[t] = ok
+            (kept if ok else surplus).append(r)
+        # kept rows until k texts are filled, then the surplus, then the rest in their order
+        head, tail, texts = [], [], set()
+        for r in kept:
+            if len(texts) < k or self._texts[r] in texts:
+                head.append(r)
+                texts.add(self._texts[r])
+            else:
+                tail.append(r)
+        new_order = head + surplus + tail
+        n = len(new_order)
+        return {r: 2.0 * (n - i) / n for i, r in enumerate(new_order)}
 
     def _candidate(self, row: int, score: float) -> Candidate:
         return Candidate(

@@ -111,7 +111,17 @@ def _some_chunk(agent_index) -> dict:
 # -- every route declares a scope
 
 
-OPEN_PATHS = {"/health", "/", "/tablero", "/tablero/", "/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+OPEN_PATHS = {
+    "/health",
+    "/",
+    "/tablero",
+    "/tablero/",
+    "/tablero/juicio",
+    "/openapi.json",
+    "/docs",
+    "/docs/oauth2-redirect",
+    "/redoc",
+}
 
 
 def test_every_endpoint_declares_a_scope(offline_service):
@@ -122,6 +132,7 @@ def test_every_endpoint_declares_a_scope(offline_service):
     scopes = {r.path: route_scope(r) for r in routes}
     assert scopes["/chat"] == "chat" and scopes["/search"] == "read" and scopes["/keys"] == "admin"
     assert scopes["/tablero/api/vista/{view}"] == "read" and scopes["/traces/{run_id}"] == "chat|admin"
+    assert scopes["/tablero/api/juicio/items/{item_id}"] == "review"  # the judging page stores grades
     assert scopes["/health"] is None
 
 

@@ -16,9 +16,11 @@ from evals.judging import (
     import_grades,
     judging_metadata,
     latest_judgments,
+    load_mapping,
     merged_qrels,
     read_merged,
     top_passages,
+    write_mapping,
     write_merged,
 )
 from evals.relevance import JudgedPassageIndex
@@ -284,3 +286,24 @@ def test_cli_eval_compare_flags_unmeasurable(agent_index, jengine, pg_url, monke
     for m in ("ndcg@10", "deep_ndcg'@10"):
         assert rows[m]["judged_a"] < 0.9 and rows[m]["flag"].startswith("not measurable yet")
     assert "not measurable yet" in res.output
+
+
+def test_a_batch_exported_elsewhere_imports_with_its_mapping(jengine, dev, tmp_path):
+    runs = {"A": {"qa": [_p(1, W("m", 0, 40)), _p(2, W("n", 0, 40))]}}
+    batch = tmp_path / "batch.jsonl"
+    s = export_batch(jengine, runs, dev, JudgedPassageIndex(), batch, seed=0)
+    side = tmp_path / "mapping.jsonl"
+    assert write_mapping(jengine, s.batch_id, side) == 2
+    # the judge's file stays blind; the mapping names query ids and configurations
+    assert "qa" not in batch.read_text(encoding="utf-8") and '"qa"' in side.read_text(encoding="utf-8")
+    # another database: without the mapping the import is refused, with it the grades land
+    judging_metadata.drop_all(jengine)
+    ensure_judging_schema(jengine)
+    graded = _grade_file(batch, tmp_path, "ana.jsonl", lambda t: 2 if t == W("m", 0, 40) else 0)
+    with pytest.raises(ValueError, match="not exported"):
+        import_grades(jengine, graded, "ana")
+    assert load_mapping(jengine, side) == 2 and load_mapping(jengine, side) == 0  # idempotent
+    assert import_grades(jengine, graded, "ana").n_graded == 2
+    assert latest_judgments(jengine)[("qa", text_hash(W("m", 0, 40)))] == {"ana": 2}
+    with jengine.connect() as conn:
+        assert conn.execute(sa.text("SELECT question FROM judge_questions")).scalars().all() == ["¿Qué pasa con a?"]
