@@ -386,11 +386,16 @@ def chunk_documents(
             for c in new
         ]
         with engine.begin() as conn:
-            current = dict(
-                conn.execute(
-                    sa.select(db.chunks.c.chunk_id, db.chunks.c.text_sha).where(db.chunks.c.doc_id == doc_id)
-                ).all()
-            )
+            place = ("seq", "page_start", "page_end", "n_tokens", "n_sentences")
+            stored = {
+                r.chunk_id: r
+                for r in conn.execute(
+                    sa.select(db.chunks.c.chunk_id, db.chunks.c.text_sha, *(db.chunks.c[k] for k in place)).where(
+                        db.chunks.c.doc_id == doc_id
+                    )
+                )
+            }
+            current = {cid: r.text_sha for cid, r in stored.items()}
             used: dict[str, set[str]] = defaultdict(set)
             for cid, sha in current.items():
                 used[cid].add(sha)
@@ -409,9 +414,25 @@ def chunk_documents(
                 conn, [cid for cid, sha in current.items() if (cid, sha) not in keep], "extractor_changed", doc_id
             )
             unchanged = {cid for cid, sha in current.items() if (cid, sha) in keep}
-            for r in rows:
-                if r["chunk_id"] in unchanged:
-                    conn.execute(sa.update(db.chunks).where(db.chunks.c.chunk_id == r["chunk_id"]).values(**r))
+            if unchanged:  # same id, same text: refresh the document-level columns in one statement
+                conn.execute(
+                    sa.update(db.chunks)
+                    .where(db.chunks.c.chunk_id.in_(unchanged))
+                    .values(
+                        chunker_version=CHUNKER_VERSION,
+                        language=doc.language,
+                        phenomenon=doc.phenomenon,
+                        collection=doc.collection,
+                    )
+                )
+            for r in rows:  # and its position, only where it moved
+                old = stored.get(r["chunk_id"])
+                if r["chunk_id"] in unchanged and any(getattr(old, k) != r[k] for k in place):
+                    conn.execute(
+                        sa.update(db.chunks)
+                        .where(db.chunks.c.chunk_id == r["chunk_id"])
+                        .values(**{k: r[k] for k in place})
+                    )
             fresh = [r for r in rows if r["chunk_id"] not in unchanged]
             for j in range(0, len(fresh), 2000):
                 conn.execute(db.chunks.insert(), fresh[j : j + 2000])
