@@ -224,7 +224,7 @@ def extract_documents(
                     .where(db.documents.c.doc_id == d)
                     .values(source_paths=paths, primary_path=paths[0], phenomenon=phenomenon_for(paths[0]))
                 )
-    log(f"documents: {len(groups)} contents, {len(todo)} to extract, {len(orphans)} removed")
+    log(f"documents: {len(groups)} contents, {len(todo)} to extract, {len(orphans)} closed (kept in history)")
     # largest first so one big PDF does not finish the run alone
     todo.sort(key=lambda d: -groups[d][0].size_bytes)
     done = 0
@@ -297,6 +297,8 @@ def extract_documents(
         "documents": len(groups),
         "extracted_now": len(todo),
         "removed": len(orphans),
+        "closed_by_reason": dict(Counter(reason for _, reason, _ in closes)),
+        "retracted_skipped": len({f.doc_id for f in files} & retracted),
         "pages": int(n_pages),
         "ocr_pages": int(n_ocr),
         "by_status": status_counts,
