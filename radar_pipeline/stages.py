@@ -224,7 +224,7 @@ def extract_documents(
                     .where(db.documents.c.doc_id == d)
                     .values(source_paths=paths, primary_path=paths[0], phenomenon=phenomenon_for(paths[0]))
                 )
-    log(f"documents: {len(groups)} contents, {len(todo)} to extract, {len(orphans)} removed")
+    log(f"documents: {len(groups)} contents, {len(todo)} to extract, {len(orphans)} closed (kept in history)")
     # largest first so one big PDF does not finish the run alone
     todo.sort(key=lambda d: -groups[d][0].size_bytes)
     done = 0
@@ -297,6 +297,8 @@ def extract_documents(
         "documents": len(groups),
         "extracted_now": len(todo),
         "removed": len(orphans),
+        "closed_by_reason": dict(Counter(reason for _, reason, _ in closes)),
+        "retracted_skipped": len({f.doc_id for f in files} & retracted),
         "pages": int(n_pages),
         "ocr_pages": int(n_ocr),
         "by_status": status_counts,
@@ -386,11 +388,16 @@ def chunk_documents(
             for c in new
         ]
         with engine.begin() as conn:
-            current = dict(
-                conn.execute(
-                    sa.select(db.chunks.c.chunk_id, db.chunks.c.text_sha).where(db.chunks.c.doc_id == doc_id)
-                ).all()
-            )
+            place = ("seq", "page_start", "page_end", "n_tokens", "n_sentences")
+            stored = {
+                r.chunk_id: r
+                for r in conn.execute(
+                    sa.select(db.chunks.c.chunk_id, db.chunks.c.text_sha, *(db.chunks.c[k] for k in place)).where(
+                        db.chunks.c.doc_id == doc_id
+                    )
+                )
+            }
+            current = {cid: r.text_sha for cid, r in stored.items()}
             used: dict[str, set[str]] = defaultdict(set)
             for cid, sha in current.items():
                 used[cid].add(sha)
@@ -409,9 +416,25 @@ def chunk_documents(
                 conn, [cid for cid, sha in current.items() if (cid, sha) not in keep], "extractor_changed", doc_id
             )
             unchanged = {cid for cid, sha in current.items() if (cid, sha) in keep}
-            for r in rows:
-                if r["chunk_id"] in unchanged:
-                    conn.execute(sa.update(db.chunks).where(db.chunks.c.chunk_id == r["chunk_id"]).values(**r))
+            if unchanged:  # same id, same text: refresh the document-level columns in one statement
+                conn.execute(
+                    sa.update(db.chunks)
+                    .where(db.chunks.c.chunk_id.in_(unchanged))
+                    .values(
+                        chunker_version=CHUNKER_VERSION,
+                        language=doc.language,
+                        phenomenon=doc.phenomenon,
+                        collection=doc.collection,
+                    )
+                )
+            for r in rows:  # and its position, only where it moved
+                old = stored.get(r["chunk_id"])
+                if r["chunk_id"] in unchanged and any(getattr(old, k) != r[k] for k in place):
+                    conn.execute(
+                        sa.update(db.chunks)
+                        .where(db.chunks.c.chunk_id == r["chunk_id"])
+                        .values(**{k: r[k] for k in place})
+                    )
             fresh = [r for r in rows if r["chunk_id"] not in unchanged]
             for j in range(0, len(fresh), 2000):
                 conn.execute(db.chunks.insert(), fresh[j : j + 2000])

@@ -12,8 +12,11 @@ A collection-restricted credential is refused (403 ``review_not_scoped``): these
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
+import sqlalchemy as sa
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Path
 from fastapi.encoders import jsonable_encoder
 from pydantic import BaseModel, ConfigDict, Field
@@ -46,6 +49,22 @@ def _engine(service):
     return engine
 
 
+@contextmanager
+def _materialized() -> Iterator[None]:
+    """A database whose knowledge-base tables do not exist yet answers 409, never a 5xx."""
+    try:
+        yield
+    except sa.exc.ProgrammingError as exc:
+        log.warning("history tables unavailable: %s", str(exc).splitlines()[0])
+        raise HTTPException(
+            409,
+            detail={
+                "code": "knowledge_base_not_materialized",
+                "message": "la base de conocimiento no está materializada en esta base de datos",
+            },
+        ) from exc
+
+
 def _unrestricted(principal: Principal) -> None:
     if principal.collections is not None:
         raise HTTPException(
@@ -76,7 +95,8 @@ def retract(
     _unrestricted(principal)
     engine = _engine(service)
     try:
-        out = history.retract_document(engine, doc_id, body.motivo, f"{principal.auth}:{principal.name}")
+        with _materialized():
+            out = history.retract_document(engine, doc_id, body.motivo, f"{principal.auth}:{principal.name}")
     except history.RetractionError as exc:
         code = 409 if "ya fue" in str(exc) else 404
         raise HTTPException(code, detail={"code": "retraction_refused", "message": str(exc)}) from exc
@@ -93,7 +113,8 @@ def retract(
 def retractions(principal: ReviewPrincipal, service: ServiceDep) -> list[dict[str, Any]]:
     """Every retraction, newest first (``doc_id``, ``reason``, ``retracted_by``, ``retracted_at``, ``primary_path``)."""
     _unrestricted(principal)
-    return jsonable_encoder(history.list_retractions(_engine(service)))
+    with _materialized():
+        return jsonable_encoder(history.list_retractions(_engine(service)))
 
 
 @router.get("/impact/{doc_id}", responses=_ERRORS, summary="Qué depende de un documento (revisores)")
@@ -107,6 +128,7 @@ def impact(principal: ReviewPrincipal, service: ServiceDep, doc_id: _DOC) -> dic
     _unrestricted(principal)
     engine = _engine(service)
     try:
-        return jsonable_encoder(_impact(engine, doc_id.lower()))
+        with _materialized():
+            return jsonable_encoder(_impact(engine, doc_id.lower()))
     except UnknownSource as exc:
         raise HTTPException(404, detail={"code": "unknown_document", "message": str(exc)}) from exc

@@ -147,3 +147,31 @@ def test_retraction_endpoint_withdraws_the_document_at_once(engine, pg_url, worl
     assert history.version_violations(engine)["documents_retracted_current"] == []
     with engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(db.retractions)).scalar() == 1
+
+
+def test_history_endpoints_answer_409_before_the_knowledge_base_exists(pg_url, use_encoder, tmp_path):
+    """A database without the knowledge-base tables (nothing materialized yet): structured 409s."""
+    import sqlalchemy as sa
+
+    from radar_pipeline import db as core_db
+
+    eng = core_db.create_engine(pg_url)
+    with eng.begin() as conn:
+        conn.execute(sa.text("DROP SCHEMA IF EXISTS empty_kb CASCADE"))
+        conn.execute(sa.text("CREATE SCHEMA empty_kb"))
+    eng.dispose()
+    url = pg_url + ("&" if "?" in pg_url else "?") + "options=-csearch_path%3Dempty_kb"
+    engine = core_db.create_engine(url)
+    try:
+        client, _ = _client(engine, url, tmp_path / "no-index", use_encoder)
+        with client:
+            doc = "0" * 16
+            for r in (
+                client.post(f"/documents/{doc}/retract", json={"motivo": "motivo"}),
+                client.get(f"/impact/{doc}"),
+                client.get("/retractions"),
+            ):
+                assert r.status_code == 409, r.text
+                assert r.json()["error"]["code"] == "knowledge_base_not_materialized"
+    finally:
+        engine.dispose()

@@ -153,6 +153,7 @@ def test_materialize_everything_then_incrementally(engine, pg_url, corpus, tmp_p
     assert _stat(again, "source_files", "new_or_changed") == 1
     assert _stat(again, "documents", "extracted_now") == 1
     assert _stat(again, "documents", "removed") == 1  # the old content of notes.txt
+    assert _stat(again, "documents", "closed_by_reason") == {"source_changed": 1}  # kept, closed
     assert _stat(again, "chunks", "documents_chunked_now") == 1
     assert _stat(again, "embeddings", "encoded_now") == 1
     assert _stat(again, "rerank_vectors", "encoded_now") == 1

@@ -17,10 +17,12 @@ MINI = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "codefes
 FILES = ("F1-CSET-005.txt", "F1-ATLCOUNCIL-009.txt", "F3-RESDAL-094.txt")
 
 
-def _run(engine, root: Path, budget: int = 120) -> None:
+def _run(engine, root: Path, budget: int = 120) -> dict:
+    """sync → documents → chunks; returns the documents stage's stats."""
     sync_source_files(engine, root)
-    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    stats = extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
     chunk_documents(engine, budget=budget)
+    return stats
 
 
 @pytest.fixture()
@@ -99,7 +101,7 @@ def test_a_removed_file_is_closed_as_source_removed(engine, corpus):
     gone = _doc_of(engine, FILES[2])
     n = len(_chunks_of(engine, gone))
     (corpus / FILES[2]).unlink()
-    _run(engine, corpus)
+    assert _run(engine, corpus)["closed_by_reason"] == {"source_removed": 1}
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM documents WHERE doc_id = :d"), {"d": gone}).scalar() == 0
         reasons = conn.execute(
@@ -158,7 +160,7 @@ def test_retraction_closes_the_document_and_it_is_not_re_extracted(engine, corpu
     assert history.retracted_doc_ids(engine) == {doc}
     [row] = history.list_retractions(engine)
     assert (row["doc_id"], row["reason"], row["retracted_by"]) == (doc, "Fuente fabricada", "revisora@radar")
-    _run(engine, corpus)  # the file is still in the corpus: it stays retracted
+    assert _run(engine, corpus)["retracted_skipped"] == 1  # the file is still in the corpus: it stays retracted
     assert _chunks_of(engine, doc) == {}
     rec = history.resolve_chunk(engine, f"{doc}-0")
     assert rec["estado"] == "retractado" and rec["supersede_reason"] == "retracted"
