@@ -124,7 +124,7 @@ def audit_log(
     _: AdminPrincipal,
     request: Request,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    key_id: Annotated[str | None, Query(max_length=200)] = None,
+    key_id: Annotated[str | None, Query(max_length=200, pattern=r"^[^\x00-\x1f\x7f]+$")] = None,
 ) -> list[dict[str, Any]]:
     audit = request.app.state.access.audit()
     if audit is None:

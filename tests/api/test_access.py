@@ -465,3 +465,12 @@ def test_keys_command_line(pg_url):
     assert f"{key_id}  revoked" in _cli(["keys", "list"], env).stdout
     assert _cli(["keys", "revoke", "ffffffffffff"], env).returncode == 1
     assert _cli(["keys", "create", "--name", "x", "--scopes", "root"], env).returncode == 1
+
+
+def test_audit_filter_with_control_characters_is_a_422_not_a_500(api, tokens):
+    # schemathesis found it: a NUL in ?key_id= reached psycopg2, which raised (a bare 500)
+    for bad in ("ab\x00cd", "x\x1fy"):
+        r = api.get("/audit", params={"key_id": bad}, headers=_h(tokens["admin"]))
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"][0]["loc"] == ["query", "key_id"]
+    assert api.get("/audit", params={"key_id": "0123456789ab"}, headers=_h(tokens["admin"])).status_code == 200
