@@ -373,7 +373,10 @@ def _alert_mentions(
                 "department_code": _dept_of(pid) if pid != m.get("place_id") else m.get("department_code"),
             },
         )
-        a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "place", "key": pid})
+        ev = {"doc_id": doc_id, "chunk_id": cid, "role": "place", "key": pid}
+        if "char_start" in m and "char_end" in m:  # the framed mention itself (a list item may precede it)
+            ev.update(char_start=m["char_start"], char_end=m["char_end"])
+        a.evidence.append(ev)
     for cid, doc_id in a.chunks.items():
         win = a.windows.get(cid)
         for m in groups_by_chunk.get(cid, ()):

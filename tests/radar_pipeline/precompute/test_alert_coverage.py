@@ -142,7 +142,16 @@ def test_alert_places_keep_framed_territories_and_pick_homonyms_in_the_stated_de
     assert row["department_codes"] == ["52"]
     assert stats["place_homonym_by_alert_department"] == 1
     assert stats["place_mentions_not_coverage"] == 5  # 4 list items + the unit named after a person
-    assert {e["key"] for e in row["evidence"] if e["role"] == "place"} == {"department:52", "municipality:52260"}
+    place_ev = {e["key"]: e for e in row["evidence"] if e["role"] == "place"}
+    assert set(place_ev) == {"department:52", "municipality:52260"}
+    # the evidence points at the framed mention, not at the vereda of the same name listed before it
+    assert place_ev["municipality:52260"]["char_start"] == second
+
+    from radar_pipeline.claims.rules import alert_claims
+
+    claims, _ = alert_claims(rows, {}, {"a-0": (text, "es")}, {}, {}, {}, {})
+    (tambo,) = [c for c in claims if c.object == "municipality:52260"]
+    assert tambo.evidence[0].span.startswith("El riesgo afecta al municipio de El Tambo")
 
 
 # ---------------------------------------------------------------------- entity context rules
