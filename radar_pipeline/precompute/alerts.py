@@ -305,13 +305,21 @@ def _framed_mentions(
         text = a.texts.get(cid)
         mentions = places_by_chunk.get(cid, ())
         depts_at = {m["char_start"]: _dept_of(m.get("place_id")) for m in mentions if m.get("level") == "department"}
+        dept_starts = {s0 for s0 in depts_at if isinstance(s0, int)}
         for m in mentions:
             if not _inside(m, win):
                 continue
             if text is None or "char_start" not in m or "char_end" not in m:  # no span to read a frame: kept
                 out.append((cid, doc_id, m, "unchecked", None))
                 continue
-            frame = coverage_frame(text, m["char_start"], m["char_end"], m.get("level"), in_reference=win is not None)
+            frame = coverage_frame(
+                text,
+                m["char_start"],
+                m["char_end"],
+                m.get("level"),
+                in_reference=win is not None,
+                department_starts=dept_starts,
+            )
             if frame is None:
                 stats["place_mentions_not_coverage"] += 1
                 continue

@@ -16,7 +16,9 @@ mention only when the text frames it as a territory, in this order:
 2. **framed** — a cue before it, possibly through a list of names ("municipio de X", "municipios de
    A, B y C", "departamento del X", "ciudad de X", "distrito de X"); or a department after it
    ("Suárez, departamento de Cauca", "Teorama, Hacarí y San Calixto, en Norte de Santander" is
-   not enough — the word "departamento" or a parenthesis is: "Atrato (Chocó)"); or the mention is
+   enough when "Norte de Santander" is a department mention, as is "Soacha, Cundinamarca"; so are
+   the word "departamento" and a parenthesis: "Atrato (Chocó)"); "Bogotá D.C." (the district
+   names itself; not its dateline "Bogotá D.C., 24 de mayo"); or the mention is
    inside a follow-up's subject reference window ("Seguimiento … N° 25-18 para Bagadó …"), which
    the caller passes as ``in_reference=True``;
 3. anything else is not coverage (``None``).
@@ -83,6 +85,12 @@ _DEPT_AFTER = re.compile(
     re.IGNORECASE,
 )
 _MAX_GAP = 160
+# "Bogotá D.C." names the capital district itself; "Bogotá D.C., 24 de mayo de 2019" is a dateline
+_DISTRICT = re.compile(r"\s*(?:D\.\s?C\.?|Distrito\s+Capital)(?!\w)")
+_DATELINE = re.compile(
+    r"\s*(?:(?:D\.\s?C\.?|Distrito\s+Capital)\s*)?[\s,.]*(?:\(?\s*)?\d{1,2}\s+(?:de\s+)?[A-Za-záéíóú]+",
+    re.IGNORECASE,
+)
 
 
 def _in_locality_list(text: str, start: int, end: int) -> bool:
@@ -128,6 +136,17 @@ def department_after(text: str, end: int) -> int | None:
     return None
 
 
+def _department_mention_after(text: str, end: int, department_starts: frozenset[int] | set[int]) -> bool:
+    """Whether a department *mention* (its start offset in ``department_starts``) follows the name
+    after a comma, possibly through a list of names ("Soacha, Cundinamarca", "Tadó y Istmina, Chocó")."""
+    tail = text[end : end + _MAX_GAP]
+    for m in re.finditer(r",\s*(?:en\s+(?:el\s+)?)?", tail):
+        gap = tail[: m.start()].strip(" ,")
+        if end + m.end() in department_starts and (not gap or _LIST_GAP.match(gap + " ")):
+            return True
+    return False
+
+
 def _cue_before(text: str, start: int) -> bool:
     """Whether a territorial cue precedes ``start`` in the same sentence, possibly through a list of
     names ("municipios de Dabeiba, Uramita, Cañasgordas y Peque")."""
@@ -140,7 +159,15 @@ def _cue_before(text: str, start: int) -> bool:
     return False
 
 
-def coverage_frame(text: str, start: int, end: int, level: str | None, *, in_reference: bool = False) -> str | None:
+def coverage_frame(
+    text: str,
+    start: int,
+    end: int,
+    level: str | None,
+    *,
+    in_reference: bool = False,
+    department_starts: frozenset[int] | set[int] = frozenset(),
+) -> str | None:
     """How the mention ``text[start:end]`` (a place of ``level``: country, department,
     municipality…) is framed as a covered territory: ``"cue"`` (a cue before it), ``"department"``
     (a department qualifier after it), ``"qualifier"`` (a department in parentheses after a name),
@@ -156,10 +183,13 @@ def coverage_frame(text: str, start: int, end: int, level: str | None, *, in_ref
         return None
     if _cue_before(text, start):
         return "cue"
-    if department_after(text, end) is not None:
+    if department_after(text, end) is not None or _department_mention_after(text, end, department_starts):
         return "department"
-    if level == "department" and re.search(r"[A-ZÁÉÍÓÚÑ][\wáéíóúñ]+\s*\(\s*$", text[max(0, start - 60) : start]):
+    if level == "department" and re.search(r"[A-ZÁÉÍÓÚÑ][\wáéíóúñ]+\s*(?:\(|,)\s*$", text[max(0, start - 60) : start]):
         return "qualifier"
+    named_district = re.search(r"(?:D\.\s?C\.?|Distrito\s+Capital)$", text[start:end])
+    if (named_district or _DISTRICT.match(text, end)) and not _DATELINE.match(text, end):
+        return "district"
     if in_reference:
         return "reference"
     return None

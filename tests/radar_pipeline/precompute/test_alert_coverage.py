@@ -77,6 +77,16 @@ def test_framed_mentions_are_coverage(text, name, level, frame):
     assert _frame(text, name, level) == frame
 
 
+def test_a_department_mention_after_a_comma_and_the_capital_district_frame_a_name():
+    text = "la disputa llega a Fusagasugá y Silvania, Cundinamarca, desde el sur"
+    dept = {text.index("Cundinamarca")}
+    assert _frame(text, "Fusagasugá", "municipality", department_starts=dept) == "department"
+    assert _frame(text, "Fusagasugá", "municipality") is None  # "Cundinamarca" not read as a department
+    assert _frame(text, "Cundinamarca", "department") == "qualifier"
+    assert _frame("amenazas en Bogotá D.C. y sus localidades", "Bogotá D.C.", "municipality") == "district"
+    assert _frame("DEFENSORÍA DEL PUEBLO Bogotá D.C., 14 de marzo de 2022", "Bogotá D.C.", "municipality") is None
+
+
 def test_a_follow_up_reference_window_frames_its_names_but_never_a_country():
     text = "Seguimiento AT N° 031-19 Barbacoas y Ricaurte"
     assert _frame(text, "Ricaurte", "municipality", in_reference=True) == "reference"
