@@ -47,9 +47,9 @@ STRATA_R2: dict[tuple[str, str | None], int] = {
     ("present_in", "es"): 8,
     ("present_in", "pt"): 5,
     ("present_in", None): 2,
-    ("early_warning_for", "es"): 40,
+    ("early_warning_for", "es"): 45,
     ("alert_names_group", "es"): 25,
-    ("alert_risk_type", "es"): 5,
+    ("alert_risk_type", "es"): 5,  # all 12 were in round 1: none left to draw
     ("figures_in_phenomenon", "en"): 15,
     ("figures_in_phenomenon", "es"): 15,
     ("figures_in_phenomenon", "pt"): 5,
@@ -71,11 +71,15 @@ def draw(
     seed: int = SEED,
     exclude: frozenset[str] | set[str] = frozenset(),
     prefix: str = "cl",
+    unique: bool = False,
 ) -> list[dict]:
     """The sample items (see module docstring), in stratum order; claims whose ``claim_id`` is in
-    ``exclude`` (an earlier round's) are never drawn; item ids are ``<prefix>-NNN``."""
+    ``exclude`` (an earlier round's) are never drawn; item ids are ``<prefix>-NNN``; ``unique``: a
+    claim drawn in one stratum is not drawn again in another (round 1 was drawn without it and
+    holds 2 claims twice, under two evidence languages)."""
     rng = random.Random(seed)
     items = []
+    drawn: set[str] = set()  # a claim with evidence in two languages is drawn once
     with engine.connect() as conn:
         for (pred, lang), n in strata.items():
             rows = conn.execute(
@@ -84,7 +88,8 @@ def draw(
                     "e.id AS evidence_id, e.doc_id, e.chunk_id, e.stance, e.span, e.span_start, e.span_end, "
                     "e.language, k.text FROM claims c JOIN claim_evidence e ON e.claim_version = c.id "
                     "JOIN chunks k ON k.chunk_id = e.chunk_id "
-                    "WHERE c.superseded_at IS NULL AND c.predicate = :p AND e.language IS NOT DISTINCT FROM :l "
+                    "WHERE c.superseded_at IS NULL AND c.status IN ('asserted', 'contested') "
+                    "AND c.predicate = :p AND e.language IS NOT DISTINCT FROM :l "
                     "ORDER BY c.claim_id, e.id"
                 ),
                 {"p": pred, "l": lang},
@@ -92,9 +97,10 @@ def draw(
             by_claim: dict[str, list] = {}
             for r in rows:
                 by_claim.setdefault(r.claim_id, []).append(r)
-            ids = sorted(c for c in by_claim if c not in exclude)
+            ids = sorted(c for c in by_claim if c not in exclude and not (unique and c in drawn))
             for cid in rng.sample(ids, min(n, len(ids))):
                 r = rng.choice(by_claim[cid])
+                drawn.add(cid)
                 items.append(
                     {
                         "item_id": f"{prefix}-{len(items) + 1:03d}",
@@ -139,7 +145,7 @@ def main() -> None:
         exclude = {
             json.loads(line)["claim_id"] for f in excl_files for line in f.open(encoding="utf-8") if line.strip()
         }
-        items = draw(db.create_engine(url), STRATA_R2, SEED_R2, exclude, "r2")
+        items = draw(db.create_engine(url), STRATA_R2, SEED_R2, exclude, "r2", unique=True)
         args.out = args.out or OUT_R2
     else:
         items = draw(db.create_engine(url))
