@@ -181,6 +181,7 @@ def _ids(d, text, phen="territorial"):
         "Llegaron estructuras armadas disidentes de la antigua FARC al río Guayabero.",
         "hombres de la facción disidente de las ex-FARC que opera en Tumaco",
         "las disidencias de las otrora FARC-EP se reorganizaron",
+        "combates entre disidentes de FARC y el Ejército en la vereda",
     ],
 )
 def test_dissidence_phrases_map_to_the_dissidents_never_to_the_2016_guerrilla(entities, text):
@@ -214,6 +215,8 @@ def test_iadc_needs_space_debris_context_and_never_the_defense_college(entities)
     assert _ids(entities, "The delegation included IADC faculty and OAS officials.", "space_security") == []
     hits = _ids(entities, "The IADC mitigation guidelines limit orbital lifetime to 25 years.", "space_security")
     assert ("iadc", "IADC") in hits
+    # chart labels of a space-environment report: the debris committee's protected regions
+    assert _ids(entities, "Payload share 12.4 IADC GEO (abs) 310.2 0.0", "space_security") == [("iadc", "IADC")]
 
 
 def test_a_generic_early_warning_system_is_not_the_ombudsmans_sat(entities):
