@@ -9,6 +9,10 @@ score or confidence.
 
 Usage: ``python -m evals.claims.make_sample --database-url URL [--out evals/claims/sample_to_label.jsonl]``
 (default database: ``DATABASE_URL`` or the embedded server of ``RADAR_HOME``).
+
+Round 2 (after the fixes of the round-1 error kinds): ``--round 2`` draws ``STRATA_R2`` with seed
+``SEED_R2``, excluding every claim_id of the round-1 sample (``--exclude``, default
+``sample_to_label.jsonl``), items numbered ``r2-NNN``, into ``sample_round2_to_label.jsonl``.
 """
 
 from __future__ import annotations
@@ -37,6 +41,20 @@ STRATA: dict[tuple[str, str | None], int] = {
     ("figures_in_phenomenon", "pt"): 13,
 }
 OUT = Path(__file__).with_name("sample_to_label.jsonl")
+SEED_R2 = 20261202
+# round 2 (~120 items): weighted towards the predicates whose round-1 error kinds were fixed
+STRATA_R2: dict[tuple[str, str | None], int] = {
+    ("present_in", "es"): 8,
+    ("present_in", "pt"): 5,
+    ("present_in", None): 2,
+    ("early_warning_for", "es"): 45,
+    ("alert_names_group", "es"): 25,
+    ("alert_risk_type", "es"): 5,  # all 12 were in round 1: none left to draw
+    ("figures_in_phenomenon", "en"): 15,
+    ("figures_in_phenomenon", "es"): 15,
+    ("figures_in_phenomenon", "pt"): 5,
+}
+OUT_R2 = Path(__file__).with_name("sample_round2_to_label.jsonl")
 
 
 def _period(vf, vt) -> str:
@@ -47,10 +65,21 @@ def _period(vf, vt) -> str:
     return f"{vf.isoformat()} a {vt.isoformat()}"
 
 
-def draw(engine: sa.Engine, strata: dict[tuple[str, str | None], int] = STRATA, seed: int = SEED) -> list[dict]:
-    """The sample items (see module docstring), in stratum order."""
+def draw(
+    engine: sa.Engine,
+    strata: dict[tuple[str, str | None], int] = STRATA,
+    seed: int = SEED,
+    exclude: frozenset[str] | set[str] = frozenset(),
+    prefix: str = "cl",
+    unique: bool = False,
+) -> list[dict]:
+    """The sample items (see module docstring), in stratum order; claims whose ``claim_id`` is in
+    ``exclude`` (an earlier round's) are never drawn; item ids are ``<prefix>-NNN``; ``unique``: a
+    claim drawn in one stratum is not drawn again in another (round 1 was drawn without it and
+    holds 2 claims twice, under two evidence languages)."""
     rng = random.Random(seed)
     items = []
+    drawn: set[str] = set()  # a claim with evidence in two languages is drawn once
     with engine.connect() as conn:
         for (pred, lang), n in strata.items():
             rows = conn.execute(
@@ -59,7 +88,8 @@ def draw(engine: sa.Engine, strata: dict[tuple[str, str | None], int] = STRATA, 
                     "e.id AS evidence_id, e.doc_id, e.chunk_id, e.stance, e.span, e.span_start, e.span_end, "
                     "e.language, k.text FROM claims c JOIN claim_evidence e ON e.claim_version = c.id "
                     "JOIN chunks k ON k.chunk_id = e.chunk_id "
-                    "WHERE c.superseded_at IS NULL AND c.predicate = :p AND e.language IS NOT DISTINCT FROM :l "
+                    "WHERE c.superseded_at IS NULL AND c.status IN ('asserted', 'contested') "
+                    "AND c.predicate = :p AND e.language IS NOT DISTINCT FROM :l "
                     "ORDER BY c.claim_id, e.id"
                 ),
                 {"p": pred, "l": lang},
@@ -67,12 +97,13 @@ def draw(engine: sa.Engine, strata: dict[tuple[str, str | None], int] = STRATA, 
             by_claim: dict[str, list] = {}
             for r in rows:
                 by_claim.setdefault(r.claim_id, []).append(r)
-            ids = sorted(by_claim)
+            ids = sorted(c for c in by_claim if c not in exclude and not (unique and c in drawn))
             for cid in rng.sample(ids, min(n, len(ids))):
                 r = rng.choice(by_claim[cid])
+                drawn.add(cid)
                 items.append(
                     {
-                        "item_id": f"cl-{len(items) + 1:03d}",
+                        "item_id": f"{prefix}-{len(items) + 1:03d}",
                         "claim_id": r.claim_id,
                         "evidence_id": r.evidence_id,
                         "predicate": r.predicate,
@@ -98,7 +129,9 @@ def draw(engine: sa.Engine, strata: dict[tuple[str, str | None], int] = STRATA, 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--database-url", default=None)
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--round", type=int, choices=(1, 2), default=1)
+    ap.add_argument("--exclude", type=Path, nargs="*", default=None, help="samples whose claim_ids are not drawn")
     args = ap.parse_args()
     if args.database_url:
         url = db.normalize_url(args.database_url)
@@ -107,7 +140,16 @@ def main() -> None:
 
         s = get_settings()
         url = db.resolve_database_url(s.database_url, s.pgdata)
-    items = draw(db.create_engine(url))
+    if args.round == 2:
+        excl_files = args.exclude if args.exclude is not None else [OUT]
+        exclude = {
+            json.loads(line)["claim_id"] for f in excl_files for line in f.open(encoding="utf-8") if line.strip()
+        }
+        items = draw(db.create_engine(url), STRATA_R2, SEED_R2, exclude, "r2", unique=True)
+        args.out = args.out or OUT_R2
+    else:
+        items = draw(db.create_engine(url))
+        args.out = args.out or OUT
     with args.out.open("w", encoding="utf-8") as f:
         for it in items:
             f.write(json.dumps(it, ensure_ascii=False) + "\n")

@@ -299,7 +299,11 @@ def alert_claims(
             text, lang = chunk_text[cid]
             doc = docs.get(item["doc_id"], DocInfo(item["doc_id"]))
             if item["role"] == "place":
-                span = _first_mention_span(place_mentions.get(cid, ()), "place_id", item["key"], text)
+                cs, ce = item.get("char_start"), item.get("char_end")
+                if isinstance(cs, int) and isinstance(ce, int) and 0 <= cs < ce <= len(text):
+                    span = window(text, cs, ce)  # the mention the alert read as its territory
+                else:
+                    span = _first_mention_span(place_mentions.get(cid, ()), "place_id", item["key"], text)
                 if span:
                     places[item["key"]].append(
                         _evidence(doc, cid, text, span, "supports", "early_warnings:place", lang)

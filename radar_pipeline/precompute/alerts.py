@@ -18,6 +18,10 @@ One row per alert code, with:
 - ``armed_groups`` / ``places``: mentions (from ``entity_mentions`` / ``place_mentions``) in the
   alert's own document, and in a follow-up's subject passage only within ``FOLLOW_UP_WINDOW``
   characters after the code reference (not the letter's dateline, "Bogotá D.C., 24 de mayo");
+  a place counts only when the text frames it as covered territory (``coverage.coverage_frame``:
+  "municipio de X", "X, departamento de Y", the follow-up's reference line — never an item of a
+  vereda/resguardo/barrio list, part of a person's or unit's name, or a country), and a homonym
+  takes its candidate in the department written next to it or framed by the alert (DIVIPOLA);
 - ``date``: the own document's publication date (``publication_dates``, file-name rules), never
   a date written in the text; ``code_year`` is the year the code itself encodes;
 - ``evidence``: ``{doc_id, chunk_id, role, key}`` for each passage used (role ``code``, ``type``,
@@ -26,6 +30,7 @@ One row per alert code, with:
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from radar_pipeline.precompute.coverage import coverage_frame, department_after
 from radar_pipeline.precompute.dates import codefest_id
 from radar_pipeline.textfold import fold_spans
 
@@ -182,6 +188,7 @@ class _Alert:
     # chunk_id → character windows whose mentions count (None: the whole passage)
     windows: dict[str, list[tuple[int, int]] | None] = field(default_factory=dict)
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)  # chunk_id → text of the counted passages
 
 
 def _type_evidence(a: _Alert, doc_id: str, chunk_id: str, typ: str) -> None:
@@ -200,6 +207,7 @@ def _collect_own_document(ad: AlertDoc, chunks: Sequence[tuple[str, str]], alert
     for cid, text in chunks:
         a.chunks[cid] = ad.doc_id
         a.windows[cid] = None
+        a.texts[cid] = text
         folded = fold_spans(text)
         for typ, _s, _e in find_type_statements(text, folded):
             _type_evidence(a, ad.doc_id, cid, typ)
@@ -231,6 +239,7 @@ def _collect_follow_up(
     """A follow-up document: attach it to its subject codes; in the subject passage only the
     ``FOLLOW_UP_WINDOW`` characters after each reference count for mentions."""
     subject, subject_chunk, refs_by_chunk = _follow_up_subject(chunks)
+    texts = dict(chunks)
     if not subject:
         stats["follow_ups_without_code"] += 1
         return
@@ -246,6 +255,7 @@ def _collect_follow_up(
                 # only what the reference itself says ("... N° 63-18 para el municipio de Algeciras -
                 # departamento del Huila"), not the letter's dateline or letterhead around it
                 a.chunks[cid] = ad.doc_id
+                a.texts[cid] = texts[cid]
                 a.windows.setdefault(cid, [])
                 if a.windows[cid] is not None:
                     a.windows[cid].append((s, e + FOLLOW_UP_WINDOW))
@@ -269,32 +279,122 @@ def _inside(m: Mapping[str, Any], win: list[tuple[int, int]] | None) -> bool:
     return win is None or "char_start" not in m or any(lo <= m["char_start"] < hi for lo, hi in win)
 
 
+def _candidates(m: Mapping[str, Any]) -> list[str]:
+    """The candidate place ids of a mention row (list or JSON text; empty when none)."""
+    c = m.get("candidates") or []
+    if isinstance(c, str):
+        try:
+            c = json.loads(c)
+        except ValueError:
+            return []
+    return [x for x in c if isinstance(x, str)]
+
+
+def _dept_of(place_id: str | None) -> str | None:
+    """DIVIPOLA department code of a ``department:DD`` / ``municipality:DDMMM`` id, else None."""
+    if not place_id:
+        return None
+    kind, _, code = place_id.partition(":")
+    if kind == "department":
+        return code
+    if kind == "municipality" and len(code) == 5:
+        return code[:2]
+    return None
+
+
+def _framed_mentions(
+    a: _Alert, places_by_chunk: Mapping[str, list[Mapping[str, Any]]], stats: dict[str, int]
+) -> list[tuple[str, str, Mapping[str, Any], str, str | None]]:
+    """The alert's place mentions framed as covered territory (``coverage.coverage_frame``):
+    ``[(chunk_id, doc_id, mention, frame, department code stated right after it or None)]``."""
+    out = []
+    for cid, doc_id in a.chunks.items():
+        win = a.windows.get(cid)
+        text = a.texts.get(cid)
+        mentions = places_by_chunk.get(cid, ())
+        depts_at = {m["char_start"]: _dept_of(m.get("place_id")) for m in mentions if m.get("level") == "department"}
+        dept_starts = {s0 for s0 in depts_at if isinstance(s0, int)}
+        for m in mentions:
+            if not _inside(m, win):
+                continue
+            if text is None or "char_start" not in m or "char_end" not in m:  # no span to read a frame: kept
+                out.append((cid, doc_id, m, "unchecked", None))
+                continue
+            frame = coverage_frame(
+                text,
+                m["char_start"],
+                m["char_end"],
+                m.get("level"),
+                in_reference=win is not None,
+                department_starts=dept_starts,
+            )
+            if frame is None:
+                stats["place_mentions_not_coverage"] += 1
+                continue
+            after = department_after(text, m["char_end"])
+            local = None
+            if after is not None:
+                local = depts_at.get(after) or next(
+                    (d for s0, d in depts_at.items() if after <= s0 <= after + 3 and d), None
+                )
+            out.append((cid, doc_id, m, frame, local))
+    return out
+
+
 def _alert_mentions(
     a: _Alert,
     places_by_chunk: Mapping[str, list[Mapping[str, Any]]],
     groups_by_chunk: Mapping[str, list[Mapping[str, Any]]],
     place_names: Mapping[str, str],
+    stats: dict[str, int] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], set[str]]:
     """The alert's places (place_id → row) and armed-group ids from its counted passages/windows,
-    recording a ``place``/``armed_group`` evidence item for each mention used."""
+    recording a ``place``/``armed_group`` evidence item for each mention used.
+
+    Places: only mentions framed as covered territory (``coverage``). Homonyms (DIVIPOLA): a
+    municipality whose department differs from the department written right after it — or, when
+    none is, from the departments the alert frames — takes the candidate of the same name in that
+    department ("El Tambo, departamento de Nariño" → 52260, not Cauca's 19256); without such a
+    candidate it is dropped where a department was written right after it."""
+    stats = stats if stats is not None else defaultdict(int)
     places: dict[str, dict[str, Any]] = {}
     groups: set[str] = set()
+    framed = _framed_mentions(a, places_by_chunk, stats)
+    alert_depts = {
+        d for _c, _d, m, _f, _l in framed if m.get("level") == "department" and (d := _dept_of(m.get("place_id")))
+    }
+    for cid, doc_id, m, _frame, local in framed:
+        pid = m.get("place_id")
+        level = m.get("level")
+        target = {local} if local else alert_depts
+        cands = [c for c in _candidates(m) if c.startswith("municipality:")]
+        if (level in ("municipality", None)) and target and _dept_of(pid) not in target:
+            inside = [c for c in cands if _dept_of(c) in target]
+            if len(inside) == 1:
+                pid, level = inside[0], "municipality"
+                stats["place_homonym_by_alert_department"] += 1
+            elif local or pid is None:
+                stats["place_outside_stated_department"] += 1
+                continue
+        if not pid:
+            continue
+        code = pid.partition(":")[2]
+        places.setdefault(
+            pid,
+            {
+                "place_id": pid,
+                "level": level,
+                "code": code if pid != m.get("place_id") else m["code"],
+                "name": place_names.get(pid, code),
+                "department_code": _dept_of(pid) if pid != m.get("place_id") else m.get("department_code"),
+            },
+        )
+        ev = {"doc_id": doc_id, "chunk_id": cid, "role": "place", "key": pid}
+        if "char_start" in m and "char_end" in m:  # the framed mention itself (a list item may precede it)
+            ev.update(char_start=m["char_start"], char_end=m["char_end"])
+        a.evidence.append(ev)
     for cid, doc_id in a.chunks.items():
         win = a.windows.get(cid)
-        for m in places_by_chunk.get(cid, ()):
-            if not _inside(m, win):
-                continue
-            places.setdefault(
-                m["place_id"],
-                {
-                    "place_id": m["place_id"],
-                    "level": m["level"],
-                    "code": m["code"],
-                    "name": place_names.get(m["place_id"], m["code"]),
-                    "department_code": m.get("department_code"),
-                },
-            )
-            a.evidence.append({"doc_id": doc_id, "chunk_id": cid, "role": "place", "key": m["place_id"]})
         for m in groups_by_chunk.get(cid, ()):
             if not _inside(m, win):
                 continue
@@ -371,6 +471,9 @@ def build_early_warnings(
         "follow_up_documents": 0,
         "follow_ups_without_code": 0,
         "codes_mentioned_in_passing": 0,
+        "place_mentions_not_coverage": 0,
+        "place_homonym_by_alert_department": 0,
+        "place_outside_stated_department": 0,
     }
     for ad in alert_docs:
         chunks = list(chunks_by_doc.get(ad.doc_id, ()))
@@ -381,11 +484,11 @@ def build_early_warnings(
             stats["follow_up_documents"] += 1
             _collect_follow_up(ad, chunks, alerts, stats)
 
-    places_by_chunk = _mentions_by_chunk(place_mentions, lambda m: m.get("place_id"))
+    places_by_chunk = _mentions_by_chunk(place_mentions, lambda m: m.get("place_id") or _candidates(m))
     groups_by_chunk = _mentions_by_chunk(entity_mentions, lambda m: m["entity_id"] in armed_group_ids)
     rows = []
     for code in sorted(alerts):
-        places, groups = _alert_mentions(alerts[code], places_by_chunk, groups_by_chunk, place_names)
+        places, groups = _alert_mentions(alerts[code], places_by_chunk, groups_by_chunk, place_names, stats)
         rows.append(_alert_row(alerts[code], places, groups, dates))
     stats["alerts"] = len(rows)
     for t in TYPES:

@@ -8,7 +8,9 @@ passage is scanned once whatever the dictionary size.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +35,19 @@ __all__ = [
 DEFAULT_ENTITIES_PATH = Path(__file__).with_name("data") / "entities.yaml"
 CATEGORIES = ("armed_group", "actor", "program", "technology")
 LANGS = ("es", "en", "pt")
+# characters each side of a match in which an alias's context rules look (``context_required`` /
+# ``context_forbidden``): about one clause — "resguardo Kwes Kiwe Nasa" (20), "Inter-American Defence
+# College (IADC)" (30), "facción disidente de las antiguas FARC-EP" (30).
+CONTEXT_WINDOW = 80
+
+
+@functools.lru_cache(maxsize=4096)
+def _phrase_rx(phrase: str) -> re.Pattern[str]:
+    """A folded context phrase as a whole-word regex; a trailing ``*`` makes it a prefix
+    ("disiden*" covers "disidente", "disidencias")."""
+    prefix = phrase.rstrip().endswith("*")
+    body = r"\s+".join(re.escape(t) for t in fold_phrase(phrase.rstrip().rstrip("*")).split())
+    return re.compile(r"(?<!\w)" + body + ("" if prefix else r"(?!\w)"))
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,9 @@ class Alias:
     case_sensitive: bool = False
     phenomena: frozenset[str] | None = None
     regex: str | None = None
+    context_required: tuple[str, ...] = ()
+    context_forbidden: tuple[str, ...] = ()
+    context_window: int = CONTEXT_WINDOW
 
     def accepts(self, matched: str, phenomenon: str | None) -> bool:
         """Whether this alias may count ``matched`` (original text) in a document of ``phenomenon``."""
@@ -54,6 +72,22 @@ class Alias:
             return False
         return True
 
+    def context_ok(self, folded: str, start: int, end: int) -> bool:
+        """Whether the folded passage around ``[start, end)`` satisfies the alias's context rules.
+
+        Within ``context_window`` characters each side (the match itself excluded): at least one
+        ``context_required`` phrase must occur (when any is declared) and no ``context_forbidden``
+        phrase may. Phrases are folded whole words, ``*`` at the end a prefix ("defence college" forbids the
+        Inter-American Defence College's "IADC"; "resguardo" forbids the Nasa people's "Nasa").
+        """
+        if not (self.context_required or self.context_forbidden):
+            return True
+        lo, hi = max(0, start - self.context_window), min(len(folded), end + self.context_window)
+        around = folded[lo:start] + " \x00 " + folded[end:hi]
+        if any(_phrase_rx(p).search(around) for p in self.context_forbidden):
+            return False
+        return not self.context_required or any(_phrase_rx(p).search(around) for p in self.context_required)
+
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "lang": self.lang}
         if self.case_sensitive:
@@ -62,6 +96,12 @@ class Alias:
             out["phenomena"] = sorted(self.phenomena)
         if self.regex:
             out["regex"] = self.regex
+        if self.context_required:
+            out["context_required"] = list(self.context_required)
+        if self.context_forbidden:
+            out["context_forbidden"] = list(self.context_forbidden)
+        if self.context_required or self.context_forbidden:
+            out["context_window"] = self.context_window
         return out
 
 
@@ -106,7 +146,9 @@ class EntityDictionary:
     path: str = ""
     _matcher: PhraseMatcher = field(default=None, repr=False)  # type: ignore[assignment]
     _decoys: PhraseMatcher = field(default=None, repr=False)  # type: ignore[assignment]
-    stats: dict[str, int] = field(default_factory=lambda: {"ambiguous": 0, "rejected_case": 0, "decoy": 0, "in_url": 0})
+    stats: dict[str, int] = field(
+        default_factory=lambda: {"ambiguous": 0, "rejected_case": 0, "rejected_context": 0, "decoy": 0, "in_url": 0}
+    )
 
     def __post_init__(self) -> None:
         self._matcher = PhraseMatcher()
@@ -147,6 +189,10 @@ class EntityDictionary:
             if not ok:
                 self.stats["rejected_case"] += 1
                 continue
+            ok = [a for a in ok if a.context_ok(folded, m.start, m.end)]
+            if not ok:
+                self.stats["rejected_context"] += 1
+                continue
             ids = {a.entity_id for a in ok}
             if len(ids) > 1:
                 self.stats["ambiguous"] += 1
@@ -182,9 +228,26 @@ def _parse_alias(entity_id: str, lang: str, raw: Any) -> Alias:
     if isinstance(raw, str):
         return Alias(entity_id, raw, lang)
     if isinstance(raw, dict):
-        unknown = set(raw) - {"text", "case_sensitive", "phenomena", "regex"}
+        unknown = set(raw) - {
+            "text",
+            "case_sensitive",
+            "phenomena",
+            "regex",
+            "context_required",
+            "context_forbidden",
+            "context_window",
+        }
         if unknown:
             raise ValueError(f"{entity_id}: unknown alias keys {sorted(unknown)}")
+        ctx = {
+            "context_required": tuple(raw.get("context_required") or ()),
+            "context_forbidden": tuple(raw.get("context_forbidden") or ()),
+            "context_window": int(raw.get("context_window") or CONTEXT_WINDOW),
+        }
+        if any(
+            not isinstance(p, str) or not p.strip() for k in ("context_required", "context_forbidden") for p in ctx[k]
+        ):
+            raise ValueError(f"{entity_id}: context phrases must be non-empty strings in alias {raw}")
         phen = raw.get("phenomena")
         if phen is not None:
             bad = set(phen) - set(PHENOMENA)
@@ -192,10 +255,10 @@ def _parse_alias(entity_id: str, lang: str, raw: Any) -> Alias:
                 raise ValueError(f"{entity_id}: unknown phenomena {sorted(bad)} in alias {raw}")
             phen = frozenset(phen)
         if "regex" in raw:
-            return Alias(entity_id, raw.get("text") or raw["regex"], lang, False, phen, raw["regex"])
+            return Alias(entity_id, raw.get("text") or raw["regex"], lang, False, phen, raw["regex"], **ctx)
         if not raw.get("text"):
             raise ValueError(f"{entity_id}: alias without text: {raw}")
-        return Alias(entity_id, raw["text"], lang, bool(raw.get("case_sensitive", False)), phen)
+        return Alias(entity_id, raw["text"], lang, bool(raw.get("case_sensitive", False)), phen, None, **ctx)
     raise ValueError(f"{entity_id}: alias must be a string or a mapping, got {raw!r}")
 
 
@@ -238,7 +301,13 @@ def parse_entity_dictionary(data: dict[str, Any], *, sha: str = "", path: str = 
         seen: set[tuple] = set()
         unique = []
         for a in aliases:
-            k = (a.regex or (a.text if a.case_sensitive else fold_phrase(a.text)), a.case_sensitive, a.phenomena)
+            k = (
+                a.regex or (a.text if a.case_sensitive else fold_phrase(a.text)),
+                a.case_sensitive,
+                a.phenomena,
+                a.context_required,
+                a.context_forbidden,
+            )
             if k not in seen:
                 seen.add(k)
                 unique.append(a)

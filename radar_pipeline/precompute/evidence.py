@@ -6,7 +6,8 @@ characters like Python does). Then, per table, every evidence item ``{doc_id, ch
 
 - belong to an existing passage of that document;
 - ``agg_documents_per_place``: hold a verified mention of the place or of a place inside it;
-- ``agg_alerts_per_department``: hold a verified mention of a place in the department;
+- ``agg_alerts_per_department``: hold a verified mention of a place in the department (its
+  resolution or one of its gazetteer candidates: the alert reader picks homonyms by department);
 - ``agg_timeline``: (entity rows) hold a verified mention of the entity; the document's
   publication date falls in the period (or is missing for the undated row);
 - ``agg_entity_network``: hold verified mentions of the node's entity / both edge entities;
@@ -76,6 +77,26 @@ def _tally(report: dict, table: str, ok_row: bool, n_items: int, bad_items: int,
         r["failures"].append(example)
 
 
+def verified_place_readings(engine: sa.Engine) -> dict[str, set[str]]:
+    """chunk_id → every place id a current place mention's span may denote: its resolution and its
+    gazetteer candidates (span verified as in ``verified_mentions``). The alert reader may pick a
+    homonym's candidate by the alert's department (``alerts._alert_mentions``), so an alert cell's
+    passage holds a mention of the department when one of these readings lies in it."""
+    out: dict[str, set[str]] = defaultdict(set)
+    with engine.connect() as conn:
+        for chunk_id, pid, cands in conn.execute(
+            sa.text(
+                "SELECT m.chunk_id, m.place_id, m.candidates FROM place_mentions m JOIN chunks c USING (chunk_id) "
+                "WHERE m.valid_to IS NULL AND c.doc_id = m.doc_id "
+                "AND substr(c.text, m.char_start + 1, m.char_end - m.char_start) = m.matched"
+            )
+        ):
+            if pid:
+                out[chunk_id].add(pid)
+            out[chunk_id].update(c for c in (cands or []) if isinstance(c, str))
+    return out
+
+
 def verify_evidence(engine: sa.Engine, tables: tuple[str, ...] | None = None) -> dict[str, Any]:
     """Per-table report ``{rows, rows_ok, items, items_failed, share_rows_ok, failures}`` plus
     ``mentions_checked`` / ``mentions_bad_span`` and the overall ``share_rows_ok``."""
@@ -114,6 +135,7 @@ def verify_evidence(engine: sa.Engine, tables: tuple[str, ...] | None = None) ->
         return scope == "all" or docs_phen.get(doc) == scope
 
     report: dict[str, Any] = {}
+    readings: dict[str, set[str]] | None = None
     for table in tables:
         if table == "armed_presence":
             _verify_presence(engine, report)
@@ -127,7 +149,9 @@ def verify_evidence(engine: sa.Engine, tables: tuple[str, ...] | None = None) ->
                 if ok and table == "agg_documents_per_place":
                     ok = any(row["place_id"] in anc(p) for p in plcs.get(c, ())) and scope_ok(d, row["phenomenon"])
                 elif ok and table == "agg_alerts_per_department":
-                    ok = any(dept_of(p) == row["department_code"] for p in plcs.get(c, ()))
+                    if readings is None:
+                        readings = verified_place_readings(engine)
+                    ok = any(dept_of(p) == row["department_code"] for p in readings.get(c, ()))
                 elif ok and table == "agg_timeline":
                     if row["entity_id"]:
                         ok = row["entity_id"] in ents.get(c, ())

@@ -431,8 +431,8 @@ def materialize_early_warnings(engine: sa.Engine, config: PrecomputeConfig, log:
     pm = current_rows(
         engine,
         "place_mentions",
-        ["chunk_id", "char_start", "place_id", "level", "code", "department_code"],
-        "doc_id = ANY(:ids) AND place_id IS NOT NULL",
+        ["chunk_id", "char_start", "char_end", "place_id", "level", "code", "department_code", "candidates"],
+        "doc_id = ANY(:ids) AND (place_id IS NOT NULL OR candidates IS NOT NULL)",
         {"ids": ids},
     )
     em = current_rows(

@@ -34,6 +34,10 @@ def test_blind_sample_from_the_database(engine):
     assert item["quoted_span"] == span and span in item["passage"] and item["stance"] == "supports"
     assert item["claim"]["period"] == "desde 2023-01-01" and item["claim"]["in_words"] == "ELN en Tumaco"
     assert not {"status", "confidence", "policy", "prevailing_stance", "authority"} & set(json.dumps(item).split('"'))
+    # a later round never redraws an earlier round's claims, and numbers its items apart
+    assert make_sample.draw(engine, {("present_in", "es"): 5}, seed=2, exclude={item["claim_id"]}) == []
+    (again,) = make_sample.draw(engine, {("present_in", "es"): 5}, seed=2, prefix="r2")
+    assert again["item_id"] == "r2-001" and again["claim_id"] == item["claim_id"]
 
 
 SAMPLE = [
