@@ -15,11 +15,11 @@ static files stay open (no corpus data). Missing or bad credential → 401 with
 Collections. A key (or OIDC token) restricted to collections reads only those: ``ReadScope`` /
 ``ChatScope`` give the endpoint the caller's ``AccessScope`` and ``scoped_retrieval`` the
 ``RetrievalService.for_scope`` view, which restricts candidates inside the search and answers 404
-for chunks and documents outside the scope, as for ones that do not exist. Endpoints whose data
-cannot be restricted by collection (the precompute aggregates and the dashboard figures, counted
-over the whole corpus) refuse a restricted caller with 403 ``aggregate_not_scoped``
-(``refuse_restricted``) instead of leaking counts; ``admin`` endpoints (keys, the audit log, others'
-traces) need an unrestricted credential (403 ``admin_requires_all_collections``).
+for chunks and documents outside the scope, as for ones that do not exist. The precompute
+aggregates and the dashboard figures count only the caller's collections (their rows are kept per
+collection and folded inside the query: ``PrecomputeReader.scoped``); ``admin`` endpoints (keys,
+the audit log, others' traces) need an unrestricted credential (403
+``admin_requires_all_collections``).
 
 Modes (``AccessControl.mode``): ``required`` — every scoped endpoint needs a credential;
 ``open`` — the embedded default when the server is bound to loopback and no key or OIDC is
@@ -308,26 +308,6 @@ def _chat_scope(principal: Annotated[Principal, Depends(_chat)]) -> AccessScope:
 
 ReadScope = Annotated[AccessScope, Depends(_read_scope)]
 ChatScope = Annotated[AccessScope, Depends(_chat_scope)]
-
-
-def refuse_restricted(scope: AccessScope) -> None:
-    """403 ``aggregate_not_scoped`` for a collection-restricted scope: the precompute tables are
-    counted over the whole corpus, so their figures would reveal other collections."""
-    if scope.restricted:
-        raise _deny(
-            403,
-            "aggregate_not_scoped",
-            "los agregados se calculan sobre todo el corpus y no pueden restringirse a las colecciones de "
-            "esta credencial",
-        )
-
-
-def _not_restricted(scope: ReadScope) -> AccessScope:
-    refuse_restricted(scope)
-    return scope
-
-
-UnrestrictedRead = Depends(_not_restricted)
 
 
 def api_routes(app) -> list:

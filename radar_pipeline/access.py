@@ -21,8 +21,9 @@ lookups hold only the allowed rows and whose searches restrict the candidates (F
 ``WHERE EXISTS``) before ranking, never a filtered top-k; chunks, windows and outlines outside the
 scope answer 404 as if they did not exist; publication listings count only allowed documents; the
 /chat run passes the same scope to all its tools. The precompute aggregates and the dashboard
-figures are counted over the whole corpus, so a restricted key gets 403 ``aggregate_not_scoped``
-there; a restricted key sees only its own traces, and cannot use the ``admin`` endpoints.
+figures count only the allowed collections (per-collection rows folded in the query,
+``precompute/scoped.py``); a restricted key sees only its own traces, and cannot use the ``admin``
+endpoints.
 
 ``AuditLog.write`` stores one ``audit_log`` row per request; ``TokenBucket`` is an in-process
 token bucket per key.

@@ -48,12 +48,12 @@ class Prepared:
     stats: dict
 
 
-def prepare(server_url: str, shared_dir: Path, workdir: Path, encoder) -> Prepared:
-    """Materialize the crafted corpus (core tables, precomputes, index) into a fresh database."""
+def prepare(server_url: str, shared_dir: Path, workdir: Path, encoder, name: str = DB_NAME) -> Prepared:
+    """Materialize the crafted corpus (core tables, precomputes, index) into a fresh database ``name``."""
     from radar_pipeline import db
     from radar_pipeline.agent.trace import ensure_agent_schema
 
-    url = fresh_database(server_url)
+    url = fresh_database(server_url, name)
     engine = db.create_engine(url)
     db.ensure_schema(engine)
     ensure_agent_schema(engine)
