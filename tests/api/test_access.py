@@ -27,7 +27,7 @@ from fastapi.testclient import TestClient
 from api.main import create_app
 from api.security import AccessControl, AuthSettings, api_routes, route_scope
 from radar_pipeline import db
-from radar_pipeline.access import KeyStore, TokenBucket, hash_token
+from radar_pipeline.access import KeyStore, PgTokenBucket, TokenBucket, hash_token
 
 ROOT = Path(__file__).resolve().parents[2]
 ISSUER, AUDIENCE = "https://idp.test/realms/radar", "radar-api"
@@ -377,6 +377,47 @@ def test_rate_limit_per_key(db_service, keys):
         assert chat.json()["metadata"]["estado"] == "error"
         assert chat.json()["metadata"]["motivo_terminacion"] == "limite_de_solicitudes"
         assert c.get("/aggregates", headers=_h(other)).status_code == 200  # buckets are per key
+
+
+def test_two_app_instances_share_the_rate_limit_in_postgres(db_service, keys):
+    """Two API instances (each with its own AccessControl, as two worker processes have) against one
+    database: with the buckets in PostgreSQL a key gets its burst once in all; kept in memory, each
+    instance would grant it again (the doubling this backend exists to prevent)."""
+    token, _ = keys.create("test shared rate", "read")
+
+    def run(backend: str) -> list[int]:
+        settings = AuthSettings(rate_per_minute=1, rate_burst=4, rate_backend=backend)
+        apps = [create_app(service=db_service, access=AccessControl.required(settings)) for _ in range(2)]
+        with TestClient(apps[0]) as a, TestClient(apps[1]) as b:
+            return [(a, b)[i % 2].get("/aggregates", headers=_h(token)).status_code for i in range(8)]
+
+    assert run("memory") == [200] * 8  # 4 per instance: the limit doubled
+    token, _ = keys.create("test shared rate pg", "read")
+    assert run("postgres") == [200] * 4 + [429] * 4
+
+
+def test_postgres_bucket_is_atomic_across_connections(agent_engine):
+    """Concurrent takes from two engines (two processes' pools) never grant more than the burst."""
+    engines = [db.create_engine(agent_engine.url.render_as_string(hide_password=False)) for _ in range(2)]
+    buckets = [PgTokenBucket(e, rate=0.001, burst=10) for e in engines]
+    key = f"atomic-{time.time_ns()}"
+    results: list[float] = []
+    start = threading.Barrier(4)
+
+    def worker(bucket):
+        start.wait()
+        for _ in range(10):
+            results.append(bucket.take(key))
+
+    threads = [threading.Thread(target=worker, args=(buckets[i % 2],)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in engines:
+        e.dispose()
+    assert len(results) == 40 and results.count(0.0) == 10
+    assert all(w > 0 for w in results if w != 0.0)
 
 
 def test_token_bucket_refills():
