@@ -33,7 +33,7 @@ from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.aggregates import quadrant_rows
 from radar_pipeline.precompute.filters import Filters
-from radar_pipeline.precompute.scoped import in_scope, scoped
+from radar_pipeline.precompute.scoped import FOLDS, folded_evidence, in_scope, scoped
 from radar_pipeline.textfold import fold_phrase
 
 _ACCENTS = ("áéíóúüñàèìòùâêîôûãõç", "aeiouunaeiouaeiouaoc")
@@ -70,12 +70,13 @@ class Aggregate:
         return self.table.name
 
     def select(
-        self, f: Filters, limit: int, scope: AccessScope | None = None
+        self, f: Filters, limit: int, scope: AccessScope | None = None, evidence: bool = True
     ) -> tuple[sa.Select, dict[str, Any], list[str]]:
         """``(statement, filters applied, filters ignored)``: current rows readable under
-        ``scope`` (folded per key, ``scoped.scoped``) narrowed by ``f``, ordered by ``id``, at most
-        ``limit + 1`` rows (the extra one tells truncation)."""
-        t = scoped(self.table, scope)
+        ``scope`` (folded per key, ``scoped.scoped``; ``evidence=False``: ``member_ids`` instead of
+        a folded table's evidence) narrowed by ``f``, ordered by ``id``, at most ``limit + 1``
+        rows (the extra one tells truncation)."""
+        t = scoped(self.table, scope, evidence)
         conds: list[Any] = [t.c.valid_to.is_(None)]
         col = lambda c: t.c[c.name]  # noqa: E731 - the spec's column in the scoped rows
         applied: dict[str, Any] = {}
@@ -226,6 +227,7 @@ class PrecomputeReader:
         self.engine = engine
         self._lock = threading.Lock()
         self._found: dict[str, float] = {}
+        self._quadrants: dict[tuple, tuple[tuple, list[dict]]] = {}
 
     # ------------------------------------------------------------------ existence
     def materialized(self, table: sa.Table) -> bool:
@@ -287,7 +289,35 @@ class PrecomputeReader:
         ``aggregates.quadrant_rows`` (its medians and cut-off are the caller's corpus's: they do not
         add up across collections). ``phenomenon``: one scope (a phenomenon or ``all``), else every
         scope. Rows as ``agg_entity_quadrant`` rows with ``id`` (the folded row's), ordered by
-        scope and entity; ``evidence`` only when asked. Raises ``NotMaterialized``."""
+        scope and entity; ``evidence`` only when asked. Raises ``NotMaterialized``.
+
+        The classification is remembered per (scope, phenomenon, evidence) while the quadrant and
+        date tables are unchanged (their newest id and current row count): a new materialization
+        is classified again on the next read."""
+        q, pd = T.agg_entity_quadrant, T.publication_dates
+        version = tuple(
+            self.rows(
+                sa.select(
+                    sa.select(sa.func.max(q.c.id)).scalar_subquery().label("q_id"),
+                    sa.select(sa.func.count()).where(current(q)).scalar_subquery().label("q_n"),
+                    sa.select(sa.func.max(pd.c.id)).scalar_subquery().label("d_id"),
+                    sa.select(sa.func.count()).where(current(pd)).scalar_subquery().label("d_n"),
+                ),
+                q,
+                pd,
+            )[0].values()
+        )
+        key = (scope.cache_key if scope is not None else ("*",), phenomenon, evidence)
+        with self._lock:
+            hit = self._quadrants.get(key)
+        if hit is not None and hit[0] == version:
+            return [dict(r) for r in hit[1]]
+        out = self._classify_quadrant(scope, phenomenon, evidence)
+        with self._lock:
+            self._quadrants[key] = (version, out)
+        return [dict(r) for r in out]
+
+    def _classify_quadrant(self, scope: AccessScope | None, phenomenon: str | None, evidence: bool) -> list[dict]:
         q = scoped(T.agg_entity_quadrant, scope)
         stmt = sa.select(q.c.id, q.c.entity_id, q.c.entity_category, q.c.phenomenon, q.c.evidence)
         if phenomenon is not None:
@@ -334,7 +364,9 @@ class PrecomputeReader:
         spec = AGGREGATES[name]
         f = dataclasses.replace(filters, entity=_no_nul(filters.entity), place=_no_nul(filters.place))
         base = {"aggregate": name, "table": spec.table_name, "title": spec.title}
-        stmt, applied, ignored = spec.select(f, limit, scope)
+        # a folded table's evidence is unioned for the page read only (the union is the costly part)
+        lazy = spec.table.name in FOLDS and "evidence" in spec.table.c
+        stmt, applied, ignored = spec.select(f, limit, scope, evidence=not lazy)
         try:
             if spec.table is T.agg_entity_quadrant:
                 rows = [
@@ -346,6 +378,11 @@ class PrecomputeReader:
                 rows = rows[: limit + 1]
             else:
                 rows = self.rows(stmt, spec.table)
+                if lazy:
+                    members = [i for r in rows for i in r.pop("member_ids")]
+                    ev = {e["id"]: e["evidence"] for e in self.rows(folded_evidence(spec.table, members), spec.table)}
+                    for r in rows:
+                        r["evidence"] = ev[r["id"]]
         except NotMaterialized:
             return {
                 **base,

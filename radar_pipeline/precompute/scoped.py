@@ -31,7 +31,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 
 from radar_pipeline.collection import AccessScope
 
-__all__ = ["FOLDS", "Fold", "scoped", "in_scope"]
+__all__ = ["FOLDS", "Fold", "folded_evidence", "scoped", "in_scope"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +40,8 @@ class Fold:
 
     ``keys``: the grouping columns; ``sums``: integer columns summed; ``unions``: JSONB list
     columns unioned without repeats, each with the JSON paths its elements sort by (``()`` for a
-    list of strings); ``firsts``: columns that agree across collections (the smallest value is
+    list of strings); ``stored_sorted``: the union columns the producer already stores in that
+    order (a key of one collection then reads its list as stored, without unnesting); ``firsts``: columns that agree across collections (the smallest value is
     kept); ``derived``: columns computed from the folded ones (SQL over the folded subquery's
     columns, as ``{column}`` placeholders). Columns in none of these are left out (the quadrant's
     classification: ``reader.PrecomputeReader.quadrant``).
@@ -49,6 +50,7 @@ class Fold:
     keys: tuple[str, ...]
     sums: tuple[str, ...] = ()
     unions: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    stored_sorted: tuple[str, ...] = ("evidence",)
     firsts: tuple[str, ...] = ()
     derived: tuple[tuple[str, str], ...] = ()
     special: tuple[tuple[str, str], ...] = ()  # column → SQL aggregate over ``src`` (early warnings)
@@ -64,6 +66,7 @@ FOLDS: dict[str, Fold] = {
     "agg_alerts_per_department": Fold(
         keys=("department_code", "department_name", "alert_type"),
         unions=(("alert_codes", ()), *_EV),
+        stored_sorted=("alert_codes", "evidence"),
         derived=(("n_alerts", "jsonb_array_length({alert_codes})"),),
     ),
     "agg_timeline": Fold(
@@ -80,6 +83,7 @@ FOLDS: dict[str, Fold] = {
     "agg_entity_quadrant": Fold(keys=("entity_id", "entity_category", "phenomenon"), unions=_EV),
     "armed_presence": Fold(
         keys=("municipality_id", "group_key", "entity_id"),
+        stored_sorted=(),
         sums=("n_records", "n_present", "n_absent", "n_no_info"),
         firsts=("country", "level1", "level2", "divipola_code", "shape_match", "shape_key"),
         unions=(("evidence", ("doc_id", "chunk_id", "quote")),),
@@ -92,6 +96,7 @@ FOLDS: dict[str, Fold] = {
     ),
     "early_warnings": Fold(
         keys=("alert_code", "alert_number", "code_year"),
+        stored_sorted=("armed_groups", "places", "department_codes", "documents"),
         unions=(
             ("armed_groups", ()),
             ("places", ("place_id",)),
@@ -124,18 +129,24 @@ def in_scope(column: sa.ColumnElement, scope: AccessScope | None) -> sa.ColumnEl
     return column.in_(sorted(scope.collections))
 
 
-def _union(col: str, order: tuple[str, ...]) -> str:
+def _union(col: str, order: tuple[str, ...], stored_sorted: bool) -> str:
     keys = ", ".join(f"e->>'{k}' COLLATE \"C\"" for k in order) if order else "e #>> '{}' COLLATE \"C\""
-    return (
+    union = (
         f"(SELECT coalesce(jsonb_agg(e ORDER BY {keys}), '[]'::jsonb) FROM (SELECT DISTINCT e "
         f"FROM unnest(array_agg(src.{col})) AS x(v), jsonb_array_elements(x.v) AS e) AS u)"
     )
+    # one collection's list, already stored without repeats in this order, is the union itself
+    return f"(CASE WHEN count(*) = 1 THEN (array_agg(src.{col}))[1] ELSE {union} END)" if stored_sorted else union
 
 
-def scoped(table: sa.Table, scope: AccessScope | None = None) -> sa.Subquery | sa.Table:
+def scoped(table: sa.Table, scope: AccessScope | None = None, evidence: bool = True) -> sa.Subquery | sa.Table:
     """``table``'s current rows readable under ``scope``, folded per key (module doc), as a
     subquery with the table's column names (``valid_to`` NULL). Tables without a ``collection``
-    column (dictionary, gazetteer: reference data) are returned as they are."""
+    column (dictionary, gazetteer: reference data) are returned as they are.
+
+    ``evidence=False`` leaves a folded table's ``evidence`` union out and gives ``member_ids``
+    instead (the ids of the rows each folded row stands for), so a caller reading a page of rows
+    unions the evidence of that page only (``folded_evidence``)."""
     if "collection" not in table.c:
         return table
     src = table.alias("src")
@@ -154,7 +165,13 @@ def scoped(table: sa.Table, scope: AccessScope | None = None) -> sa.Subquery | s
     ]
     cols += [sa.cast(sa.func.sum(src.c[c]), sa.Integer).label(c) for c in fold.sums]
     cols += [sa.func.min(src.c[c]).label(c) for c in fold.firsts]
-    cols += [sa.literal_column(_union(c, order), JSONB).label(c) for c, order in fold.unions]
+    cols += [
+        sa.literal_column(_union(c, order, c in fold.stored_sorted), JSONB).label(c)
+        for c, order in fold.unions
+        if evidence or c != "evidence"
+    ]
+    if not evidence:
+        cols.append(sa.func.array_agg(src.c.id).label("member_ids"))
     cols += [sa.literal_column(sql, src.c[c].type).label(c) for c, sql in fold.special]
     grouped = (
         sa.select(*cols)
@@ -169,3 +186,19 @@ def scoped(table: sa.Table, scope: AccessScope | None = None) -> sa.Subquery | s
         expr = sql.format(**{c.name: f"folded.{c.name}" for c in grouped.c})
         extra.append(sa.literal_column(expr, table.c[name].type).label(name))
     return sa.select(*grouped.c, *extra).subquery(table.name)
+
+
+def folded_evidence(table: sa.Table, member_ids: list[int]) -> sa.Select:
+    """``(id, evidence)`` of the folded rows made of the rows ``member_ids`` (``scoped(...,
+    evidence=False)``): the same union as ``scoped``, over those rows only."""
+    fold = FOLDS[table.name]
+    order = dict(fold.unions)["evidence"]
+    src = table.alias("src")
+    return (
+        sa.select(
+            sa.func.min(src.c.id).label("id"),
+            sa.literal_column(_union("evidence", order, "evidence" in fold.stored_sorted), JSONB).label("evidence"),
+        )
+        .where(src.c.id.in_(member_ids))
+        .group_by(*[src.c[k] for k in fold.keys])
+    )

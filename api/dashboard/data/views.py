@@ -294,7 +294,7 @@ class Views:
         out = []
         for r in rows:
             r["n_total"] = r[count]
-            ev = r.pop("evidence")
+            ev = r.pop("evidence", None)  # read only when a filter narrows the rows
             if docs is not None:
                 ev = narrow(ev, docs)
                 if not ev:
@@ -309,7 +309,13 @@ class Views:
         t = self._t(T.agg_entity_network)
         rows = self.reader.rows(
             sa.select(
-                t.c.id, t.c.kind, t.c.entity_a, t.c.entity_b, t.c.n_passages, t.c.n_documents, t.c.evidence
+                t.c.id,
+                t.c.kind,
+                t.c.entity_a,
+                t.c.entity_b,
+                t.c.n_passages,
+                t.c.n_documents,
+                *([t.c.evidence] if docs is not None else []),
             ).where(current(t), t.c.phenomenon == _scope(f)),
             t,
         )
@@ -326,7 +332,13 @@ class Views:
         t = self._t(T.agg_entity_heatmap)
         rows = self.reader.rows(
             sa.select(
-                t.c.id, t.c.entity_id, t.c.entity_category, t.c.category, t.c.n_documents, t.c.n_passages, t.c.evidence
+                t.c.id,
+                t.c.entity_id,
+                t.c.entity_category,
+                t.c.category,
+                t.c.n_documents,
+                t.c.n_passages,
+                *([t.c.evidence] if docs is not None else []),
             ).where(current(t), t.c.column_kind == kind),
             t,
         )

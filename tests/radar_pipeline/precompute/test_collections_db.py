@@ -195,3 +195,18 @@ def test_a_collection_with_nothing_reads_nothing(dbs):
     assert not any(p["level"] == "municipality" for p in meta["places"])  # none named, none with presence records
     timeline = DashboardData(dbs["split"]).view("timeline", Filters(), scope)
     assert timeline["rows"] == [] and timeline["undated"]["n_documents"] == 0
+
+
+def test_the_quadrant_is_classified_again_after_a_change(dbs):
+    """The read-time quadrant is remembered only while its tables are unchanged."""
+    reader = PrecomputeReader(dbs["pair"])
+    first = reader.quadrant(None, "all")
+    assert first and reader.quadrant(None, "all") == first
+    gone = first[0]["entity_id"]
+    with dbs["pair"].begin() as conn:  # a re-materialization superseding that entity's rows
+        conn.execute(
+            sa.text("UPDATE agg_entity_quadrant SET valid_to = now() WHERE entity_id = :e AND valid_to IS NULL"),
+            {"e": gone},
+        )
+    again = reader.quadrant(None, "all")
+    assert gone not in {r["entity_id"] for r in again} and len(again) == len(first) - 1
