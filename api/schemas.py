@@ -332,6 +332,15 @@ class Passage(Strict):
     language: str | None
     text: str
     politica: Politica | None = _POLITICA
+    estado: Literal["vigente", "reemplazado", "retractado"] = Field(
+        "vigente", description="vigente, o un pasaje cerrado que se conserva para la auditoría"
+    )
+    superseded_at: str | None = Field(None, description="cuándo dejó de estar vigente (ISO 8601)")
+    supersede_reason: str | None = Field(
+        None, description="source_changed | source_removed | extractor_changed | retracted"
+    )
+    superseded_by: str | None = Field(None, description="doc_id de la versión que lo reemplazó")
+    replaced_by: str | None = Field(None, description="chunk_id vigente que lo reemplaza, si lo hay")
 
 
 class WindowPassage(Passage):
@@ -348,6 +357,11 @@ class WindowResponse(Strict):
     n_passages: int
     first_position: int
     passages: list[WindowPassage]
+    estado: Literal["vigente", "reemplazado", "retractado"] = "vigente"
+    superseded_at: str | None = None
+    supersede_reason: str | None = None
+    superseded_by: str | None = None
+    replaced_by: str | None = None
     mentions: dict[str, list[dict[str, Any]]] = Field(
         default_factory=dict,
         description="Filas de entity_mentions/place_mentions de estos pasajes, si están materializadas",

@@ -305,6 +305,7 @@ Chat = Depends(_chat)
 Admin = Depends(_admin)
 ChatOrAdminPrincipal = Annotated[Principal, Depends(require("chat", "admin"))]
 AdminPrincipal = Annotated[Principal, Depends(_admin)]
+ReviewPrincipal = Annotated[Principal, Depends(require("review", "admin"))]  # retraction, impact
 
 
 def scope_of(principal: Principal) -> AccessScope:
@@ -323,6 +324,19 @@ def _chat_scope(principal: Annotated[Principal, Depends(_chat)]) -> AccessScope:
 
 ReadScope = Annotated[AccessScope, Depends(_read_scope)]
 ChatScope = Annotated[AccessScope, Depends(_chat_scope)]
+
+
+def refuse_restricted(scope: AccessScope) -> None:
+    """403 ``aggregate_not_scoped`` for a collection-restricted scope, where the data spans the whole
+    corpus and cannot be restricted (the alias review queue: its items cite passages of every
+    collection). The precompute aggregates and the dashboard no longer need it: they count the
+    caller's collections only."""
+    if scope.restricted:
+        raise _deny(
+            403,
+            "aggregate_not_scoped",
+            "estos datos abarcan todo el corpus y no pueden restringirse a las colecciones de esta credencial",
+        )
 
 
 def api_routes(app) -> list:

@@ -1,4 +1,5 @@
-"""Asset checks: every table's pandera contract, validated on the rows actually stored."""
+"""Asset checks: every table's pandera contract, validated on the rows actually stored, and one
+current version per document and passage (``radar_pipeline.history``)."""
 
 from collections.abc import Callable
 
@@ -7,6 +8,7 @@ import pandera.polars as pa
 import polars as pl
 import sqlalchemy as sa
 
+from radar_pipeline.history import history_counts, version_violations
 from radar_pipeline.schemas import SCHEMAS, TABLE_QUERIES
 from resources import DatabaseResource
 
@@ -60,3 +62,33 @@ def pandera_contract_check(
 
 
 contract_checks = [pandera_contract_check(t, SCHEMAS[t], TABLE_QUERIES[t]) for t in SCHEMAS]
+
+
+def _one_current_version(asset: str, keys: tuple[str, ...]) -> dg.AssetChecksDefinition:
+    @dg.asset_check(
+        asset=asset,
+        name=f"{asset}_one_current_version",
+        blocking=True,
+        description=f"no two current versions of one {asset[:-1]} (closed versions live in {asset}_history)",
+    )
+    def _check(database: DatabaseResource) -> dg.AssetCheckResult:
+        engine = database.engine()
+        found = {k: v for k, v in version_violations(engine).items() if k in keys}
+        counts = history_counts(engine)
+        return dg.AssetCheckResult(
+            passed=not any(found.values()),
+            metadata={
+                **{k: len(v) for k, v in found.items()},
+                "examples": "; ".join(x for v in found.values() for x in v)[:2000] or "-",
+                "current": counts[f"{asset}_current"],
+                "closed_by_reason": str(counts[f"{asset}_closed"]),
+            },
+        )
+
+    return _check
+
+
+version_checks = [
+    _one_current_version("documents", ("documents_same_path", "documents_retracted_current")),
+    _one_current_version("chunks", ("chunks_same_position",)),
+]

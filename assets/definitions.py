@@ -7,7 +7,7 @@ serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them.
 
 import dagster as dg
 
-from assets import checks, evals, indexes, ingestion, knowledge_base, precompute
+from assets import checks, claims, evals, indexes, ingestion, knowledge_base, precompute
 from resources import (
     ChunkingResource,
     CorpusResource,
@@ -20,8 +20,14 @@ from resources import (
 )
 
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([ingestion, knowledge_base, indexes, precompute, evals]),
-    asset_checks=[*checks.contract_checks, *precompute.precompute_checks, *evals.eval_checks],
+    assets=dg.load_assets_from_modules([ingestion, knowledge_base, indexes, precompute, claims, evals]),
+    asset_checks=[
+        *checks.contract_checks,
+        *checks.version_checks,
+        *precompute.precompute_checks,
+        *claims.claims_checks,
+        *evals.eval_checks,
+    ],
     jobs=[
         dg.define_asset_job(
             "knowledge_base_job",
@@ -32,6 +38,11 @@ defs = dg.Definitions(
             "precompute_job",
             selection=dg.AssetSelection.groups("precomputes"),
             description="Entities, places, dates, alerts, armed presence and dashboard aggregates.",
+        ),
+        dg.define_asset_job(
+            "claims_job",
+            selection=dg.AssetSelection.groups("knowledge"),
+            description="Claims with evidence and two times, alias decisions, and their evaluation.",
         ),
         dg.define_asset_job(
             "evaluation_job",

@@ -7,6 +7,7 @@ from pydantic import Field
 
 from assets._meta import to_metadata
 from radar_pipeline.config import RerankBudget
+from radar_pipeline.retrieval.search import retrieval_fingerprint_config
 from radar_pipeline.stages import build_bm25_index, build_faiss_index, embed_chunks, export_rerank_vectors
 from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
@@ -24,9 +25,18 @@ def faiss_index(
     encoder: EncoderResource,
     index_store: IndexStoreResource,
 ) -> dg.MaterializeResult:
-    name = encoder.get_encoder().name
-    stats = build_faiss_index(database.engine(), name, index_store.for_encoder(name), log=context.log.info)
-    return dg.MaterializeResult(metadata={**to_metadata(stats), "encoder": name, "dagster/row_count": stats["rows"]})
+    enc = encoder.get_encoder()
+    stats = build_faiss_index(
+        database.engine(),
+        enc.name,
+        index_store.for_encoder(enc.name),
+        log=context.log.info,
+        encoder_version=enc.version,
+        retrieval=retrieval_fingerprint_config(),
+    )
+    return dg.MaterializeResult(
+        metadata={**to_metadata(stats), "encoder": enc.name, "dagster/row_count": stats["rows"]}
+    )
 
 
 @dg.asset(

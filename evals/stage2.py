@@ -45,6 +45,7 @@ SETS = {
     "heldout": ROOT / "evals" / "stage2" / "questions_heldout.jsonl",
     "test": ROOT / "evals" / "stage2" / "questions_test.jsonl",
     "final": ROOT / "evals" / "stage2" / "questions_final.jsonl",
+    "final2": ROOT / "evals" / "stage2" / "questions_final2.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")
@@ -439,7 +440,7 @@ def flat_metrics(report: dict) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--set", choices=["dev", "heldout", "test", "final", "all"], default="all")
+    ap.add_argument("--set", choices=["dev", "heldout", "test", "final", "final2", "all"], default="all")
     ap.add_argument(
         "--reference-year",
         type=int,

@@ -1,4 +1,5 @@
-"""The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor.
+"""The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor,
+retract, impact, replay, claims, review.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
@@ -379,6 +380,50 @@ def doctor(path: Path):
         typer.echo(f"error: no such file: {path}", err=True)
         raise typer.Exit(2)
     typer.echo(json.dumps(doctor_report(path), ensure_ascii=False, indent=1))
+
+
+@app.command()
+def retract(
+    doc_id: str = typer.Argument(..., help="doc_id of the document to withdraw"),
+    reason: str = typer.Option(..., "--reason", help="why (kept in the retractions table)"),
+    by: str | None = typer.Option(None, "--by", help="who retracts (default cli:<OS user>)"),
+    rebuild_index: bool = typer.Option(True, help="rebuild FAISS/BM25/re-ranker vectors without the document"),
+    resume: bool = typer.Option(False, help="already retracted: only re-run the propagation"),
+):
+    """Retract a document: close its passages, pages and row (reason retracted), record who/when/why,
+    re-materialize mentions, alerts, presence and aggregates, and rebuild the index."""
+    from radar_cli.history_commands import retract as _retract
+
+    raise typer.Exit(_retract(doc_id, reason, by, rebuild_index, resume))
+
+
+@app.command()
+def impact(
+    target: str = typer.Argument(..., help="a doc_id or a corpus path (every version it held)"),
+    as_json: bool = typer.Option(False, "--json", help="print the whole report as JSON"),
+):
+    """What depends on a source: passages, precompute rows and aggregate cells, and past answers
+    (run ids) — with the cited passages that are now superseded or retracted."""
+    from radar_cli.history_commands import impact as _impact
+
+    raise typer.Exit(_impact(target, as_json))
+
+
+@app.command()
+def replay(
+    run_id: str = typer.Argument(..., help="metadata.run_id of a past /chat answer"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+):
+    """Re-run a past answer's searches against today's index: which cited passages are gone,
+    changed (text hash differs) or the same, and their rank then and now."""
+    from radar_cli.history_commands import replay as _replay
+
+    raise typer.Exit(_replay(run_id, as_json))
+
+
+from radar_cli.claims_commands import register as _register_claims  # noqa: E402 - after the app's own commands
+
+_register_claims(app)
 
 
 if __name__ == "__main__":

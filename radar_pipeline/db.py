@@ -110,6 +110,51 @@ embeddings = sa.Table(
 )
 sa.Index("chunks_text_sha", chunks.c.text_sha)
 
+# History (``radar_pipeline.history``): the knowledge-base tables above hold exactly the current
+# rows; a row that a changed, removed or retracted source (or a new extractor/chunker) closes is
+# moved, whole, into ``<table>_history`` with when, why and what replaced it — the
+# system-versioned temporal-table layout (current table + history table, as in SQL:2011 /
+# SQL Server / MariaDB). Nothing published is deleted; readers of the current state need no
+# predicate, and ``history.resolve_chunk`` answers for superseded ids too.
+SUPERSEDE_REASONS = ("source_changed", "source_removed", "extractor_changed", "retracted")
+
+
+def _history_of(table: sa.Table, superseded_by_comment: str) -> sa.Table:
+    """``<table>_history``: the same columns (no keys, no foreign keys) plus the closing columns."""
+    cols = [sa.Column(c.name, c.type, nullable=True, comment=c.comment) for c in table.columns]
+    hist = sa.Table(
+        f"{table.name}_history",
+        metadata,
+        sa.Column("history_id", sa.BigInteger, sa.Identity(), primary_key=True),
+        *cols,
+        sa.Column("superseded_at", sa.DateTime(timezone=True), nullable=False, index=True),
+        sa.Column("superseded_by", sa.Text, nullable=True, comment=superseded_by_comment),
+        sa.Column("supersede_reason", sa.Text, nullable=False, comment=" | ".join(SUPERSEDE_REASONS)),
+        comment=f"Closed versions of {table.name} rows (never deleted).",
+    )
+    sa.Index(f"ix_{table.name}_history_doc_id", hist.c.doc_id)
+    return hist
+
+
+documents_history = _history_of(documents, "doc_id of the version that replaced it (itself: re-extracted)")
+pages_history = _history_of(pages, "doc_id of the document version that replaced it")
+chunks_history = _history_of(chunks, "doc_id of the document version that replaced it")
+sa.Index("ix_chunks_history_chunk_id", chunks_history.c.chunk_id)
+sa.Index("ix_chunks_history_text_sha", chunks_history.c.text_sha)
+
+# A reviewer's retraction of a document: its rows are closed with reason ``retracted`` and it is
+# never re-extracted while the retraction stands.
+retractions = sa.Table(
+    "retractions",
+    metadata,
+    sa.Column("doc_id", sa.Text, primary_key=True),
+    sa.Column("reason", sa.Text, nullable=False),
+    sa.Column("retracted_by", sa.Text, nullable=False, comment="key name, OIDC subject or OS user"),
+    sa.Column("retracted_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("primary_path", sa.Text, nullable=True, comment="the document's path when retracted"),
+    comment="Documents withdrawn by a reviewer (who, when, why).",
+)
+
 # Who may see what (``radar_pipeline.access``): API keys are stored hashed (SHA-256 of a 256-bit
 # random token, looked up by its public prefix); the token itself is shown once and never stored.
 api_keys = sa.Table(
@@ -153,6 +198,111 @@ rate_buckets = sa.Table(
     sa.Column("tokens", sa.Float, nullable=False, comment="tokens left after the last request"),
     sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, comment="the database clock"),
     sa.Column("granted", sa.Boolean, nullable=False, comment="whether the last request took a token"),
+)
+
+# Claims (``radar_pipeline.claims``): statements built by rules from the precomputes, bitemporal and
+# append-only. One row per claim *version*: ``valid_from``/``valid_to`` is valid time (when it held
+# in the world, from the source's own dates; NULL = the source does not say), ``recorded_at`` /
+# ``superseded_at`` transaction time (when Radar knew it; NULL = current). A changed claim closes
+# its version and inserts a new one; nothing is deleted.
+claims = sa.Table(
+    "claims",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True, comment="claim version id"),
+    sa.Column(
+        "claim_id", sa.Text, nullable=False, index=True, comment="hash(subject, predicate, object, valid period)"
+    ),
+    sa.Column("claim_key", sa.Text, nullable=False, index=True, comment="hash(subject, predicate, object)"),
+    sa.Column("subject", sa.Text, nullable=False, index=True, comment="canonical id: entity:, group:, alert:"),
+    sa.Column("predicate", sa.Text, nullable=False, index=True),
+    sa.Column("object", sa.Text, nullable=False, index=True, comment="canonical id: municipality:<DIVIPOLA>, ..."),
+    sa.Column("qualifiers", JSONB, nullable=False, comment="names, risk type, alert date, counts"),
+    sa.Column("statement", sa.Text, nullable=False, comment="the claim in words (Spanish)"),
+    sa.Column("valid_from", sa.Date, nullable=True, comment="valid time start (inclusive); NULL = not stated"),
+    sa.Column("valid_to", sa.Date, nullable=True, comment="valid time end (inclusive); NULL = open / not stated"),
+    sa.Column("valid_basis", sa.Text, nullable=False, comment="which source date set the valid time"),
+    sa.Column("recorded_at", sa.DateTime(timezone=True), nullable=False, comment="transaction time start"),
+    sa.Column("superseded_at", sa.DateTime(timezone=True), nullable=True, comment="transaction time end"),
+    sa.Column("superseded_by", sa.Text, nullable=True, comment="claim_id that replaced it (validity correction)"),
+    sa.Column("status", sa.Text, nullable=False, comment="asserted | contested | superseded | retracted"),
+    sa.Column("prevailing_stance", sa.Text, nullable=True, comment="supports | contradicts | NULL (tie)"),
+    sa.Column("policy", sa.Text, nullable=False, comment="rule of claims.policy that set the status"),
+    sa.Column("n_supporting", sa.Integer, nullable=False),
+    sa.Column("n_contradicting", sa.Integer, nullable=False),
+    sa.Column("languages", JSONB, nullable=False, comment="languages of the evidence passages"),
+    sa.Column("collections", JSONB, nullable=False, comment="collections of the evidence documents"),
+    sa.Column("content_hash", sa.Text, nullable=False, comment="hash of status, qualifiers and evidence"),
+    sa.Column("run_id", sa.Text, nullable=False),
+    sa.Column("producer", sa.Text, nullable=False, comment="claims@code-version|rule versions"),
+)
+sa.Index("ux_claims_current", claims.c.claim_id, unique=True, postgresql_where=claims.c.superseded_at.is_(None))
+
+claim_evidence = sa.Table(
+    "claim_evidence",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("claim_version", sa.BigInteger, sa.ForeignKey("claims.id"), nullable=False, index=True),
+    sa.Column("claim_id", sa.Text, nullable=False, index=True),
+    sa.Column("doc_id", sa.Text, nullable=False, index=True),
+    sa.Column("chunk_id", sa.Text, nullable=False, index=True),
+    sa.Column("stance", sa.Text, nullable=False, comment="supports | contradicts"),
+    sa.Column("span", sa.Text, nullable=False, comment="chunks.text[span_start:span_end]"),
+    sa.Column("span_start", sa.Integer, nullable=False),
+    sa.Column("span_end", sa.Integer, nullable=False),
+    sa.Column("rule", sa.Text, nullable=False, comment="extraction rule (source precompute and role)"),
+    sa.Column("source_date", sa.Text, nullable=True, comment="publication date of the document"),
+    sa.Column("authority", sa.Integer, nullable=False, comment="claims.policy.AUTHORITY rank"),
+    sa.Column("language", sa.Text, nullable=True),
+    sa.Column("collection", sa.Text, nullable=True),
+    sa.Column("retracted", sa.Boolean, nullable=False, comment="the document was retracted"),
+)
+
+# Entity resolution (``radar_pipeline.claims.resolution``): one decision per alias or pair, never a
+# forced merge; append-only (a new decision closes the old one); a reviewer's decision supersedes
+# the automatic one and is never overwritten by a re-materialization.
+alias_decisions = sa.Table(
+    "alias_decisions",
+    metadata,
+    sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
+    sa.Column("decision_key", sa.Text, nullable=False, index=True, comment="hash(kind, alias_key, a, b)"),
+    sa.Column("kind", sa.Text, nullable=False, comment="entity | group | place"),
+    sa.Column("alias", sa.Text, nullable=False),
+    sa.Column("alias_key", sa.Text, nullable=False, index=True, comment="folded alias"),
+    sa.Column("lang", sa.Text, nullable=True),
+    sa.Column("candidate_a", sa.Text, nullable=True, comment="canonical id the alias (or pair) concerns"),
+    sa.Column("candidate_b", sa.Text, nullable=True, comment="second id of a pair decision"),
+    sa.Column("candidates", JSONB, nullable=False, comment="every id the alias could denote"),
+    sa.Column("decision", sa.Text, nullable=False, comment="same | different | unresolved"),
+    sa.Column(
+        "signal", sa.Text, nullable=False, comment="official_code | curated_dictionary | context_rule | reviewer"
+    ),
+    sa.Column(
+        "signal_rank", sa.Integer, nullable=False, comment="0 reviewer, 1 official code, 2 dictionary, 3 context"
+    ),
+    sa.Column("detail", JSONB, nullable=False),
+    sa.Column("decided_by", sa.Text, nullable=False, comment="'radar-rules' or the reviewer's name"),
+    sa.Column("decided_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("superseded_at", sa.DateTime(timezone=True), nullable=True),
+)
+sa.Index(
+    "ux_alias_decisions_current",
+    alias_decisions.c.decision_key,
+    unique=True,
+    postgresql_where=alias_decisions.c.superseded_at.is_(None),
+)
+
+alias_review = sa.Table(
+    "alias_review",
+    metadata,
+    sa.Column("decision_key", sa.Text, primary_key=True),
+    sa.Column("kind", sa.Text, nullable=False),
+    sa.Column("alias", sa.Text, nullable=False),
+    sa.Column("candidates", JSONB, nullable=False),
+    sa.Column("examples", JSONB, nullable=False, comment="[{doc_id, chunk_id, matched}] where it occurs"),
+    sa.Column("opened_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("closed_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("closed_by", sa.Text, nullable=True),
+    comment="Unresolved aliases waiting for a reviewer (radar review).",
 )
 
 

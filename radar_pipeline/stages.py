@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from pebble import ProcessPool
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-from radar_pipeline import db
+from radar_pipeline import db, history
 from radar_pipeline.chunking import CHUNKER_VERSION, chunk_pages, text_sha
 from radar_pipeline.collection import CollectionManifest, collection_of
 from radar_pipeline.config import EncoderSpec
@@ -145,6 +145,10 @@ def _document_row(doc_id: str, sha: str, paths: list[str], size: int, doc: Extra
 
 
 def _store_document(engine: sa.Engine, row: dict, doc: ExtractedDocument) -> None:
+    """Write one extracted document and its pages. A document already current (same content, new
+    extractor) keeps its row's identity: the previous row and pages are closed into history with
+    reason ``extractor_changed`` and the row is updated in place, so its chunks stay current until
+    ``chunk_documents`` re-chunks it and closes only the passages whose text changed."""
     page_rows = [
         {
             "doc_id": row["doc_id"],
@@ -158,8 +162,12 @@ def _store_document(engine: sa.Engine, row: dict, doc: ExtractedDocument) -> Non
         for p in doc.pages
     ]
     with engine.begin() as conn:
-        conn.execute(sa.delete(db.documents).where(db.documents.c.doc_id == row["doc_id"]))  # cascades
-        conn.execute(db.documents.insert(), [row])
+        doc_id = row["doc_id"]
+        if history.close_document_row(conn, doc_id, "extractor_changed", doc_id):
+            history.close_pages(conn, doc_id, "extractor_changed", doc_id)
+            conn.execute(sa.update(db.documents).where(db.documents.c.doc_id == doc_id).values(**row))
+        else:
+            conn.execute(db.documents.insert(), [row])
         for i in range(0, len(page_rows), 2000):
             conn.execute(db.pages.insert(), page_rows[i : i + 2000])
 
@@ -176,6 +184,10 @@ def extract_documents(
 ) -> dict:
     """Materialize ``documents`` and ``pages`` from ``source_files``; only new contents are read.
 
+    Nothing is deleted: a document whose content no path holds any more is closed into history
+    (``history.close_documents``) as ``source_changed`` (superseded by the content now at its path)
+    or ``source_removed``; a retracted document is neither re-extracted nor resurrected.
+
     A file that cannot be read still gets a ``documents`` row with its status and reason. Each
     file runs in a worker process with a time budget of ``timeout_s + per_mb_s × size in MB``
     seconds; past it the worker is killed and the file recorded as ``timeout``.
@@ -189,14 +201,21 @@ def extract_documents(
                 sa.select(db.documents.c.doc_id, db.documents.c.extractor_version, db.documents.c.source_paths)
             )
         }
+        retracted = history.retracted_doc_ids(conn)
     groups: dict[str, list] = defaultdict(list)
     for f in files:
-        groups[f.doc_id].append(f)
+        if f.doc_id not in retracted:
+            groups[f.doc_id].append(f)
     todo = [d for d in groups if d not in existing or existing[d].extractor_version != EXTRACTOR_VERSION]
     orphans = sorted(set(existing) - set(groups))
+    doc_at = {f.path: f.doc_id for f in files}
+    closes = []
+    for d in orphans:
+        successor = next((doc_at[p] for p in existing[d].source_paths if doc_at.get(p, d) != d), None)
+        closes.append((d, "source_changed" if successor else "source_removed", successor))
     with engine.begin() as conn:
-        if orphans:
-            conn.execute(sa.delete(db.documents).where(db.documents.c.doc_id.in_(orphans)))
+        if closes:
+            history.close_documents(conn, closes)
         for d, fs in groups.items():  # keep path lists current for unchanged contents
             paths = sorted(f.path for f in fs)
             if d in existing and d not in todo and existing[d].source_paths != paths:
@@ -315,6 +334,10 @@ def chunk_documents(
 ) -> dict:
     """Materialize ``chunks`` for documents not yet chunked with ``CHUNKER_VERSION``.
 
+    A re-chunked document keeps every passage whose text is unchanged (same ``chunk_id``); the
+    others are closed into ``chunks_history`` (``extractor_changed``) and new texts get ids
+    ``history.assign_chunk_ids`` never gave another text. ``chunks_made_now`` counts new rows.
+
     Sentence segmentation runs in ``workers`` processes (it is the slow part: pysbd reads
     ~0.1–0.2 MB of text per second per core); each document's chunks are written in one
     transaction together with its ``chunker_version``, so an interrupted run resumes where it stopped.
@@ -363,11 +386,37 @@ def chunk_documents(
             for c in new
         ]
         with engine.begin() as conn:
-            conn.execute(sa.delete(db.chunks).where(db.chunks.c.doc_id == doc_id))
-            for j in range(0, len(rows), 2000):
-                conn.execute(db.chunks.insert(), rows[j : j + 2000])
+            current = dict(
+                conn.execute(
+                    sa.select(db.chunks.c.chunk_id, db.chunks.c.text_sha).where(db.chunks.c.doc_id == doc_id)
+                ).all()
+            )
+            used: dict[str, set[str]] = defaultdict(set)
+            for cid, sha in current.items():
+                used[cid].add(sha)
+            for cid, sha in conn.execute(
+                sa.select(db.chunks_history.c.chunk_id, db.chunks_history.c.text_sha).where(
+                    db.chunks_history.c.doc_id == doc_id
+                )
+            ):
+                used[cid].add(sha)
+            ids = history.assign_chunk_ids(doc_id, [(r["seq"], r["text_sha"]) for r in rows], used)
+            for r, cid in zip(rows, ids, strict=True):
+                r["chunk_id"] = cid
+            keep = {(r["chunk_id"], r["text_sha"]) for r in rows}
+            # passages whose text changed (or that are gone) are closed, never deleted
+            history.close_chunks(
+                conn, [cid for cid, sha in current.items() if (cid, sha) not in keep], "extractor_changed", doc_id
+            )
+            unchanged = {cid for cid, sha in current.items() if (cid, sha) in keep}
+            for r in rows:
+                if r["chunk_id"] in unchanged:
+                    conn.execute(sa.update(db.chunks).where(db.chunks.c.chunk_id == r["chunk_id"]).values(**r))
+            fresh = [r for r in rows if r["chunk_id"] not in unchanged]
+            for j in range(0, len(fresh), 2000):
+                conn.execute(db.chunks.insert(), fresh[j : j + 2000])
             conn.execute(sa.update(d).where(d.c.doc_id == doc_id).values(chunker_version=CHUNKER_VERSION))
-        return len(rows)
+        return len(fresh)
 
     made = 0
     args = lambda doc: (doc.doc_id, pages_of(doc), doc.language, doc.is_tabular, budget, overlap, tabular_max_chunks)  # noqa: E731 - a named one-line closure reads better here
@@ -434,7 +483,8 @@ def embed_chunks(
     """Encode every distinct chunk text that has no vector for ``encoder.name`` yet.
 
     Vectors are keyed by (text SHA-256, encoder): unchanged texts are never re-encoded, whatever
-    happened to their document. Vectors no chunk refers to any more are deleted. With
+    happened to their document. Vectors no chunk, current or closed (``chunks_history``), refers to
+    are deleted. With
     ``workers > 1`` and the encoder's ``spec``, batches are encoded by that many processes, each
     with its own single-threaded encoder (faster than one multi-threaded encoder on small machines).
     With ``budget_seconds`` (seconds from the start of encoding, checked after each stored batch,
@@ -443,7 +493,7 @@ def embed_chunks(
     ``vectors`` (total for this encoder), ``deleted_unused``, ``passages_per_second``, seconds.
     """
     t0 = time.perf_counter()
-    c, e = db.chunks, db.embeddings
+    c, e, ch = db.chunks, db.embeddings, db.chunks_history
     have = sa.select(e.c.text_sha).where(e.c.encoder == encoder.name, e.c.text_sha == c.c.text_sha)
     missing = (
         sa.select(c.c.text_sha, sa.func.min(c.c.text).label("text"))
@@ -454,7 +504,9 @@ def embed_chunks(
     with engine.begin() as conn:
         gc = conn.execute(
             sa.delete(e).where(
-                e.c.encoder == encoder.name, ~sa.exists(sa.select(c.c.chunk_id).where(c.c.text_sha == e.c.text_sha))
+                e.c.encoder == encoder.name,
+                ~sa.exists(sa.select(c.c.chunk_id).where(c.c.text_sha == e.c.text_sha)),
+                ~sa.exists(sa.select(ch.c.history_id).where(ch.c.text_sha == e.c.text_sha)),
             )
         ).rowcount
         todo = conn.execute(missing).all()
@@ -557,8 +609,18 @@ def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFra
     return frame, vectors
 
 
-def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
-    """Write ``faiss.index`` + ``passages.parquet`` (row-aligned) under ``index_dir``."""
+def build_faiss_index(
+    engine: sa.Engine,
+    encoder_name: str,
+    index_dir: Path,
+    log: Log = _noop,
+    *,
+    encoder_version: str | None = None,
+    retrieval: dict | None = None,
+) -> dict:
+    """Write ``faiss.index`` + ``passages.parquet`` (row-aligned) under ``index_dir`` and seal them
+    in the manifest with their ``index_version`` (passage table + ``encoder_name``/``encoder_version``
+    + the ``retrieval`` configuration the caller serves them with; ``integrity.index_fingerprint``)."""
     t0 = time.perf_counter()
     frame, vectors = load_passage_frame(engine, encoder_name)
     if frame.height == 0:
@@ -575,9 +637,17 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     faiss_store.save_index(index, index_dir)
     save_passages(frame, index_dir)
     save_centroids(compute_centroids(vectors, frame["phenomenon"].to_list()), index_dir)
-    seal_dense(index_dir, encoder_name, frame.height, int(vectors.shape[1]))
-    log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}")
+    man = seal_dense(
+        index_dir,
+        encoder_name,
+        frame.height,
+        int(vectors.shape[1]),
+        encoder_version=encoder_version,
+        retrieval=retrieval,
+    )
+    log(f"faiss_index: {frame.height} vectors of dim {vectors.shape[1]}, index_version {man.get('index_version')}")
     return {
+        "index_version": man.get("index_version"),
         "rows": frame.height,
         "dim": int(vectors.shape[1]),
         "build_seconds": round(build_s, 3),

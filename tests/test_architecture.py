@@ -3,16 +3,21 @@
 * the import contracts in ``pyproject.toml`` (``[tool.importlinter]``) hold — run with the real
   ``lint-imports`` so a new cycle or an upward import fails CI;
 * one home per idea: the phenomena are defined only in ``radar_pipeline.vocabulary``, text folds
-  only in ``radar_pipeline.textfold``, and only the guards use the security fold.
+  only in ``radar_pipeline.textfold``, and only the guards use the security fold; country and
+  group names only in the gazetteer and the entity dictionary (``precompute/data``).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from radar_pipeline.agent.understanding import name_sets
+from radar_pipeline.textfold import fold_question
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("radar_pipeline", "radar_cli", "assets", "resources", "api", "evals")
@@ -65,3 +70,81 @@ def test_folds_live_in_textfold():
                 assert not any(a.name == "fold" for a in node.names), f"{rel} imports the guards' fold"
     assert [d for d in defs if not d.startswith("radar_pipeline/textfold.py")] == [], defs
     assert secure_users == ["radar_pipeline/agent/guards.py"], secure_users
+
+
+# --------------------------------------------------------------------------- one vocabulary of names
+_REGEX_SYNTAX = re.compile(r"\\[wbsd][*+?]?|\(\?(?:[:=!]|<[=!])|[()?*+^$\\\[\]]")
+
+
+def _literal_entries(node: ast.AST) -> list[str] | None:
+    """The entries a literal defines: a collection's string elements (and dict keys), or a string
+    constant split at newlines, commas, semicolons and ``|`` (a data block or a regex alternation)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        elts = node.elts
+    elif isinstance(node, ast.Dict):
+        elts = [k for k in node.keys if k is not None]
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [e for e in re.split(r"[\n,;|]", node.value) if e.strip()]
+    else:
+        return None
+    return [e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+
+
+def _named_entries(entries: list[str], index: dict[str, str]) -> set[str]:
+    """Keys of the name sets that ``entries`` name exactly (regex syntax removed, folded)."""
+    return {index[k] for e in entries if (k := fold_question(_REGEX_SYNTAX.sub("", e)).strip()) in index}
+
+
+def _name_index() -> dict[str, str]:
+    """Every folded name of a country or organisation → its name-set key (``understanding.name_sets``)."""
+    return {n: ns.key for ns in name_sets() for n in ns.names if len(n) >= 3}
+
+
+def _name_lists(path: Path, tree: ast.AST, index: dict[str, str], limit: int) -> list[str]:
+    """``path:NAME`` (the variable a literal is assigned to, else ``path:line``) of each literal
+    that names ``limit`` or more countries/organisations."""
+    owner = {
+        id(n.value): t.id
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
+        for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+        if isinstance(t, ast.Name)
+    }
+    out = []
+    for node in ast.walk(tree):
+        entries = _literal_entries(node)
+        if entries is None:
+            continue
+        if len(_named_entries(entries, index)) >= limit:
+            out.append(f"{path}:{owner.get(id(node), node.lineno)}")
+    return out
+
+
+# Not vocabularies: the keys of one source's own columns, linked to the dictionary there.
+_SOURCE_SCHEMAS = {
+    # the Amazon Underworld presence records name their groups by column key (cdf, emc, eln, …);
+    # GROUPS maps each key to its entity id, _GROUP_ALIASES the keys' spellings, _COUNTRY the
+    # spellings of the records' country column
+    "radar_pipeline/precompute/presence.py:GROUPS",
+    "radar_pipeline/precompute/presence.py:_GROUP_ALIASES",
+    "radar_pipeline/precompute/presence.py:_COUNTRY",
+    # the armed_presence table's column comment lists those keys
+    "radar_pipeline/precompute/tables.py:198",
+    # the dashboard's short labels of those keys ("ELN", "EMC")
+    "api/dashboard/data/evidence.py:GROUP_LABELS",
+}
+
+
+def test_country_and_group_names_live_in_the_gazetteer_and_dictionary():
+    # countries (with demonyms and metonyms) live in precompute/data/places.yaml, armed groups and
+    # organisations in precompute/data/entities.yaml; code reads them through
+    # understanding.name_sets. A literal naming 4+ of them anywhere else is a second vocabulary
+    # (the router's own _COUNTRIES/_GROUPS blocks were one).
+    index = _name_index()
+    assert {"rusia", "russian", "eln", "disidencias"} <= set(index), "the name sets lost their demonyms or aliases"
+    old_block = ast.parse('_C = """\nrusia,ruso|russia|russian\nchina,chino|chinese\nfarc|farc\neln|eln\n"""')
+    assert _name_lists(Path("old_router.py"), old_block, index, 4), "the check no longer sees a gazetteer block"
+    regex = ast.parse(r'_D = re.compile(r"(?:china|rusia\w*|iran|ukraine)")')
+    assert _name_lists(Path("x.py"), regex, index, 4), "the check no longer sees a regex alternation of names"
+    found = [hit for path, tree in _sources() for hit in _name_lists(path.relative_to(ROOT), tree, index, 4)]
+    assert [f for f in found if f not in _SOURCE_SCHEMAS] == [], found

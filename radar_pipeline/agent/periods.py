@@ -117,7 +117,7 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
         (rf"desde hace {_N} (?:anos|years)", "n"),
         (r"(?:en |durante )?(?:el |los )?ultimo lustro", 5),
         (r"(?:en |durante )?(?:la |las )?ultima decada", 10),
-        (r"(?:en |durante )?(?:el )?ultimo ano(?! y)", 1),
+        (r"(?:en |durante )?(?:el )?ultimo ano(?! y medio)", 1),  # "el último año y …" is still one year
         (r"(?:en |durante )?este ano", 1),
         (r"(?:en |durante |de )?(?:el |del )?ano pasado|last year", "prev"),
     ]
@@ -134,6 +134,19 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
             continue
         return ref - int(n) + 1, ref, m.group(0).strip()
     return None
+
+
+# "up to now" wordings after a start year: "del 2016 para acá", "de 2018 a la fecha", "from 2019 to date"
+_TO_NOW = (
+    r"(?:para (?:aca|aqui|adelante)|(?:hasta |a )(?:hoy|ahora|la fecha|la actualidad|el presente|nuestros dias|"
+    r"el dia de hoy|hoy en dia)|al dia de hoy|en adelante|hacia adelante|(?:up )?(?:to|until) (?:date|now|the present|today)|"
+    r"onwards?|(?:and|&) (?:since|after))"
+)
+# Spoken contractions read as the full word: "pa' acá", "pa acá", "pa'cá", "p'acá" → "para acá"
+_SPOKEN = (
+    (re.compile(r"(?<!\w)(?:pa'\s?|pa\s|p')a?(ca|qui)(?!\w)"), r"para a\1"),
+    (re.compile(r"(?<!\w)pa'?\s(?=adelante(?!\w))"), "para "),
+)
 
 
 def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
@@ -153,10 +166,7 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
     m = re.search(after_excl, folded)
     if m:
         return int(m.group(1)) + 1, None, m.group(0)
-    m = re.search(
-        rf"(?:del|desde el|de|desde) {_ART}{_Y} (?:para aca|para aqui|a hoy|hasta hoy|a la fecha|en adelante|hasta ahora)",
-        folded,
-    )
+    m = re.search(rf"(?:del|desde el|de|desde|from|since) {_ART}{_Y},? {_TO_NOW}", folded)
     if m:
         return int(m.group(1)), None, m.group(0)
     since = rf"(?:desde|a partir de|a partir del|since|from) {_ART}{_Y}"
@@ -206,6 +216,8 @@ def parse_period(question: str, reference_year: int | None = None) -> Period | N
     folded = fold_question(question)
     # "Ley 1448 de 2011", "CONPES 3975": a year inside a legal or document citation is not a period
     folded = re.sub(r"(?:ley|decreto|resolucion|conpes|directiva|sentencia)\s+[\w.\-]+\s+de\s+\d{4}", " ", folded)
+    for rx, full in _SPOKEN:
+        folded = rx.sub(full, folded)
     rel = _relative(folded, reference_year)
     if rel is not None:
         a, b, text = rel

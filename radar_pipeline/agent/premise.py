@@ -5,9 +5,12 @@ A *premise* is what a question asserts instead of asking: "¿Por qué China **nu
 prueba antisatélite**?", "**Dado que** X, ¿…?", "**Si** X, ¿…?", "¿Cuándo **dejó** X **de** …?",
 "**Desde que** X, ¿…?", "**Tras** X, ¿…?", "¿Qué consecuencias tuvo **que** X?" (and the English and
 Portuguese forms: "Why has X never …", "Given that X, …", "When did X stop …", "Já que X, …",
-"Quando X deixou de …", "Quais foram as consequências de X"). ``extract_premise`` finds it;
-"¿Por qué …?" counts only when negated (a positive "why" question would make every causal
-question a premise); a subjunctive "Si X" (hypothetical) is no premise.
+"Quando X deixou de …", "Quais foram as consequências de X"), a causal "Como X, ¿…?" (never the
+interrogative "¿Cómo…?"), a confirmation tag ("X, ¿no?", "X, ¿verdad?", "X, right?", "X, né?"),
+"Ahora que X, …", and a noun phrase that presupposes its event ("Dado el pacto que firmaron…",
+"A raíz de la destrucción de…"). ``extract_premise`` finds it; "¿Por qué …?" counts only when
+negated or when it presupposes a stop ("¿por qué dejó de…?"): a positive "why" question would make
+every causal question a premise; a subjunctive "Si X" (hypothetical) is no premise.
 
 ``assess(premise, read)`` is the offline verdict, a rule on single sentences of the read passages:
 
@@ -38,6 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent import router
+from radar_pipeline.agent.understanding import first_mention, name_sets
 from radar_pipeline.agent.writer import sentences_of, states_about_world
 from radar_pipeline.textfold import fold_question, fold_spans
 
@@ -67,9 +71,18 @@ _CLAUSE = r"(?P<p>[^,;?¿]{6,}?)"
 _REST = r"\s*,\s*¿?\s*(?P<rest>.{3,})$"
 _GIVEN = (
     r"dado que|ya que|puesto que|teniendo en cuenta que|considerando que|en vista de que|habida cuenta de que|sabiendo que|a sabiendas de que|partiendo de que|asumiendo que|suponiendo que"
-    r"|ja que|visto que|uma vez que|tendo em conta que|considerando que"
-    r"|given that|considering that|seeing that|in light of the fact that"
+    r"|ahora que|debido a que|siendo que"
+    r"|ja que|visto que|uma vez que|tendo em conta que|considerando que|agora que"
+    r"|given that|considering that|seeing that|in light of the fact that|now that"
 )
+_GIVEN_NOUN = (
+    r"(?:dado|dada|dados|dadas|considerando|teniendo en cuenta|a raiz de|debido a|en vista de)"
+    r"\s+(?:el|la|los|las|del|de la|de los|de las|al)"
+    r"|(?:given|considering|in light of)\s+the"
+    r"|(?:dado|considerando|devido a)\s+(?:o|a|os|as|do|da)"
+)
+# a tag that asks to confirm what was just asserted: "X, ¿no?", "X, ¿verdad?", "X, right?", "X, né?"
+_TAG = r"(?:no|verdad|cierto|correcto|o no|no es asi|right|isn't it|correct|ne|nao e|nao|certo|e isso)"
 _AFTER = (
     r"desde que|despues de que|luego de que|tras que|tras|despues de|luego de"
     r"|depois que|depois de|apos|desde"
@@ -77,6 +90,12 @@ _AFTER = (
 )
 _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("dado_que", re.compile(rf"^(?:{_GIVEN})\s+{_CLAUSE}{_REST}")),
+    # "Como X, ¿…?" (causal, never the interrogative "¿Cómo…?": see ``extract_premise``)
+    ("como", re.compile(rf"^como\s+{_CLAUSE}{_REST}")),
+    ("confirmacion", re.compile(rf"^(?P<p>[^;]{{6,}}?)\s*,?\s+{_TAG}(?:\s+(?P<rest>.*))?$")),
+    # a noun phrase that presupposes its event: "Dado el pacto que firmaron X y Y, ¿…?", "A raíz de la
+    # destrucción de…", "Considering the collision…"
+    ("dado_que", re.compile(rf"^(?:{_GIVEN_NOUN})\s+{_CLAUSE}{_REST}")),
     ("dado_que", re.compile(rf"^(?P<rest>.{{3,}}?)\s*,\s*(?:{_GIVEN})\s+(?P<p>[^;?¿]{{6,}})$")),
     ("desde_que", re.compile(rf"^(?:{_AFTER})\s+{_CLAUSE}{_REST}")),
     ("si", re.compile(rf"^(?:si|if)\s+{_CLAUSE}{_REST}")),
@@ -366,11 +385,10 @@ def _concepts(text: str) -> tuple[Concept, ...]:
     folded = fold_question(text)
     out: list[Concept] = []
     covered: set[str] = set()
-    for names, aliases in router.COUNTRIES + router.GROUPS:
-        spelled = names + tuple(a for a in aliases if len(a) >= 4)
-        hit = next((n for n in spelled if router.mentions(folded, (n,))), None)
-        if hit:
-            out.append(Concept(names[0], tuple(dict.fromkeys(names + aliases)), entity=True))
+    for ns in name_sets():
+        spelled = ns.names + tuple(a for a in ns.aliases if len(a) >= 4)
+        if first_mention(spelled, folded):
+            out.append(Concept(fold_question(ns.label), ns.aliases, entity=True))
             covered |= {w for n in spelled for w in re.findall(r"\w+", n)}
     for spanish, english, _ in router.glossary_terms(text):
         sp = fold_question(spanish)
@@ -403,26 +421,33 @@ def extract_premise(question: str) -> Premise | None:
     "¿Por qué …?" question is not negated, or when the premise has fewer than two content terms.
     """
     q = " ".join((question or "").split()).strip()
+    # "Como X, ¿…?" is a premise only as written without an accent or an opening "¿" ("¿Cómo…?" asks how)
+    # and only before a question ("Como X, ¿qué…?"), not "Como analista, necesito ver…"
+    causal_como = re.match(r"^[Cc]omo\s[^,]{6,},.*(?:¿|\?\s*$)", q) is not None
+    # a confirmation tag only as a question of its own ("…, ¿no?"), never "del Cauca, no del Valle"
+    tagged = re.search(rf"(?:,|\s)\s*¿?\s*{_TAG}\s*\?", fold_spans(q)) is not None
     q = re.sub(r"^[¿¡\s]+", "", q)
     q = re.sub(r"[?!.\s]+$", "", q)
     q = q.replace("¿", " ").replace("?", " ")
     q = " ".join(q.split())
     f = fold_spans(q)
     for kind, pat in _PATTERNS:
+        if (kind == "como" and not causal_como) or (kind == "confirmacion" and not tagged):
+            continue
         m = pat.match(f)
         if not m:
             continue
         a, b = m.span("p")
         ptext, pfold = q[a:b].strip(" ,;:"), f[a:b].strip(" ,;:")
-        if kind in ("consecuencias", "desde_que", "dado_que"):
+        if kind in ("consecuencias", "desde_que", "dado_que", "como"):
             cut = _CUT.search(pfold)
             if cut and cut.start() >= 6:
                 ptext, pfold = ptext[: cut.start()], pfold[: cut.start()]
         if kind == "si" and _SUBJUNCTIVE.search(pfold):
             return None
         negated = bool(_PREMISE_NEGATION.search(_NOT_NEGATION.sub(" ", pfold)))
-        if kind == "por_que" and not negated:
-            return None
+        if kind == "por_que" and not negated and not _CESSATION.search(pfold):
+            return None  # a positive "why" asks for causes; "¿por qué dejó de…?" presupposes it stopped
         ptext = _reorder(kind, ptext, pfold)
         concepts = _concepts(ptext)
         if len(concepts) < 2:

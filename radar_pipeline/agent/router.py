@@ -10,8 +10,10 @@
 * ``requirements``: coverage the run must meet before it may close (SPEC "coverage requirements"):
   every year of a comparison (two or more distinct years), every year of a closed period of more
   than one year (see below), every item of an explicit list (proper nouns / acronyms, or items with
-  a glossary term), every named country or armed group. Each has aliases in Spanish, English and
-  Portuguese; it is met when a passage actually read mentions one.
+  a glossary term), every named country, armed group or organisation. Each has aliases in Spanish,
+  English and Portuguese; it is met when a passage actually read mentions one. Countries and
+  organisations, with their demonyms, metonyms and aliases, come from Radar's gazetteer and entity
+  dictionary through ``understanding.name_sets`` (the premise check reads the same), never a list here.
 
 **Periods.** A closed period of more than one year ("entre 2015 y 2020", "del 2016 al 2021",
 "2015-2020", or "los últimos cinco años" resolved by ``understanding.QuestionReader``) becomes one
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 
 from radar_pipeline.agent import intent
 from radar_pipeline.agent.periods import Period, parse_period
-from radar_pipeline.agent.understanding import QuestionFacts
+from radar_pipeline.agent.understanding import QuestionFacts, name_sets
 from radar_pipeline.textfold import fold_question
 
 try:  # the reviewed domain glossary of the retrieval package (Spanish → English)
@@ -57,107 +59,6 @@ def glossary_terms(text: str) -> list[tuple[str, tuple[str, ...], str]]:
         return [(e.spanish, tuple(e.english), e.domain) for e in _glossary_matches(text)]
     except Exception:  # noqa: BLE001 - a broken glossary file must not break the agent
         return []
-
-
-# --------------------------------------------------------------------------- gazetteers
-# Spanish name (and adjectives) | aliases in English / Portuguese / other spellings.
-_COUNTRIES = """
-estados unidos,eeuu,ee.uu.,estadounidense,estadounidenses,norteamericano,norteamericana|united states|u.s.|usa|us military|american|america|estados unidos da america|washington
-china,chino,china popular,chinos,chinas|china|chinese|prc|beijing|pla
-rusia,ruso,rusa,rusos,rusas|russia|russian|russian federation|moscow|kremlin
-corea del norte,norcoreano,norcoreana,norcoreanos|north korea|north korean|dprk|pyongyang|coreia do norte
-corea del sur,surcoreano,surcoreana|south korea|south korean|republic of korea|rok|seoul
-japon,japones,japonesa|japan|japanese
-india|india|indian|new delhi
-iran,irani,iranies|iran|iranian|tehran
-israel,israeli,israelies|israel|israeli|idf
-ucrania,ucraniano,ucraniana,ucranianos|ukraine|ukrainian|kyiv|kiev
-francia,frances,francesa|france|french
-reino unido,britanico,britanica|united kingdom|uk|britain|british
-alemania,aleman,alemana|germany|german
-colombia,colombiano,colombiana,colombianos,colombianas|colombia|colombian
-venezuela,venezolano,venezolana|venezuela|venezuelan
-brasil,brasileno,brasilena|brazil|brazilian|brasil
-peru,peruano,peruana|peru|peruvian
-ecuador,ecuatoriano,ecuatoriana|ecuador|ecuadorian
-mexico,mexicano,mexicana|mexico|mexican
-bolivia,boliviano,boliviana|bolivia|bolivian
-chile,chileno,chilena|chile|chilean
-argentina,argentino|argentina|argentine|argentinian
-panama,panameno|panama|panamanian
-paraguay|paraguay|paraguayan
-uruguay|uruguay|uruguayan
-cuba,cubano,cubana|cuba|cuban
-haiti|haiti|haitian
-guatemala|guatemala|guatemalan
-honduras|honduras|honduran
-el salvador,salvadoreno|el salvador|salvadoran
-nicaragua|nicaragua|nicaraguan
-costa rica|costa rica|costa rican
-canada,canadiense|canada|canadian
-australia,australiano|australia|australian
-turquia,turco,turca|turkey|turkish|turkiye
-arabia saudita,arabia saudi,saudi|saudi arabia|saudi
-pakistan,pakistani|pakistan|pakistani
-afganistan,afgano|afghanistan|afghan
-siria,sirio|syria|syrian
-irak,iraq,iraqui|iraq|iraqi
-taiwan,taiwanes|taiwan|taiwanese|roc
-sudafrica,sudafricano|south africa|south african
-nigeria|nigeria|nigerian
-egipto,egipcio|egypt|egyptian
-italia,italiano|italy|italian
-espana,espanol,espanola|spain|spanish
-"""
-_GROUPS = """
-eln,ejercito de liberacion nacional|eln|ejercito de liberacion nacional|national liberation army
-farc,farc-ep,fuerzas armadas revolucionarias de colombia|farc|revolutionary armed forces of colombia
-disidencias de las farc,disidencias,emc,estado mayor central|farc dissidents|dissidents|disidencias|emc|estado mayor central
-segunda marquetalia|segunda marquetalia|second marquetalia
-clan del golfo,agc,autodefensas gaitanistas,egc,ejercito gaitanista|clan del golfo|gulf clan|agc|autodefensas gaitanistas|gaitanista|egc
-tren de aragua|tren de aragua
-los choneros|los choneros|choneros
-los lobos|los lobos
-primeiro comando da capital,pcc|primeiro comando da capital|pcc|first capital command
-comando vermelho|comando vermelho|red command
-cjng,cartel de jalisco|cjng|jalisco new generation|cartel de jalisco
-cartel de sinaloa|sinaloa cartel|cartel de sinaloa|sinaloa
-sendero luminoso|sendero luminoso|shining path
-hamas|hamas
-hezbola,hezbollah|hezbollah|hizballah|hezbola
-grupo wagner,wagner|wagner group|wagner|africa corps
-estado islamico,isis,daesh|islamic state|isis|isil|daesh
-al qaeda,al qaida|al qaeda|al-qaeda|al qaida
-hutis,huties,houthis|houthi|houthis|ansar allah
-otan|nato|otan|north atlantic treaty organization
-union europea|european union|eu|uniao europeia|union europea
-"""
-_DEPARTMENTS = (
-    "amazonas antioquia arauca atlantico bolivar boyaca caldas caqueta casanare cauca cesar choco "
-    "cordoba cundinamarca guainia guaviare huila la guajira magdalena meta narino norte de santander "
-    "putumayo quindio risaralda san andres santander sucre tolima valle del cauca vaupes vichada bogota"
-).split()
-_DEPARTMENTS = (
-    ["la guajira", "norte de santander", "valle del cauca", "san andres"]
-    + [
-        d
-        for d in _DEPARTMENTS
-        if d not in ("la", "guajira", "norte", "de", "santander", "valle", "del", "san", "andres")
-    ]
-    + ["santander"]
-)
-
-
-def _parse_gazetteer(block: str) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    out = []
-    for line in block.strip().splitlines():
-        names, *aliases = line.split("|")
-        out.append((tuple(fold_question(n) for n in names.split(",")), tuple(fold_question(a) for a in aliases)))
-    return out
-
-
-COUNTRIES = _parse_gazetteer(_COUNTRIES)
-GROUPS = _parse_gazetteer(_GROUPS)
 
 
 def _find_all(folded: str, name: str) -> bool:
@@ -264,10 +165,10 @@ def _item_requirement(item: str, proper_list: bool) -> Requirement | None:
     folded = fold_question(item)
     aliases: list[str] = []
     label = item
-    for names, al in COUNTRIES + GROUPS:
-        if any(_find_all(folded, n) for n in names):
-            aliases += list(names) + list(al)
-            label = names[0] if not proper_list else item
+    for ns in name_sets():
+        if ns.named_in(folded):
+            aliases += list(ns.aliases)
+            label = ns.label if not proper_list else item
     if proper_list:
         acr = _ACRONYM.findall(item)
         aliases += [fold_question(_ACRONYM.sub("", item).strip())] + [fold_question(a) for a in acr]
@@ -354,11 +255,10 @@ def extract_requirements(question: str, period: Period | None = None) -> list[Re
             reqs.append(r)
     folded = fold_question(question)
     covered = " ".join(a for r in reqs for a in r.aliases)
-    for kind, table in (("country", COUNTRIES), ("group", GROUPS)):
-        for names, al in table:
-            hit = next((n for n in names if _find_all(folded, n)), None)
-            if hit and not mentions(covered, [hit]):
-                reqs.append(Requirement(kind, names[0], tuple(dict.fromkeys(names + al))))
+    for ns in name_sets():  # every named country or organisation (gazetteer and entity dictionary)
+        hit = ns.named_in(folded)
+        if hit and not mentions(covered, [hit]) and all(r.label != ns.label for r in reqs):
+            reqs.append(Requirement(ns.kind, ns.label, ns.aliases))
     return reqs
 
 
@@ -384,6 +284,11 @@ _NEW_REQUEST = re.compile(
     r"dime|muestra\w*|muestrame|explica\w*|necesito|quiero|puedes|podrias|ahora|tambien|ademas|busca|compara|"
     r"tell me|show me|explain|can you|could you|now|also|quais|mostre|explique)(?!\w)"
 )
+# A request verb (imperative or "can you…"): a new request even without a question mark
+_REQUEST_VERB = re.compile(
+    r"(?<!\w)(?:dime|muestra\w*|muestrame|explica\w*|necesito|quiero|puedes|podrias|busca\w*|compara\w*|dame|"
+    r"grafica\w*|pinta\w*|ubica\w*|resume\w*|haz|hazme|tell me|show me|explain|can you|could you|mostre|explique)(?!\w)"
+)
 _CAPABILITIES = re.compile(
     r"(?:quien eres|que eres|que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
 )
@@ -391,15 +296,16 @@ _DOMAIN = re.compile(
     r"(?<!\w)(?:ia|ai|inteligencia|artificial|militar\w*|military|defensa|defense|defence|segur\w*|security|armad\w*|arma\w*|weapon\w*|"
     r"guerra\w*|war\w*|conflict\w*|dron\w*|autonom\w*|espaci\w*|space|satel\w*|orbit\w*|asat|antisatel\w*|debris|desech\w*|"
     r"ciber\w*|cyber\w*|nuclear\w*|misil\w*|missil\w*|grupo\w*|group\w*|crimen|crimin\w*|narco\w*|droga\w*|drug\w*|miner\w*|"
-    r"ilegal\w*|ilicit\w*|illegal|territor\w*|colombia\w*|amazon\w*|frontera\w*|border\w*|alerta\w*|defensoria|farc|eln|clan|"
+    r"ilegal\w*|ilicit\w*|illegal|territor\w*|colombia\w*|amazon\w*|frontera\w*|border\w*|alerta\w*|defensoria|clan|"
     r"disiden\w*|violencia|violen\w*|estado\w*|state\w*|polit\w*|estrateg\w*|strateg\w*|tecnolog\w*|technolog\w*|amenaza\w*|"
     r"threat\w*|riesgo\w*|risk\w*|ejercito|army|fuerza\w*|forces|policia|police|terror\w*|insurg\w*|paz|peace|acuerdo\w*|"
-    r"tratado\w*|treaty|otan|nato|gps|spoofing|jamming|interferencia\w*|vigilancia|surveillance|inteligencia|intelligence|"
+    r"tratado\w*|treaty|gps|spoofing|jamming|interferencia\w*|vigilancia|surveillance|inteligencia|intelligence|"
     r"municipio\w*|departamento\w*|region\w*|america latina|latin america|mapa|map|documento\w*|document\w*|corpus|fuente\w*|"
     r"semiconductor\w*|chip\w*|algoritm\w*|datos|data|economia\w*|econom\w*|oro|gold|coca\w*|cocaina|contrabando|trafico|"
     r"traffick\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*|comunidad\w*|poblacion|civil\w*|humanitar\w*|derecho\w*|"
-    r"law|gobierno|government|china|rusia|russia|estados unidos|corea|iran|israel|ucrania|ukraine|brasil|peru|venezuela|ecuador)"
+    r"law|gobierno|government|corea)"
 )
+# A named country, armed group or organisation (``understanding.name_sets``) is on topic too.
 # Weather, sports, food and money chatter: off topic even when it names a country or a city
 # ("¿Cómo quedó la Selección Colombia?"), unless the message also carries a security word.
 _CHATTER = (
@@ -498,11 +404,15 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     reqs = extract_requirements(q, period)
     phen = classify_phenomenon(q)
     words = re.findall(r"\w+", folded)
-    has_domain = _DOMAIN.search(folded) is not None
+    topical = _DOMAIN.search(folded) is not None
+    named = any(ns.named_in(folded) for ns in name_sets())
+    has_domain = topical or named
     if _GREETING.search(folded) and len(words) <= 8 and not has_domain:
         return Plan("greeting", "text", reason="saludo")
     thanks = _THANKS.search(folded)
-    follow_up = thanks is not None and "?" in q and _NEW_REQUEST.search(folded[thanks.end() :]) is not None
+    rest = folded[thanks.end() :] if thanks else ""
+    # "Gracias, ¿y qué pasó en 2021?", "gracias, y ahora muéstrame lo mismo para Nariño": a new request
+    follow_up = thanks is not None and (("?" in q and _NEW_REQUEST.search(rest)) or _REQUEST_VERB.search(rest))
     if thanks and (len(words) <= 8 or "?" not in q) and not has_domain and not follow_up:
         return Plan("thanks", "text", reason="agradecimiento")  # not "Gracias, ¿y qué pasó en 2021?"
     thanked = _THANKS_ANYWHERE.search(folded)
@@ -512,12 +422,14 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
         return Plan("capabilities", "text", reason="capacidades")
     if not has_domain and (_OFF_TOPIC.search(folded) or len(words) <= 2):
         return Plan("off_topic", "text", reason="fuera de tema")
+    if named and not topical and _OFF_TOPIC.search(folded) and not _STRONG_DOMAIN.search(folded):
+        return Plan("off_topic", "text", reason="fuera de tema")  # "capital de Francia", "receta de pasta italiana"
     if re.search(r"(?<!\w)(?:" + _CHATTER + r")(?!\w)", folded) and not _STRONG_DOMAIN.search(folded):
         return Plan("off_topic", "text", reason="fuera de tema")
     ruta = intent.classify(
         q,
         has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
-        has_place=bool(facts and facts.places),
+        has_place=bool(facts and (facts.places or facts.ambiguous)),  # "¿qué grupos hay en Miraflores?" (two of them)
     ).route
     from radar_pipeline.agent.premise import extract_premise  # premise → writer → router: import late
 

@@ -94,7 +94,7 @@ from radar_pipeline.agent.replies import (
     VisualizerReply,
 )
 from radar_pipeline.agent.tools import ToolBox
-from radar_pipeline.agent.trace import Step, TraceStore
+from radar_pipeline.agent.trace import Step, TraceStore, provenance_record
 from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
 from radar_pipeline.collection import AccessScope
@@ -170,6 +170,7 @@ class RunResult:
     # {"rol": one of DEGRADABLE_ROLES, "motivo": LLMError.kind, "por_circuito": bool}
     degraded: list[dict] = field(default_factory=list)
     premisa: dict | None = None  # premise.PremiseVerdict.contract(); None without a premise
+    provenance: dict | None = None  # trace.provenance_record: what the run read (stored with the trace)
 
 
 class _Stop(Exception):
@@ -987,6 +988,7 @@ class AgentRunner:
         shown = ctx.estado not in ("bloqueada", "error")
         if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
             ctx.text = _with_reading_notes(ctx.text, ctx.facts)
+        citas = _citations(ctx.text, read) if shown else []
         return RunResult(
             run_id=ctx.run_id,
             conversacion_id=ctx.conversacion_id,
@@ -995,7 +997,7 @@ class AgentRunner:
             ruta=ctx.ruta,
             respuesta=ctx.text,
             modo=self.mode,
-            citas=_citations(ctx.text, read) if shown else [],
+            citas=citas,
             retrieval_context=[p["text"] for p in read.values()] if ctx.estado != "bloqueada" else [],
             tools_called=[
                 {
@@ -1019,7 +1021,30 @@ class AgentRunner:
             tool_calls=tb.used_calls if tb else 0,  # what the cap counts, rejected calls included
             degraded=list(ctx.degraded),
             premisa=ctx.premise_verdict.contract() if shown and ctx.premise_verdict is not None else None,
+            provenance=self._provenance(ctx, read, citas),
         )
+
+    def _provenance(self, ctx: _Ctx, read: dict[str, dict], citas: list[dict]) -> dict | None:
+        """``trace.provenance_record`` of this run; None (logged) if it cannot be built — a trace
+        detail must never fail an answer."""
+        try:
+            index = None
+            if ctx.toolbox is not None:
+                try:
+                    searcher = getattr(self._corpus(), "searcher", None)
+                    index = searcher.provenance() if hasattr(searcher, "provenance") else None
+                except IndexUnavailable:
+                    index = None
+            precompute = None
+            if self.aggregates is not None and hasattr(self.aggregates, "versions"):
+                precompute = self.aggregates.versions()
+            used = ctx.visual is not None or any(
+                c.name == "list_publications" for c in (ctx.toolbox.calls if ctx.toolbox else [])
+            )
+            return provenance_record(index, ctx.toolbox.calls if ctx.toolbox else [], read, citas, precompute, used)
+        except Exception:  # provenance is a trace detail: the answer goes out without it
+            log.exception("provenance of run %s not recorded", ctx.run_id)
+            return None
 
 
 def _span(requirements: list[router.Requirement]) -> tuple[int, int] | None:

@@ -97,7 +97,28 @@ class AgentService:
                 except (FileNotFoundError, ValueError) as exc:
                     self._corpus_error = str(exc)
                     raise IndexUnavailable(str(exc)) from exc
+                self._withdraw_retracted()
             return self._corpus
+
+    def _withdraw_retracted(self) -> None:
+        """Documents retracted after the loaded index was built are not served from it."""
+        engine = self.engine()
+        if engine is None or self._corpus is None:
+            return
+        try:
+            from radar_pipeline.history import retracted_doc_ids
+
+            n = self._corpus.withdraw(retracted_doc_ids(engine))
+        except Exception:  # no retractions table yet (an install not upgraded): nothing withdrawn
+            log.warning("retractions unavailable; none withdrawn from the index", exc_info=True)
+            return
+        if n:
+            log.info("%d retracted documents withdrawn from the loaded index until it is rebuilt", n)
+
+    def withdraw(self, doc_ids) -> int:
+        """Stop serving ``doc_ids`` (just retracted) from the loaded index, if one is loaded."""
+        with self._lock:
+            return self._corpus.withdraw(doc_ids) if self._corpus is not None else 0
 
     def index_status(self) -> dict:
         """What ``/health`` says about the index: ``dir``, ``present`` (FAISS index and passage

@@ -5,7 +5,9 @@ in/out, termination reason and rejected citations, plus a small ``detail`` JSON.
 back to its offline counterpart because the model provider failed (degraded mode, see
 ``runner``) has a step with termination reason ``degradado:<kind>`` and ``detail.respaldo``. Block reasons of
 the guards are stored here (and logged), never returned to the user. ``radar trace RUN_ID`` prints
-a run with ``format_trace``. ``run_row`` turns a finished ``runner.RunResult`` into its run row.
+a run with ``format_trace``. ``run_row`` turns a finished ``runner.RunResult`` into its run row, with the run's
+``provenance`` (``provenance_record``: index version, encoders, retrieval configuration, precompute
+versions, searches and passage hashes), which ``radar replay`` and ``radar impact`` read.
 
 The tables have their own ``MetaData`` (``ensure_agent_schema`` creates them), independent of the
 pipeline's schema.
@@ -45,6 +47,13 @@ agent_runs = sa.Table(
     sa.Column("tokens_input", sa.Integer, nullable=False),
     sa.Column("tokens_output", sa.Integer, nullable=False),
     sa.Column("response", JSONB, nullable=False),
+    sa.Column(
+        "provenance",
+        JSONB,
+        nullable=True,
+        comment="what the run read: index_version, encoders, retrieval config, precompute versions, "
+        "searches and the SHA-256 of every passage given to the writer (provenance_record)",
+    ),
 )
 
 agent_steps = sa.Table(
@@ -69,10 +78,11 @@ agent_steps = sa.Table(
 
 
 def ensure_agent_schema(engine: sa.Engine) -> None:
-    """Create ``agent_runs`` and ``agent_steps`` if missing (idempotent, safe concurrently)."""
+    """Create ``agent_runs`` and ``agent_steps`` if missing (idempotent, safe concurrently); a
+    table created before provenance was recorded gains the ``provenance`` column."""
     from radar_pipeline.db import create_all_locked
 
-    create_all_locked(engine, metadata)
+    create_all_locked(engine, metadata, ("ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS provenance jsonb",))
 
 
 @dataclass
@@ -141,6 +151,62 @@ def run_row(result, response: dict) -> dict:
         "tokens_input": tin,
         "tokens_output": tout,
         "response": response,
+        "provenance": _json(getattr(result, "provenance", None)),
+    }
+
+
+def provenance_record(
+    index: dict | None,
+    calls: list,
+    read: dict[str, dict],
+    citas: list[dict],
+    precompute: dict | None,
+    precompute_read: bool,
+) -> dict:
+    """What a run read, so its answer can be audited and replayed after the corpus changes.
+
+    ``index``: ``Searcher.provenance()`` (``index_version``, ``encoder``/``encoder_version``,
+    ``reranker``/``reranker_version``, ``retrieval``, ``passages``) or None without an index;
+    ``calls``: the run's ``ToolCallRecord``s (searches are kept with their arguments and the
+    chunk ids they returned, in rank order); ``read``: chunk_id → the passages given to the writer;
+    ``citas``: the answer's citations; ``precompute``: ``versioning.run_versions`` (asset → run id
+    and ``precompute_version``); ``precompute_read``: whether the run read precompute tables
+    (visualization or publication dates). Passages are recorded by ``sha256`` of their text (the
+    same hash as ``chunks.text_sha``), not by text."""
+    from radar_pipeline.chunking import text_sha
+
+    cited = {c["chunk_id"] for c in citas}
+    searches = []
+    for c in calls:
+        if not c.executed or c.name not in ("search_evidence", "search_documents"):
+            continue
+        args = c.arguments if isinstance(c.arguments, dict) else {}
+        out = c.output or {}
+        searches.append(
+            {
+                "tool": c.name,
+                "query": args.get("query"),
+                "k": args.get("k"),
+                "doc_ids": args.get("doc_ids") or [],
+                "results": [p["chunk_id"] for p in out.get("passages", [])]
+                or [d["doc_id"] for d in out.get("documents", [])],
+            }
+        )
+    return {
+        **(index or {"index_version": None}),
+        "searches": searches,
+        "passages": [
+            {
+                "chunk_id": cid,
+                "doc_id": p["doc_id"],
+                "sha256": text_sha(p["text"]),
+                "similarity": p.get("similarity"),
+                "cited": cid in cited,
+            }
+            for cid, p in read.items()
+        ],
+        "precompute": precompute or {},
+        "precompute_read": precompute_read,
     }
 
 

@@ -15,30 +15,52 @@ gazetteer and entity dictionary (the ones the precomputes count with), never a s
   technologies) and countries other than Colombia (the corpus' default scope), as filter values:
   the entity id, or ``country:<ISO3>``.
 
-A question typed without any capital letter ("que grupos operan en tumaco") is read with the case
-rules relaxed (``case_known=False``), since "written with a capital" is then no signal; acronyms
-that are also common words stay out (``_LOWER_ACRONYM_STOP``).
+``name_sets()`` is the one accessor the coverage requirements (``router``) and the premise check
+(``premise``) read countries and organisations through: every country of the gazetteer and every
+armed group and actor of the entity dictionary, with all their folded words (names, demonyms and
+metonyms from ``places.yaml``, aliases and context aliases from ``entities.yaml``).
+
+A question with no capitalised word past the first, acronyms aside ("que grupos operan en tumaco",
+"¿Mapa de AT en antioquia?") is read with the case rules relaxed (``case_known=False``), since
+"written with a capital" is then no signal; acronyms that are also common words stay out
+(``_LOWER_ACRONYM_STOP``), and in a sentence-case question a lower-case name with several
+candidates ("la paz") is taken for words, not reported as ambiguous.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from radar_pipeline.agent.periods import Period, parse_period
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
-from radar_pipeline.precompute.places import Gazetteer, Place, build_gazetteer
-from radar_pipeline.textfold import fold_phrase
+from radar_pipeline.precompute.places import Gazetteer, Place, build_gazetteer, load_country_names
+from radar_pipeline.textfold import fold_phrase, fold_question, fold_spans
 
-__all__ = ["QuestionFacts", "QuestionReader", "PlaceRef", "EntityRef", "AmbiguousPlace"]
+__all__ = [
+    "QuestionFacts",
+    "QuestionReader",
+    "PlaceRef",
+    "EntityRef",
+    "AmbiguousPlace",
+    "NameSet",
+    "first_mention",
+    "name_sets",
+]
 
 # acronyms that are also everyday words: never taken from an all-lower-case question
 _LOWER_ACRONYM_STOP = {"esa", "ese", "eso", "un", "us", "eu", "pla", "aeb", "ia", "ai", "la", "el", "mas", "ue"}
 _DEFAULT_SCOPE_COUNTRY = "COL"
 _TERRITORIAL_CUES = re.compile(
     r"grupos? armad|presencia|municipio|alertas? temprana|defensoria|vereda|corregimiento|operan|opera en"
+)
+# A plural of a department's parts right before a name: "municipios de Nariño" are Nariño's municipalities
+_PARTS_OF = re.compile(
+    r"(?<!\w)(?:municipios|veredas|corregimientos|subregiones|zonas|cabeceras|municipalities|municipios)"
+    r"(?: (?:\w+ ){0,2}?)? (?:de|del|de la|en el|en|of|do|da)\s*$"
 )
 # entities that name Radar's own data sources (the alert system), never a filter of a view
 _NOT_A_FILTER = {"defensoria_del_pueblo", "sistema_alertas_tempranas", "ciprat"}
@@ -164,7 +186,10 @@ class QuestionReader:
     def read(self, question: str, *, phenomenon: str | None = None) -> QuestionFacts:
         """Period, places, ambiguous names and entities of ``question`` (see the module doc)."""
         facts = QuestionFacts(period=parse_period(question, self.reference_year))
-        case_known = any(c.isupper() for c in question)
+        # capitals say something only when a name was capitalised: a word past the first that starts
+        # with one and is not an acronym ("mapa de AT en antioquia" is typed without them)
+        words = re.findall(r"\w+", question)
+        case_known = any(w[:1].isupper() and not w.isupper() for w in words[1:])
         entity_spans = self._entities(question, facts, phenomenon, case_known)
         self._places(question, facts, entity_spans, case_known)
         return facts
@@ -190,7 +215,31 @@ class QuestionReader:
                         EntityRef(hit.entity_id, ent.name, question[hit.start : hit.end], "entity", ent.category)
                     )
                     spans.append((hit.start, hit.end))
+        named_group = any(e.category == "armed_group" for e in facts.entities)
+        if not named_group and _TERRITORIAL_CUES.search(fold_phrase(question)):
+            # "las disidencias del Estado Mayor Central": a named group is what the short form qualifies
+            self._context_entities(question, facts, spans, seen)
         return spans
+
+    def _context_entities(
+        self, question: str, facts: QuestionFacts, spans: list[tuple[int, int]], seen: set[str]
+    ) -> None:
+        """Armed groups named by a context alias ("presencia de disidencias en el Cauca"): an armed
+        group question is the context those short forms need. Outside any alias already matched."""
+        folded = fold_spans(question)
+        for ent in self.entities.entities.values():
+            if ent.category != "armed_group" or not ent.context_aliases or ent.entity_id in seen:
+                continue
+            words = "|".join(re.escape(fold_phrase(a)) for a in ent.context_aliases)
+            for m in re.finditer(rf"(?<!\w)(?:{words})(?!\w)", folded):
+                if any(a < m.end() and m.start() < b for a, b in spans):
+                    continue
+                seen.add(ent.entity_id)
+                facts.entities.append(
+                    EntityRef(ent.entity_id, ent.name, question[m.start() : m.end()], "entity", ent.category)
+                )
+                spans.append((m.start(), m.end()))
+                break
 
     def _places(
         self, question: str, facts: QuestionFacts, entity_spans: list[tuple[int, int]], case_known: bool
@@ -203,6 +252,9 @@ class QuestionReader:
         qualifying: set[str] = set()
         for hit in hits:
             p = self._question_policy(hit, territorial)
+            if _PARTS_OF.search(fold_phrase(question[: hit.start])):
+                # "¿qué municipios de Nariño…?", "las veredas del Meta": the parts of a department
+                p = self._department_named(hit.matched) or p
             qualified = self._qualified_by_department(hit, {c for start, c in named_depts if start != hit.start})
             if qualified is not None and (p is None or p.level != "municipality"):
                 # "Puerto Rico, el municipio del Caquetá": the department named in the question picks
@@ -211,7 +263,10 @@ class QuestionReader:
                 qualifying.add(f"department:{qualified.department_code}")
             if p is None:
                 cands = [self.gazetteer.places[c] for c in hit.candidates if c in self.gazetteer.places]
-                if len(cands) > 1:
+                # in a sentence-case question a lower-case "la paz" is words; typed all in lower
+                # case, it may be the place, so the ambiguity is said
+                words_only = hit.matched.islower() and any(c.isupper() for c in question)
+                if len(cands) > 1 and not words_only:
                     facts.ambiguous.append(
                         AmbiguousPlace(hit.matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))
                     )
@@ -224,6 +279,19 @@ class QuestionReader:
                 facts.places.append(PlaceRef(p.place_id, p.name, p.level, hit.matched, p.department_code))
         if qualifying:
             facts.places = [r for r in facts.places if r.place_id not in qualifying]
+
+    def _department_named(self, matched: str) -> Place | None:
+        """The department whose name (or alias) is ``matched``, or None."""
+        key = fold_phrase(matched)
+        return next(
+            (
+                p
+                for p in self.gazetteer.places.values()
+                if p.level == "department"
+                and (fold_phrase(p.name) == key or any(fold_phrase(t) == key for t, _ in p.aliases))
+            ),
+            None,
+        )
 
     def _qualified_by_department(self, hit, named_depts: set[str]) -> Place | None:
         """The one municipality among ``hit``'s candidates whose department the question also names."""
@@ -337,3 +405,97 @@ def _entities() -> EntityDictionary:
 def _default_reader(shared_dir: str) -> QuestionReader:
     """One immutable reader per shared directory (matchers are costly to compile)."""
     return QuestionReader.from_shared(Path(shared_dir))
+
+
+# --------------------------------------------------------------------------- name sets
+@dataclass(frozen=True)
+class NameSet:
+    """One country or organisation and every folded word (``textfold.fold_question``) for it.
+
+    ``kind``: ``country`` | ``group`` (an armed group or an organisation: the dictionary's
+    ``armed_group`` and ``actor`` categories); ``key``: ``country:<ISO3>`` or the entity id;
+    ``label``: the name answers show (Spanish where the data has it); ``names``: how a question or
+    a premise names it (names, demonyms, context aliases); ``aliases``: what a passage may say for
+    it — ``label`` first, then its English names, then every other word (metonyms included)."""
+
+    kind: str
+    key: str
+    label: str
+    names: tuple[str, ...]
+    aliases: tuple[str, ...]
+
+    def named_in(self, folded: str) -> str | None:
+        """The first of ``names`` the folded text mentions (word boundaries), or None."""
+        return first_mention(self.names, folded)
+
+
+_MENTION_RE: dict[tuple[str, ...], re.Pattern] = {}
+
+
+def first_mention(words: tuple[str, ...], folded: str) -> str | None:
+    """The leftmost (then longest) of ``words`` that folded text mentions on word boundaries, or
+    None. The alternation is compiled once per tuple of words."""
+    pat = _MENTION_RE.get(words)
+    if pat is None:
+        alts = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True) if w)
+        pat = re.compile(rf"(?<![\w])(?:{alts})(?![\w])") if alts else re.compile(r"(?!x)x")
+        if len(_MENTION_RE) < 8192:
+            _MENTION_RE[words] = pat
+    m = pat.search(folded)
+    return m.group(0) if m else None
+
+
+def _usable(text: str, case_sensitive: bool) -> str | None:
+    """The folded word, or None when folded text cannot tell it from an everyday word: an
+    abbreviation that only counts in its own case and folds to two letters or to a common word
+    ("US" → "us", "ESA" → "esa"), or a short name that is not an acronym ("Irã" → "ira")."""
+    folded = fold_question(text).strip()
+    if not folded or (case_sensitive and (len(folded) <= 2 or folded in _LOWER_ACRONYM_STOP)):
+        return None
+    if len(folded.replace(".", "")) <= 3 and not text.isupper():
+        return None
+    return folded
+
+
+def _set(kind: str, key: str, label: str, named: list[tuple[str, bool]], english: list[tuple[str, bool]], other):
+    names = tuple(dict.fromkeys(f for t, cs in named if (f := _usable(t, cs))))
+    rest = [f for t, cs in [*english, *named, *other] if (f := _usable(t, cs))]
+    return NameSet(kind, key, label, names, tuple(dict.fromkeys([fold_question(label), *rest])))
+
+
+@functools.lru_cache(maxsize=4)
+def _name_sets(shared_dir: str) -> tuple[NameSet, ...]:
+    out: list[NameSet] = []
+    for c in load_country_names(Path(shared_dir) / "geo"):
+        named = [(n, n in c.case_sensitive) for n in c.names] + [(d, False) for d in c.demonyms]
+        english = [(n, n in c.case_sensitive) for n in c.names if n.isascii()]
+        out.append(_set("country", f"country:{c.iso3}", c.label, named, english, [(m, False) for m in c.metonyms]))
+    for ent in _entities().entities.values():
+        if ent.category not in ("armed_group", "actor") or ent.entity_id in _NOT_A_FILTER:
+            continue
+        literal = [a for a in ent.aliases if not a.regex]
+        es = sorted((a for a in literal if a.lang == "es"), key=lambda a: a.case_sensitive)  # stable
+        named = [(a.text, a.case_sensitive) for a in literal] + [(t, False) for t in ent.context_aliases]
+        english = [(a.text, a.case_sensitive) for a in literal if a.lang == "en"]
+        out.append(_set("group", ent.entity_id, es[0].text if es else ent.name, named, english, []))
+    return tuple(s for s in out if s.names)
+
+
+def name_sets(shared_dir: str | Path | None = None) -> tuple[NameSet, ...]:
+    """Every country (``places.yaml`` and Natural Earth under ``<shared_dir>/geo``; default
+    ``RADAR_SHARED_DIR``) and every armed group and actor of the entity dictionary (but Radar's own
+    sources, such as the Defensoría), as ``NameSet``s: countries first, in Natural Earth order, then
+    the dictionary's order. Immutable and cached per directory. Without the geo files only the names
+    ``places.yaml`` lists are known (see ``precompute.places.load_country_names``)."""
+    if shared_dir is None:
+        shared_dir = _default_shared_dir(os.environ.get("RADAR_SHARED_DIR"))
+    return _name_sets(str(shared_dir))
+
+
+@functools.lru_cache(maxsize=4)
+def _default_shared_dir(env_value: str | None) -> str:
+    """``RADAR_SHARED_DIR`` as the settings resolve it, once per value of the variable (settings are
+    read per call and cost milliseconds; the router asks for the name sets several times a question)."""
+    from radar_pipeline.config import get_settings
+
+    return str(get_settings().shared_dir)

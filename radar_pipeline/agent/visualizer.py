@@ -15,12 +15,14 @@ from ``QuestionFacts`` (period, one place, one entity, the phenomenon the questi
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlencode
 
 from radar_pipeline.agent.intent import classify, stated_phenomenon
 from radar_pipeline.agent.periods import year_span
-from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
+from radar_pipeline.agent.understanding import EntityRef, QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
+from radar_pipeline.textfold import fold_question
 from radar_pipeline.vocabulary import PHENOMENA
 
 COMPONENTS: dict[str, dict] = {
@@ -104,12 +106,38 @@ def component(name: str, filtros: dict) -> dict:
     }
 
 
+# Words after which a program or technology is what the view shows, not the documents' topic:
+# "matriz de calor drones", "línea de tiempo de los drones", "¿dónde se mencionan los drones?"
+_SUBJECT_BEFORE = re.compile(
+    r"(?:matriz(?: de calor)?|mapa de calor|heat ?map|linea de tiempo|timeline|cuadrante|(?<!\w)red|(?<!\w)mapa|"
+    r"se mencionan?|se nombran?|(?<!\w)mencionan(?: a)?|(?<!\w)nombran(?: a)?)"
+    r"(?:\s+(?:de|del|de la|de las|de los|a|al|los|las|el|la|the|of))?(?:\s+(?:programa|iniciativa|tecnologia))?$"
+)
+
+
+def _view_subject(text: str, facts: QuestionFacts, first: str) -> EntityRef | None:
+    """A program or technology as the view's filter when it is what the view shows: the centre of
+    a network ("la red del programa Replicator", "¿con quién sale mencionado Replicator?") or the
+    word right after the view's name or a mention verb. A topic of the documents ("documentos sobre
+    drones") stays the search's business. Only when the question names exactly one."""
+    whats = {e.value: e for e in facts.entities if e.category in ("program", "technology")}
+    if len(whats) != 1:
+        return None
+    (what,) = whats.values()
+    at = text.find(what.matched)
+    if at < 0:
+        return None
+    if first == "red_entidades" or _SUBJECT_BEFORE.search(fold_question(text[:at]).strip()):
+        return what
+    return None
+
+
 def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
     """Rule-based proposal (offline visualizer): components from ``intent.classify``, filters from
     ``facts`` (``QuestionReader.read``). A view is always proposed: a question routed here with no
     component rule gets the timeline (or the place map when it names a place)."""
     armed = any(e.category == "armed_group" for e in facts.entities)
-    intent = classify(question, has_armed_group=armed, has_place=bool(facts.places))
+    intent = classify(question, has_armed_group=armed, has_place=bool(facts.places or facts.ambiguous))
     comps = intent.components or (["mapa_lugares"] if facts.places else ["linea_tiempo"])
     # only a phenomenon the question states: alerts and armed presence are territorial anyway and
     # their aggregates have no phenomenon column, so an implied one would filter nothing
@@ -122,6 +150,8 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         if len(years) >= 2:
             desde, hasta = min(years), max(years)
     entity, place = facts.entity, facts.place
+    if entity is None:
+        entity = _view_subject(intent.view_text or question, facts, comps[0])
     if intent.view_text is not None and entity is not None and entity.matched not in intent.view_text:
         entity = None  # named only in the part to explain ("…y explícame qué dice la ESA"): no view filter
     filtros = {

@@ -43,6 +43,7 @@ __all__ = [
     "classify_alert_document",
     "find_code_references",
     "find_type_statements",
+    "names_place",
     "normalize_code",
 ]
 
@@ -86,6 +87,13 @@ _STRUCTURAL = [
     )
 ]
 _ACRONYM = re.compile(r"\b(ATI|ATE)\b")
+
+
+def names_place(alert: Mapping[str, Any], place_id: str) -> bool:
+    """Whether an ``early_warnings`` row names ``place_id`` (``municipality:52835``) among its
+    places: the one definition of "the alerts of a municipality", used by ``/aggregates`` and the
+    dashboard alike."""
+    return any(p.get("place_id") == place_id for p in alert.get("places") or [])
 
 
 def normalize_code(number: str | int, year2: str | int) -> str:

@@ -73,6 +73,10 @@ class Entity:
     phenomenon: str
     aliases: tuple[Alias, ...]
     decoys: tuple[str, ...] = ()
+    context_aliases: tuple[str, ...] = ()
+    """Short forms that name the entity only where the context already does ("las disidencias" in
+    a question or passage about the FARC dissidents): never counted as a mention (the matcher does
+    not read them); the agent's coverage and premise checks use them."""
 
 
 @dataclass(frozen=True)
@@ -195,6 +199,15 @@ def _parse_alias(entity_id: str, lang: str, raw: Any) -> Alias:
     raise ValueError(f"{entity_id}: alias must be a string or a mapping, got {raw!r}")
 
 
+def _context_aliases(entity_id: str, raw: Any) -> tuple[str, ...]:
+    """``context_aliases``: a list of plain strings (any language); ValueError otherwise."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(a, str) and a.strip() for a in raw):
+        raise ValueError(f"{entity_id}: context_aliases must be a list of non-empty strings, got {raw!r}")
+    return tuple(raw)
+
+
 def parse_entity_dictionary(data: dict[str, Any], *, sha: str = "", path: str = "") -> EntityDictionary:
     """Validate a parsed YAML document and build the dictionary.
 
@@ -236,6 +249,7 @@ def parse_entity_dictionary(data: dict[str, Any], *, sha: str = "", path: str = 
             raw["phenomenon"],
             tuple(unique),
             tuple(raw.get("decoys") or ()),
+            _context_aliases(eid, raw.get("context_aliases")),
         )
     if not entities:
         raise ValueError("entity dictionary is empty")

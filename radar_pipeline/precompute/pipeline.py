@@ -39,7 +39,13 @@ from radar_pipeline.precompute.presence import (
     parse_records,
     record_core,
 )
-from radar_pipeline.precompute.versioning import current_rows, finish_run, start_run, write_versioned
+from radar_pipeline.precompute.versioning import (
+    current_rows,
+    finish_run,
+    precompute_version,
+    start_run,
+    write_versioned,
+)
 from radar_pipeline.textfold import fold_spans
 
 __all__ = [
@@ -54,6 +60,8 @@ __all__ = [
     "materialize_aggregates",
     "corpus_fingerprint",
     "match_document",
+    "close_document_rows",
+    "propagate_retraction",
 ]
 
 CODE_VERSION = "precompute-2"  # 2: rows per access collection (grain collection × keys)
@@ -119,10 +127,11 @@ def _run(
 ) -> dict[str, Any]:
     T.ensure_precompute_schema(engine)
     run_id = start_run(engine, asset, CODE_VERSION, inputs)
-    out: dict[str, Any] = {"run_id": run_id, "producer": producer}
+    version = precompute_version(asset, CODE_VERSION, inputs)
+    out: dict[str, Any] = {"run_id": run_id, "producer": producer, "precompute_version": version}
     total = Counter()
     for name, rows in tables.items():
-        st = write_versioned(engine, name, rows, run_id=run_id, producer=producer)
+        st = write_versioned(engine, name, rows, run_id=run_id, producer=producer, version=version)
         for k, v in st.items():
             out[f"{name}.{k}"] = v
             total[k] += v
@@ -573,4 +582,58 @@ def materialize_aggregates(
     for name, rows in built.items():
         out[f"{name}.rows"] = len(rows)
     out.update(inputs.summary())
+    return out
+
+
+# ---------------------------------------------------------------------- retraction
+# Precompute tables whose rows belong to one document (``doc_id`` column): a retraction closes them
+# at once; the tables that only cite documents in their evidence are re-materialized instead.
+DOCUMENT_TABLES = ("entity_mentions", "place_mentions", "publication_dates")
+
+
+def close_document_rows(engine: sa.Engine, doc_ids: Sequence[str], reason: str = "retracted") -> dict[str, Any]:
+    """Close (``valid_to = now``) the current rows of ``doc_ids`` in ``DOCUMENT_TABLES``, as one
+    ``precompute_runs`` run of asset ``retraction`` (its inputs name the documents and the reason,
+    so the closing is in the lineage). Returns ``run_id`` and rows closed per table."""
+    T.ensure_precompute_schema(engine)
+    ids = sorted(set(doc_ids))
+    run_id = start_run(engine, "retraction", CODE_VERSION, {"doc_ids": ids, "reason": reason})
+    out: dict[str, Any] = {"run_id": run_id}
+    with engine.begin() as conn:
+        for name in DOCUMENT_TABLES:
+            out[name] = conn.execute(
+                sa.text(f"UPDATE {name} SET valid_to = now() WHERE valid_to IS NULL AND doc_id = ANY(:ids)"),
+                {"ids": ids},
+            ).rowcount
+    finish_run(engine, run_id, {"rows_superseded": sum(v for k, v in out.items() if k != "run_id")})
+    return out
+
+
+def propagate_retraction(
+    engine: sa.Engine, config: PrecomputeConfig, doc_ids: Sequence[str], log: Log = _noop
+) -> dict[str, Any]:
+    """After ``history.retract_document``: close the documents' mention and date rows, then
+    re-materialize what cites them (early warnings, armed presence, every aggregate). Each write
+    keeps history, so only the affected rows and cells change and the old ones stay, closed.
+    Claims follow last: rebuilt with the retraction table as input, a claim left without
+    counting evidence becomes ``retracted`` (``claims.build.materialize_claims``). Returns the stats
+    of each step."""
+    out: dict[str, Any] = {"closed": close_document_rows(engine, doc_ids)}
+    log(f"retraction: closed {out['closed']}")
+    for name, fn in (
+        ("early_warnings", materialize_early_warnings),
+        ("armed_presence", materialize_armed_presence),
+        ("aggregates", materialize_aggregates),
+    ):
+        st = fn(engine, config, log=log)
+        out[name] = {
+            k: v for k, v in st.items() if k.endswith("rows_superseded") or k in ("run_id", "precompute_version")
+        }
+        log(f"retraction: {name} re-materialized ({st['run_id']})")
+    from radar_pipeline.claims.build import materialize_claims  # claims read the precomputes above
+    from radar_pipeline.claims.links import retractions
+
+    st = materialize_claims(engine, retracted=retractions(engine), log=log)
+    out["claims"] = {"by_status": st.get("by_status"), "write": st.get("write")}
+    log("retraction: claims re-materialized")
     return out

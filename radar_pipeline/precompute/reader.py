@@ -32,6 +32,7 @@ from radar_pipeline import db
 from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.aggregates import quadrant_rows
+from radar_pipeline.precompute.alerts import names_place
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.scoped import FOLDS, folded_evidence, in_scope, scoped
 from radar_pipeline.textfold import fold_phrase
@@ -64,10 +65,18 @@ class Aggregate:
     entity: tuple[sa.Column, ...] = ()
     place: tuple[sa.Column, ...] = ()
     place_code: Callable[[Any, str, str], Any] | None = None
+    place_rows: Callable[[PrecomputeReader, str, AccessScope | None], Callable[[dict], dict | None]] | None = None
+    """For a municipality the table has no column for (the per-department alerts): a row rewriter
+    built from other current tables of the caller's collections (``None`` from it drops the row);
+    without it, ``place_code``."""
 
     @property
     def table_name(self) -> str:
         return self.table.name
+
+    def narrows_rows(self, f: Filters) -> bool:
+        """Whether ``f``'s place is a municipality this aggregate narrows row by row (``place_rows``)."""
+        return self.place_rows is not None and f.place is not None and f.place.startswith("municipality:")
 
     def select(
         self, f: Filters, limit: int, scope: AccessScope | None = None, evidence: bool = True
@@ -75,7 +84,8 @@ class Aggregate:
         """``(statement, filters applied, filters ignored)``: current rows readable under
         ``scope`` (folded per key, ``scoped.scoped``; ``evidence=False``: ``member_ids`` instead of
         a folded table's evidence) narrowed by ``f``, ordered by ``id``, at most ``limit + 1``
-        rows (the extra one tells truncation)."""
+        rows (the extra one tells truncation). A place narrowed row by row (``narrows_rows``) is
+        left to the caller."""
         t = scoped(self.table, scope, evidence)
         conds: list[Any] = [t.c.valid_to.is_(None)]
         col = lambda c: t.c[c.name]  # noqa: E731 - the spec's column in the scoped rows
@@ -108,7 +118,9 @@ class Aggregate:
                 applied["entity"] = f.entity
             else:
                 ignored.append("entity")
-        if f.place is not None and PLACE_ID.match(f.place) and self.place_code is not None:
+        if self.narrows_rows(f) and PLACE_ID.match(f.place):
+            applied["place"] = f.place
+        elif f.place is not None and PLACE_ID.match(f.place) and self.place_code is not None:
             level, code = f.place.split(":", 1)
             cond = self.place_code(t.c, level, code)
             if cond is not None:
@@ -145,8 +157,10 @@ AGGREGATES: dict[str, Aggregate] = {
         T.agg_alerts_per_department,
         "Alertas tempranas por departamento",
         place=(T.agg_alerts_per_department.c.department_name,),
-        # alerts are counted per department: a municipality narrows to its department
+        # a department is its own row; a municipality keeps, in every row, the alerts naming it
+        # (``alerts_naming``: the definition the dashboard's alerts map uses too)
         place_code=lambda c, level, code: c.department_code == code[:2] if level != "country" else None,
+        place_rows=lambda reader, place_id, scope: reader.alerts_naming(place_id, scope),
     ),
     "timeline": Aggregate(
         T.agg_timeline,
@@ -228,6 +242,15 @@ class PrecomputeReader:
         self._lock = threading.Lock()
         self._found: dict[str, float] = {}
         self._quadrants: dict[tuple, tuple[tuple, list[dict]]] = {}
+
+    def versions(self) -> dict[str, dict]:
+        """The newest finished run per precompute asset (``versioning.run_versions``): the
+        ``precompute_version`` of what this reader reads now; ``{}`` before any precompute."""
+        from radar_pipeline.precompute.versioning import run_versions
+
+        if not self.materialized(T.precompute_runs):
+            return {}
+        return run_versions(self.engine)
 
     # ------------------------------------------------------------------ existence
     def materialized(self, table: sa.Table) -> bool:
@@ -364,9 +387,14 @@ class PrecomputeReader:
         spec = AGGREGATES[name]
         f = dataclasses.replace(filters, entity=_no_nul(filters.entity), place=_no_nul(filters.place))
         base = {"aggregate": name, "table": spec.table_name, "title": spec.title}
-        # a folded table's evidence is unioned for the page read only (the union is the costly part)
+        if spec.narrows_rows(f):
+            try:
+                rewrite = spec.place_rows(self, f.place, scope)
+            except NotMaterialized:  # what narrows it is missing: the place's department, as a column
+                spec = dataclasses.replace(spec, place_rows=None)
+        # a folded table's evidence is unioned for the rows read only (the union is the costly part)
         lazy = spec.table.name in FOLDS and "evidence" in spec.table.c
-        stmt, applied, ignored = spec.select(f, limit, scope, evidence=not lazy)
+        stmt, applied, ignored = spec.select(f, limit if not spec.narrows_rows(f) else 100_000, scope, not lazy)
         try:
             if spec.table is T.agg_entity_quadrant:
                 rows = [
@@ -383,6 +411,8 @@ class PrecomputeReader:
                     ev = {e["id"]: e["evidence"] for e in self.rows(folded_evidence(spec.table, members), spec.table)}
                     for r in rows:
                         r["evidence"] = ev[r["id"]]
+            if spec.narrows_rows(f):
+                rows = [x for r in rows if (x := rewrite(r)) is not None]
         except NotMaterialized:
             return {
                 **base,
@@ -406,6 +436,25 @@ class PrecomputeReader:
             "filters_ignored": ignored,
             "message": None,
         }
+
+    def alerts_naming(self, place_id: str, scope: AccessScope | None = None) -> Callable[[dict], dict | None]:
+        """A rewriter of ``agg_alerts_per_department`` rows that keeps only the alerts naming
+        ``place_id`` among their places (``alerts.names_place``) in the collections ``scope`` may
+        read, with ``n_alerts`` and the evidence recounted; a row left with none is dropped
+        (``None``). Raises ``NotMaterialized`` without ``early_warnings``."""
+        t = scoped(T.early_warnings, scope)
+        rows = self.rows(sa.select(t.c.alert_code, t.c.places, t.c.evidence).where(current(t)), t)
+        kept = {r["alert_code"]: r for r in rows if names_place(r, place_id)}
+        evidence = {(e.get("doc_id"), e.get("chunk_id")) for r in kept.values() for e in r["evidence"] or []}
+
+        def rewrite(row: dict) -> dict | None:
+            codes = [c for c in row["alert_codes"] or [] if c in kept]
+            if not codes:
+                return None
+            ev = [e for e in row.get("evidence") or [] if (e.get("doc_id"), e.get("chunk_id")) in evidence]
+            return {**row, "alert_codes": codes, "n_alerts": len(codes), "evidence": ev}
+
+        return rewrite
 
     def mentions_for_chunks(
         self,

@@ -16,7 +16,8 @@ collections ``scope`` may read (``AccessScope``: None = all), one current row pe
   an alert's type from its types per collection, the rule of ``alerts._alert_type``).
 
 Lineage of a folded row: ``id`` = the smallest id of its rows (stable, so the dashboard can ask
-for a row's evidence by id), ``valid_from`` / ``run_id`` / ``producer`` the newest, ``valid_to``
+for a row's evidence by id), ``valid_from`` / ``run_id`` / ``producer`` / ``precompute_version``
+the newest, ``valid_to``
 NULL, ``collections`` the sorted collections it folds. The quadrant's medians do not add up:
 its folded rows carry the keys and evidence, and ``reader.PrecomputeReader.quadrant`` classifies
 them for the caller (``aggregates.quadrant_rows``).
@@ -40,8 +41,10 @@ class Fold:
 
     ``keys``: the grouping columns; ``sums``: integer columns summed; ``unions``: JSONB list
     columns unioned without repeats, each with the JSON paths its elements sort by (``()`` for a
-    list of strings); ``stored_sorted``: the union columns the producer already stores in that
-    order (a key of one collection then reads its list as stored, without unnesting); ``firsts``: columns that agree across collections (the smallest value is
+    list of strings); ``stored_sorted``: the union columns a key of one collection reads as stored,
+    without unnesting (the producer stores them in the union's order, or — presence evidence — in
+    its own first-occurrence order, which one collection's records keep);
+    ``firsts``: columns that agree across collections (the smallest value is
     kept); ``derived``: columns computed from the folded ones (SQL over the folded subquery's
     columns, as ``{column}`` placeholders). Columns in none of these are left out (the quadrant's
     classification: ``reader.PrecomputeReader.quadrant``).
@@ -83,7 +86,6 @@ FOLDS: dict[str, Fold] = {
     "agg_entity_quadrant": Fold(keys=("entity_id", "entity_category", "phenomenon"), unions=_EV),
     "armed_presence": Fold(
         keys=("municipality_id", "group_key", "entity_id"),
-        stored_sorted=(),
         sums=("n_records", "n_present", "n_absent", "n_no_info"),
         firsts=("country", "level1", "level2", "divipola_code", "shape_match", "shape_key"),
         unions=(("evidence", ("doc_id", "chunk_id", "quote")),),
@@ -161,6 +163,7 @@ def scoped(table: sa.Table, scope: AccessScope | None = None, evidence: bool = T
         sa.cast(sa.null(), src.c.valid_to.type).label("valid_to"),
         sa.func.max(src.c.run_id).label("run_id"),
         sa.func.max(src.c.producer).label("producer"),
+        *([sa.func.max(src.c.precompute_version).label("precompute_version")] if "precompute_version" in src.c else []),
         sa.func.array_agg(sa.distinct(src.c.collection)).label("collections"),
     ]
     cols += [sa.cast(sa.func.sum(src.c[c]), sa.Integer).label(c) for c in fold.sums]

@@ -3,7 +3,8 @@
 Every table keeps history: each row carries ``row_hash`` (SHA-1 of its content), ``valid_from`` /
 ``valid_to`` (``valid_to IS NULL`` = current), ``run_id`` (the ``precompute_runs`` row that wrote
 it) and ``producer`` (asset name, code version and input versions, e.g.
-``entity_mentions@matcher-1|entities:2026.11.30-1``). Rematerializing closes rows that are no
+``entity_mentions@matcher-1|entities:2026.11.30-1``) and ``precompute_version`` (the run's
+fingerprint of asset, code version and inputs). Rematerializing closes rows that are no
 longer produced and inserts new ones; unchanged rows are left alone (see ``versioning.py``).
 Readers that want the current state use the ``<table>_current`` views (or ``valid_to IS NULL``).
 
@@ -33,6 +34,9 @@ def _lineage() -> list[sa.Column]:
         sa.Column("valid_to", sa.DateTime(timezone=True), nullable=True, comment="NULL = current row"),
         sa.Column("run_id", sa.Text, nullable=False, comment="precompute_runs.run_id that inserted the row"),
         sa.Column("producer", sa.Text, nullable=False, comment="asset@code-version|input versions"),
+        sa.Column(
+            "precompute_version", sa.Text, nullable=True, comment="precompute_runs.precompute_version that inserted it"
+        ),
     ]
 
 
@@ -60,6 +64,12 @@ precompute_runs = sa.Table(
     sa.Column("asset", sa.Text, nullable=False),
     sa.Column("code_version", sa.Text, nullable=False),
     sa.Column("inputs", JSONB, nullable=False, comment="versions/fingerprints of what the run read"),
+    sa.Column(
+        "precompute_version",
+        sa.Text,
+        nullable=True,
+        comment="SHA-256 prefix of (asset, code version, inputs): equal ⇔ same code on the same inputs",
+    ),
     sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("rows_current", sa.Integer, nullable=True),
@@ -306,7 +316,7 @@ VERSIONED_TABLES: dict[str, sa.Table] = {
 }
 AGG_TABLES = [n for n in VERSIONED_TABLES if n.startswith("agg_")]
 COLLECTION_TABLES = [n for n, t in VERSIONED_TABLES.items() if "collection" in t.c]
-LINEAGE_COLUMNS = ("id", "row_hash", "valid_from", "valid_to", "run_id", "producer")
+LINEAGE_COLUMNS = ("id", "row_hash", "valid_from", "valid_to", "run_id", "producer", "precompute_version")
 
 
 def content_columns(table: sa.Table) -> list[str]:
@@ -315,7 +325,9 @@ def content_columns(table: sa.Table) -> list[str]:
 
 
 def ensure_precompute_schema(engine: sa.Engine) -> None:
-    """Create the precompute tables and their ``<table>_current`` views if missing (idempotent)."""
+    """Create the precompute tables and their ``<table>_current`` views if missing (idempotent);
+    tables created before precompute versions existed get the ``precompute_version`` column first
+    (the views are then re-created with it)."""
     from radar_pipeline.db import create_all_locked
 
     # tables created before collections get the column; their rows stay NULL (readable only by an
@@ -323,11 +335,15 @@ def ensure_precompute_schema(engine: sa.Engine) -> None:
     create_all_locked(
         engine,
         metadata,
-        tuple(f"ALTER TABLE {name} ADD COLUMN IF NOT EXISTS collection text" for name in COLLECTION_TABLES)
-        + tuple(f"CREATE INDEX IF NOT EXISTS ix_{name}_collection ON {name} (collection)" for name in COLLECTION_TABLES)
-        + tuple(
-            f"CREATE OR REPLACE VIEW {name}_current AS SELECT * FROM {name} WHERE valid_to IS NULL"
-            for name in VERSIONED_TABLES
+        (
+            "ALTER TABLE precompute_runs ADD COLUMN IF NOT EXISTS precompute_version text",
+            *(f"ALTER TABLE {name} ADD COLUMN IF NOT EXISTS precompute_version text" for name in VERSIONED_TABLES),
+            *(f"ALTER TABLE {name} ADD COLUMN IF NOT EXISTS collection text" for name in COLLECTION_TABLES),
+            *(f"CREATE INDEX IF NOT EXISTS ix_{name}_collection ON {name} (collection)" for name in COLLECTION_TABLES),
+            *(
+                f"CREATE OR REPLACE VIEW {name}_current AS SELECT * FROM {name} WHERE valid_to IS NULL"
+                for name in VERSIONED_TABLES
+            ),
         ),
     )
 

@@ -28,7 +28,15 @@ import sqlalchemy as sa
 
 from radar_pipeline.precompute import tables as T
 
-__all__ = ["row_hash", "start_run", "finish_run", "write_versioned", "current_rows"]
+__all__ = [
+    "row_hash",
+    "precompute_version",
+    "start_run",
+    "finish_run",
+    "write_versioned",
+    "current_rows",
+    "run_versions",
+]
 
 
 def _json_default(value: Any) -> Any:
@@ -49,8 +57,16 @@ def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def precompute_version(asset: str, code_version: str, inputs: Mapping[str, Any]) -> str:
+    """A precompute run's version: the first 16 hex digits of the SHA-256 of (asset, code version,
+    inputs) as JSON with sorted keys. The inputs hold the corpus fingerprint and the dictionary /
+    gazetteer versions, so the same code on the same knowledge base gives the same version."""
+    payload = json.dumps([asset, code_version, dict(inputs)], sort_keys=True, default=_json_default)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
 def start_run(engine: sa.Engine, asset: str, code_version: str, inputs: Mapping[str, Any]) -> str:
-    """Register a materialization in ``precompute_runs``; returns its ``run_id``."""
+    """Register a materialization in ``precompute_runs`` with its ``precompute_version``; returns its ``run_id``."""
     run_id = f"{asset}-{_now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
     with engine.begin() as conn:
         conn.execute(
@@ -58,6 +74,7 @@ def start_run(engine: sa.Engine, asset: str, code_version: str, inputs: Mapping[
                 run_id=run_id,
                 asset=asset,
                 code_version=code_version,
+                precompute_version=precompute_version(asset, code_version, inputs),
                 inputs=json.loads(json.dumps(dict(inputs), default=_json_default)),
                 started_at=_now(),
             )
@@ -124,8 +141,11 @@ def write_versioned(
     run_id: str,
     producer: str,
     now: dt.datetime | None = None,
+    version: str | None = None,
 ) -> dict[str, int]:
     """Make ``rows`` the current content of ``table_name``, keeping history.
+
+    Inserted rows record ``version`` (the run's ``precompute_version``) in ``precompute_version``.
 
     ``rows`` are dicts with the table's content columns (``tables.content_columns``); missing keys
     are NULL, unknown keys raise ``KeyError``. Returns ``rows_current`` (after the write),
@@ -158,8 +178,8 @@ def write_versioned(
         inserted = _copy_rows(
             conn,
             table_name,
-            ["row_hash", "valid_from", "run_id", "producer", *cols],
-            ([h, now, run_id, producer, *[by_hash[h].get(c) for c in cols]] for h in todo),
+            ["row_hash", "valid_from", "run_id", "producer", "precompute_version", *cols],
+            ([h, now, run_id, producer, version, *[by_hash[h].get(c) for c in cols]] for h in todo),
         )
     return {
         "rows_current": len(by_hash),
@@ -183,3 +203,21 @@ def current_rows(
     sql = f"SELECT {', '.join(cols)} FROM {table_name} WHERE valid_to IS NULL" + (f" AND ({where})" if where else "")
     with engine.connect() as conn:
         return [dict(r._mapping) for r in conn.execute(sa.text(sql), dict(params or {}))]
+
+
+def run_versions(engine: sa.Engine) -> dict[str, dict[str, Any]]:
+    """The newest finished run per precompute asset: ``{asset: {"run_id", "precompute_version",
+    "finished_at" (ISO)}}`` — what a reader of the current rows is reading (traces record it)."""
+    sql = (
+        "SELECT DISTINCT ON (asset) asset, run_id, precompute_version, finished_at FROM precompute_runs "
+        "WHERE finished_at IS NOT NULL ORDER BY asset, finished_at DESC"
+    )
+    with engine.connect() as conn:
+        return {
+            r.asset: {
+                "run_id": r.run_id,
+                "precompute_version": r.precompute_version,
+                "finished_at": r.finished_at.isoformat(),
+            }
+            for r in conn.execute(sa.text(sql))
+        }

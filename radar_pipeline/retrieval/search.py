@@ -93,6 +93,16 @@ class RetrievalConfig:
         return replace(self, **changes)
 
 
+def retrieval_fingerprint_config(config: RetrievalConfig | None = None) -> dict:
+    """The retrieval configuration as the index fingerprint and the traces record it: every field
+    of ``config`` (default ``RetrievalConfig()``) plus the configured re-ranker's kind and model
+    (``RerankerSpec``, from the environment)."""
+    from radar_pipeline.config import RerankerSpec
+
+    spec = RerankerSpec()
+    return {**asdict(config or RetrievalConfig()), "reranker": {"kind": spec.kind, "model": spec.model}}
+
+
 @dataclass
 class SearchResult:
     """The ``radar search`` contract: top documents and top passages, ranks 1-based."""
@@ -187,6 +197,24 @@ class Searcher:
             self._rerank_pre, self._rerank_have = load_rerank_vectors(
                 index_dir, reranker.name, passage_fingerprint(self._texts), reranker.dim
             )
+
+    def provenance(self) -> dict:
+        """What a trace must record to say which index answered (``radar replay``): ``index_version``
+        (the manifest's, ``stores.integrity.index_version_of``), ``encoder`` and ``encoder_version``,
+        ``reranker`` and ``reranker_version`` (None when off), ``retrieval`` (this searcher's
+        configuration, ``asdict``) and ``passages`` (rows)."""
+        from radar_pipeline.stores.integrity import index_version_of
+
+        rr = self.reranker
+        return {
+            "index_version": index_version_of(self.index_dir),
+            "encoder": self.encoder.name,
+            "encoder_version": getattr(self.encoder, "version", None),
+            "reranker": rr.name if rr is not None else None,
+            "reranker_version": getattr(rr, "version", None) if rr is not None else None,
+            "retrieval": asdict(self.config),
+            "passages": self.passages.height,
+        }
 
     def row_mask(self, collections: frozenset[str]) -> RowMask:
         """The ``RowMask`` of the rows whose collection is in ``collections`` (cached per set;

@@ -69,6 +69,10 @@ class RetrievalService:
         self.scope = AccessScope.everything()
         self._mask = None  # the searcher's RowMask of a restricted view
         self._views: dict[tuple, RetrievalService] = {}
+        # documents retracted since this index was built (``history.retract_document``): shared by
+        # every scoped view (``copy.copy`` keeps the same set), left out of every lookup and search
+        # until the rebuilt index no longer holds them
+        self.withdrawn: set[str] = set()
 
     def for_scope(self, scope: AccessScope | None) -> RetrievalService:
         """This index as ``scope`` may read it (module docstring); views are cached per scope.
@@ -93,6 +97,18 @@ class RetrievalService:
                 self._views.clear()
             self._views[key] = view
         return view
+
+    def withdraw(self, doc_ids) -> int:
+        """Stop serving these documents (retracted) from this loaded index; returns how many of them
+        it holds. Effective at once for this service and all its scoped views."""
+        held = {d for d in doc_ids if d in self.doc_rows}
+        with self._lock:
+            self.withdrawn |= held
+            self._scache.clear()
+        return len(held)
+
+    def _served(self, row: int) -> bool:
+        return not self.withdrawn or self.doc_ids[row] not in self.withdrawn
 
     @property
     def size(self) -> int:
@@ -143,7 +159,7 @@ class RetrievalService:
 
     def chunk(self, chunk_id: str) -> dict | None:
         row = self.row_of.get(normalize_id(chunk_id))
-        return None if row is None else self.record(row)
+        return None if row is None or not self._served(row) else self.record(row)
 
     # -- search
     def _search(self, query: str):
@@ -167,12 +183,12 @@ class RetrievalService:
             raise ValueError("empty query")
         qvec = self.query_vector(query)
         if doc_ids:
-            rows = [r for d in doc_ids for r in self.doc_rows.get(d, [])]
+            rows = [r for d in doc_ids for r in self.doc_rows.get(d, []) if self._served(r)]
             sims = self.similarity(qvec, rows)
             order = sorted(zip(rows, sims, strict=False), key=lambda t: -t[1])[:k]
             return [{"rank": i, **self.record(r), "score": s, "similarity": s} for i, (r, s) in enumerate(order, 1)]
         res = self._search(query)
-        hits = res.passages[:k]
+        hits = [p for p in res.passages if p["doc_id"] not in self.withdrawn][:k]
         rows = [self.row_of[p["chunk_id"]] for p in hits]
         sims = self.similarity(qvec, rows)
         return [
@@ -185,7 +201,7 @@ class RetrievalService:
             raise ValueError("empty query")
         res = self._search(query)
         out = []
-        for d in res.documents[:k]:
+        for d in [d for d in res.documents if d["doc_id"] not in self.withdrawn][:k]:
             rows = self.doc_rows.get(d["doc_id"], [])
             out.append(
                 {
@@ -201,7 +217,7 @@ class RetrievalService:
 
     def outline(self, doc_id: str, max_entries: int = 30) -> dict | None:
         rows = self.doc_rows.get(normalize_id(doc_id))
-        if not rows:
+        if not rows or not self._served(rows[0]):
             return None
         step = max(1, -(-len(rows) // max_entries))
         picked = rows[::step][:max_entries]
@@ -224,7 +240,7 @@ class RetrievalService:
     def window(self, chunk_id: str, size: int = 80) -> dict | None:
         """``size`` consecutive passages of the chunk's document centred on it (evidence panel)."""
         row = self.row_of.get(normalize_id(chunk_id))
-        if row is None:
+        if row is None or not self._served(row):
             return None
         rows = self.doc_rows[self.doc_ids[row]]
         pos = rows.index(row)

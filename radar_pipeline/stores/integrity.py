@@ -6,8 +6,8 @@ leaves either the previous file or the new one in place, never half of one; a fa
 its temporary file. ``manifest.json``, written last, records each file's size and SHA-256 and the
 row count, so a file truncated or replaced behind the manifest's back is detected before it is read:
 
-    {"encoder": str, "rows": int, "dim": int,
-     "files": {"faiss.index": {"bytes": int, "sha256": str}, "passages.parquet": {...}, ...},
+    {"encoder": str, "rows": int, "dim": int, "index_version": str, "encoder_version": str,
+     "retrieval": {...}, "files": {"faiss.index": {"bytes": int, "sha256": str}, "passages.parquet": {...}, ...},
      "bm25": {"rows": int, "passages_sha256": str, "files": {"bm25/<name>": {...}, ...}}}
 
 ``verify_index`` says, per component (``faiss``, ``passages``, ``bm25``), what is wrong (Spanish
@@ -215,12 +215,55 @@ def verify_index(index_dir: Path, *, deep: bool = True) -> dict[str, str]:
 DENSE_FILES = ("faiss.index", "passages.parquet", "phenomenon_centroids.json")
 
 
-def seal_dense(index_dir: Path, encoder: str, rows: int, dim: int) -> dict:
+def index_fingerprint(
+    passages_sha256: str, encoder: str, encoder_version: str | None, retrieval: dict | None = None
+) -> str:
+    """``index_version``: the first 16 hex digits of the SHA-256 of the passage table's SHA-256, the
+    encoder's name and version and the retrieval configuration (JSON, sorted keys). Equal
+    fingerprints ⇔ the same passages, vectors and search policy, so a trace that records it can be
+    replayed against the index it read (``radar replay``)."""
+    payload = json.dumps(
+        {"passages": passages_sha256, "encoder": encoder, "encoder_version": encoder_version, "retrieval": retrieval},
+        sort_keys=True,
+        default=str,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+def index_version_of(index_dir: Path) -> str | None:
+    """The manifest's ``index_version``; for an index sealed before versions existed, the
+    fingerprint of its passage table and encoder name alone (prefixed ``legacy-``); None without a
+    manifest that vouches for a passage table."""
+    man = read_manifest(index_dir)
+    if man is None:
+        return None
+    if man.get("index_version"):
+        return man["index_version"]
+    sha = man.get("files", {}).get("passages.parquet", {}).get("sha256")
+    return f"legacy-{index_fingerprint(sha, man.get('encoder', ''), None)}" if sha else None
+
+
+def seal_dense(
+    index_dir: Path,
+    encoder: str,
+    rows: int,
+    dim: int,
+    *,
+    encoder_version: str | None = None,
+    retrieval: dict | None = None,
+) -> dict:
     """Write a new manifest for the freshly written FAISS index, passage table and centroids
     (those of ``DENSE_FILES`` present); any BM25 entry is dropped, since BM25 must be rebuilt over
-    the new passage table. Returns the manifest."""
+    the new passage table. The manifest also records ``index_version`` (``index_fingerprint``),
+    ``encoder_version`` and the ``retrieval`` configuration it was built for. Returns it."""
     files = {n: file_record(index_dir / n) for n in DENSE_FILES if (index_dir / n).is_file()}
     man = {"encoder": encoder, "rows": rows, "dim": dim, "files": files}
+    if "passages.parquet" in files:
+        man["index_version"] = index_fingerprint(
+            files["passages.parquet"]["sha256"], encoder, encoder_version, retrieval
+        )
+        man["encoder_version"] = encoder_version
+        man["retrieval"] = retrieval
     write_manifest(index_dir, man)
     return man
 

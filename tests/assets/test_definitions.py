@@ -35,18 +35,21 @@ PRECOMPUTES = {
     "precompute_evaluation",
 }
 EVALUATION = {"qrels", "eval_codefest_dev", "eval_xquad", "eval_stage2"}
+KNOWLEDGE = {"claims", "alias_decisions", "claims_evaluation"}
 GROUPS = {
     "ingestion": INGESTION,
     "knowledge_base": KNOWLEDGE_BASE,
     "indexes": INDEXES,
     "precomputes": PRECOMPUTES,
     "evaluation": EVALUATION,
+    "knowledge": KNOWLEDGE,
 }
 ALL_ASSETS = set().union(*GROUPS.values())
 JOBS = {
     "knowledge_base_job": INGESTION | KNOWLEDGE_BASE | INDEXES,
     "precompute_job": PRECOMPUTES,
     "evaluation_job": EVALUATION,
+    "claims_job": KNOWLEDGE,
 }
 RESOURCES = {"database", "corpus", "ocr", "chunking", "encoder", "reranker", "index_store", "precompute"}
 
@@ -71,17 +74,22 @@ def test_every_asset_resolves_in_its_group():
 def test_every_check_targets_an_existing_asset():
     graph = defs.resolve_asset_graph()
     checks = graph.asset_check_keys
-    assert len(checks) == 32
+    assert len(checks) == 37  # + two current-version checks (documents, chunks); + three claims checks
     assert {c.asset_key for c in checks} <= graph.materializable_asset_keys
     names = {f"{c.asset_key.to_user_string()}:{c.name}" for c in checks}
     assert {
         "documents:documents_contract",
         "chunks:chunks_contract",
+        "documents:documents_one_current_version",
+        "chunks:chunks_one_current_version",
         "publication_dates:every_document_dated_or_counted",
         "eval_codefest_dev:eval_codefest_dev_ndcg_vs_baseline",
         "eval_codefest_dev:eval_codefest_dev_measurable",
         "eval_xquad:eval_xquad_ndcg_vs_baseline",
         "eval_stage2:eval_stage2_targets",
+        "claims:every_claim_quotes_existing_evidence",
+        "claims:one_current_version_per_claim",
+        "alias_decisions:no_forced_merge",
     } <= names
 
 

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from api.dashboard.data.docsets import DocSets, narrow
 from api.dashboard.data.places import is_country
 from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.alerts import names_place
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.presence import GROUPS
 from radar_pipeline.precompute.reader import PrecomputeReader, current
@@ -68,7 +69,7 @@ def alert_kept(a: dict, f: Filters, ent_docs: set[str] | None) -> bool:
     if ent_docs is not None and not ({d["doc_id"] for d in a.get("documents") or []} & ent_docs):
         return False
     muni = municipality(f)
-    return not muni or any(p.get("place_id") == muni for p in a.get("places") or [])
+    return not muni or names_place(a, muni)
 
 
 def alerts_narrowed(f: Filters) -> bool:

@@ -4,6 +4,8 @@ Modules, by responsibility:
 
 - ``model``: :class:`Place` (a gazetteer entry) and :class:`PlaceHit` (a name found in a passage);
 - ``loading``: :func:`build_gazetteer` — reads the geo sources and ``data/places.yaml``;
+  :func:`load_country_names` — every word for each country (names, demonyms, metonyms) without
+  building the gazetteer, for the agent's coverage and premise checks;
 - ``matcher``: :class:`Gazetteer` — finds place names in a passage and drops the ones that are
   not places (rules 1-2 below), then hands the candidates to ``resolution``;
   :func:`hits_to_rows` turns hits into ``place_mentions`` rows;
@@ -46,7 +48,9 @@ from __future__ import annotations
 
 from radar_pipeline.precompute.places.loading import (
     DEFAULT_PLACES_PATH,
+    CountryNames,
     build_gazetteer,
+    load_country_names,
     title_case,
 )
 from radar_pipeline.precompute.places.matcher import Gazetteer, hits_to_rows
@@ -55,6 +59,7 @@ from radar_pipeline.precompute.places.resolution import TIGHT_WINDOW, WINDOW
 
 __all__ = [
     "DEFAULT_PLACES_PATH",
+    "CountryNames",
     "TIGHT_WINDOW",
     "WINDOW",
     "Gazetteer",
@@ -62,5 +67,6 @@ __all__ = [
     "PlaceHit",
     "build_gazetteer",
     "hits_to_rows",
+    "load_country_names",
     "title_case",
 ]

@@ -13,6 +13,7 @@ import csv
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from radar_pipeline.precompute.places.matcher import Gazetteer
 from radar_pipeline.precompute.places.model import Place
 from radar_pipeline.textfold import fold_phrase
 
-__all__ = ["DEFAULT_PLACES_PATH", "build_gazetteer", "title_case"]
+__all__ = ["DEFAULT_PLACES_PATH", "CountryNames", "build_gazetteer", "load_country_names", "title_case"]
 
 DEFAULT_PLACES_PATH = Path(__file__).parent.parent / "data" / "places.yaml"
 _ISO2_FIX = {"FRA": "FR", "NOR": "NO", "KOS": "XK"}
@@ -98,23 +99,34 @@ def _source_files(geo: Path) -> list[Path]:
     return files
 
 
+def _natural_earth_countries(countries_json: Path) -> list[tuple[str, str | None, str, list[str]]]:
+    """``[(iso3, iso2, NAME, English names)]`` of Natural Earth: ISO 3166-1 alpha-3 (``ADM0_A3``
+    where the file has none, e.g. France's ``-99``); the English names are NAME, NAME_LONG, ADMIN
+    and FORMAL_EN without abbreviated forms ("Dem. Rep. Congo") or inverted ones (with a comma)."""
+    out = []
+    for f in _geo_features(countries_json):
+        pr = f["properties"]
+        iso3 = pr["ISO_A3"] if pr.get("ISO_A3") not in (None, "-99") else pr["ADM0_A3"]
+        iso2 = pr.get("ISO_A2") if pr.get("ISO_A2") not in (None, "-99") else _ISO2_FIX.get(pr["ADM0_A3"])
+        english = [
+            v for k in ("NAME", "NAME_LONG", "ADMIN", "FORMAL_EN") if (v := pr.get(k)) and "." not in v and "," not in v
+        ]
+        out.append((iso3, iso2, pr["NAME"], english))
+    return out
+
+
 def _add_countries(
     places: dict[str, Place], aliases: _Aliases, countries_json: Path, extra: dict[str, dict[str, list[str]]]
 ) -> None:
     """Countries with their English names (Natural Earth) and the ``places.yaml: countries`` names;
     ValueError when ``extra`` names an unknown country code."""
-    for f in _geo_features(countries_json):
-        pr = f["properties"]
-        iso3 = pr["ISO_A3"] if pr.get("ISO_A3") not in (None, "-99") else pr["ADM0_A3"]
-        iso2 = pr.get("ISO_A2") if pr.get("ISO_A2") not in (None, "-99") else _ISO2_FIX.get(pr["ADM0_A3"])
+    for iso3, iso2, name, english in _natural_earth_countries(countries_json):
         pid = f"country:{iso3}"
         places[pid] = Place(
-            pid, "country", iso3, pr["NAME"], iso3, iso2=iso2, has_shape=True, shape_source="ne_110m_admin_0_countries"
+            pid, "country", iso3, name, iso3, iso2=iso2, has_shape=True, shape_source="ne_110m_admin_0_countries"
         )
-        for k in ("NAME", "NAME_LONG", "ADMIN", "FORMAL_EN"):
-            v = pr.get(k)
-            if v and "." not in v and "," not in v:
-                aliases.add(pid, v, "en")
+        for v in english:
+            aliases.add(pid, v, "en")
         for lang, names in (extra.get(iso3) or {}).items():
             for n in names:
                 aliases.add(pid, n, lang)
@@ -276,3 +288,66 @@ def build_gazetteer(geo_dir: str | Path, data_path: str | Path | None = None) ->
         ctx_keys=frozenset(ctx_keys),
         case_sensitive=frozenset(case_sensitive),
     )
+
+
+@dataclass(frozen=True)
+class CountryNames:
+    """Every word for one country, as written in the sources (not folded).
+
+    ``label``: the name answers use (the first ``es`` name of ``places.yaml: countries``, else
+    Natural Earth's NAME); ``names``: its names in es/en/pt (Natural Earth's English names, the
+    listed ones and the case-sensitive abbreviations, never a ``shared_aliases`` name such as
+    "Corea", which names two countries); ``case_sensitive``: which of ``names`` count only written
+    exactly so ("US"); ``demonyms`` and ``metonyms``: ``places.yaml: demonyms / metonyms`` — words
+    for the country that are not place mentions (the place matcher never reads them)."""
+
+    iso3: str
+    label: str
+    names: tuple[str, ...]
+    case_sensitive: frozenset[str] = frozenset()
+    demonyms: tuple[str, ...] = ()
+    metonyms: tuple[str, ...] = ()
+
+
+def load_country_names(geo_dir: str | Path | None = None, data_path: str | Path | None = None) -> list[CountryNames]:
+    """The countries of the gazetteer with every word for them, in Natural Earth order (then any
+    country only ``places.yaml`` lists), without building the gazetteer (no DIVIPOLA, no shapes).
+
+    ``geo_dir``: ``../shared/geo``; without ``ne_110m_admin_0_countries.json`` there, only the
+    countries and names ``places.yaml`` lists are known (English names that only Natural Earth
+    gives, such as "Russia", are then missing). Raises ``ValueError`` when ``demonyms`` or
+    ``metonyms`` name a country the sources do not know."""
+    data = yaml.safe_load((Path(data_path) if data_path else DEFAULT_PLACES_PATH).read_bytes())
+    extra: dict[str, dict[str, list[str]]] = data.get("countries") or {}
+    ne = Path(geo_dir) / "ne_110m_admin_0_countries.json" if geo_dir else None
+    base = _natural_earth_countries(ne) if ne is not None and ne.is_file() else []
+    order = [iso3 for iso3, *_ in base] + [c for c in extra if c not in {b[0] for b in base}]
+    english = {iso3: (name, en) for iso3, _, name, en in base}
+    case_sensitive = {c: [str(n) for n in ns] for c, ns in (data.get("case_sensitive_aliases") or {}).items()}
+    demonyms, metonyms = data.get("demonyms") or {}, data.get("metonyms") or {}
+    unknown = (set(demonyms) | set(metonyms) | set(case_sensitive)) - set(order)
+    if unknown:
+        raise ValueError(f"places.yaml: demonyms/metonyms/case-sensitive names for unknown countries {sorted(unknown)}")
+    out = []
+    for iso3 in order:
+        listed = extra.get(iso3) or {}
+        ne_name, en = english.get(iso3, (None, []))
+        names = _Aliases()
+        for n in [
+            *en,
+            *(n for lang in ("es", "en", "pt") for n in listed.get(lang) or []),
+            *case_sensitive.get(iso3, []),
+        ]:
+            names.add(iso3, n, "")
+        label = next(iter(listed.get("es") or []), None) or ne_name or next((t for t, _ in names.get(iso3, [])), iso3)
+        out.append(
+            CountryNames(
+                iso3,
+                label,
+                tuple(t for t, _ in names.get(iso3, [])),
+                frozenset(case_sensitive.get(iso3, [])),
+                tuple(str(d) for d in demonyms.get(iso3) or []),
+                tuple(str(m) for m in metonyms.get(iso3) or []),
+            )
+        )
+    return out

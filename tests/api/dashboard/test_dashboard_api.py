@@ -197,6 +197,19 @@ def test_a_municipality_narrows_alerts_and_views_and_is_named(http, eng):
     assert [(r["department_code"], r["alert_type"], r["alert_codes"]) for r in alerts["rows"]] == [
         ("52", "imminent", sorted(naming))
     ]
+    # /aggregates counts the same alerts for the municipality (it narrowed to the whole department
+    # before: one definition now, precompute.alerts.names_place)
+    shared = http.get("/aggregates/alerts_per_department", params={"place": tumaco}).json()
+    assert shared["filters_applied"] == {"place": tumaco}
+    assert [(r["department_code"], r["alert_type"], r["alert_codes"], r["n_alerts"]) for r in shared["rows"]] == [
+        (r["department_code"], r["alert_type"], r["alert_codes"], r["n_alerts"]) for r in alerts["rows"]
+    ]
+    alert_chunks = _scalar_set(
+        eng,
+        "SELECT e->>'chunk_id' FROM early_warnings_current w, jsonb_array_elements(w.evidence) e "
+        "WHERE w.alert_code = '001-20'",
+    )
+    assert {e["chunk_id"] for r in shared["rows"] for e in r["evidence"]} <= alert_chunks
     ev = http.get(
         "/tablero/api/evidencia",
         params={"vista": "alerts_per_department", "ids": str(alerts["rows"][0]["id"]), "lugar": tumaco},

@@ -306,3 +306,64 @@ def test_proposal_validated_against_read_passages():
     )
     assert validate_proposal(p, "verdadera", fengyun_id, span, read).estado == "no_verificada"
     assert validate_proposal(p, "no_verificada", None, None, read).estado == "no_verificada"
+
+
+def test_premise_entities_use_the_shared_name_sets():
+    # "el Pentágono" is the dictionary's us_dod: an English passage saying "the Department of
+    # Defense" addresses the premise; a demonym names the country
+    p = extract_premise("Dado que el Pentágono nunca ha usado enjambres de drones, ¿qué hace China?")
+    ent = [c for c in p.concepts if c.entity]
+    assert ent and ent[0].found_in("the department of defense tested")
+    q = extract_premise("Dado que los rusos nunca han probado un arma antisatélite, ¿qué dice la doctrina?")
+    assert any(c.entity and c.found_in("russia tested an asat weapon") for c in q.concepts)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "text"),
+    [
+        # causal "Como X, ¿…?" — never the interrogative "¿Cómo…?" nor a role ("Como analista, …")
+        ("Como Irán ya probó un misil antisatélite, ¿qué dice la ONU?", "como", "Irán ya probó un misil antisatélite"),
+        # a tag asking to confirm the assertion
+        (
+            "India destruyó un satélite propio en 2019, ¿cierto?",
+            "confirmacion",
+            "India destruyó un satélite propio en 2019",
+        ),
+        (
+            "The ELN signed the 2016 peace deal, right? what happened next",
+            "confirmacion",
+            "The ELN signed the 2016 peace deal",
+        ),
+        (
+            "O Brasil lançou um satélite militar em 2017, né?",
+            "confirmacion",
+            "O Brasil lançou um satélite militar em 2017",
+        ),
+        # a noun phrase that presupposes its event
+        ("Dado el acuerdo secreto entre Rusia y China para la Luna, ¿qué riesgos hay?", "dado_que", None),
+        ("A raíz de la destrucción del satélite Fengyun por China, ¿qué se hizo?", "dado_que", None),
+        # "now that", "debido a que"
+        ("Ahora que Starlink controla la mitad de los satélites, ¿qué pasa con la ESA?", "dado_que", None),
+        # a "why … stopped" presupposes the stop, even without a negation
+        ("¿Por qué Rusia dejó de publicar su doctrina espacial?", "por_que", None),
+    ],
+)
+def test_more_premise_phrasings(question, kind, text):
+    p = extract_premise(question)
+    assert p is not None and p.kind == kind, (question, p)
+    if text is not None:
+        assert p.text == text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Cómo afecta la IA a la guerra electrónica, y qué dice la OTAN?",
+        "Como analista de la Defensoría necesito el mapa de alertas del Cauca.",
+        "Quiero el mapa de alertas del Cauca, no del Valle",
+        "Pregunta para el informe: ¿qué grupos operan en Tumaco?",
+        "¿Por qué aumentaron las pruebas antisatélite después de 2007?",
+    ],
+)
+def test_no_premise_where_none_is_asserted(question):
+    assert extract_premise(question) is None

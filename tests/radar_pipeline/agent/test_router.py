@@ -208,3 +208,35 @@ def test_coverage_note_names_exactly_the_missing_years():
     note = messages.coverage_note(rows + [{"requisito": "Rusia", "tipo": "country", "cubierto": False}], (2010, 2020))
     assert note.startswith("Cobertura incompleta: no encontré evidencia en los pasajes leídos para «Rusia» (país).")
     assert note.endswith("Sin evidencia leída para 2011, 2013–2015 y 2019 dentro del periodo 2010–2020.")
+
+
+def test_countries_and_groups_come_from_the_gazetteer_and_dictionary():
+    from radar_pipeline.agent.understanding import name_sets
+
+    sets = {ns.key: ns for ns in name_sets()}
+    # a demonym in the question names the country; a metonym in an English passage meets it
+    reqs = router.extract_requirements("¿Qué dicen los analistas rusos sobre la guerra espacial?")
+    (rus,) = [r for r in reqs if r.kind == "country"]
+    assert rus.label == "Rusia" and rus.aliases == sets["country:RUS"].aliases
+    assert rus.met_by("officials in moscow confirmed") and rus.met_by("the kremlin said")
+    # every country of the gazetteer, not only the old list of 45: Somalia, with its English name
+    (som,) = [r for r in router.extract_requirements("¿Hubo ataques con drones en Somalia?") if r.kind == "country"]
+    assert som.met_by("strikes in somalia increased")
+    # armed groups and organisations of the entity dictionary, with their context aliases
+    labels = {r.label for r in router.extract_requirements("¿Dónde operan las disidencias y el Grupo Wagner?")}
+    assert {"disidencias de las FARC", "Grupo Wagner"} <= labels
+    (nato,) = [r for r in router.extract_requirements("¿Qué dice la OTAN sobre drones?") if r.kind == "group"]
+    assert nato.met_by("the nato summit adopted") and nato.met_by("la otan aprobo")
+    # an abbreviation that folds to an everyday word is no name in folded text ("US" → "us", "ESA" → "esa")
+    assert "us" not in sets["country:USA"].aliases and "u.s." in sets["country:USA"].aliases
+    assert not [
+        r for r in router.extract_requirements("¿Qué dice esa estrategia de ciberdefensa?") if r.kind == "group"
+    ]
+
+
+def test_named_country_is_on_topic_but_trivia_about_it_is_not():
+    assert router.plan("¿Y Francia?").kind == "question"  # a follow-up naming a country
+    assert router.plan("¿Qué hace Corea del Norte?").kind == "question"
+    assert router.plan("¿Cuál es la capital de Francia?").kind == "off_topic"
+    assert router.plan("Dame una receta de pasta italiana").kind == "off_topic"
+    assert router.plan("¿Cuál es la capital de Rusia y qué doctrina militar tiene?").kind == "question"

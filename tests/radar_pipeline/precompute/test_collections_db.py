@@ -38,7 +38,17 @@ from tests.api.dashboard import support_corpus as corpus
 from tests.api.dashboard.support_server import fresh_database
 
 ALERTAS = ("codefest/F3/F3-ALERTAS-001.txt", "codefest/F3/F3-ALERTAS-012.txt")
-LINEAGE = {"id", "valid_from", "valid_to", "run_id", "producer", "row_hash", "collections", "collection"}
+LINEAGE = {
+    "id",
+    "valid_from",
+    "valid_to",
+    "run_id",
+    "producer",
+    "row_hash",
+    "collections",
+    "collection",
+    "precompute_version",
+}
 FILTERS = [
     Filters(),
     Filters(phenomenon="territorial"),

@@ -87,3 +87,32 @@ def test_repeated_page_lines_are_boilerplate():
 
 def test_veredas_listed_in_capitals_are_not_municipalities(gazetteer):
     assert _find(gazetteer, "PAJAROS; PUEBLO NUEVO; LOS ANDES; SAN PEDRO; PUEBLO BELLO") == []
+
+
+def test_demonyms_and_metonyms_are_words_for_a_country_not_place_mentions(gazetteer, shared_dir):
+    from radar_pipeline.precompute.places import load_country_names
+
+    countries = {c.iso3: c for c in load_country_names(shared_dir / "geo")}
+    assert "Russian" in countries["RUS"].demonyms and "Kremlin" in countries["RUS"].metonyms
+    assert countries["RUS"].label == "Rusia" and "Russia" in countries["RUS"].names  # Natural Earth's name
+    assert countries["CHN"].label == "China" and "US" in countries["USA"].case_sensitive
+    # the place matcher never reads them: "los rusos" or "the Kremlin" is not Russia the place
+    assert _find(gazetteer, "Los rusos y el Kremlin hablaron; Russian officials agreed.") == []
+    assert [p for _, p, _ in _find(gazetteer, "Rusia y Russia.")] == ["country:RUS", "country:RUS"]
+    # without Natural Earth only the listed names are known (no "Russia"), never an error
+    bare = {c.iso3: c for c in load_country_names(None)}
+    assert "Rusia" in bare["RUS"].names and "Russia" not in bare["RUS"].names
+
+
+def test_demonyms_for_an_unknown_country_are_refused(tmp_path, shared_dir):
+    import pytest
+    import yaml
+
+    from radar_pipeline.precompute.places import DEFAULT_PLACES_PATH, load_country_names
+
+    data = yaml.safe_load(DEFAULT_PLACES_PATH.read_text(encoding="utf-8"))
+    data["demonyms"]["XXX"] = ["nadie"]
+    bad = tmp_path / "places.yaml"
+    bad.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(ValueError, match="XXX"):
+        load_country_names(shared_dir / "geo", bad)

@@ -84,3 +84,30 @@ def test_not_materialized_is_structured(pengine):
     except NotMaterialized as exc:
         assert str(exc) == "agg_timeline"
     T.ensure_precompute_schema(pengine)
+
+
+def test_municipality_alerts_are_the_alerts_naming_it(pengine, config):
+    # one definition with the dashboard (precompute.alerts.names_place): a municipality keeps, in
+    # every department row, the alerts that name it; it narrowed to the whole department before
+    from radar_pipeline.precompute.alerts import names_place
+
+    _crafted(pengine)
+    _run_all(pengine, config)
+    reader = PrecomputeReader(pengine)
+    warnings = current_rows(pengine, "early_warnings")
+    munis = {p["place_id"] for w in warnings for p in w["places"] or [] if p["place_id"].startswith("municipality:")}
+    assert munis
+    for muni in sorted(munis):
+        naming = {w["alert_code"] for w in warnings if names_place(w, muni)}
+        out = reader.read("alerts_per_department", Filters(place=muni))
+        assert out["filters_applied"] == {"place": muni} and out["filters_ignored"] == []
+        assert {c for r in out["rows"] for c in r["alert_codes"]} == naming, muni
+        assert all(r["n_alerts"] == len(r["alert_codes"]) > 0 for r in out["rows"]), muni
+    # without early_warnings nothing says which alerts name it: its department, as a column
+    muni = sorted(munis)[0]
+    with pengine.begin() as conn:
+        conn.execute(sa.text("DROP TABLE early_warnings CASCADE"))
+    reader = PrecomputeReader(pengine)
+    out = reader.read("alerts_per_department", Filters(place=muni))
+    assert out["materialized"] and {r["department_code"] for r in out["rows"]} == {muni.split(":")[1][:2]}
+    assert out["filters_applied"] == {"place": muni}

@@ -94,3 +94,30 @@ def test_two_case_sensitive_spellings_are_both_kept():
         ]
     )
     assert [h.matched for h in d.find("the DoD and the DOD, not dod")] == ["DoD", "DOD"]
+
+
+def test_context_aliases_are_never_counted_as_mentions(dictionary):
+    # "las disidencias" names the FARC dissidents only where the context already does: the agent's
+    # coverage check reads it, the precomputes never count it
+    assert "disidencias" in dictionary.entities["farc_dissidents"].context_aliases
+    text = "Las disidencias crecieron; las disidencias de las FARC también."
+    hits = [(h.entity_id, h.matched) for h in dictionary.find(text, phenomenon="territorial")]
+    assert hits == [("farc_dissidents", "disidencias de las FARC")]
+    with pytest.raises(ValueError, match="context_aliases"):
+        _dict(
+            [
+                {
+                    "id": "x",
+                    "category": "actor",
+                    "phenomenon": "territorial",
+                    "aliases": {"es": ["X"]},
+                    "context_aliases": "x",
+                }
+            ]
+        )
+
+
+def test_armed_groups_outside_latin_america_are_in_the_dictionary(dictionary):
+    text = "Los hutíes y Hezbollah atacaron; the Wagner Group and the Islamic State; Sendero Luminoso."
+    ids = [h.entity_id for h in dictionary.find(text, phenomenon="ai_military")]
+    assert ids == ["houthis", "hezbollah", "wagner_group", "islamic_state", "sendero_luminoso"]

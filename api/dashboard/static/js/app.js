@@ -347,7 +347,15 @@ async function placeRowId(placeId) {
   return (d.rows || []).find((r) => r.place_id === placeId);
 }
 
+function showClaims() {
+  // the claims panel follows the selected place or entity (dictionary ids are claim subjects)
+  if (state.lugar) evidence.showClaims({ object: state.lugar }, placeName(state.lugar));
+  else if (state.entidad && !state.entidad.startsWith('country:')) evidence.showClaims({ subject: `entity:${state.entidad}` }, entityShort(state.entidad));
+  else evidence.showClaims(null);
+}
+
 async function showSelection() {
+  showClaims();
   const filters = apiFilters(state);
   const openFirst = openFirstEvidence;
   openFirstEvidence = false;

@@ -29,6 +29,7 @@ export class EvidencePanel {
     this.doc = $('ev-doc');
     this.passages = $('ev-pasajes');
     this.token = 0;
+    this.claimsToken = 0;
     this.counted = { entities: [], places: [], quotes: [] };
     $('ev-volver').addEventListener('click', () => this.closeWindow());
   }
@@ -120,6 +121,49 @@ export class EvidencePanel {
       this.renderMore(next, sel, filters);
     });
     this.more.appendChild(b);
+  }
+
+  // Claims about the selected place or entity (GET /claims): status, and the passages that support
+  // and contradict each one; a contested claim shows both sides and which prevails and why.
+  async showClaims(params, label) {
+    const box = $('ev-afirmaciones');
+    const token = ++this.claimsToken;
+    if (!params) { box.hidden = true; box.replaceChildren(); return; }
+    let data;
+    try {
+      data = await getJSON(`/claims?${new URLSearchParams({ ...params, limit: 20 })}`);
+    } catch (e) {
+      box.hidden = true;
+      return;
+    }
+    if (token !== this.claimsToken) return;
+    if (data.materialized === false) { box.hidden = true; return; }
+    box.hidden = false;
+    if (!data.claims.length) {
+      box.innerHTML = `<h3>Afirmaciones</h3><p class="why">Radar no registra afirmaciones sobre ${escapeHtml(label)}.</p>`;
+      return;
+    }
+    const ESTADO = { asserted: 'afirmada', contested: 'disputada', superseded: 'reemplazada', retracted: 'retirada' };
+    const POSTURA = { supports: 'la respalda', contradicts: 'la contradice' };
+    const parts = [`<h3>Afirmaciones sobre ${escapeHtml(label)}</h3><ul class="claims">`];
+    for (const c of data.claims) {
+      const period = c.valid_from ? `${c.valid_from}${c.valid_to ? ` a ${c.valid_to}` : ' en adelante'}` : 'validez no indicada por la fuente';
+      const prevails = c.status === 'contested'
+        ? ` <span class="why">Prevalece: ${c.prevailing_stance ? escapeHtml(POSTURA[c.prevailing_stance]) : 'ninguna (empate)'} (regla: ${escapeHtml(c.policy)}).</span>` : '';
+      parts.push(`<li data-claim="${escapeHtml(c.claim_id)}"><span class="estado estado-${escapeHtml(c.status)}">${escapeHtml(ESTADO[c.status] || c.status)}</span> `
+        + `${escapeHtml(c.statement)} <span class="why">(${escapeHtml(period)}; registrada ${escapeHtml(c.recorded_at.slice(0, 10))})</span>${prevails}<ul>`);
+      for (const e of c.evidence) {
+        parts.push(`<li class="postura-${escapeHtml(e.stance)}"><button type="button" class="abrir ids" data-doc="${escapeHtml(e.doc_id)}" data-chunk="${escapeHtml(e.chunk_id)}">`
+          + `${e.stance === 'supports' ? 'Respalda' : 'Contradice'} · ${escapeHtml(e.chunk_id)}</button>${e.retracted ? ' <span class="why">(documento retirado)</span>' : ''}`
+          + `<p class="snippet">«${escapeHtml(e.span.slice(0, 240))}${e.span.length > 240 ? '…' : ''}»</p></li>`);
+      }
+      parts.push('</ul></li>');
+    }
+    parts.push('</ul>');
+    box.innerHTML = parts.join('');
+    for (const b of box.querySelectorAll('button[data-chunk]')) {
+      b.addEventListener('click', () => this.openWindow(b.dataset.doc, b.dataset.chunk));
+    }
   }
 
   closeWindow(focusList = true) {

@@ -1,0 +1,1 @@
+"""Claim measurements: the blind labelling sample, its scorer and the alias-resolution sample."""
