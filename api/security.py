@@ -15,11 +15,11 @@ static files stay open (no corpus data). Missing or bad credential → 401 with
 Collections. A key (or OIDC token) restricted to collections reads only those: ``ReadScope`` /
 ``ChatScope`` give the endpoint the caller's ``AccessScope`` and ``scoped_retrieval`` the
 ``RetrievalService.for_scope`` view, which restricts candidates inside the search and answers 404
-for chunks and documents outside the scope, as for ones that do not exist. Endpoints whose data
-cannot be restricted by collection (the precompute aggregates and the dashboard figures, counted
-over the whole corpus) refuse a restricted caller with 403 ``aggregate_not_scoped``
-(``refuse_restricted``) instead of leaking counts; ``admin`` endpoints (keys, the audit log, others'
-traces) need an unrestricted credential (403 ``admin_requires_all_collections``).
+for chunks and documents outside the scope, as for ones that do not exist. The precompute
+aggregates and the dashboard figures count only the caller's collections (their rows are kept per
+collection and folded inside the query: ``PrecomputeReader.scoped``); ``admin`` endpoints (keys,
+the audit log, others' traces) need an unrestricted credential (403
+``admin_requires_all_collections``).
 
 Modes (``AccessControl.mode``): ``required`` — every scoped endpoint needs a credential;
 ``open`` — the embedded default when the server is bound to loopback and no key or OIDC is
@@ -49,7 +49,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from radar_pipeline.access import SCOPES, AuditLog, KeyStore, Principal, TokenBucket
+from radar_pipeline.access import SCOPES, AuditLog, KeyStore, PgTokenBucket, Principal, TokenBucket
 from radar_pipeline.agent.service import spool_for
 from radar_pipeline.collection import AccessScope
 
@@ -72,6 +72,11 @@ class AuthSettings(BaseSettings):
     oidc_collections_claim: str = "radar_collections"
     rate_per_minute: float = Field(120.0, gt=0, description="sustained requests per minute per key")
     rate_burst: float = Field(30.0, ge=1, description="bucket size (requests at once)")
+    rate_backend: Literal["memory", "postgres"] = Field(
+        "memory",
+        description="where the buckets live: 'memory' (one process) or 'postgres' (shared by every API "
+        "process on the database: set it when running more than one worker)",
+    )
     max_body_bytes: int = Field(65_536, ge=1024, description="largest request body; more → 413")
     cors_origins: list[str] = Field(default_factory=list, description="allowed browser origins; empty = none")
 
@@ -126,7 +131,8 @@ class AccessControl:
     """The app's access policy (``app.state.access``); see the module docstring for the modes.
 
     ``keys``/``audit`` are built lazily from the service's engine (``bind``); ``limiter`` is one
-    token bucket per principal.
+    token bucket per principal, in this process or, with ``rate_backend='postgres'``, in the
+    database (``limit``).
     """
 
     mode: Literal["required", "open"]
@@ -136,6 +142,7 @@ class AccessControl:
     _service: Any = None
     _keys: KeyStore | None = None
     _audit: AuditLog | None = None
+    _shared: PgTokenBucket | None = None
 
     def __post_init__(self):
         if self.limiter is None:
@@ -172,6 +179,14 @@ class AccessControl:
         if self._audit is None and self._engine() is not None:
             self._audit = AuditLog(self._engine(), spool=spool_for("audit"))
         return self._audit
+
+    def limit(self, key_id: str) -> float:
+        """Take a rate-limit token for ``key_id``: 0.0, or the seconds until one is available. With
+        ``rate_backend='postgres'`` the bucket is the database's (shared by every API process;
+        the in-process bucket counts while the database is unreachable)."""
+        if self.settings.rate_backend == "postgres" and self._shared is None and self._engine() is not None:
+            self._shared = PgTokenBucket(self._engine(), self.limiter.rate, self.limiter.burst, fallback=self.limiter)
+        return (self._shared or self.limiter).take(key_id)
 
     def describe(self) -> str:
         """What ``/health`` says about authentication (never which keys exist)."""
@@ -269,7 +284,7 @@ def require(*scopes: str):
             )
         request.state.radar_principal = principal
         # per credential; the open loopback mode has none (one local user), so no bucket either
-        wait = access.limiter.take(principal.key_id) if principal.auth != "open" else 0.0
+        wait = access.limit(principal.key_id) if principal.auth != "open" else 0.0
         if wait > 0:
             raise _deny(
                 429,
@@ -312,23 +327,16 @@ ChatScope = Annotated[AccessScope, Depends(_chat_scope)]
 
 
 def refuse_restricted(scope: AccessScope) -> None:
-    """403 ``aggregate_not_scoped`` for a collection-restricted scope: the precompute tables are
-    counted over the whole corpus, so their figures would reveal other collections."""
+    """403 ``aggregate_not_scoped`` for a collection-restricted scope, where the data spans the whole
+    corpus and cannot be restricted (the alias review queue: its items cite passages of every
+    collection). The precompute aggregates and the dashboard no longer need it: they count the
+    caller's collections only."""
     if scope.restricted:
         raise _deny(
             403,
             "aggregate_not_scoped",
-            "los agregados se calculan sobre todo el corpus y no pueden restringirse a las colecciones de "
-            "esta credencial",
+            "estos datos abarcan todo el corpus y no pueden restringirse a las colecciones de esta credencial",
         )
-
-
-def _not_restricted(scope: ReadScope) -> AccessScope:
-    refuse_restricted(scope)
-    return scope
-
-
-UnrestrictedRead = Depends(_not_restricted)
 
 
 def api_routes(app) -> list:

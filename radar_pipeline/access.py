@@ -21,11 +21,14 @@ lookups hold only the allowed rows and whose searches restrict the candidates (F
 ``WHERE EXISTS``) before ranking, never a filtered top-k; chunks, windows and outlines outside the
 scope answer 404 as if they did not exist; publication listings count only allowed documents; the
 /chat run passes the same scope to all its tools. The precompute aggregates and the dashboard
-figures are counted over the whole corpus, so a restricted key gets 403 ``aggregate_not_scoped``
-there; a restricted key sees only its own traces, and cannot use the ``admin`` endpoints.
+figures count only the allowed collections (per-collection rows folded in the query,
+``precompute/scoped.py``); a restricted key sees only its own traces, and cannot use the ``admin``
+endpoints.
 
-``AuditLog.write`` stores one ``audit_log`` row per request; ``TokenBucket`` is an in-process
-token bucket per key.
+``AuditLog.write`` stores one ``audit_log`` row per request. Rate limits are a token bucket per key:
+``TokenBucket`` in the process, or ``PgTokenBucket`` in PostgreSQL (one atomic upsert per request
+on the database clock), which every API process on the same database shares, so two workers do not
+double a key's rate.
 """
 
 from __future__ import annotations
@@ -279,8 +282,8 @@ class AuditLog:
 
 
 def ensure_access_schema(engine: sa.Engine) -> None:
-    """Create ``api_keys`` and ``audit_log`` if missing (idempotent, safe concurrently)."""
-    db.create_all_locked(engine, db.metadata, tables=[db.api_keys, db.audit_log])
+    """Create ``api_keys``, ``audit_log`` and ``rate_buckets`` if missing (idempotent, safe concurrently)."""
+    db.create_all_locked(engine, db.metadata, tables=[db.api_keys, db.audit_log, db.rate_buckets])
 
 
 @dataclass
@@ -305,3 +308,52 @@ class TokenBucket:
                 return 0.0
             self._state[key] = (tokens, now)
             return (1.0 - tokens) / self.rate if self.rate > 0 else float("inf")
+
+
+# refilled = the bucket's tokens plus what the elapsed database time added, capped at the burst;
+# ``excluded.updated_at`` is this request's clock_timestamp()
+_REFILLED = "least(:burst, b.tokens + greatest(0.0, extract(epoch FROM excluded.updated_at - b.updated_at)) * :rate)"
+_TAKE = sa.text(
+    "INSERT INTO rate_buckets AS b (key_id, tokens, updated_at, granted) "
+    "VALUES (:key, :burst - 1.0, clock_timestamp(), true) "
+    "ON CONFLICT (key_id) DO UPDATE SET "
+    f"tokens = {_REFILLED} - CASE WHEN {_REFILLED} >= 1.0 THEN 1.0 ELSE 0.0 END, "
+    f"granted = {_REFILLED} >= 1.0, updated_at = excluded.updated_at "
+    "RETURNING granted, tokens"
+)
+
+
+@dataclass
+class PgTokenBucket:
+    """Per-key token buckets in PostgreSQL (``rate_buckets``), shared by every process on ``engine``.
+
+    Same contract as ``TokenBucket``: ``take(key)`` returns 0.0 when a token was taken, else the
+    seconds until one is available. Each call is one ``INSERT … ON CONFLICT DO UPDATE``: the row
+    lock serialises concurrent requests for the same key across processes and hosts, and the refill
+    is computed on the database clock, so the processes' clocks do not matter. When the database
+    cannot be reached the request is counted by ``fallback`` (an in-process bucket of the same rate)
+    rather than refused or let through unlimited.
+    """
+
+    engine: sa.Engine
+    rate: float
+    burst: float
+    fallback: TokenBucket | None = None
+
+    def __post_init__(self):
+        if self.fallback is None:
+            self.fallback = TokenBucket(self.rate, self.burst)
+        self._ready = False
+
+    def take(self, key: str, now: float | None = None) -> float:
+        try:
+            if not self._ready:
+                ensure_access_schema(self.engine)
+                self._ready = True
+            with self.engine.begin() as conn:
+                granted, tokens = conn.execute(_TAKE, {"key": key, "burst": self.burst, "rate": self.rate}).one()
+        except sa.exc.SQLAlchemyError:
+            return self.fallback.take(key, now)
+        if granted:
+            return 0.0
+        return (1.0 - tokens) / self.rate if self.rate > 0 else float("inf")

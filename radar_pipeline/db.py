@@ -210,6 +210,16 @@ audit_log = sa.Table(
     sa.Column("ms", sa.Float, nullable=False),
 )
 
+# One token bucket per credential, shared by every API process on the database (``access.PgTokenBucket``).
+rate_buckets = sa.Table(
+    "rate_buckets",
+    metadata,
+    sa.Column("key_id", sa.Text, primary_key=True),
+    sa.Column("tokens", sa.Float, nullable=False, comment="tokens left after the last request"),
+    sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False, comment="the database clock"),
+    sa.Column("granted", sa.Boolean, nullable=False, comment="whether the last request took a token"),
+)
+
 # Claims (``radar_pipeline.claims``): statements built by rules from the precomputes, bitemporal and
 # append-only. One row per claim *version*: ``valid_from``/``valid_to`` is valid time (when it held
 # in the world, from the source's own dates; NULL = the source does not say), ``recorded_at`` /

@@ -8,9 +8,9 @@ uses is the service's own API (``/aggregates``, ``/documents/{id}/window``, ``/c
 
 A missing table answers ``materialized: false`` (HTTP 200) and no database answers 409, like
 ``/aggregates``; these routes stay out of the OpenAPI document (they serve the page, not clients). The page and its
-static files are open (no corpus data); the four data endpoints need the ``read`` scope and an
-unrestricted credential: their figures and evidence rows come from precompute tables counted over
-the whole corpus, so a collection-restricted key gets 403 ``aggregate_not_scoped``.
+static files are open (no corpus data); the four data endpoints need the ``read`` scope, and their
+figures, row ids and evidence are those of the collections the credential may read (the precompute
+rows of those collections folded inside the query: ``PrecomputeReader.scoped``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from api.dashboard.data import ENTITY_ID, PLACE_ID, VIEWS, DashboardData, Filters, NotMaterialized
-from api.security import UnrestrictedRead
+from api.security import Read, ReadScope
 from radar_pipeline.vocabulary import Phenomenon
 
 log = logging.getLogger("radar.api.dashboard")
@@ -111,8 +111,8 @@ def page() -> Response:
     return FileResponse(index, media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-cache"})
 
 
-@router.get("/tablero/api/meta", dependencies=[UnrestrictedRead])
-def meta(request: Request) -> dict:
+@router.get("/tablero/api/meta")
+def meta(request: Request, scope: ReadScope) -> dict:
     service = request.app.state.service
     llm = service.settings.llm
     out = {
@@ -125,12 +125,13 @@ def meta(request: Request) -> dict:
     engine = service.engine()
     if engine is None:
         return {**out, "materialized": False, "message": "PostgreSQL no está disponible"}
-    return {**out, "materialized": True, **_guard(lambda: _data(request).meta())}
+    return {**out, "materialized": True, **_guard(lambda: _data(request).meta(scope))}
 
 
-@router.get("/tablero/api/vista/{view}", dependencies=[UnrestrictedRead])
+@router.get("/tablero/api/vista/{view}")
 def view(
     request: Request,
+    scope: ReadScope,
     view: Annotated[View, PathParam()],
     fenomeno: Annotated[Phen | None, Query()] = None,
     desde: Year = None,
@@ -150,12 +151,13 @@ def view(
         "entity_heatmap": {"columnas": columnas},
     }.get(view, {})
     data = _data(request)
-    return {"materialized": True, **_guard(lambda: data.view(view, f, **opts))}
+    return {"materialized": True, **_guard(lambda: data.view(view, f, scope, **opts))}
 
 
-@router.get("/tablero/api/evidencia", dependencies=[UnrestrictedRead])
+@router.get("/tablero/api/evidencia")
 def evidencia(
     request: Request,
+    scope: ReadScope,
     vista: Annotated[View, Query()],
     ids: Annotated[str, Query(max_length=2000, pattern=r"^[0-9,]+$")],
     fenomeno: Annotated[Phen | None, Query()] = None,
@@ -171,10 +173,10 @@ def evidencia(
     row_ids = [int(x) for x in ids.split(",") if x and len(x) <= 18][:200]
     if not row_ids:
         raise HTTPException(422, detail={"code": "invalid_filter", "message": "ids: identificadores de filas"})
-    return {"materialized": True, **_guard(lambda: data.evidence(vista, row_ids, f, offset, limit))}
+    return {"materialized": True, **_guard(lambda: data.evidence(vista, row_ids, f, offset, limit, scope))}
 
 
-@router.get("/tablero/api/resolver", dependencies=[UnrestrictedRead])
+@router.get("/tablero/api/resolver", dependencies=[Read])
 def resolver(
     request: Request,
     entidad: Annotated[str | None, Query(max_length=120)] = None,

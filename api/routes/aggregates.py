@@ -1,8 +1,8 @@
 """Aggregates from the precomputes (shared by the dashboard and the agent's visualizer).
 
 A table not materialized yet answers ``materialized: false`` with a message (HTTP 200), never 500.
-The figures are counted over the whole corpus, so a collection-restricted credential gets 403
-``aggregate_not_scoped`` (the list of aggregate names, which counts nothing, stays readable).
+The figures are counted over the collections the credential may read (a restricted key counts only
+its collections, inside the query: ``PrecomputeReader.scoped``; an unrestricted one all of them).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from fastapi import APIRouter, HTTPException, Path, Query
 
 from api.deps import AggregatesDep, ServiceDep
 from api.schemas import AggregateListItem, AggregateResponse, ErrorResponse
-from api.security import Read, UnrestrictedRead
+from api.security import Read, ReadScope
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import AGGREGATES
 from radar_pipeline.vocabulary import Phenomenon
@@ -45,10 +45,10 @@ def list_aggregates(service: ServiceDep) -> list[AggregateListItem]:
     "/aggregates/{name}",
     response_model=AggregateResponse,
     responses={409: {"model": ErrorResponse}, 403: {"model": ErrorResponse}},
-    dependencies=[UnrestrictedRead],
 )
 def read_aggregate(
     reader: AggregatesDep,
+    scope: ReadScope,
     name: Annotated[AggregateName, Path()],
     phenomenon: Annotated[Phenomenon | None, Query()] = None,
     year_from: Annotated[int | None, Query(ge=1900, le=2100)] = None,
@@ -60,7 +60,7 @@ def read_aggregate(
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> AggregateResponse:
     try:
-        out = reader.read(name, Filters(phenomenon, year_from, year_to, entity, place), limit=limit)
+        out = reader.read(name, Filters(phenomenon, year_from, year_to, entity, place), limit=limit, scope=scope)
     except sa.exc.SQLAlchemyError as exc:
         log.warning("aggregate %s failed: %s", name, exc)
         raise HTTPException(

@@ -26,6 +26,7 @@ from radar_pipeline.claims.policy import resolve
 from radar_pipeline.claims.store import write_claims
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.presence import GROUPS, parse_records, record_core
+from radar_pipeline.precompute.scoped import scoped
 from radar_pipeline.precompute.versioning import current_rows, finish_run, start_run
 
 __all__ = ["CODE_VERSION", "build_claims", "materialize_claims", "load_docs"]
@@ -145,7 +146,15 @@ def build_claims(
     stats["present_in"] = {**st, "records": len(located)}
     log(f"claims: {len(pres)} presence claims from {len(located)} records")
 
-    alerts = current_rows(engine, "early_warnings", ["alert_code", "date", "alert_type", "evidence"])
+    # early warnings are kept per access collection: one alert's rows folded (``precompute.scoped``)
+    ew = scoped(T.early_warnings)
+    with engine.connect() as conn:
+        alerts = [
+            dict(r._mapping)
+            for r in conn.execute(
+                sa.select(ew.c.alert_code, ew.c.date, ew.c.alert_type, ew.c.evidence).order_by(ew.c.alert_code)
+            )
+        ]
     cids = {e["chunk_id"] for a in alerts for e in a["evidence"] if e.get("chunk_id")}
     alert_texts = _chunk_texts(engine, cids)
     pm: dict[str, list[dict]] = defaultdict(list)
@@ -251,6 +260,7 @@ def materialize_alias_decisions(engine: sa.Engine, *, now: dt.datetime | None = 
     pres = current_rows(
         engine, "armed_presence", ["municipality_id", "level1", "level2", "divipola_code"], "group_key = 'eln'"
     )
+    pres = list({r["municipality_id"]: r for r in pres}.values())  # one row per collection: one per municipality
     unresolved = current_rows(
         engine,
         "place_mentions",

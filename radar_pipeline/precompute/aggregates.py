@@ -22,7 +22,15 @@ them (``build``), so the tests run them on crafted rows. Counting rules:
   ``trend`` = share of them published after the cut-off, the cut-off being the median publication
   date of the dated documents in scope (dates compare by their first day: "2021" = 2021-01-01);
   axes split at the medians of intensity and trend over the entities with intensity ≥ 1
-  ("high"/"rising" = strictly above the median). No score is derived.
+  ("high"/"rising" = strictly above the median). No score is derived (``quadrant_rows``).
+
+**By collection.** ``build_by_collection`` runs every builder on each access collection's documents
+alone (``AggInputs.restrict``) and labels the rows with it: a collection's rows are exactly the rows
+a corpus made only of that collection would get. Every count except the quadrant's medians is a
+sum over documents or passages, and a document (with its passages) belongs to one collection, so
+the reader folds several collections back into one row per key by summing in SQL
+(``reader.PrecomputeReader.scoped``); the quadrant is re-classified for the caller's collections
+by ``quadrant_rows`` over the folded rows.
 """
 
 from __future__ import annotations
@@ -52,6 +60,8 @@ __all__ = [
     "source_collection",
     "date_start",
     "BUILDERS",
+    "build_by_collection",
+    "quadrant_rows",
 ]
 
 ALL = "all"
@@ -83,8 +93,9 @@ def source_collection(paths: Sequence[str], inventory: Mapping[str, Mapping[str,
 
 @dataclass
 class AggInputs:
-    """Everything the builders read. ``docs``: doc_id → {phenomenon, source}; ``first_chunk``:
-    doc_id → chunk_id of seq 0; ``dates``: doc_id → {date, year, month}; mentions as tuples."""
+    """Everything the builders read. ``docs``: doc_id → {phenomenon, source, collection};
+    ``first_chunk``: doc_id → chunk_id of seq 0; ``dates``: doc_id → {date, year, month}; mentions
+    as tuples; ``alerts``: current ``early_warnings`` rows (with their ``collection``)."""
 
     docs: dict[str, dict[str, Any]]
     first_chunk: dict[str, str]
@@ -109,13 +120,46 @@ class AggInputs:
     def in_scope(self, doc_id: str, scope: str) -> bool:
         return scope == ALL or (self.docs.get(doc_id) or {}).get("phenomenon") == scope
 
+    def collections(self) -> list[str | None]:
+        """The access collections of the documents (None: documents in no collection), sorted."""
+        return sorted({d.get("collection") for d in self.docs.values()}, key=lambda c: (c is not None, c or ""))
+
+    def restrict(self, collection: str | None) -> AggInputs:
+        """The inputs of a corpus made only of ``collection``'s documents (the dictionary and the
+        gazetteer are reference data and stay whole; alerts are those built from the collection)."""
+        return self.partition().get(collection) or AggInputs({}, {}, {}, [], [], self.places, self.entities, [])
+
+    def partition(self) -> dict[str | None, AggInputs]:
+        """``restrict`` for every collection of the documents, in one pass over the inputs."""
+        coll = {d: v.get("collection") for d, v in self.docs.items()}
+        parts = {c: AggInputs({}, {}, {}, [], [], self.places, self.entities, []) for c in self.collections()}
+        for d, v in self.docs.items():
+            parts[coll[d]].docs[d] = v
+        for d, c in self.first_chunk.items():
+            if d in coll:
+                parts[coll[d]].first_chunk[d] = c
+        for d, v in self.dates.items():
+            if d in coll:
+                parts[coll[d]].dates[d] = v
+        for m in self.entity_mentions:
+            if m[1] in coll:
+                parts[coll[m[1]]].entity_mentions.append(m)
+        for m in self.place_mentions:
+            if m[1] in coll:
+                parts[coll[m[1]]].place_mentions.append(m)
+        for a in self.alerts:
+            if a.get("collection") in parts:
+                parts[a.get("collection")].alerts.append(a)
+        return parts
+
 
 def load_inputs(engine: sa.Engine, inventory: Mapping[str, Mapping[str, str]]) -> AggInputs:
     """Read the current rows the aggregates need (documents with at least one passage only)."""
     with engine.connect() as conn:
         docs_raw = conn.execute(
             sa.text(
-                "SELECT d.doc_id, d.phenomenon, d.primary_path, d.source_paths, c.chunk_id AS first_chunk "
+                "SELECT d.doc_id, d.phenomenon, d.primary_path, d.source_paths, d.collection, "
+                "c.chunk_id AS first_chunk "
                 "FROM documents d JOIN LATERAL (SELECT chunk_id FROM chunks WHERE chunks.doc_id = d.doc_id "
                 "ORDER BY seq LIMIT 1) c ON true"
             )
@@ -123,7 +167,11 @@ def load_inputs(engine: sa.Engine, inventory: Mapping[str, Mapping[str, str]]) -
     docs, first = {}, {}
     for r in docs_raw:
         paths = [r.primary_path] + [p for p in (r.source_paths or []) if p != r.primary_path]
-        docs[r.doc_id] = {"phenomenon": r.phenomenon, "source": source_collection(paths, inventory)}
+        docs[r.doc_id] = {
+            "phenomenon": r.phenomenon,
+            "source": source_collection(paths, inventory),
+            "collection": r.collection,
+        }
         first[r.doc_id] = r.first_chunk
     dates = {r["doc_id"]: r for r in current_rows(engine, "publication_dates", ["doc_id", "date", "year", "month"])}
     em = [
@@ -143,7 +191,9 @@ def load_inputs(engine: sa.Engine, inventory: Mapping[str, Mapping[str, str]]) -
     entities = {
         r["entity_id"]: r["category"] for r in current_rows(engine, "entity_dictionary", ["entity_id", "category"])
     }
-    alerts = current_rows(engine, "early_warnings", ["alert_code", "alert_type", "department_codes", "evidence"])
+    alerts = current_rows(
+        engine, "early_warnings", ["alert_code", "alert_type", "department_codes", "evidence", "collection"]
+    )
     return AggInputs(docs, first, dates, em, pm, places, entities, alerts)
 
 
@@ -356,56 +406,73 @@ def entity_heatmap(inp: AggInputs) -> list[dict[str, Any]]:
     ]
 
 
-def entity_quadrant(inp: AggInputs) -> list[dict[str, Any]]:
-    """``agg_entity_quadrant`` rows (see module doc): medians computed, never fixed."""
+def quadrant_rows(
+    scope: str,
+    dated: Mapping[str, str],
+    naming: Mapping[str, Mapping[str, Iterable[str]]],
+    entities: Mapping[str, str],
+) -> list[dict[str, Any]]:
+    """``agg_entity_quadrant`` rows of one scope (see module doc): medians computed, never fixed.
+
+    ``dated``: doc_id → publication date (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``) of every dated
+    document in scope; ``naming``: entity_id → {doc_id → chunk_ids naming it} (documents outside
+    ``dated`` are ignored); ``entities``: entity_id → category. The builder and the reader (for a
+    caller's collections) both classify through this function.
+    """
+    starts_by_doc = {d: date_start(v) for d, v in dated.items()}
+    if not starts_by_doc:
+        return []
+    starts = sorted(starts_by_doc.values())
+    cutoff = statistics.median_low(starts)
+    cutoff_doc = next(d for d, s in sorted(starts_by_doc.items(), key=lambda x: (x[1], x[0])) if s == cutoff)
+    cutoff_label = dated[cutoff_doc]
+    stats = []
+    for eid in sorted(naming):
+        docs = [d for d in naming[eid] if d in starts_by_doc]
+        if not docs:
+            continue
+        recent = [d for d in docs if starts_by_doc[d] > cutoff]
+        stats.append((eid, docs, len(recent)))
+    if not stats:
+        return []
+    i_med = float(statistics.median([len(docs) for _, docs, _ in stats]))
+    t_med = float(statistics.median([r / len(docs) for _, docs, r in stats]))
     rows = []
+    for eid, docs, n_recent in stats:
+        trend = n_recent / len(docs)
+        quadrant = (
+            ("high" if len(docs) > i_med else "low") + "_intensity_" + ("rising" if trend > t_med else "declining")
+        )
+        rows.append(
+            {
+                "entity_id": eid,
+                "entity_category": entities.get(eid, "unknown"),
+                "phenomenon": scope,
+                "intensity": len(docs),
+                "n_recent": n_recent,
+                "trend": round(trend, 6),
+                "cutoff_date": cutoff_label,
+                "intensity_median": i_med,
+                "trend_median": round(t_med, 6),
+                "quadrant": quadrant,
+                "evidence": _ev((d, c) for d in docs for c in naming[eid][d]),
+            }
+        )
+    return rows
+
+
+def entity_quadrant(inp: AggInputs) -> list[dict[str, Any]]:
+    """``agg_entity_quadrant`` rows (see module doc), one ``quadrant_rows`` call per scope."""
     naming: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for eid, doc, chunk in inp.entity_mentions:
         if doc in inp.docs:
             naming[eid][doc].add(chunk)
+    rows = []
     for scope in inp.scopes():
         dated = {
-            d: date_start(inp.dates[d]["date"])
-            for d in inp.docs
-            if inp.in_scope(d, scope) and (inp.dates.get(d) or {}).get("date")
+            d: inp.dates[d]["date"] for d in inp.docs if inp.in_scope(d, scope) and (inp.dates.get(d) or {}).get("date")
         }
-        if not dated:
-            continue
-        starts = sorted(dated.values())
-        cutoff = statistics.median_low(starts)
-        cutoff_doc = next(d for d, s in sorted(dated.items(), key=lambda x: (x[1], x[0])) if s == cutoff)
-        cutoff_label = inp.dates[cutoff_doc]["date"]
-        stats = []
-        for eid in sorted(naming):
-            docs = [d for d in naming[eid] if d in dated]
-            if not docs:
-                continue
-            recent = [d for d in docs if dated[d] > cutoff]
-            stats.append((eid, docs, len(recent)))
-        if not stats:
-            continue
-        i_med = float(statistics.median([len(docs) for _, docs, _ in stats]))
-        t_med = float(statistics.median([r / len(docs) for _, docs, r in stats]))
-        for eid, docs, n_recent in stats:
-            trend = n_recent / len(docs)
-            quadrant = (
-                ("high" if len(docs) > i_med else "low") + "_intensity_" + ("rising" if trend > t_med else "declining")
-            )
-            rows.append(
-                {
-                    "entity_id": eid,
-                    "entity_category": inp.entities.get(eid, "unknown"),
-                    "phenomenon": scope,
-                    "intensity": len(docs),
-                    "n_recent": n_recent,
-                    "trend": round(trend, 6),
-                    "cutoff_date": cutoff_label,
-                    "intensity_median": i_med,
-                    "trend_median": round(t_med, 6),
-                    "quadrant": quadrant,
-                    "evidence": _ev((d, c) for d in docs for c in naming[eid][d]),
-                }
-            )
+        rows += quadrant_rows(scope, dated, naming, inp.entities)
     return rows
 
 
@@ -425,3 +492,13 @@ def build(inp: AggInputs, tables: Sequence[str] = tuple(BUILDERS)) -> dict[str, 
     if unknown:
         raise KeyError(f"unknown aggregate tables: {sorted(unknown)}")
     return {t: BUILDERS[t](inp) for t in tables}
+
+
+def build_by_collection(inp: AggInputs, tables: Sequence[str] = tuple(BUILDERS)) -> dict[str, list[dict[str, Any]]]:
+    """Rows of the requested aggregate tables, each collection's computed from its documents alone
+    (``AggInputs.restrict``) and labelled with it (``collection``)."""
+    out: dict[str, list[dict[str, Any]]] = {t: [] for t in tables}
+    for coll, part in inp.partition().items():
+        for t, rows in build(part, tables).items():
+            out[t] += [{**r, "collection": coll} for r in rows]
+    return out

@@ -64,7 +64,7 @@ __all__ = [
     "propagate_retraction",
 ]
 
-CODE_VERSION = "precompute-1"
+CODE_VERSION = "precompute-2"  # 2: rows per access collection (grain collection × keys)
 Log = Callable[[str], None]
 BATCH_DOCS = 40
 
@@ -189,7 +189,8 @@ def match_document(
 ) -> tuple[list[dict], list[dict], Counter]:
     """Entity and place mention rows of one document.
 
-    ``doc``: ``doc_id``, ``phenomenon``, ``language``, ``is_tabular``; ``chunks``: ``chunk_id``,
+    ``doc``: ``doc_id``, ``phenomenon``, ``language``, ``is_tabular``, ``collection`` (copied to
+    every row); ``chunks``: ``chunk_id``,
     ``text``, ``language``; ``pages``: page texts (running headers/footers are found there; a
     single page with ``<!-- Página N -->`` markers is split on them). ``gazetteer`` should already
     carry the entity aliases as decoys (``with_decoys``).
@@ -218,6 +219,7 @@ def match_document(
             version=dictionary.label,
         ):
             r["matched"] = text[r["char_start"] : r["char_end"]]
+            r["collection"] = doc.get("collection")
             erows.append(r)
         for r in plc.hits_to_rows(
             phits,
@@ -228,6 +230,7 @@ def match_document(
             version=gazetteer.label,
         ):
             r["matched"] = text[r["char_start"] : r["char_end"]]
+            r["collection"] = doc.get("collection")
             prows.append(r)
         stats["chunks"] += 1
     return erows, prows, stats
@@ -255,7 +258,8 @@ def _documents(engine: sa.Engine) -> list[dict[str, Any]]:
             dict(r._mapping)
             for r in conn.execute(
                 sa.text(
-                    "SELECT doc_id, primary_path, source_paths, language, phenomenon, is_tabular, status FROM documents "
+                    "SELECT doc_id, primary_path, source_paths, language, phenomenon, is_tabular, status, collection "
+                    "FROM documents "
                     "WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = documents.doc_id) ORDER BY doc_id"
                 )
             )
@@ -385,10 +389,15 @@ def materialize_publication_dates(engine: sa.Engine, config: PrecomputeConfig, l
         docs = [
             dict(r._mapping)
             for r in conn.execute(
-                sa.text("SELECT doc_id, primary_path, source_paths, phenomenon FROM documents ORDER BY doc_id")
+                sa.text(
+                    "SELECT doc_id, primary_path, source_paths, phenomenon, collection FROM documents ORDER BY doc_id"
+                )
             )
         ]
-    rows = [date_for_document(_paths(d), inventory).as_row(d["doc_id"], d["phenomenon"]) for d in docs]
+    rows = [
+        {**date_for_document(_paths(d), inventory).as_row(d["doc_id"], d["phenomenon"]), "collection": d["collection"]}
+        for d in docs
+    ]
     inputs = {
         "inventory": str(config.inventory_path),
         "inventory_rows": len(inventory),
@@ -415,7 +424,8 @@ def materialize_publication_dates(engine: sa.Engine, config: PrecomputeConfig, l
 
 # ---------------------------------------------------------------------- early warnings
 def materialize_early_warnings(engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop) -> dict[str, Any]:
-    """``early_warnings``: one row per alert code (needs the mention and date tables)."""
+    """``early_warnings``: one row per (collection, alert code), each collection's alerts built from
+    its own documents alone (needs the mention and date tables)."""
     inventory = config.inventory()
     dictionary = config.dictionary()
     docs = _documents(engine)
@@ -446,12 +456,23 @@ def materialize_early_warnings(engine: sa.Engine, config: PrecomputeConfig, log:
     }
     names = {r["place_id"]: r["name"] for r in current_rows(engine, "place_gazetteer", ["place_id", "name"])}
     groups = {e.entity_id for e in dictionary.entities.values() if e.category == "armed_group"}
-    rows, stats = build_early_warnings(alert_docs, chunks_by_doc, pm, em, dates, names, groups)
+    collection_of_doc = {d["doc_id"]: d["collection"] for d in docs}
+    by_collection: dict[str | None, list] = defaultdict(list)
+    for a in alert_docs:
+        by_collection[collection_of_doc[a.doc_id]].append(a)
+    rows: list[dict] = []
+    stats: Counter = Counter()
+    for coll, part in sorted(by_collection.items(), key=lambda kv: kv[0] or ""):
+        part_rows, part_stats = build_early_warnings(part, chunks_by_doc, pm, em, dates, names, groups)
+        rows += [{**r, "collection": coll} for r in part_rows]
+        stats.update(part_stats)
     inputs = {"dictionary": dictionary.label, "corpus": corpus_fingerprint(engine)}
     out = _run(
         engine, "early_warnings", inputs, {"early_warnings": rows}, f"early_warnings@{CODE_VERSION}|{dictionary.label}"
     )
     out.update(stats)
+    out["alerts"] = len({r["alert_code"] for r in rows})
+    out["collections"] = len(by_collection)
     out["alerts_with_department"] = sum(1 for r in rows if r["department_codes"])
     out["alerts_with_armed_group"] = sum(1 for r in rows if r["armed_groups"])
     out["alerts_dated"] = sum(1 for r in rows if r["date"])
@@ -460,7 +481,8 @@ def materialize_early_warnings(engine: sa.Engine, config: PrecomputeConfig, log:
 
 # ---------------------------------------------------------------------- armed presence
 def materialize_armed_presence(engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop) -> dict[str, Any]:
-    """``armed_presence`` from every page holding Amazon Underworld presence fields.
+    """``armed_presence`` from every page holding Amazon Underworld presence fields, one row per
+    (collection, municipality, group), each collection's rows from its own records alone.
 
     Records are read from ``pages`` (all records, even beyond the tabular chunk cap); each group
     state cites the chunk whose text contains the record slice that proves it (``record_core``),
@@ -470,7 +492,8 @@ def materialize_armed_presence(engine: sa.Engine, config: PrecomputeConfig, log:
     with engine.connect() as conn:
         pages = conn.execute(
             sa.text(
-                "SELECT p.doc_id, p.page_no, p.text, d.is_tabular FROM pages p JOIN documents d USING (doc_id) "
+                "SELECT p.doc_id, p.page_no, p.text, d.is_tabular, d.collection "
+                "FROM pages p JOIN documents d USING (doc_id) "
                 "WHERE (p.text LIKE '%au\\_no\\_info%' OR p.text LIKE '%au\\_eln%' OR p.text LIKE '%grupo\\_ELN%') "
                 "ORDER BY p.doc_id, p.page_no"
             )
@@ -485,7 +508,7 @@ def materialize_armed_presence(engine: sa.Engine, config: PrecomputeConfig, log:
             {"ids": doc_ids},
         ):
             chunks[r.doc_id].append((r.chunk_id, r.page_start, r.page_end, " ".join(r.text.split())))
-    located: list[Located] = []
+    located: dict[str | None, list[Located]] = defaultdict(list)
     stats = Counter()
     for p in pages:
         recs = parse_records(p.text, p.page_no)
@@ -515,8 +538,12 @@ def materialize_armed_presence(engine: sa.Engine, config: PrecomputeConfig, log:
                     else "record_not_in_a_single_passage"
                 )
                 stats[reason] += 1
-            located.append(Located(p.doc_id, rec, chunk_for, reason))
-    rows = aggregate_presence(located, shapes)
+            located[p.collection].append(Located(p.doc_id, rec, chunk_for, reason))
+    rows = [
+        {**r, "collection": coll}
+        for coll, locs in sorted(located.items(), key=lambda kv: kv[0] or "")
+        for r in aggregate_presence(locs, shapes)
+    ]
     munis = {r["municipality_id"]: r for r in rows}
     inputs = {"geo": str(config.geo_dir), "corpus": corpus_fingerprint(engine)}
     out = _run(engine, "armed_presence", inputs, {"armed_presence": rows}, f"armed_presence@{CODE_VERSION}")
@@ -541,9 +568,10 @@ def materialize_armed_presence(engine: sa.Engine, config: PrecomputeConfig, log:
 def materialize_aggregates(
     engine: sa.Engine, config: PrecomputeConfig, tables: Sequence[str] = tuple(T.AGG_TABLES), log: Log = _noop
 ) -> dict[str, Any]:
-    """Compute and write the requested ``agg_*`` tables from the current precompute rows."""
+    """Compute and write the requested ``agg_*`` tables from the current precompute rows, each
+    collection's rows from its own documents alone (``aggregates.build_by_collection``)."""
     inputs = agg.load_inputs(engine, config.inventory())
-    built = agg.build(inputs, tables)
+    built = agg.build_by_collection(inputs, tables)
     out = _run(
         engine,
         "aggregates",

@@ -11,6 +11,10 @@ never a database error.
 ``AGGREGATES`` is the closed list of names the API and the visualizer may use; each one says,
 column by column, which of the ``Filters`` its table can apply. A filter a table has no column
 for is reported in ``filters_ignored``.
+
+Every read takes the caller's ``AccessScope``: the rows of the collections it may read, folded
+into one row per key inside the query (``scoped.py``), so a collection-restricted caller counts
+only its collections and an unrestricted one all of them.
 """
 
 from __future__ import annotations
@@ -24,9 +28,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from radar_pipeline import db
+from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.aggregates import quadrant_rows
 from radar_pipeline.precompute.alerts import names_place
 from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.scoped import FOLDS, folded_evidence, in_scope, scoped
 from radar_pipeline.textfold import fold_phrase
 
 _ACCENTS = ("áéíóúüñàèìòùâêîôûãõç", "aeiouunaeiouaeiouaoc")
@@ -46,7 +54,8 @@ class Aggregate:
     (``YYYY``, ``YYYY-MM``, ``YYYY-MM-DD``) the year range reads; ``entity`` / ``place``: the
     columns an entity / place filter matches (any of them; case-folded, places also accent-folded).
     ``place_code``: how a gazetteer place id (``department:52``, ``municipality:52835``) narrows
-    the table, ``(level, code) -> condition`` (``None``: the place does not apply to this table).
+    the table, ``(columns, level, code) -> condition`` over the columns read (``None``: the place
+    does not apply to this table).
     """
 
     table: sa.Table
@@ -55,10 +64,11 @@ class Aggregate:
     dated: sa.Column | None = None
     entity: tuple[sa.Column, ...] = ()
     place: tuple[sa.Column, ...] = ()
-    place_code: Callable[[str, str], Any] | None = None
-    place_rows: Callable[[PrecomputeReader, str], Callable[[dict], dict | None]] | None = None
+    place_code: Callable[[Any, str, str], Any] | None = None
+    place_rows: Callable[[PrecomputeReader, str, AccessScope | None], Callable[[dict], dict | None]] | None = None
     """For a municipality the table has no column for (the per-department alerts): a row rewriter
-    built from other current tables (``None`` from it drops the row); without it, ``place_code``."""
+    built from other current tables of the caller's collections (``None`` from it drops the row);
+    without it, ``place_code``."""
 
     @property
     def table_name(self) -> str:
@@ -68,24 +78,29 @@ class Aggregate:
         """Whether ``f``'s place is a municipality this aggregate narrows row by row (``place_rows``)."""
         return self.place_rows is not None and f.place is not None and f.place.startswith("municipality:")
 
-    def select(self, f: Filters, limit: int) -> tuple[sa.Select, dict[str, Any], list[str]]:
-        """``(statement, filters applied, filters ignored)``: current rows narrowed by ``f``,
-        ordered by ``id``, at most ``limit + 1`` rows (the extra one tells truncation). A place
-        narrowed row by row (``narrows_rows``) is left to the caller."""
-        t = self.table
+    def select(
+        self, f: Filters, limit: int, scope: AccessScope | None = None, evidence: bool = True
+    ) -> tuple[sa.Select, dict[str, Any], list[str]]:
+        """``(statement, filters applied, filters ignored)``: current rows readable under
+        ``scope`` (folded per key, ``scoped.scoped``; ``evidence=False``: ``member_ids`` instead of
+        a folded table's evidence) narrowed by ``f``, ordered by ``id``, at most ``limit + 1``
+        rows (the extra one tells truncation). A place narrowed row by row (``narrows_rows``) is
+        left to the caller."""
+        t = scoped(self.table, scope, evidence)
         conds: list[Any] = [t.c.valid_to.is_(None)]
+        col = lambda c: t.c[c.name]  # noqa: E731 - the spec's column in the scoped rows
         applied: dict[str, Any] = {}
         ignored: list[str] = []
         if f.phenomenon is not None:
             if self.phenomenon is not None:
-                conds.append(self.phenomenon == f.phenomenon)
+                conds.append(col(self.phenomenon) == f.phenomenon)
                 applied["phenomenon"] = f.phenomenon
             else:
                 ignored.append("phenomenon")
         if f.period:
             years = [(k, v) for k, v in (("year_from", f.year_from), ("year_to", f.year_to)) if v is not None]
             if self.dated is not None:
-                text = sa.cast(self.dated, sa.Text)
+                text = sa.cast(col(self.dated), sa.Text)
                 year = sa.cast(sa.func.substr(text, 1, 4), sa.Integer)
                 digits = text.op("~")(r"^[0-9]{4}")
                 if f.year_from is not None:
@@ -97,7 +112,9 @@ class Aggregate:
                 ignored += [k for k, _ in years]
         if f.entity is not None:
             if self.entity:
-                conds.append(sa.or_(*[sa.func.lower(sa.cast(c, sa.Text)) == f.entity.lower() for c in self.entity]))
+                conds.append(
+                    sa.or_(*[sa.func.lower(sa.cast(col(c), sa.Text)) == f.entity.lower() for c in self.entity])
+                )
                 applied["entity"] = f.entity
             else:
                 ignored.append("entity")
@@ -105,7 +122,7 @@ class Aggregate:
             applied["place"] = f.place
         elif f.place is not None and PLACE_ID.match(f.place) and self.place_code is not None:
             level, code = f.place.split(":", 1)
-            cond = self.place_code(level, code)
+            cond = self.place_code(t.c, level, code)
             if cond is not None:
                 conds.append(cond)
                 applied["place"] = f.place
@@ -117,7 +134,7 @@ class Aggregate:
                 conds.append(
                     sa.or_(
                         *[
-                            sa.func.translate(sa.func.lower(sa.cast(c, sa.Text)), *_ACCENTS) == folded
+                            sa.func.translate(sa.func.lower(sa.cast(col(c), sa.Text)), *_ACCENTS) == folded
                             for c in self.place
                         ]
                     )
@@ -134,7 +151,7 @@ AGGREGATES: dict[str, Aggregate] = {
         "Documentos que nombran cada lugar",
         phenomenon=T.agg_documents_per_place.c.phenomenon,
         place=(T.agg_documents_per_place.c.name,),
-        place_code=lambda level, code: T.agg_documents_per_place.c.place_id == f"{level}:{code}",
+        place_code=lambda c, level, code: c.place_id == f"{level}:{code}",
     ),
     "alerts_per_department": Aggregate(
         T.agg_alerts_per_department,
@@ -142,10 +159,8 @@ AGGREGATES: dict[str, Aggregate] = {
         place=(T.agg_alerts_per_department.c.department_name,),
         # a department is its own row; a municipality keeps, in every row, the alerts naming it
         # (``alerts_naming``: the definition the dashboard's alerts map uses too)
-        place_code=lambda level, code: (
-            T.agg_alerts_per_department.c.department_code == code[:2] if level != "country" else None
-        ),
-        place_rows=lambda reader, place_id: reader.alerts_naming(place_id),
+        place_code=lambda c, level, code: c.department_code == code[:2] if level != "country" else None,
+        place_rows=lambda reader, place_id, scope: reader.alerts_naming(place_id, scope),
     ),
     "timeline": Aggregate(
         T.agg_timeline,
@@ -174,12 +189,12 @@ AGGREGATES: dict[str, Aggregate] = {
         "Presencia declarada de grupos armados por municipio",
         entity=(T.armed_presence.c.entity_id, T.armed_presence.c.group_key),
         place=(T.armed_presence.c.level1, T.armed_presence.c.level2),
-        place_code=lambda level, code: (
-            T.armed_presence.c.divipola_code == code
+        place_code=lambda c, level, code: (
+            c.divipola_code == code
             if level == "municipality"
-            else T.armed_presence.c.divipola_code.startswith(code)
+            else c.divipola_code.startswith(code)
             if level == "department"
-            else T.armed_presence.c.country == code
+            else c.country == code
         ),
     ),
     "early_warnings": Aggregate(T.early_warnings, "Alertas tempranas de la Defensoría", dated=T.early_warnings.c.date),
@@ -226,6 +241,7 @@ class PrecomputeReader:
         self.engine = engine
         self._lock = threading.Lock()
         self._found: dict[str, float] = {}
+        self._quadrants: dict[tuple, tuple[tuple, list[dict]]] = {}
 
     def versions(self) -> dict[str, dict]:
         """The newest finished run per precompute asset (``versioning.run_versions``): the
@@ -276,26 +292,125 @@ class PrecomputeReader:
                 self._forget(tables)
         raise AssertionError("unreachable")
 
+    # ------------------------------------------------------------------ scope
+    @staticmethod
+    def scoped(table: sa.Table, scope: AccessScope | None = None) -> sa.FromClause:
+        """``table``'s current rows readable under ``scope``, folded per key (``scoped.scoped``);
+        select from it with the table's column names."""
+        return scoped(table, scope)
+
+    @staticmethod
+    def in_scope(column: sa.ColumnElement, scope: AccessScope | None) -> sa.ColumnElement[bool]:
+        """The condition that a ``collection`` column (of ``documents``, ``chunks`` …) is readable
+        under ``scope``."""
+        return in_scope(column, scope)
+
+    def quadrant(
+        self, scope: AccessScope | None = None, phenomenon: str | None = None, evidence: bool = False
+    ) -> list[dict]:
+        """The intensity–trend quadrant over the collections ``scope`` may read, classified by
+        ``aggregates.quadrant_rows`` (its medians and cut-off are the caller's corpus's: they do not
+        add up across collections). ``phenomenon``: one scope (a phenomenon or ``all``), else every
+        scope. Rows as ``agg_entity_quadrant`` rows with ``id`` (the folded row's), ordered by
+        scope and entity; ``evidence`` only when asked. Raises ``NotMaterialized``.
+
+        The classification is remembered per (scope, phenomenon, evidence) while the quadrant and
+        date tables are unchanged (their newest id and current row count): a new materialization
+        is classified again on the next read."""
+        q, pd = T.agg_entity_quadrant, T.publication_dates
+        version = tuple(
+            self.rows(
+                sa.select(
+                    sa.select(sa.func.max(q.c.id)).scalar_subquery().label("q_id"),
+                    sa.select(sa.func.count()).where(current(q)).scalar_subquery().label("q_n"),
+                    sa.select(sa.func.max(pd.c.id)).scalar_subquery().label("d_id"),
+                    sa.select(sa.func.count()).where(current(pd)).scalar_subquery().label("d_n"),
+                ),
+                q,
+                pd,
+            )[0].values()
+        )
+        key = (scope.cache_key if scope is not None else ("*",), phenomenon, evidence)
+        with self._lock:
+            hit = self._quadrants.get(key)
+        if hit is not None and hit[0] == version:
+            return [dict(r) for r in hit[1]]
+        out = self._classify_quadrant(scope, phenomenon, evidence)
+        with self._lock:
+            self._quadrants[key] = (version, out)
+        return [dict(r) for r in out]
+
+    def _classify_quadrant(self, scope: AccessScope | None, phenomenon: str | None, evidence: bool) -> list[dict]:
+        q = scoped(T.agg_entity_quadrant, scope)
+        stmt = sa.select(q.c.id, q.c.entity_id, q.c.entity_category, q.c.phenomenon, q.c.evidence)
+        if phenomenon is not None:
+            stmt = stmt.where(q.c.phenomenon == phenomenon)
+        folded = self.rows(stmt, T.agg_entity_quadrant)
+        pd, d, c = T.publication_dates, db.documents, db.chunks
+        dates = self.rows(
+            sa.select(pd.c.doc_id, pd.c.date, d.c.phenomenon)
+            .select_from(pd.join(d, d.c.doc_id == pd.c.doc_id))
+            .where(
+                current(pd),
+                pd.c.date.is_not(None),
+                in_scope(pd.c.collection, scope),
+                sa.exists(sa.select(c.c.chunk_id).where(c.c.doc_id == pd.c.doc_id)),
+            ),
+            T.publication_dates,
+        )
+        out = []
+        for sc in sorted({r["phenomenon"] for r in folded}):
+            rows = [r for r in folded if r["phenomenon"] == sc]
+            naming: dict[str, dict[str, list[str]]] = {}
+            for r in rows:
+                for e in r["evidence"]:
+                    naming.setdefault(r["entity_id"], {}).setdefault(e["doc_id"], []).append(e["chunk_id"])
+            dated = {x["doc_id"]: x["date"] for x in dates if sc == "all" or x["phenomenon"] == sc}
+            ids = {r["entity_id"]: r["id"] for r in rows}
+            cats = {r["entity_id"]: r["entity_category"] for r in rows}
+            for r in quadrant_rows(sc, dated, naming, cats):
+                r = {"id": ids[r["entity_id"]], **r}
+                if not evidence:
+                    r.pop("evidence")
+                out.append(r)
+        return out
+
     # ------------------------------------------------------------------ aggregates
-    def read(self, name: str, filters: Filters = Filters(), limit: int = 500) -> dict:
-        """Current rows of one aggregate narrowed by the ``filters`` its table has columns for.
-        Raises ``KeyError`` on an unknown name.
+    def read(self, name: str, filters: Filters = Filters(), limit: int = 500, scope: AccessScope | None = None) -> dict:
+        """Current rows of one aggregate over the collections ``scope`` may read (None: all),
+        narrowed by the ``filters`` its table has columns for. Raises ``KeyError`` on an unknown name.
 
         Returns ``{aggregate, table, title, materialized, rows, n_rows, truncated, filters_applied,
-        filters_ignored, message}``; rows are JSON-serializable dicts of every column, ordered by
-        ``id``, at most ``limit``.
+        filters_ignored, message}``; rows are JSON-serializable dicts of every column (a folded
+        row: ``scoped.py``), ordered by ``id``, at most ``limit``.
         """
         spec = AGGREGATES[name]
         f = dataclasses.replace(filters, entity=_no_nul(filters.entity), place=_no_nul(filters.place))
         base = {"aggregate": name, "table": spec.table_name, "title": spec.title}
         if spec.narrows_rows(f):
             try:
-                rewrite = spec.place_rows(self, f.place)
+                rewrite = spec.place_rows(self, f.place, scope)
             except NotMaterialized:  # what narrows it is missing: the place's department, as a column
                 spec = dataclasses.replace(spec, place_rows=None)
-        stmt, applied, ignored = spec.select(f, limit if not spec.narrows_rows(f) else 100_000)
+        # a folded table's evidence is unioned for the rows read only (the union is the costly part)
+        lazy = spec.table.name in FOLDS and "evidence" in spec.table.c
+        stmt, applied, ignored = spec.select(f, limit if not spec.narrows_rows(f) else 100_000, scope, not lazy)
         try:
-            rows = self.rows(stmt, spec.table)
+            if spec.table is T.agg_entity_quadrant:
+                rows = [
+                    r
+                    for r in self.quadrant(scope, f.phenomenon, evidence=True)
+                    if f.entity is None or r["entity_id"].lower() == f.entity.lower()
+                ]
+                rows.sort(key=lambda r: r["id"])
+                rows = rows[: limit + 1]
+            else:
+                rows = self.rows(stmt, spec.table)
+                if lazy:
+                    members = [i for r in rows for i in r.pop("member_ids")]
+                    ev = {e["id"]: e["evidence"] for e in self.rows(folded_evidence(spec.table, members), spec.table)}
+                    for r in rows:
+                        r["evidence"] = ev[r["id"]]
             if spec.narrows_rows(f):
                 rows = [x for r in rows if (x := rewrite(r)) is not None]
         except NotMaterialized:
@@ -322,12 +437,12 @@ class PrecomputeReader:
             "message": None,
         }
 
-    def alerts_naming(self, place_id: str) -> Callable[[dict], dict | None]:
+    def alerts_naming(self, place_id: str, scope: AccessScope | None = None) -> Callable[[dict], dict | None]:
         """A rewriter of ``agg_alerts_per_department`` rows that keeps only the alerts naming
-        ``place_id`` among their places (``alerts.names_place``), with ``n_alerts`` and the
-        evidence recounted; a row left with none is dropped (``None``). Raises ``NotMaterialized``
-        without ``early_warnings``."""
-        t = T.early_warnings
+        ``place_id`` among their places (``alerts.names_place``) in the collections ``scope`` may
+        read, with ``n_alerts`` and the evidence recounted; a row left with none is dropped
+        (``None``). Raises ``NotMaterialized`` without ``early_warnings``."""
+        t = scoped(T.early_warnings, scope)
         rows = self.rows(sa.select(t.c.alert_code, t.c.places, t.c.evidence).where(current(t)), t)
         kept = {r["alert_code"]: r for r in rows if names_place(r, place_id)}
         evidence = {(e.get("doc_id"), e.get("chunk_id")) for r in kept.values() for e in r["evidence"] or []}

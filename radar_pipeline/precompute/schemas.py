@@ -168,7 +168,7 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
             _rule((pl.col("state") != "absent") | (pl.col("n_absent") > 0), "absent_is_declared"),
             _rule((pl.col("state") != "present") | (pl.col("n_present") > 0), "present_is_declared"),
         ],
-        unique=["municipality_id", "group_key"],
+        unique=["collection", "municipality_id", "group_key"],
     ),
     "agg_documents_per_place": _schema(
         {
@@ -182,7 +182,7 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
             _rule(pl.col("n_documents_direct") <= pl.col("n_documents"), "direct_within_total"),
             _rule(pl.col("n_evidence") == pl.col("n_passages"), "evidence_is_passages"),
         ],
-        unique=["place_id", "phenomenon"],
+        unique=["collection", "place_id", "phenomenon"],
     ),
     "agg_alerts_per_department": _schema(
         {
@@ -191,7 +191,7 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
             "n_alerts": pa.Column(pl.Int64, pa.Check.ge(1)),
             "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
         },
-        unique=["department_code", "alert_type"],
+        unique=["collection", "department_code", "alert_type"],
     ),
     "agg_timeline": _schema(
         {
@@ -205,7 +205,7 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
             _rule(pl.col("period").is_null() == pl.col("undated"), "undated_iff_no_period"),
             _rule(pl.col("undated") | (pl.col("n_documents") >= 1), "dated_rows_count_something"),
         ],
-        unique=["phenomenon", "entity_id", "granularity", "period"],
+        unique=["collection", "phenomenon", "entity_id", "granularity", "period"],
     ),
     "agg_entity_network": _schema(
         {
@@ -218,7 +218,7 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
             _rule(pl.col("entity_b").is_null() | (pl.col("entity_a") < pl.col("entity_b")), "edge_ends_ordered"),
             _rule(pl.col("n_evidence") == pl.col("n_passages"), "evidence_is_passages"),
         ],
-        unique=["kind", "entity_a", "entity_b", "phenomenon"],
+        unique=["collection", "kind", "entity_a", "entity_b", "phenomenon"],
     ),
     "agg_entity_heatmap": _schema(
         {
@@ -227,7 +227,7 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
             "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
         },
         checks=[_rule(pl.col("n_evidence") == pl.col("n_passages"), "evidence_is_passages")],
-        unique=["entity_id", "column_kind", "category"],
+        unique=["collection", "entity_id", "column_kind", "category"],
     ),
     "agg_entity_quadrant": _schema(
         {
@@ -240,39 +240,40 @@ PRECOMPUTE_SCHEMAS: dict[str, pa.DataFrameSchema] = {
             "n_evidence": pa.Column(pl.Int64, pa.Check.ge(1)),
         },
         checks=[_rule(pl.col("n_recent") <= pl.col("intensity"), "recent_within_intensity")],
-        unique=["entity_id", "phenomenon"],
+        unique=["collection", "entity_id", "phenomenon"],
     ),
 }
 
 _L = "row_hash, run_id, producer"
+_LC = _L + ", collection"  # tables whose grain is collection × keys
 PRECOMPUTE_QUERIES: dict[str, str] = {
     "entity_dictionary": f"SELECT {_L}, entity_id, category, phenomenon, jsonb_array_length(aliases)::int4 AS n_aliases, "
     "dictionary_version FROM entity_dictionary WHERE valid_to IS NULL",
-    "entity_mentions": f"SELECT {_L}, entity_id, category, doc_id, chunk_id, char_start, char_end, matched "
+    "entity_mentions": f"SELECT {_LC}, entity_id, category, doc_id, chunk_id, char_start, char_end, matched "
     "FROM entity_mentions WHERE valid_to IS NULL",
     "place_gazetteer": f"SELECT {_L}, place_id, level, code, country_code, department_code FROM place_gazetteer "
     "WHERE valid_to IS NULL",
-    "place_mentions": f"SELECT {_L}, place_id, level, doc_id, chunk_id, char_start, char_end, matched, resolution, "
+    "place_mentions": f"SELECT {_LC}, place_id, level, doc_id, chunk_id, char_start, char_end, matched, resolution, "
     "jsonb_array_length(candidates)::int4 AS n_candidates FROM place_mentions WHERE valid_to IS NULL",
-    "publication_dates": f"SELECT {_L}, doc_id, date, year, precision, rule, source_kind FROM publication_dates "
+    "publication_dates": f"SELECT {_LC}, doc_id, date, year, precision, rule, source_kind FROM publication_dates "
     "WHERE valid_to IS NULL",
-    "early_warnings": f"SELECT {_L}, alert_code, alert_type, code_year, jsonb_array_length(documents)::int4 AS n_documents, "
+    "early_warnings": f"SELECT {_LC}, alert_code, alert_type, code_year, jsonb_array_length(documents)::int4 AS n_documents, "
     "jsonb_array_length(evidence)::int4 AS n_evidence FROM early_warnings WHERE valid_to IS NULL",
-    "armed_presence": f"SELECT {_L}, municipality_id, group_key, state, shape_match, n_records, n_present, n_absent, "
+    "armed_presence": f"SELECT {_LC}, municipality_id, group_key, state, shape_match, n_records, n_present, n_absent, "
     "n_no_info, jsonb_array_length(evidence)::int4 AS n_evidence FROM armed_presence "
     "WHERE valid_to IS NULL",
-    "agg_documents_per_place": f"SELECT {_L}, place_id, level, phenomenon, n_documents, n_documents_direct, n_passages, "
+    "agg_documents_per_place": f"SELECT {_LC}, place_id, level, phenomenon, n_documents, n_documents_direct, n_passages, "
     "jsonb_array_length(evidence)::int4 AS n_evidence FROM agg_documents_per_place "
     "WHERE valid_to IS NULL",
-    "agg_alerts_per_department": f"SELECT {_L}, department_code, alert_type, n_alerts, "
+    "agg_alerts_per_department": f"SELECT {_LC}, department_code, alert_type, n_alerts, "
     "jsonb_array_length(evidence)::int4 AS n_evidence FROM agg_alerts_per_department "
     "WHERE valid_to IS NULL",
-    "agg_timeline": f"SELECT {_L}, phenomenon, entity_id, granularity, period, undated, n_documents, "
+    "agg_timeline": f"SELECT {_LC}, phenomenon, entity_id, granularity, period, undated, n_documents, "
     "jsonb_array_length(evidence)::int4 AS n_evidence FROM agg_timeline WHERE valid_to IS NULL",
-    "agg_entity_network": f"SELECT {_L}, kind, entity_a, entity_b, phenomenon, n_passages, "
+    "agg_entity_network": f"SELECT {_LC}, kind, entity_a, entity_b, phenomenon, n_passages, "
     "jsonb_array_length(evidence)::int4 AS n_evidence FROM agg_entity_network WHERE valid_to IS NULL",
-    "agg_entity_heatmap": f"SELECT {_L}, entity_id, column_kind, category, n_documents, n_passages, "
+    "agg_entity_heatmap": f"SELECT {_LC}, entity_id, column_kind, category, n_documents, n_passages, "
     "jsonb_array_length(evidence)::int4 AS n_evidence FROM agg_entity_heatmap WHERE valid_to IS NULL",
-    "agg_entity_quadrant": f"SELECT {_L}, entity_id, phenomenon, intensity, n_recent, trend, quadrant, "
+    "agg_entity_quadrant": f"SELECT {_LC}, entity_id, phenomenon, intensity, n_recent, trend, quadrant, "
     "jsonb_array_length(evidence)::int4 AS n_evidence FROM agg_entity_quadrant WHERE valid_to IS NULL",
 }

@@ -10,6 +10,12 @@ Readers that want the current state use the ``<table>_current`` views (or ``vali
 
 Every ``agg_*`` table has ``evidence``: a JSONB list of ``{"doc_id", "chunk_id"}`` — the passages
 the row counts.
+
+Every table derived from the corpus (all but the dictionary and the gazetteer, which are reference
+data) has ``collection``: the access collection (``radar_pipeline.collection``) of the documents the
+row was computed from. Producers compute each collection's rows from that collection's documents
+alone, so the grain is collection × the table's own keys; ``reader.PrecomputeReader.scoped`` folds
+the collections a caller may read back into one row per key, in SQL (``COLLECTION_TABLES``).
 """
 
 from __future__ import annotations
@@ -34,8 +40,19 @@ def _lineage() -> list[sa.Column]:
     ]
 
 
-def _versioned(name: str, *columns: sa.Column, comment: str) -> sa.Table:
-    table = sa.Table(name, metadata, *_lineage(), *columns, comment=comment)
+def _collection() -> sa.Column:
+    return sa.Column(
+        "collection",
+        sa.Text,
+        nullable=True,
+        index=True,
+        comment="access collection of the documents the row was computed from (NULL: a file in no collection)",
+    )
+
+
+def _versioned(name: str, *columns: sa.Column, comment: str, collection: bool = True) -> sa.Table:
+    cols = (*columns, _collection()) if collection else columns
+    table = sa.Table(name, metadata, *_lineage(), *cols, comment=comment)
     sa.Index(f"ix_{name}_current_hash", table.c.row_hash, unique=True, postgresql_where=table.c.valid_to.is_(None))
     return table
 
@@ -72,6 +89,7 @@ entity_dictionary = _versioned(
     sa.Column("decoys", JSONB, nullable=False),
     sa.Column("dictionary_version", sa.Text, nullable=False),
     comment="The reviewed entity dictionary (radar_pipeline/precompute/data/entities.yaml) as loaded.",
+    collection=False,
 )
 
 entity_mentions = _versioned(
@@ -107,6 +125,7 @@ place_gazetteer = _versioned(
     sa.Column("shape_source", sa.Text, nullable=True),
     sa.Column("gazetteer_version", sa.Text, nullable=False),
     comment="Countries (Natural Earth, ISO codes), Colombian departments and municipalities (DIVIPOLA).",
+    collection=False,
 )
 
 place_mentions = _versioned(
@@ -296,6 +315,7 @@ VERSIONED_TABLES: dict[str, sa.Table] = {
     )
 }
 AGG_TABLES = [n for n in VERSIONED_TABLES if n.startswith("agg_")]
+COLLECTION_TABLES = [n for n, t in VERSIONED_TABLES.items() if "collection" in t.c]
 LINEAGE_COLUMNS = ("id", "row_hash", "valid_from", "valid_to", "run_id", "producer", "precompute_version")
 
 
@@ -310,12 +330,16 @@ def ensure_precompute_schema(engine: sa.Engine) -> None:
     (the views are then re-created with it)."""
     from radar_pipeline.db import create_all_locked
 
+    # tables created before collections get the column; their rows stay NULL (readable only by an
+    # unrestricted caller) until the next materialization writes each collection's rows
     create_all_locked(
         engine,
         metadata,
         (
             "ALTER TABLE precompute_runs ADD COLUMN IF NOT EXISTS precompute_version text",
             *(f"ALTER TABLE {name} ADD COLUMN IF NOT EXISTS precompute_version text" for name in VERSIONED_TABLES),
+            *(f"ALTER TABLE {name} ADD COLUMN IF NOT EXISTS collection text" for name in COLLECTION_TABLES),
+            *(f"CREATE INDEX IF NOT EXISTS ix_{name}_collection ON {name} (collection)" for name in COLLECTION_TABLES),
             *(
                 f"CREATE OR REPLACE VIEW {name}_current AS SELECT * FROM {name} WHERE valid_to IS NULL"
                 for name in VERSIONED_TABLES

@@ -210,7 +210,8 @@ def test_real_precompute_schema_current_rows_and_highlights(db_client, agent_eng
                         "department_name": "Chocó",
                         "alert_type": "imminent",
                         "n_alerts": 4,
-                        "alert_codes": ["001-20"],
+                        # consistent with n_alerts: the reader folds collections by the codes' union
+                        "alert_codes": ["001-20", "002-20", "003-20", "004-20"],
                         "evidence": [{"doc_id": row["doc_id"], "chunk_id": row["chunk_id"]}],
                     },
                     {
@@ -220,7 +221,7 @@ def test_real_precompute_schema_current_rows_and_highlights(db_client, agent_eng
                         "department_name": "Antioquia",
                         "alert_type": "structural",
                         "n_alerts": 2,
-                        "alert_codes": [],
+                        "alert_codes": ["010-19", "011-19"],
                         "evidence": [],
                     },
                 ],

@@ -23,6 +23,7 @@ from api.dashboard.data.docsets import DocSets
 from api.dashboard.data.evidence import Evidence
 from api.dashboard.data.places import ENTITY_ID, PLACE_ID, resolve
 from api.dashboard.data.views import VIEWS, Views
+from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import NotMaterialized, PrecomputeReader
 
@@ -31,30 +32,42 @@ __all__ = ["DashboardData", "ENTITY_ID", "Filters", "NotMaterialized", "PLACE_ID
 
 class DashboardData:
     """The dashboard's read-only queries over one engine. Methods raise ``NotMaterialized`` for
-    missing tables (``meta`` and ``resolve`` answer without them)."""
+    missing tables (``meta`` and ``resolve`` answer without them). ``scope`` is the caller's
+    ``AccessScope`` (None: every collection): figures, ids and evidence are of its collections."""
 
     def __init__(self, engine: sa.Engine, reader: PrecomputeReader | None = None):
         self.engine = engine
         self.reader = reader if reader is not None and reader.engine is engine else PrecomputeReader(engine)
         self.docsets = DocSets(self.reader)
         self.views = Views(self.reader, self.docsets)
-        self._evidence = Evidence(self.reader, self.docsets, self.views)
+
+    def _views(self, scope: AccessScope | None) -> Views:
+        return self.views if scope is None else Views(self.reader, DocSets(self.reader, scope))
 
     def status(self) -> dict[str, bool]:
         """``{view: materialized?}``."""
         return _meta.status(self.reader)
 
-    def view(self, name: str, f: Filters, **opts) -> dict:
+    def view(self, name: str, f: Filters, scope: AccessScope | None = None, **opts) -> dict:
         """See ``Views.view``."""
-        return self.views.view(name, f, **opts)
+        return self._views(scope).view(name, f, **opts)
 
-    def evidence(self, name: str, ids: list[int], f: Filters, offset: int = 0, limit: int = 50) -> dict:
+    def evidence(
+        self,
+        name: str,
+        ids: list[int],
+        f: Filters,
+        offset: int = 0,
+        limit: int = 50,
+        scope: AccessScope | None = None,
+    ) -> dict:
         """See ``Evidence.evidence``."""
-        return self._evidence.evidence(name, ids, f, offset, limit)
+        views = self._views(scope)
+        return Evidence(self.reader, views.docsets, views).evidence(name, ids, f, offset, limit)
 
-    def meta(self) -> dict:
+    def meta(self, scope: AccessScope | None = None) -> dict:
         """See ``meta.meta``."""
-        return _meta.meta(self.reader)
+        return _meta.meta(self.reader, scope)
 
     def resolve(self, entidad: str | None, lugar: str | None) -> dict:
         """See ``places.resolve``."""

@@ -1,5 +1,6 @@
 """Document sets the dashboard narrows rows by: documents naming an entity or a place, published in
-a period, of a phenomenon — each a ``set`` of ``doc_id`` read from the precompute tables."""
+a period, of a phenomenon — each a ``set`` of ``doc_id`` read from the precompute tables, only of
+the collections the caller may read."""
 
 from __future__ import annotations
 
@@ -9,47 +10,54 @@ import sqlalchemy as sa
 
 from api.dashboard.data.places import is_country
 from radar_pipeline import db
+from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.filters import Filters
 from radar_pipeline.precompute.reader import PrecomputeReader, current
 
 
 class DocSets:
-    """Document sets over one reader. Methods raise ``NotMaterialized`` for missing tables."""
+    """Document sets over one reader, of the collections ``scope`` may read (None: all). Methods
+    raise ``NotMaterialized`` for missing tables."""
 
-    def __init__(self, reader: PrecomputeReader):
+    def __init__(self, reader: PrecomputeReader, scope: AccessScope | None = None):
         self.reader = reader
+        self.scope = scope
 
     def naming_entity(self, entity_id: str) -> set[str]:
         """Documents with a current mention of ``entity_id``; for a country as the entity
         (``country:CHN``, see ``places.is_country``) the documents naming that country."""
         if is_country(entity_id):
             return self.naming_place(entity_id)
-        t = T.entity_mentions
+        t = self.reader.scoped(T.entity_mentions, self.scope)
         stmt = sa.select(t.c.doc_id).distinct().where(t.c.entity_id == entity_id, current(t))
-        return {r["doc_id"] for r in self.reader.rows(stmt, t)}
+        return {r["doc_id"] for r in self.reader.rows(stmt, T.entity_mentions)}
 
     def naming_place(self, place_id: str) -> set[str]:
         """Documents naming the place or a place inside it: the evidence of its map row (scope ``all``);
         ``place_id`` is a country, department or municipality id (empty set when nothing names it)."""
-        t = T.agg_documents_per_place
+        t = self.reader.scoped(T.agg_documents_per_place, self.scope)
         stmt = sa.select(t.c.evidence).where(t.c.place_id == place_id, t.c.phenomenon == "all", current(t))
-        return {e.get("doc_id") for r in self.reader.rows(stmt, t) for e in r["evidence"]}
+        return {e.get("doc_id") for r in self.reader.rows(stmt, T.agg_documents_per_place) for e in r["evidence"]}
 
     def in_period(self, f: Filters) -> set[str]:
         """Documents whose source-metadata publication year lies in ``f``'s year range."""
-        t = T.publication_dates
+        t = self.reader.scoped(T.publication_dates, self.scope)
         conds = [t.c.year.is_not(None), current(t)]
         if f.year_from is not None:
             conds.append(t.c.year >= f.year_from)
         if f.year_to is not None:
             conds.append(t.c.year <= f.year_to)
-        return {r["doc_id"] for r in self.reader.rows(sa.select(t.c.doc_id).distinct().where(*conds), t)}
+        stmt = sa.select(t.c.doc_id).distinct().where(*conds)
+        return {r["doc_id"] for r in self.reader.rows(stmt, T.publication_dates)}
 
     def of_phenomenon(self, phenomenon: str) -> set[str]:
         """Documents of the corpus classified under ``phenomenon``."""
         d = db.documents
-        return {r["doc_id"] for r in self.reader.rows(sa.select(d.c.doc_id).where(d.c.phenomenon == phenomenon))}
+        stmt = sa.select(d.c.doc_id).where(
+            d.c.phenomenon == phenomenon, self.reader.in_scope(d.c.collection, self.scope)
+        )
+        return {r["doc_id"] for r in self.reader.rows(stmt)}
 
     def docset(self, f: Filters, use: Iterable[str]) -> tuple[set[str] | None, list[str]]:
         """Intersection of the document sets of the filters named in ``use`` that are set

@@ -1,5 +1,6 @@
 """The passages behind rows of a dashboard view, narrowed like the view, with passage metadata
-(pages, language, a snippet, the source document) and what each row counts (to highlight it)."""
+(pages, language, a snippet, the source document) and what each row counts (to highlight it).
+Rows, their evidence and the passages are read only from the collections the caller may read."""
 
 from __future__ import annotations
 
@@ -69,6 +70,7 @@ class Evidence:
         self.reader = reader
         self.docsets = docsets
         self.views = views
+        self.scope = docsets.scope
 
     def evidence(self, name: str, ids: list[int], f: Filters, offset: int = 0, limit: int = 50) -> dict:
         """The passages behind rows ``ids`` of view ``name``, narrowed like the view, ordered by
@@ -76,7 +78,7 @@ class Evidence:
         ``KeyError`` on an unknown view."""
         if name not in VIEWS:
             raise KeyError(name)
-        t = TABLES[name]
+        t = self.reader.scoped(TABLES[name], self.scope)
         cols = [t.c.id, t.c.evidence] + [t.c[c] for c in ROW_COLUMNS[name]]
         rows = self.reader.rows(sa.select(*cols).where(t.c.id.in_(list(ids)), current(t)), t)
         use = EVIDENCE_FILTERS[name]
@@ -156,14 +158,16 @@ class Evidence:
                 d.c.phenomenon,
             )
             .select_from(c.join(d, c.c.doc_id == d.c.doc_id))
-            .where(c.c.chunk_id.in_(chunk_ids))
+            .where(c.c.chunk_id.in_(chunk_ids), self.reader.in_scope(d.c.collection, self.scope))
         )
         return {r.pop("chunk_id"): r for r in self.reader.rows(stmt)}
 
     def _document(self, doc_id: str) -> dict:
         d = db.documents
         rows = self.reader.rows(
-            sa.select(d.c.primary_path.label("source_path"), d.c.title, d.c.phenomenon).where(d.c.doc_id == doc_id)
+            sa.select(d.c.primary_path.label("source_path"), d.c.title, d.c.phenomenon).where(
+                d.c.doc_id == doc_id, self.reader.in_scope(d.c.collection, self.scope)
+            )
         )
         return rows[0] if rows else {}
 

@@ -1,5 +1,7 @@
 """The dashboard's reference data: entity and place names with their document counts, documents
-per phenomenon, the dated share of the corpus and the materialization status of every view."""
+per phenomenon, the dated share of the corpus and the materialization status of every view.
+Every count is over the collections the caller may read; the dictionary and the gazetteer are
+reference data, the same for every caller."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sqlalchemy as sa
 
 from api.dashboard.data.views import GROUP_ENTITY, TABLES, VIEWS
 from radar_pipeline import db
+from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.reader import NotMaterialized, PrecomputeReader, current
 
@@ -25,8 +28,9 @@ def status(reader: PrecomputeReader) -> dict[str, bool]:
     return {v: reader.materialized(TABLES[v]) for v in VIEWS}
 
 
-def meta(reader: PrecomputeReader) -> dict:
-    """``{entities, places, documents, dates, status, groups}``; a table not materialized yet
+def meta(reader: PrecomputeReader, scope: AccessScope | None = None) -> dict:
+    """``{entities, places, documents, dates, status, groups}`` over the collections ``scope`` may
+    read (None: all); a table not materialized yet
     contributes nothing (empty lists, ``dates: None``) instead of failing.
 
     ``places``: every country and Colombian department of the gazetteer, and the municipalities
@@ -36,10 +40,10 @@ def meta(reader: PrecomputeReader) -> dict:
     ed, pg, pd, em, ap, pr, d = (
         T.entity_dictionary,
         T.place_gazetteer,
-        T.publication_dates,
-        T.entity_mentions,
-        T.agg_documents_per_place,
-        T.armed_presence,
+        reader.scoped(T.publication_dates, scope),
+        reader.scoped(T.entity_mentions, scope),
+        reader.scoped(T.agg_documents_per_place, scope),
+        reader.scoped(T.armed_presence, scope),
         db.documents,
     )
     ents = _or(
@@ -69,7 +73,11 @@ def meta(reader: PrecomputeReader) -> dict:
             )
         },
     )
-    docs = reader.rows(sa.select(d.c.phenomenon, sa.func.count().label("n")).group_by(d.c.phenomenon))
+    docs = reader.rows(
+        sa.select(d.c.phenomenon, sa.func.count().label("n"))
+        .where(reader.in_scope(d.c.collection, scope))
+        .group_by(d.c.phenomenon)
+    )
     dated = _or(
         None,
         lambda: reader.rows(

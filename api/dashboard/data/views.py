@@ -6,6 +6,10 @@ the network …), the row is **narrowed through its evidence**: only the cited p
 documents that pass the filter are kept (``docsets.py``), and the count becomes the number of
 distinct documents among them. The unfiltered figure travels with it (``n_total``). A filter that
 cannot be applied to a view is reported in ``not_applied``.
+
+Every view reads only the collections the caller may read: the rows of those collections folded
+into one row per key inside the query (``PrecomputeReader.scoped``), so its counts, ids and
+evidence are those of a corpus made of them.
 """
 
 from __future__ import annotations
@@ -74,11 +78,16 @@ def alerts_narrowed(f: Filters) -> bool:
 
 
 class Views:
-    """The seven views over one reader. Methods raise ``NotMaterialized`` for missing tables."""
+    """The seven views over one reader, of the collections the document sets' scope may read.
+    Methods raise ``NotMaterialized`` for missing tables."""
 
     def __init__(self, reader: PrecomputeReader, docsets: DocSets):
         self.reader = reader
         self.docsets = docsets
+        self.scope = docsets.scope
+
+    def _t(self, table: sa.Table):
+        return self.reader.scoped(table, self.scope)
 
     def view(self, name: str, f: Filters, **opts) -> dict:
         """One view's rows (keys depend on the view) with ``view``, ``table``, ``filters``
@@ -93,18 +102,18 @@ class Views:
     def alerts(self) -> dict[str, dict]:
         """Current early-warning alerts by code: ``{alert_code: {alert_type, date, armed_groups, places,
         documents}}``."""
-        t = T.early_warnings
+        t = self._t(T.early_warnings)
         rows = self.reader.rows(
             sa.select(t.c.alert_code, t.c.alert_type, t.c.date, t.c.armed_groups, t.c.places, t.c.documents).where(
                 current(t)
             ),
-            t,
+            T.early_warnings,
         )
         return {r["alert_code"]: r for r in rows}
 
     def _view_documents_per_place(self, f: Filters, level: str | None = None) -> dict:
         docs, narrowed = self.docsets.docset(f, ("periodo", "entidad"))
-        t = T.agg_documents_per_place
+        t = self._t(T.agg_documents_per_place)
         cols = [
             t.c.id,
             t.c.level,
@@ -135,7 +144,7 @@ class Views:
         return {"rows": out, "narrowed_by": narrowed}
 
     def _view_alerts_per_department(self, f: Filters) -> dict:
-        t = T.agg_alerts_per_department
+        t = self._t(T.agg_alerts_per_department)
         rows = self.reader.rows(
             sa.select(t.c.id, t.c.department_code, t.c.department_name, t.c.alert_type, t.c.n_alerts, t.c.alert_codes)
             .where(current(t))
@@ -177,7 +186,7 @@ class Views:
                 group = g
             else:
                 not_applied.append("entidad (no es un grupo de los registros de presencia)")
-        t = T.armed_presence
+        t = self._t(T.armed_presence)
         rows = self.reader.rows(
             sa.select(
                 t.c.id,
@@ -241,7 +250,7 @@ class Views:
         # the entity is a column of the timeline; a country as the entity is not (narrowed through the evidence)
         country = is_country(f.entity)
         docs, narrowed = self.docsets.docset(f, ("entidad", "lugar") if country else ("lugar",))
-        t = T.agg_timeline
+        t = self._t(T.agg_timeline)
         cols = [t.c.id, t.c.period, t.c.undated, t.c.n_documents] + ([t.c.evidence] if docs is not None else [])
         rows = self.reader.rows(
             sa.select(*cols)
@@ -286,7 +295,7 @@ class Views:
         out = []
         for r in rows:
             r["n_total"] = r[count]
-            ev = r.pop("evidence")
+            ev = r.pop("evidence", None)  # read only when a filter narrows the rows
             if docs is not None:
                 ev = narrow(ev, docs)
                 if not ev:
@@ -298,10 +307,16 @@ class Views:
 
     def _view_entity_network(self, f: Filters) -> dict:
         docs, narrowed = self.docsets.docset(f, ("periodo", "entidad", "lugar"))
-        t = T.agg_entity_network
+        t = self._t(T.agg_entity_network)
         rows = self.reader.rows(
             sa.select(
-                t.c.id, t.c.kind, t.c.entity_a, t.c.entity_b, t.c.n_passages, t.c.n_documents, t.c.evidence
+                t.c.id,
+                t.c.kind,
+                t.c.entity_a,
+                t.c.entity_b,
+                t.c.n_passages,
+                t.c.n_documents,
+                *([t.c.evidence] if docs is not None else []),
             ).where(current(t), t.c.phenomenon == _scope(f)),
             t,
         )
@@ -315,34 +330,26 @@ class Views:
     def _view_entity_heatmap(self, f: Filters, columnas: str = "source") -> dict:
         kind = "phenomenon" if columnas == "phenomenon" else "source"
         docs, narrowed = self.docsets.docset(f, ("fenomeno", "periodo", "entidad", "lugar"))
-        t = T.agg_entity_heatmap
+        t = self._t(T.agg_entity_heatmap)
         rows = self.reader.rows(
             sa.select(
-                t.c.id, t.c.entity_id, t.c.entity_category, t.c.category, t.c.n_documents, t.c.n_passages, t.c.evidence
+                t.c.id,
+                t.c.entity_id,
+                t.c.entity_category,
+                t.c.category,
+                t.c.n_documents,
+                t.c.n_passages,
+                *([t.c.evidence] if docs is not None else []),
             ).where(current(t), t.c.column_kind == kind),
             t,
         )
         return {"rows": self._narrow_rows(rows, docs), "column_kind": kind, "narrowed_by": narrowed}
 
     def _view_entity_quadrant(self, f: Filters) -> dict:
-        t = T.agg_entity_quadrant
-        rows = self.reader.rows(
-            sa.select(
-                t.c.id,
-                t.c.entity_id,
-                t.c.entity_category,
-                t.c.intensity,
-                t.c.n_recent,
-                t.c.trend,
-                t.c.cutoff_date,
-                t.c.intensity_median,
-                t.c.trend_median,
-                t.c.quadrant,
-            )
-            .where(current(t), t.c.phenomenon == _scope(f))
-            .order_by(t.c.entity_id),
-            t,
-        )
+        # the medians and the cut-off are the caller's collections' (they do not add up): classified on read
+        rows = sorted(self.reader.quadrant(self.scope, _scope(f)), key=lambda r: r["entity_id"])
+        for r in rows:
+            del r["phenomenon"]
         not_applied = [
             x
             for x, on in (

@@ -48,12 +48,12 @@ class Prepared:
     stats: dict
 
 
-def prepare(server_url: str, shared_dir: Path, workdir: Path, encoder) -> Prepared:
-    """Materialize the crafted corpus (core tables, precomputes, index) into a fresh database."""
+def prepare(server_url: str, shared_dir: Path, workdir: Path, encoder, name: str = DB_NAME) -> Prepared:
+    """Materialize the crafted corpus (core tables, precomputes, index) into a fresh database ``name``."""
     from radar_pipeline import db
     from radar_pipeline.agent.trace import ensure_agent_schema
 
-    url = fresh_database(server_url)
+    url = fresh_database(server_url, name)
     engine = db.create_engine(url)
     db.ensure_schema(engine)
     ensure_agent_schema(engine)
@@ -64,7 +64,8 @@ def prepare(server_url: str, shared_dir: Path, workdir: Path, encoder) -> Prepar
     return Prepared(url, engine, index_dir, n, stats)
 
 
-def make_app(prep: Prepared, encoder):
+def make_app(prep: Prepared, encoder, access=None):
+    """The app over ``prep``; ``access`` an ``AccessControl`` (None: the open loopback default)."""
     from api.main import create_app
     from radar_pipeline.agent.llm import LLMSettings
     from radar_pipeline.agent.service import AgentService, ServiceSettings
@@ -76,7 +77,7 @@ def make_app(prep: Prepared, encoder):
         database_url=prep.url,
         llm=LLMSettings(base_url=None, api_key=None, model_large=None, model_small=None),
     )
-    return create_app(service=AgentService(settings, encoder=encoder, engine=prep.engine))
+    return create_app(service=AgentService(settings, encoder=encoder, engine=prep.engine), access=access)
 
 
 def free_port() -> int:

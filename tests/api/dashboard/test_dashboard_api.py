@@ -57,8 +57,10 @@ def test_entity_narrowing_counts_documents_naming_both(http, eng):
     for r in rows["rows"]:
         place_docs = _scalar_set(
             eng,
+            # every collection's row of the key the folded row stands for (ids: the smallest of them)
             "SELECT DISTINCT e->>'doc_id' FROM agg_documents_per_place_current a, "
-            "jsonb_array_elements(a.evidence) e WHERE a.id = :i",
+            "jsonb_array_elements(a.evidence) e WHERE (a.place_id, a.phenomenon) = "
+            "(SELECT place_id, phenomenon FROM agg_documents_per_place WHERE id = :i)",
             i=r["id"],
         )
         assert r["n_documents"] == len(place_docs & eln_docs) > 0
@@ -75,8 +77,9 @@ def test_period_narrowing_uses_source_dates_only(http, eng):
     for n in out["nodes"]:
         ev = _scalar_set(
             eng,
-            "SELECT DISTINCT e->>'doc_id' FROM agg_entity_network_current a, "
-            "jsonb_array_elements(a.evidence) e WHERE a.id = :i",
+            "SELECT DISTINCT e->>'doc_id' FROM agg_entity_network_current a, jsonb_array_elements(a.evidence) e, "
+            "agg_entity_network k WHERE k.id = :i AND a.kind = k.kind AND a.entity_a = k.entity_a "
+            "AND a.entity_b IS NOT DISTINCT FROM k.entity_b AND a.phenomenon = k.phenomenon",
             i=n["id"],
         )
         assert n["n_documents"] == len(ev & docs)
@@ -90,7 +93,7 @@ def test_timeline_reports_the_undated(http, eng):
     with eng.connect() as conn:
         undated = conn.execute(
             sa.text(
-                "SELECT n_documents FROM agg_timeline_current WHERE phenomenon = 'territorial' "
+                "SELECT sum(n_documents) FROM agg_timeline_current WHERE phenomenon = 'territorial' "
                 "AND entity_id IS NULL AND granularity = 'year' AND undated"
             )
         ).scalar()
@@ -278,8 +281,9 @@ def test_open_periods_filter_on_one_side(http, eng):
     for n in net["nodes"]:
         ev = _scalar_set(
             eng,
-            "SELECT DISTINCT e->>'doc_id' FROM agg_entity_network_current a, "
-            "jsonb_array_elements(a.evidence) e WHERE a.id = :i",
+            "SELECT DISTINCT e->>'doc_id' FROM agg_entity_network_current a, jsonb_array_elements(a.evidence) e, "
+            "agg_entity_network k WHERE k.id = :i AND a.kind = k.kind AND a.entity_a = k.entity_a "
+            "AND a.entity_b IS NOT DISTINCT FROM k.entity_b AND a.phenomenon = k.phenomenon",
             i=n["id"],
         )
         assert n["n_documents"] == len(ev & docs)

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 
 from radar_pipeline import db
 from radar_pipeline.chunking import text_sha
+from radar_pipeline.collection import collection_of
 
 
 def add_document(
@@ -23,7 +24,8 @@ def add_document(
     doc_id: str | None = None,
     page_of_chunk: Sequence[tuple[int, int]] | None = None,
 ) -> str:
-    """One ``ok`` document with the given passages (``chunk_id`` = ``<doc_id>-<seq>``).
+    """One ``ok`` document with the given passages (``chunk_id`` = ``<doc_id>-<seq>``), in the
+    default collection of its path (``collection_of``: Codefest institution code, else top folder).
 
     ``pages`` default: one page per chunk. ``page_of_chunk``: (page_start, page_end) per chunk.
     Returns the doc_id (SHA-256 of path + texts, first 16 hex digits, unless given).
@@ -57,6 +59,7 @@ def add_document(
                 chunker_version="test",
                 metadata={},
                 warnings=[],
+                collection=collection_of(path),
             )
         )
         if pages:
@@ -90,6 +93,7 @@ def add_document(
                     "language": language,
                     "phenomenon": phenomenon,
                     "chunker_version": "test",
+                    "collection": collection_of(path),
                 }
             )
         if rows:

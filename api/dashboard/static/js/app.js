@@ -1,6 +1,7 @@
 // Radar dashboard: one page per phenomenon (map, timeline, network, heat matrix, quadrant),
 // the evidence panel and the chat. State in the URL (state.js); data from /tablero/api/* and the
 // service's own endpoints.
+import { apiFetch, forget, showSignOut } from './auth.js';
 import { Chat } from './chat.js';
 import { EvidencePanel } from './evidence.js';
 import {
@@ -33,7 +34,7 @@ let lastResult = null;
 const evidence = new EvidencePanel();
 
 async function getJSON(url) {
-  const r = await fetch(url);
+  const r = await apiFetch(url);
   const body = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error((body.error && body.error.message) || (body.detail && body.detail.message) || `HTTP ${r.status}`);
   return body;
@@ -477,6 +478,8 @@ async function share() {
 
 // ------------------------------------------------------------------ start
 async function init() {
+  showSignOut();
+  document.getElementById('salir').addEventListener('click', () => { forget(); window.location.reload(); });
   try {
     meta = await getJSON('/tablero/api/meta');
   } catch (e) {

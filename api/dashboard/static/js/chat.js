@@ -3,6 +3,7 @@
 // `event: final` carries the full answer: text with linked citations, the sources cited and the
 // passages read, model and token use, tool results, and — when the question asked to *see*
 // something — the components and filters the agent chose, which then drive the views.
+import { apiFetch } from './auth.js';
 import { escapeHtml, num, plural } from './format.js';
 
 const ROLES = {
@@ -64,7 +65,7 @@ export class Chat {
     const steps = box.querySelector('.steps');
     const final = box.querySelector('.final');
     try {
-      const res = await fetch('/chat/stream', {
+      const res = await apiFetch('/chat/stream', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
         body: JSON.stringify(this.conversation ? { pregunta: question, conversacion_id: this.conversation } : { pregunta: question }),

@@ -2,13 +2,14 @@
 // Opening one shows a window of ~80 passages of its document centred on the cited passage, with
 // the mentions the figure counts highlighted (<mark class="contada">) and other dictionary
 // mentions underlined. Offsets from the precomputes are Python string indices (code points).
+import { apiFetch } from './auth.js';
 import { escapeHtml, narrowText, num, plural } from './format.js';
 
 const WINDOW = 80;
 const $ = (id) => document.getElementById(id);
 
 async function getJSON(url) {
-  const r = await fetch(url);
+  const r = await apiFetch(url);
   const body = await r.json().catch(() => ({}));
   if (!r.ok) throw new Error((body.error && body.error.message) || (body.detail && body.detail.message) || `HTTP ${r.status}`);
   return body;
