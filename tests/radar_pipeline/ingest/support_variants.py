@@ -304,6 +304,17 @@ def csv_utf16_tab() -> bytes:
     return b"\xff\xfe" + text.encode("utf-16-le")
 
 
+def csv_utf8_bom_english_numbers() -> bytes:
+    """Variant of 13: UTF-8 with BOM, ',' separator, English numbers ``"1,234.56"`` quoted."""
+    text = (
+        "department,town,amount,people\r\n"
+        'Nariño,Tumaco,"1,234.56","1,250"\r\n'
+        "Cauca,Argelia,12.5,7\r\n"
+        'Arauca,Tame,"98,765.40","3,001"\r\n'
+    )
+    return "\ufeff".encode() + text.encode("utf-8")
+
+
 def csv_preamble_crlf() -> bytes:
     """Variant of 15: 5 preamble lines (one with separators), comma separator, CRLF line ends,
     quoted fields with embedded commas, quotes and a CRLF, a ragged row."""
@@ -334,6 +345,17 @@ HTML_TABLE = (
 def html_disguised() -> bytes:
     """Variant of 16: an HTML table export (utf-8) to be saved as .xlsx or .csv."""
     return HTML_TABLE.encode("utf-8")
+
+
+def html_cp1252() -> bytes:
+    """Variant of 16: an HTML table declared windows-1252 (curly quotes, en dash) named .xls."""
+    html = (
+        '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head>'
+        "<body><table><tr><th>Municipio</th><th>Hecho</th><th>Personas</th></tr>"
+        "<tr><td>Bojayá</td><td>\u201cConfinamiento\u201d \u2013 2024</td><td>856</td></tr>"
+        "<tr><td>Tibú</td><td>Amenaza</td><td>1.204</td></tr></table></body></html>"
+    )
+    return html.encode("cp1252")
 
 
 def xlsx_merged_2d() -> bytes:

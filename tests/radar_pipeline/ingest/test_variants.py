@@ -175,28 +175,12 @@ def test_08v_rotated_scan_text(rotate, skew):
 
 
 @needs_tesseract
-@pytest.mark.parametrize(
-    ("rotate", "skew"),
-    [
-        (180, 0.0),
-        (90, -1.5),
-        pytest.param(
-            270,
-            2.0,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="Tesseract's layout analysis reads this sideways page correctly at 0 deg, so "
-                "no rotation is tried and ocr_rotation records 0; detecting it would need OSD on "
-                "every confidently read page (cost on all scans)",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize(("rotate", "skew"), [(180, 0.0), (90, -1.5), (270, 2.0)])
 def test_08v_rotation_recorded(rotate, skew):
     doc = _rotated(rotate, skew)
-    # PIL rotates counter-clockwise; the reader undoes it clockwise (90 <-> 270 by convention).
-    expected = {180: {180}, 90: {90, 270}, 270: {90, 270}}[rotate]
-    assert doc.pages[0].ocr_rotation in expected
+    # PIL turned the sheet ``rotate`` degrees counter-clockwise; ocr_rotation is the clockwise turn
+    # applied to undo it (OSD's convention), i.e. the same number.
+    assert doc.pages[0].ocr_rotation == rotate
 
 
 # --- 11 pysbd backtracking: other lengths and shapes -----------------------------------------------------
@@ -252,6 +236,16 @@ def test_13v_utf16_bom_tab_thousands():
     assert "monto: 1.234,56" in doc.pages[0].text
 
 
+def test_13v_utf8_bom_english_numbers():
+    doc = extract_bytes(V.csv_utf8_bom_english_numbers(), "data.csv")
+    _storable(doc)
+    recs = doc.records
+    assert list(recs[0]) == ["department", "town", "amount", "people"]  # no BOM in the first name
+    assert [r["amount"] for r in recs] == [1234.56, 12.5, 98765.4]
+    assert [r["people"] for r in recs] == [1250, 7, 3001]
+    assert recs[0]["department"] == "Nariño"
+
+
 # --- 15 preamble of another length, quoted separators, CRLF ----------------------------------------------------
 
 
@@ -284,6 +278,16 @@ def test_16v_html_disguised(name):
         {"Departamento": "Arauca", "Municipio": "Tame", "Casos": 45},
     ]
     assert "Reporte de amenazas" not in " ".join(doc.metadata["tables"][0]["columns"])
+
+
+def test_16v_html_cp1252_named_xls():
+    doc = extract_bytes(V.html_cp1252(), "consulta.xls")
+    _storable(doc)
+    assert doc.format == "html_table" and doc.status == "ok"
+    assert doc.records == [
+        {"Municipio": "Bojayá", "Hecho": "\u201cConfinamiento\u201d \u2013 2024", "Personas": 856},
+        {"Municipio": "Tibú", "Hecho": "Amenaza", "Personas": 1204},
+    ]
 
 
 # --- 18 merged cells across columns and rows, hidden sheet, dates, uncached formulas --------------------------
