@@ -269,6 +269,14 @@ SPANISH_ABBREV_TEXTS = [
         ["Sgto.", "Cmdte.", "Av.", "Dpto.", "Lic.", "Ing.", "arts.", "Pbro.", "Sta.", "FF.", "MM."],
     ),
     (
+        "El ataque ocurrió a las 10 a. m. del lunes en Tumaco. "
+        "La Policía llegó a las 3 p. m. del mismo día, p. ej. en la vda. El Carmen. "
+        "La firma Construcciones Cía. Ltda. también fue atacada.",
+        "es",
+        3,
+        ["a.", "m.", "p.", "ej.", "vda.", "Cía."],
+    ),
+    (
         "A Sra. Lima e o Dr. Souza citaram o art. 7 da lei. "
         "O relatório está na pág. 22 do processo núm. 45. "
         "O Cel. Prado e o Gen. Alves confirmaram os dados.",
