@@ -537,8 +537,12 @@ def read_csv(data: bytes) -> ExtractedDocument:
     """
     text, encoding = decode_text(data)
     text = text.lstrip("\ufeff")
-    delim, consistency = sniff_delimiter(text)
     warnings: list[str] = []
+    n_nul = text.count("\x00")
+    if n_nul:  # NUL padding (fixed-width exports): Postgres text cannot hold it
+        text = text.replace("\x00", "")
+        warnings.append(f"{n_nul} NUL byte(s) stripped")
+    delim, consistency = sniff_delimiter(text)
     if delim is None:
         delim = ","
         warnings.append("no consistent delimiter found; read as one column")

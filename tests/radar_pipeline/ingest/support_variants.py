@@ -416,6 +416,21 @@ def xlsx_dates_formulas() -> bytes:
     return buf.getvalue()
 
 
+def csv_nul_padded() -> bytes:
+    """Variant of 22 for CSV: raw NUL bytes padding fields (a fixed-width export), not escapes."""
+    return "municipio;radicado;eventos\nTumaco\x00\x00\x00;2025-0457\x00;12\nTibú;2025-0458;7\x00\x00\n".encode()
+
+
+def json_records_deep() -> bytes:
+    """Variant of 20: the record list two levels down, NaN/Infinity and a NUL inside it."""
+    return (
+        b'{"meta": {"fuente": "SIEDCO"}, "datos": {"registros": ['
+        b'{"municipio": "Tumaco\\u0000", "serie": [NaN, 2], "max": Infinity},'
+        b'{"municipio": "Tib\\u00fa", "serie": [1, 2], "max": 4},'
+        b'{"municipio": "Arauca", "serie": [], "max": -Infinity}]}}'
+    )
+
+
 def json_nonfinite_nested() -> bytes:
     """Variant of 20: NaN / Infinity / -Infinity inside nested arrays and objects."""
     return (

@@ -363,3 +363,23 @@ def test_22v_bom_and_nul_in_keys():
         {"municipio": "Tibú", "radicado": "2025-0902"},
     ]
     assert "\\u0000" not in json.dumps(doc.metadata) and "\x00" not in json.dumps(doc.metadata)
+
+
+def test_22v_raw_nul_bytes_in_csv_are_text_not_binary():
+    doc = extract_bytes(V.csv_nul_padded(), "radicados.csv")
+    _storable(doc)
+    assert doc.format == "csv" and doc.status == "ok"
+    assert doc.records == [
+        {"municipio": "Tumaco", "radicado": "2025-0457", "eventos": 12},
+        {"municipio": "Tibú", "radicado": "2025-0458", "eventos": 7},
+    ]
+    assert any("NUL byte(s) stripped" in w for w in doc.warnings)
+
+
+def test_20v_records_below_wrapper_objects():
+    doc = extract_bytes(V.json_records_deep(), "serie.json")
+    _storable(doc)
+    assert [r["municipio"] for r in doc.records] == ["Tumaco", "Tibú", "Arauca"]
+    assert doc.records[0]["max"] is None and doc.records[2]["max"] is None and doc.records[1]["max"] == 4
+    assert doc.metadata["top_level"] == {"meta.fuente": "SIEDCO"}
+    assert any("below the top level: datos.registros" in w for w in doc.warnings)
