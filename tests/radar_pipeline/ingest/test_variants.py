@@ -86,6 +86,28 @@ def test_03v_repetitive_table_page_is_not_judged_shifted(monkeypatch):
     assert "Pagina 2, linea 30" in doc.text
 
 
+@pytest.mark.parametrize(
+    ("path", "page"),
+    [
+        ("radar/ai_military/Manned-UnmannedAircraftTeaming_Sadraey__2018_.pdf", 8),
+        ("radar/ai_military/chile2021ia_politica-nacional-ia.pdf", 76),
+        ("radar/ai_military/oxfordinsights2023_ai-readiness-index.pdf", 47),
+        ("radar/space_security/nasa_ca_handbook2023_batch2.pdf", 16),
+    ],
+)
+def test_03v_short_real_pages_are_not_judged_shifted(corpus_dir, path, page):
+    """Corpus pages (figure captions, URL lists, score tables) that a loose offset search called
+    'shifted glyph ids': few tokens, few stopwords, a handful of chance hits."""
+    import pymupdf
+
+    from radar_pipeline.ingest.pdf import judge_text_layer
+
+    flags = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES
+    with pymupdf.open(corpus_dir / path) as doc:
+        raw = doc[page].get_text("text", flags=flags)
+    assert judge_text_layer(raw)[0] != "garbled"
+
+
 # --- 05 encryption: owner-only opens; AES-256 user password is recorded --------------------------------
 
 
