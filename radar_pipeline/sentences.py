@@ -6,7 +6,9 @@ What it adds to plain ``pysbd.Segmenter(clean=False)``:
 - **Language mapping**: 'es' → pysbd 'es'; 'en', 'pt' and unknown → pysbd 'en' (pysbd has no 'pt').
 - **Abbreviations**: no boundary right after Spanish/Portuguese abbreviations (Sr., Dra., art.,
   núm., Res., FF. AA., aprox., vda., mpio., Gral., Cap., Tte., inc., Gen., Cel., …): pysbd splits
-  "Sr. | Gómez" and "Res. | 0123"; those pieces are merged back. No boundary inside a run of
+  "Sr. | Gómez" and "Res. | 0123"; those pieces are merged back. Any short dotted token (<= 5
+  letters) followed by a lowercase word is not a boundary either ("10 a. m. | del lunes",
+  "p. | ej.", "Cía. Ltda. | también"): a sentence does not start in lowercase. No boundary inside a run of
   dots or right before closing punctuation either.
 - **Catastrophic backtracking guard** (pysbd issue #79): pysbd's ``NUMBERED_REFERENCE_REGEX``
   backtracks exponentially on ``.[`` followed by many 1-3 digit numbers ("municipio..[112 187
@@ -35,11 +37,13 @@ ABBREVIATIONS: frozenset[str] = frozenset(
     ff aa pp cc ee uu rr hh dd
     aprox vda mpio dpto depto corr barr av avda cra cl dg tv
     pág pag págs pags vol vols ed eds fig figs cf ej pp vs
+    cía cia ud uds tel secc
     """.split()
 )
 
 _ABBR_END_RE = re.compile(r"(?:^|[^\w])([^\W\d_]{1,6})\.\s*$")
 _LEADING_CLOSER_RE = re.compile(r"^[.,;:)\]}»”’]")
+_SHORT_DOT_END_RE = re.compile(r"(?:^|[^\w])[^\W\d_]{1,5}\.\s*$")
 _DOT_BRACKET_RE = re.compile(r"(?<=\.)\[")
 # pysbd's internal placeholder characters; blank them in the work copy so the text cannot confuse it.
 _PYSBD_SENTINELS_RE = re.compile("[∯ȸ♨☝✂⎋ᓰᓱᓳᓴᓷᓸ∰ȹ&\r]")
@@ -128,6 +132,14 @@ def _protected_end(piece: str) -> bool:
     return bool(m) and m.group(1).lower() in ABBREVIATIONS
 
 
+def _abbreviation_before_lowercase(prev: str, piece: str) -> bool:
+    """True when ``prev`` ends with a short dotted token (<= 5 letters: ``a. m.``, ``p. ej.``,
+    ``Cía.``, ``Ltda.``) and ``piece`` starts with a lowercase letter: a sentence does not start in
+    lowercase, so the dot belongs to an abbreviation not in ``ABBREVIATIONS``."""
+    head = piece.lstrip()[:1]
+    return bool(head) and head.isalpha() and head.islower() and bool(_SHORT_DOT_END_RE.search(prev))
+
+
 def split_sentences(text: str, lang: str | None) -> list[str]:
     """Split ``text`` into sentences; ``''.join(result) == text`` always holds.
 
@@ -160,7 +172,12 @@ def split_sentences(text: str, lang: str | None) -> list[str]:
     for c in cuts + [len(text)]:
         piece = text[prev:c]
         prev = c
-        if pieces and (_protected_end(pieces[-1]) or _LEADING_CLOSER_RE.match(piece) or not pieces[-1].strip()):
+        if pieces and (
+            _protected_end(pieces[-1])
+            or _LEADING_CLOSER_RE.match(piece)
+            or not pieces[-1].strip()
+            or _abbreviation_before_lowercase(pieces[-1], piece)
+        ):
             pieces[-1] += piece
         else:
             pieces.append(piece)

@@ -94,8 +94,12 @@ def decode_text(data: bytes) -> tuple[str, str]:
     return data.decode("latin-1"), "latin-1"
 
 
+_NUL_PADDING_MAX_SHARE = 0.25
+
+
 def looks_binary(data: bytes) -> bool:
-    """True when the first 8 KiB look like binary data (NULs or many control bytes)."""
+    """True when the first 8 KiB look like binary data (NULs or many control bytes); text with a
+    few NUL padding bytes (<= 25% of the head, no other control bytes) is not binary."""
     head = data[:8192]
     if not head:
         return False
@@ -108,6 +112,13 @@ def looks_binary(data: bytes) -> bool:
         odd = head[1::2].count(0) / max(1, len(head[1::2]))
         if (odd > 0.4 and even < 0.05) or (even > 0.4 and odd < 0.05):
             return False
+        # A few NUL bytes padding fields of otherwise clean text (fixed-width exports, C strings
+        # written whole): text, whose NULs the readers strip. Binary formats have many NULs or
+        # many other control bytes.
+        if nul / len(head) <= _NUL_PADDING_MAX_SHARE:
+            rest = head.replace(b"\x00", b"")
+            ctrl = sum(1 for b in rest if b < 9 or 13 < b < 32)
+            return ctrl / max(1, len(rest)) > 0.01
         return True
     ctrl = sum(1 for b in head if b < 9 or 13 < b < 32)
     return ctrl / len(head) > 0.05

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 __all__ = ["EXTRACTOR_VERSION", "PageText", "ExtractedDocument"]
 
 # Bump whenever extraction output can change for the same input bytes.
-EXTRACTOR_VERSION = "ingest-2"
+EXTRACTOR_VERSION = "ingest-3"
 
 
 @dataclass

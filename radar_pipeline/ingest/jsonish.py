@@ -110,6 +110,26 @@ def _is_record_list(v: Any) -> bool:
     return isinstance(v, list) and len(v) > 0 and sum(isinstance(x, dict) for x in v) >= 0.8 * len(v)
 
 
+_MAX_RECORD_DEPTH = 3
+
+
+def _nested_record_lists(value: dict, prefix: str = "", depth: int = 1) -> list[tuple[str, list]]:
+    """Record lists inside wrapper objects, up to ``_MAX_RECORD_DEPTH`` levels down, as
+    ``(dotted path, list)`` (``"datos.registros"``); the top level itself is not searched here."""
+    found: list[tuple[str, list]] = []
+    if depth > _MAX_RECORD_DEPTH:
+        return found
+    for k, v in value.items():
+        if not isinstance(v, dict):
+            continue
+        path = f"{prefix}{k}"
+        for kk, vv in v.items():
+            if _is_record_list(vv):
+                found.append((f"{path}.{kk}", vv))
+        found.extend(_nested_record_lists(v, path + ".", depth + 1))
+    return found
+
+
 @dataclass
 class _Sections:
     """How a JSON value splits into records: ``(name, items)`` sections, the top-level fields beside
@@ -167,6 +187,14 @@ def _find_sections(value: Any, warnings: list[str]) -> _Sections | None:
         sections = [(str(k), v) for k, v in value.items() if _is_record_list(v)]
         remainder = {k: v for k, v in value.items() if not _is_record_list(v)}
         return _Sections("json", sections, False, remainder=remainder)
+    nested = _nested_record_lists(value) if isinstance(value, dict) else []
+    if nested:
+        # {"meta": {...}, "datos": {"registros": [...]}}: the record lists sit below wrapper objects.
+        paths = [p for p, _ in nested]
+        flat = flatten(value)
+        remainder = {k: v for k, v in flat.items() if not any(k == p or k.startswith(p + ".") for p in paths)}
+        warnings.append("records found below the top level: " + ", ".join(paths[:5]))
+        return _Sections("json", nested, False, remainder=remainder)
     if (
         isinstance(value, dict)
         and len(value) >= 2

@@ -7,7 +7,10 @@ pass gives both the text and per-word confidences).
 Orientation: the page is first read as rendered (0°). When the mean word confidence is below
 ``OcrSettings.min_confidence``, Tesseract's OSD (``image_to_osd``) proposes a rotation, which is
 tried; if the best result is still poor and the page has words, the remaining right angles are
-tried. The result with the best confidence (weighted by the number of words) wins. The applied
+tried. The result with the best confidence (weighted by the number of words) wins. A page that
+Tesseract reads well but as vertical lines (word boxes taller than wide: a 90/270° scan its layout
+analysis handled) is re-read at 90° and 270° and the upright reading is kept, so the rotation is
+recorded. The applied
 rotation is reported in degrees **clockwise** applied to the rendered image (OSD's "Rotate"
 convention; a page scanned 90° counter-clockwise reports 90).
 
@@ -129,8 +132,15 @@ def render_page(page, settings: OcrSettings):
     return img, zoom
 
 
-def _read(img, lang: str, settings: OcrSettings) -> tuple[str, float, int]:
-    """One Tesseract pass: (text, mean word confidence, number of words)."""
+# A reading is "sideways" when most words of >= 4 characters have boxes taller than wide: Tesseract's
+# layout analysis can read a page scanned at 90/270 degrees as vertical lines, with good confidence,
+# so confidence alone never asks for a rotation and the page's orientation would go unrecorded.
+SIDEWAYS_MIN_SHARE = 0.6
+SIDEWAYS_MIN_WORDS = 5
+
+
+def _read(img, lang: str, settings: OcrSettings) -> tuple[str, float, int, bool]:
+    """One Tesseract pass: (text, mean word confidence, number of words, read sideways?)."""
     import pytesseract
 
     data = pytesseract.image_to_data(
@@ -145,10 +155,14 @@ def _read(img, lang: str, settings: OcrSettings) -> tuple[str, float, int]:
     current_block = None
     words: list[str] = []
     confs: list[float] = []
+    long_words = tall_words = 0
     for i, word in enumerate(data["text"]):
         word = (word or "").strip()
         if not word:
             continue
+        if len(word) >= 4:
+            long_words += 1
+            tall_words += data["height"][i] > data["width"][i]
         try:
             conf = float(data["conf"][i])
         except (TypeError, ValueError):
@@ -169,7 +183,8 @@ def _read(img, lang: str, settings: OcrSettings) -> tuple[str, float, int]:
         lines.append(" ".join(words))
     n_words = sum(len(ln.split()) for ln in lines)
     mean_conf = sum(confs) / len(confs) if confs else 0.0
-    return "\n".join(lines), mean_conf, n_words
+    sideways = long_words >= SIDEWAYS_MIN_WORDS and tall_words / long_words >= SIDEWAYS_MIN_SHARE
+    return "\n".join(lines), mean_conf, n_words, sideways
 
 
 def _osd_rotation(img, settings: OcrSettings) -> int | None:
@@ -204,7 +219,7 @@ def ocr_image(img, settings: OcrSettings | None = None) -> OcrResult:
     _single_thread_tesseract()
     lang = _lang_string(settings.languages)
     tried: list[int] = []
-    results: dict[int, tuple[str, float, int]] = {}
+    results: dict[int, tuple[str, float, int, bool]] = {}
 
     def attempt(rot: int) -> None:
         if rot in results:
@@ -219,7 +234,20 @@ def ocr_image(img, settings: OcrSettings | None = None) -> OcrResult:
         return max(results, key=lambda r: _score(results[r][1], results[r][2]) - (ROTATION_MARGIN if r else 0))
 
     attempt(0)
-    text0, conf0, n0 = results[0]
+    text0, conf0, n0, sideways0 = results[0]
+    if sideways0:
+        # Read as vertical lines: the page lies at 90/270. Keep the upright reading that is
+        # horizontal and at least as confident as the sideways one (minus the usual margin).
+        for r in (90, 270):
+            attempt(r)
+        upright = [r for r in (90, 270) if not results[r][3]]
+        if upright:
+            r = max(upright, key=lambda k: _score(results[k][1], results[k][2]))
+            if _score(results[r][1], results[r][2]) >= _score(conf0, n0) - ROTATION_MARGIN:
+                text, conf, n, _ = results[r]
+                return OcrResult(
+                    text=text, rotation=r, mean_confidence=round(conf, 1), n_words=n, tried=tried, image_size=img.size
+                )
     if conf0 < settings.min_confidence and n0 > 0:
         rot = _osd_rotation(img, settings)
         if rot:
@@ -231,7 +259,7 @@ def ocr_image(img, settings: OcrSettings | None = None) -> OcrResult:
                 if results[r][1] >= settings.min_confidence:
                     break
     b = best()
-    text, conf, n = results[b]
+    text, conf, n, _ = results[b]
     return OcrResult(text=text, rotation=b, mean_confidence=round(conf, 1), n_words=n, tried=tried, image_size=img.size)
 
 

@@ -380,7 +380,40 @@ def grid_to_records(
     for row in data:
         if len(row) < len(columns):
             row.extend([None] * (len(columns) - len(row)))
+    dropped = _drop_header_span_copies(columns, data, merges or [], header_grid_row)
+    if dropped:
+        warnings.append(f"{where}{dropped} column(s) under a header merged across columns folded into its first column")
     return columns, data, meta, warnings
+
+
+def _drop_header_span_copies(
+    columns: list[str], data: list[list[Any]], merges: list[tuple[int, int, int, int]], header_grid_row: int
+) -> int:
+    """Fold the columns covered by a header cell merged across columns (``Región`` over A2:B2).
+
+    Such a header names ONE field laid out over several grid columns; the unnamed columns it covers
+    (``col_N``) are dropped when every data row holds nothing there or a copy of the first column
+    (what filling a body merge A3:B5 over produces). Columns with other values are kept.
+    Mutates ``columns`` and ``data``; returns the number of columns dropped.
+    """
+    if header_grid_row < 0:
+        return 0
+    drop: set[int] = set()
+    for r0, c0, r1, c1 in merges:
+        if not (r0 <= header_grid_row <= r1) or c1 <= c0 or c0 >= len(columns):
+            continue
+        for c in range(c0 + 1, min(c1, len(columns) - 1) + 1):
+            if columns[c] != f"col_{c + 1}":
+                continue  # the covered cell has its own name: a real column
+            if all(_empty(row[c]) or row[c] == row[c0] for row in data):
+                drop.add(c)
+    if not drop:
+        return 0
+    keep = [j for j in range(len(columns)) if j not in drop]
+    columns[:] = [columns[j] for j in keep]
+    for row in data:
+        row[:] = [row[j] for j in keep]
+    return len(drop)
 
 
 def _type_rows(columns: list[str], rows: list[list[Any]], *, decimal_comma_default: bool) -> list[dict]:
@@ -504,8 +537,12 @@ def read_csv(data: bytes) -> ExtractedDocument:
     """
     text, encoding = decode_text(data)
     text = text.lstrip("\ufeff")
-    delim, consistency = sniff_delimiter(text)
     warnings: list[str] = []
+    n_nul = text.count("\x00")
+    if n_nul:  # NUL padding (fixed-width exports): Postgres text cannot hold it
+        text = text.replace("\x00", "")
+        warnings.append(f"{n_nul} NUL byte(s) stripped")
+    delim, consistency = sniff_delimiter(text)
     if delim is None:
         delim = ","
         warnings.append("no consistent delimiter found; read as one column")
@@ -702,6 +739,11 @@ def read_xlsx(data: bytes) -> ExtractedDocument:
             merges = [(m.min_row - 1, m.min_col - 1, m.max_row - 1, m.max_col - 1) for m in ws.merged_cells.ranges]
             columns, rows, meta, w = grid_to_records(grid, merges, sheet=ws.title)
             warnings.extend(w)
+            if ws.sheet_state != "visible":
+                # Kept (nothing is lost) but flagged: hidden sheets often hold lookup lists or
+                # data the author did not mean to publish.
+                meta["hidden"] = ws.sheet_state
+                warnings.append(f"sheet {ws.title!r} is {ws.sheet_state}; its rows are kept and flagged")
             if columns or rows:
                 tables.append((ws.title, columns, rows, meta))
     finally:
