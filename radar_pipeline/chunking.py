@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from radar_pipeline.sentences import split_sentences
 
-CHUNKER_VERSION = "sent-v1"
+CHUNKER_VERSION = "sent-v2"  # v2: sentence boundaries after short abbreviations (a. m., p. ej., Cía.) changed
 _TOKEN_RX = re.compile(r"\w+|[^\w\s]")
 
 
