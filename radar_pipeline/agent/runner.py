@@ -170,6 +170,8 @@ class RunResult:
     # {"rol": one of DEGRADABLE_ROLES, "motivo": LLMError.kind, "por_circuito": bool}
     degraded: list[dict] = field(default_factory=list)
     premisa: dict | None = None  # premise.PremiseVerdict.contract(); None without a premise
+    # the search stages live when the run retrieved (lexical/dense/rerank → bool); None: no retrieval
+    search_stages: dict[str, bool] | None = None
 
 
 class _Stop(Exception):
@@ -192,6 +194,7 @@ class _Ctx:
     formulations: list[str] = field(default_factory=list)
     ruta: str = "text"
     toolbox: ToolBox | None = None
+    search_stages: dict[str, bool] | None = None
     draft_text: str = ""
     exclude: set[str] = field(default_factory=set)
     feedback: str | None = None
@@ -716,6 +719,7 @@ class AgentRunner:
     # -- RETRIEVE (analyst)
     def _retrieve(self, ctx: _Ctx) -> State:
         corpus = self._corpus().for_scope(ctx.scope)
+        ctx.search_stages = corpus.search_stages
         if ctx.toolbox is None:
             ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls, reader=self.aggregates)
         tb = ctx.toolbox
@@ -987,6 +991,8 @@ class AgentRunner:
         shown = ctx.estado not in ("bloqueada", "error")
         if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
             ctx.text = _with_reading_notes(ctx.text, ctx.facts)
+        if shown and ctx.search_stages is not None and not ctx.search_stages.get("dense", True):
+            ctx.text = ctx.text.rstrip() + "\n\n" + messages.LEXICAL_ONLY_NOTE
         return RunResult(
             run_id=ctx.run_id,
             conversacion_id=ctx.conversacion_id,
@@ -1019,6 +1025,7 @@ class AgentRunner:
             tool_calls=tb.used_calls if tb else 0,  # what the cap counts, rejected calls included
             degraded=list(ctx.degraded),
             premisa=ctx.premise_verdict.contract() if shown and ctx.premise_verdict is not None else None,
+            search_stages=ctx.search_stages,
         )
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from assets.partitions import FULL_RANGE
 from radar_pipeline import db
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index
@@ -32,6 +33,7 @@ pytestmark = pytest.mark.slow  # five Dagster runs in child processes (~5 min on
 
 ROOT = Path(__file__).resolve().parents[2]
 SELECT = "source_files,documents,pages,chunks,embeddings,faiss_index,bm25_index"
+FULL_RANGE_ARGS = ("--partition-range", FULL_RANGE)  # the per-file stages over every content bucket
 TOPICS = [
     "Anti-satellite tests create long-lived debris in low Earth orbit and threaten other satellites.",
     "Armed groups dispute territory along the border and displace rural communities.",
@@ -97,7 +99,7 @@ class Run:
         self.log = log
         exe = Path(sys.executable).with_name("dagster")
         self.proc = subprocess.Popen(
-            [str(exe), "asset", "materialize", "-m", "assets.definitions", "--select", SELECT],
+            [str(exe), "asset", "materialize", "-m", "assets.definitions", "--select", SELECT, *FULL_RANGE_ARGS],
             cwd=ROOT,
             env=env,
             stdout=log.open("wb"),
