@@ -630,28 +630,91 @@ def _lexical_table_sealed(index_dir: Path) -> bool:
     ).get("passages")
 
 
-def _vectors_for_table(engine: sa.Engine, encoder_name: str, texts: list[str]) -> np.ndarray:
-    """The ``encoder_name`` vectors of ``texts`` (matched by text hash), float32 (n, dim). Raises
-    ``ValueError`` when a text has none (embeddings not yet materialized for it)."""
+FAISS_ROWS_FILE = "faiss_rows.json"  # text SHA-256 of each FAISS row + the FAISS file it describes
+
+
+def _previous_vectors(index_dir: Path) -> dict[str, np.ndarray]:
+    """Vectors of the FAISS index the previous build left, by text hash: read back from the index
+    (a memory copy) instead of decoding them from PostgreSQL again. Only when ``faiss_rows.json``
+    describes exactly that file (size and SHA-256) and its row count; else empty."""
+    import json
+
+    from radar_pipeline.stores.integrity import file_record
+
+    try:
+        side = json.loads((index_dir / FAISS_ROWS_FILE).read_text(encoding="utf-8"))
+        if side.get("faiss") != file_record(index_dir / faiss_store.FAISS_FILE):
+            return {}
+        index = faiss_store.load_index(index_dir)
+    except (OSError, ValueError):
+        return {}
+    shas = side.get("text_sha", [])
+    if index.ntotal != len(shas):
+        return {}
+    vectors = index.reconstruct_n(0, index.ntotal)
+    return dict(zip(shas, vectors, strict=True))
+
+
+def _vectors_for_table(
+    engine: sa.Engine, encoder_name: str, texts: list[str], previous: dict[str, np.ndarray] | None = None
+) -> tuple[np.ndarray, int]:
+    """The ``encoder_name`` vectors of ``texts`` (matched by text hash), float32 (n, dim): from
+    ``previous`` (text hash → vector of the last FAISS index) where present, the rest from
+    PostgreSQL. Returns (vectors, how many came from PostgreSQL). Raises ``ValueError`` when a text
+    has none (embeddings not yet materialized for it)."""
     rows_of: dict[str, list[int]] = {}
     for i, t in enumerate(texts):
         rows_of.setdefault(text_sha(t), []).append(i)
-    q = sa.select(db.embeddings.c.text_sha, db.embeddings.c.embedding).where(db.embeddings.c.encoder == encoder_name)
+    previous = previous or {}
     vecs, have = None, np.zeros(len(texts), dtype=bool)
+
+    def put(sha: str, v) -> None:
+        nonlocal vecs
+        v = np.asarray(v, dtype=np.float32)
+        if vecs is None:
+            vecs = np.zeros((len(texts), v.shape[0]), dtype=np.float32)
+        vecs[rows_of[sha]], have[rows_of[sha]] = v, True
+
+    for sha in rows_of:
+        if sha in previous:
+            put(sha, previous[sha])
+    todo = [sha for sha in rows_of if sha not in previous]
+    e = db.embeddings
     with engine.connect() as conn:
-        for sha, emb in conn.execution_options(stream_results=True).execute(q):
-            if sha not in rows_of:
-                continue
-            v = np.asarray(emb, dtype=np.float32)
-            if vecs is None:
-                vecs = np.zeros((len(texts), v.shape[0]), dtype=np.float32)
-            vecs[rows_of[sha]], have[rows_of[sha]] = v, True
+        conn = conn.execution_options(stream_results=True)
+        if len(todo) > 5000:  # most of the table: one streamed scan beats a huge IN list
+            rows = conn.execute(sa.select(e.c.text_sha, e.c.embedding).where(e.c.encoder == encoder_name))
+        else:
+            rows = (
+                r
+                for i in range(0, len(todo), 1000)
+                for r in conn.execute(
+                    sa.select(e.c.text_sha, e.c.embedding).where(
+                        e.c.encoder == encoder_name, e.c.text_sha.in_(todo[i : i + 1000])
+                    )
+                )
+            )
+        fetched = 0
+        for sha, emb in rows:
+            if sha in rows_of and not have[rows_of[sha][0]]:
+                put(sha, emb)
+                fetched += 1
     if vecs is None or not have.all():
         missing = int((~have).sum())
         raise ValueError(
             f"{missing} of {len(texts)} passages have no {encoder_name!r} embedding yet: materialize embeddings first"
         )
-    return vecs
+    return vecs, fetched
+
+
+def _write_faiss_rows(index_dir: Path, texts: list[str]) -> None:
+    """The sidecar ``_previous_vectors`` trusts: the text hash of each FAISS row and the FAISS file's record."""
+    import json
+
+    from radar_pipeline.stores.integrity import atomic_write_text, file_record
+
+    side = {"faiss": file_record(index_dir / faiss_store.FAISS_FILE), "text_sha": [text_sha(t) for t in texts]}
+    atomic_write_text(index_dir / FAISS_ROWS_FILE, json.dumps(side))
 
 
 def build_lexical_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
@@ -700,9 +763,13 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     from radar_pipeline.stores.passages import load_passages
 
     aligned = _lexical_table_sealed(index_dir)
+    reused = 0
     if aligned:
         frame = load_passages(index_dir)
-        vectors = _vectors_for_table(engine, encoder_name, frame["text"].to_list())
+        previous = _previous_vectors(index_dir)
+        vectors, fetched = _vectors_for_table(engine, encoder_name, frame["text"].to_list(), previous)
+        reused = frame.height - fetched
+        log(f"faiss_index: {reused} vectors reused from the previous index, {fetched} read from PostgreSQL")
     else:
         frame, vectors = load_passage_frame(engine, encoder_name)
     if frame.height == 0:
@@ -717,6 +784,7 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     if cleaned:
         log(f"faiss_index: removed temporaries of an interrupted run: {cleaned}")
     faiss_store.save_index(index, index_dir)
+    _write_faiss_rows(index_dir, frame["text"].to_list())
     if not aligned:
         save_passages(frame, index_dir)
     save_centroids(compute_centroids(vectors, frame["phenomenon"].to_list()), index_dir)
@@ -725,6 +793,7 @@ def build_faiss_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log
     return {
         "rows": frame.height,
         "dim": int(vectors.shape[1]),
+        "vectors_reused": reused,
         "build_seconds": round(build_s, 3),
         "seconds": round(time.perf_counter() - t0, 3),
         "path": str(index_dir),
