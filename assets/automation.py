@@ -8,9 +8,9 @@ sensor and the evaluation schedule (all default-on: ``radar ui``/``make ui`` sta
   (``source_files`` → ``documents``/``pages`` → ``chunks`` → ``embeddings``). Without a cursor (first
   tick, or a reset sensor) the snapshot it compares against is the materialized ``source_files``
   table, so a corpus that ``radar materialize`` already built is not rebuilt.
-* ``radar_automation`` evaluates every asset's ``AutomationCondition`` (``assets.partitions``):
-  indexes, re-ranker vectors and precomputes run eagerly after the stages they read, the
-  evaluations on their daily cron.
+* ``radar_index_automation`` and ``radar_automation`` evaluate the assets' ``AutomationCondition``
+  (``assets.partitions``): the search indexes (their runs ahead in the queue), re-ranker vectors and
+  precomputes run eagerly after the stages they read, the evaluations on their daily cron.
 * ``evaluation_schedule`` re-runs ``evaluation_job`` weekly whatever changed (drift of a
   dependency outside the graph, e.g. a judgment import).
 """
@@ -39,6 +39,12 @@ EVALUATION_SCHEDULE_CRON = "0 4 * * 0"  # Sundays 04:00
 # (single-run backfill policy) instead of one run per bucket: each run pays ~10–20 s of process
 # start and model loading, and unchanged contents cost nothing in a run (every stage is incremental).
 MAX_BUCKET_RUNS = 4
+# The sensor's runs are small (one bucket's new files): their steps run in the run's own process, not
+# one subprocess per step (each pays ~5–10 s of imports here, measured in evals/bench_freshness.py),
+# and they go first in the run queue. Searchability next: the index sensor's runs before the
+# precompute and evaluation ones (dagster/priority, QueuedRunCoordinator).
+IN_PROCESS = {"execution": {"config": {"in_process": {}}}}
+PRIORITY_TAG = "dagster/priority"
 
 
 def encode_cursor(snapshot: dict[str, list]) -> str:
@@ -92,7 +98,7 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
             "dagster/asset_partition_range_start": CONTENT_BUCKETS[0],
             "dagster/asset_partition_range_end": CONTENT_BUCKETS[-1],
         }
-        return [dg.RunRequest(run_key=f"corpus-all-{digest}", asset_selection=keys, tags=tags)]
+        return [dg.RunRequest(run_key=f"corpus-all-{digest}", asset_selection=keys, tags={**tags, PRIORITY_TAG: "20"})]
     out = []
     for bucket in changes.buckets:
 
@@ -104,6 +110,7 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
             "radar/new_files": str(len(mine(changes.new, changes.snapshot))),
             "radar/changed_files": str(len(mine(changes.changed, changes.snapshot))),
             "radar/removed_files": str(len(mine(changes.removed, previous)) + len(mine(changes.changed, previous))),
+            PRIORITY_TAG: "20",
         }
         out.append(
             dg.RunRequest(
@@ -111,6 +118,7 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
                 partition_key=bucket,
                 asset_selection=keys,
                 tags=tags,
+                run_config=IN_PROCESS,
             )
         )
     return out
@@ -141,13 +149,26 @@ def corpus_sensor(
     return dg.SensorResult(run_requests=corpus_run_requests(changes, previous), cursor=cursor)
 
 
-automation_sensor = dg.AutomationConditionSensorDefinition(
-    "radar_automation",
-    target=dg.AssetSelection.all(),
+# What makes a change searchable: evaluated by its own sensor, its runs ahead in the queue.
+SEARCH_INDEXES = dg.AssetSelection.assets("bm25_index", "faiss_index", "pgvector_index", "rerank_index")
+
+index_automation_sensor = dg.AutomationConditionSensorDefinition(
+    "radar_index_automation",
+    target=SEARCH_INDEXES,
     default_status=dg.DefaultSensorStatus.RUNNING,
     minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
-    run_tags={"radar/trigger": "automation"},  # one such run at a time (dagster.yaml run_queue)
-    description="Evaluates every asset's automation condition: indexes, re-ranker vectors and precomputes "
+    run_tags={"radar/trigger": "automation", PRIORITY_TAG: "10"},
+    description="Evaluates the search indexes' automation conditions (eager): they follow the per-file "
+    "stages, ahead of precomputes and evaluations in the run queue.",
+)
+
+automation_sensor = dg.AutomationConditionSensorDefinition(
+    "radar_automation",
+    target=dg.AssetSelection.all() - SEARCH_INDEXES,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
+    run_tags={"radar/trigger": "automation"},
+    description="Evaluates every other asset's automation condition: re-ranker vectors and precomputes "
     "follow the per-file stages eagerly; evaluations run on their daily cron.",
 )
 
@@ -159,4 +180,4 @@ evaluation_schedule = dg.ScheduleDefinition(
     description="Re-runs every evaluation weekly, whether or not its inputs changed.",
 )
 
-__all__ = ["CONTENT_PARTITIONS", "automation_sensor", "corpus_sensor", "evaluation_schedule"]
+__all__ = ["CONTENT_PARTITIONS", "automation_sensor", "corpus_sensor", "evaluation_schedule", "index_automation_sensor"]

@@ -12,7 +12,7 @@ serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them.
 import dagster as dg
 
 from assets import checks, evals, indexes, ingestion, knowledge_base, precompute
-from assets.automation import automation_sensor, corpus_sensor, evaluation_schedule
+from assets.automation import automation_sensor, corpus_sensor, evaluation_schedule, index_automation_sensor
 from assets.partitions import EAGER, ON_EVALUATION_CRON
 from resources import (
     ChunkingResource,
@@ -53,7 +53,7 @@ defs = dg.Definitions(
             description="Codefest dev and XQuAD evaluations of the default retrieval configuration.",
         ),
     ],
-    sensors=[corpus_sensor, automation_sensor],
+    sensors=[corpus_sensor, index_automation_sensor, automation_sensor],
     schedules=[evaluation_schedule],
     resources={
         "database": DatabaseResource(),

@@ -110,6 +110,7 @@ def test_schedules_and_sensors_resolve():
     # what keeps Radar current runs as soon as the daemon does (`radar ui`), nobody toggles it on
     assert {s.name: s.default_status for s in repo.sensor_defs} == {
         "corpus_sensor": dg.DefaultSensorStatus.RUNNING,
+        "radar_index_automation": dg.DefaultSensorStatus.RUNNING,
         "radar_automation": dg.DefaultSensorStatus.RUNNING,
     }
     assert {s.name: (s.job_name, s.default_status) for s in repo.schedule_defs} == {
