@@ -7,9 +7,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: up install system-deps dashboard materialize serve test test-fast lint bench ui
 
-## Set everything up, materialize every asset on ../shared/corpus (or RADAR_CORPUS_DIR), then serve
-## the API and the dashboard on http://127.0.0.1:8000/tablero/ (Ctrl-C stops it).
-up: install materialize serve
+## Set everything up, then run Radar: the Dagster daemon (UI on :3000) builds and keeps current every
+## asset on ../shared/corpus (or RADAR_CORPUS_DIR) while the API and the dashboard serve on
+## http://127.0.0.1:8000/tablero/ — lexical-only as soon as the BM25 index exists, then dense and
+## re-ranked as their assets complete (/health lists the live stages). Ctrl-C stops both.
+up: install
+	$(BIN)/radar up --port 8000
 
 system-deps:
 	@command -v tesseract >/dev/null && tesseract --list-langs 2>/dev/null | grep -q '^spa$$' && tesseract --list-langs 2>/dev/null | grep -q '^por$$' || \
@@ -44,6 +47,7 @@ serve: install
 	@echo "Radar: API and dashboard on http://127.0.0.1:8000/tablero/ (OpenAPI on /docs)"
 	$(BIN)/radar serve --port 8000
 
+## The Dagster UI and daemon (sensors, automation, schedule) without the API.
 ui: install
 	$(BIN)/radar ui
 

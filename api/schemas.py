@@ -139,6 +139,16 @@ class Metadata(Strict):
         description="Los roles que funcionaron sin modelo en esta ejecución y por qué, en orden; vacía si no "
         "hubo modo degradado"
     )
+    etapas_busqueda: list[Literal["lexica", "densa", "reordenamiento"]] = Field(
+        default_factory=list,
+        description="Etapas de búsqueda activas cuando se recuperó la evidencia (léxica BM25, densa FAISS, "
+        "reordenamiento con vectores precalculados); vacía si la ejecución no buscó",
+    )
+    solo_lexica: bool = Field(
+        default=False,
+        description="true: el índice denso aún no existía y la evidencia se recuperó solo por búsqueda léxica; "
+        "la respuesta lo dice en una nota final",
+    )
 
 
 class Componente(Strict):
@@ -198,6 +208,18 @@ class ChatResponse(Strict):
     )
 
 
+_STAGE_NAMES = {"lexical": "lexica", "dense": "densa", "rerank": "reordenamiento"}
+
+
+def _stage_names(stages: dict[str, bool] | None) -> list[str]:
+    """The contract's names of the live search stages, in pipeline order."""
+    return [_STAGE_NAMES[k] for k in _STAGE_NAMES if stages and stages.get(k)]
+
+
+def _lexical_only(stages: dict[str, bool] | None) -> bool:
+    return bool(stages) and bool(stages.get("lexical")) and not stages.get("dense", True)
+
+
 def assemble(result) -> ChatResponse:
     """The /chat contract from a ``radar_pipeline.agent.runner.RunResult``."""
     tin = sum(u["input"] for u in result.usage.values())
@@ -233,6 +255,8 @@ def assemble(result) -> ChatResponse:
             cobertura=[Cobertura(**c) for c in result.coverage],
             degradado=bool(result.degraded),
             roles_degradados=[RolDegradado(**d) for d in result.degraded],
+            etapas_busqueda=_stage_names(getattr(result, "search_stages", None)),
+            solo_lexica=_lexical_only(getattr(result, "search_stages", None)),
         ),
         ruta=result.ruta,
         visualizacion=Visualizacion(**result.visualizacion) if result.visualizacion else None,

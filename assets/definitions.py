@@ -1,5 +1,9 @@
 """The Definitions object that workspace.yaml loads: all assets, checks, jobs and resources.
 
+Every asset runs with ``BackfillPolicy.single_run()``: a partition range of the per-file stages
+(``radar materialize``: ``0...f``) is one run, as before partitions. Automation (sensors, the
+schedule, the automation conditions): ``assets.automation`` and ``assets.partitions``.
+
 Loading it evaluates no settings: every resource is built with its fields unset and reads them
 from the environment (``radar_pipeline.config``) when a run uses it, so the same code location
 serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them.
@@ -8,6 +12,8 @@ serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them.
 import dagster as dg
 
 from assets import checks, claims, evals, indexes, ingestion, knowledge_base, precompute
+from assets.automation import automation_sensor, corpus_sensor, evaluation_schedule, index_automation_sensor
+from assets.partitions import EAGER, ON_EVALUATION_CRON
 from resources import (
     ChunkingResource,
     CorpusResource,
@@ -19,8 +25,16 @@ from resources import (
     RerankerResource,
 )
 
+_SINGLE_RUN = dg.BackfillPolicy.single_run()
+
 defs = dg.Definitions(
-    assets=dg.load_assets_from_modules([ingestion, knowledge_base, indexes, precompute, claims, evals]),
+    assets=[
+        # per-file stages and indexes carry their own automation conditions (the corpus sensor
+        # starts source_files); precomputes and claims follow eagerly, evaluations on their cron
+        *dg.load_assets_from_modules([ingestion, knowledge_base, indexes], backfill_policy=_SINGLE_RUN),
+        *dg.load_assets_from_modules([precompute, claims], backfill_policy=_SINGLE_RUN, automation_condition=EAGER),
+        *dg.load_assets_from_modules([evals], backfill_policy=_SINGLE_RUN, automation_condition=ON_EVALUATION_CRON),
+    ],
     asset_checks=[
         *checks.contract_checks,
         *checks.version_checks,
@@ -50,6 +64,8 @@ defs = dg.Definitions(
             description="Codefest dev and XQuAD evaluations of the default retrieval configuration.",
         ),
     ],
+    sensors=[corpus_sensor, index_automation_sensor, automation_sensor],
+    schedules=[evaluation_schedule],
     resources={
         "database": DatabaseResource(),
         "corpus": CorpusResource(),

@@ -127,7 +127,7 @@ def qrels(context: dg.AssetExecutionContext, database: DatabaseResource) -> dg.M
 
 @dg.asset(
     group_name="evaluation",
-    deps=["faiss_index", "bm25_index", "rerank_vectors", "qrels"],
+    deps=["faiss_index", "bm25_index", "rerank_index", "qrels"],
     kinds={"python"},
     description="25 Codefest dev questions (graded passages, relevant documents) on the full index: "
     "NDCG@10, F1@3, Recall@10, MRR@10, Recall@candidates, overall and per phenomenon; NDCG@10, Judged@10 "
@@ -249,7 +249,7 @@ eval_checks = [
 @dg.asset(
     group_name="evaluation",
     # the dashboard aggregates are the assets of the ``dashboard_aggregates`` multi-asset (agg_*), not its name
-    deps=["faiss_index", "bm25_index", "rerank_vectors", "publication_dates", "armed_presence", *AGGREGATE_KEYS],
+    deps=["faiss_index", "bm25_index", "rerank_index", "publication_dates", "armed_presence", *AGGREGATE_KEYS],
     kinds={"python"},
     description="Stage-2 evaluation of the agent on two Spanish question sets written by people who did not "
     "see the system (evals/stage2/: dev, on which the question-reading rules were written, and held-out): "

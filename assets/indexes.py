@@ -1,4 +1,9 @@
-"""faiss_index, pgvector_index, bm25_index and pg_bm25_index over the embedded chunks."""
+"""faiss_index, pgvector_index, bm25_index and pg_bm25_index over the embedded chunks; the
+re-ranker's vectors (``rerank_vectors``, per content bucket) and their row-aligned export
+(``rerank_index``).
+
+Every index depends on all partitions of the per-file stages (Dagster's default mapping from an
+unpartitioned asset to a partitioned one) and follows them by ``AutomationCondition.eager()``."""
 
 import time
 
@@ -6,11 +11,12 @@ import dagster as dg
 from pydantic import Field
 
 from assets._meta import to_metadata
+from assets.partitions import CONTENT_PARTITIONS, EAGER, buckets_of
 from radar_pipeline.config import RerankBudget
 from radar_pipeline.retrieval.search import retrieval_fingerprint_config
 from radar_pipeline.stages import (
-    build_bm25_index,
     build_faiss_index,
+    build_lexical_index,
     embed_chunks,
     export_pg_bm25,
     export_rerank_vectors,
@@ -21,9 +27,29 @@ from resources import DatabaseResource, EncoderResource, IndexStoreResource, Rer
 
 @dg.asset(
     group_name="indexes",
+    kinds={"bm25"},
+    deps=["chunks"],
+    automation_condition=EAGER,
+    description="The passage table (every chunk, in (doc_id, seq) order) and the bm25s lexical index over "
+    "it. Needs no embeddings: the service answers, lexical-only, as soon as this exists.",
+)
+def bm25_index(
+    context: dg.AssetExecutionContext,
+    database: DatabaseResource,
+    encoder: EncoderResource,
+    index_store: IndexStoreResource,
+) -> dg.MaterializeResult:
+    name = encoder.get_encoder().name
+    stats = build_lexical_index(database.engine(), name, index_store.for_encoder(name), log=context.log.info)
+    return dg.MaterializeResult(metadata={**to_metadata(stats), "dagster/row_count": stats["rows"]})
+
+
+@dg.asset(
+    group_name="indexes",
     kinds={"faiss"},
-    deps=["embeddings"],
-    description="FAISS IndexFlatIP (exact cosine on unit vectors) + the row-aligned passages.parquet.",
+    deps=["embeddings", bm25_index],
+    automation_condition=EAGER,
+    description="FAISS IndexFlatIP (exact cosine on unit vectors), row-aligned with bm25_index's passage table.",
 )
 def faiss_index(
     context: dg.AssetExecutionContext,
@@ -47,22 +73,9 @@ def faiss_index(
 
 @dg.asset(
     group_name="indexes",
-    kinds={"bm25"},
-    deps=["chunks", faiss_index],
-    description="bm25s lexical index over the same passages, rows aligned with faiss_index.",
-)
-def bm25_index(
-    context: dg.AssetExecutionContext, encoder: EncoderResource, index_store: IndexStoreResource
-) -> dg.MaterializeResult:
-    name = encoder.get_encoder().name
-    stats = build_bm25_index(index_store.for_encoder(name), log=context.log.info)
-    return dg.MaterializeResult(metadata={**to_metadata(stats), "dagster/row_count": stats["rows"]})
-
-
-@dg.asset(
-    group_name="indexes",
     kinds={"pgvector"},
     deps=["embeddings"],
+    automation_condition=EAGER,
     description="HNSW (cosine) index on the encoder's vectors in PostgreSQL, for the service.",
 )
 def pgvector_index(
@@ -88,6 +101,7 @@ def pgvector_index(
     group_name="indexes",
     kinds={"postgres"},
     deps=[bm25_index],
+    automation_condition=EAGER,
     description="The BM25 index exported into PostgreSQL (bm25_terms, bm25_rows): the lexical ranker of "
     "RADAR_INDEX_BACKEND=pgvector, with the same weights as bm25_index.",
 )
@@ -116,15 +130,50 @@ class RerankVectorsConfig(dg.Config):
 
 @dg.asset(
     group_name="indexes",
-    kinds={"numpy"},
-    deps=["chunks", faiss_index],
+    kinds={"postgres"},
+    deps=["chunks"],
+    partitions_def=CONTENT_PARTITIONS,
+    automation_condition=EAGER,
     description="Second-stage (re-ranker) vectors: multilingual-e5-small over each passage's first words, "
-    "stored in PostgreSQL by text hash and exported row-aligned with faiss_index. "
-    "Resumable within a per-run time budget; passages without one are encoded at query time.",
+    "stored in PostgreSQL by text hash, per content bucket. Resumable within a per-run time budget; "
+    "passages without one are encoded at query time.",
 )
 def rerank_vectors(
     context: dg.AssetExecutionContext,
     config: RerankVectorsConfig,
+    database: DatabaseResource,
+    reranker: RerankerResource,
+) -> dg.MaterializeResult:
+    rr = reranker.get_reranker()
+    if rr is None:
+        context.log.info("rerank_vectors: re-ranker switched off (kind=none)")
+        return dg.MaterializeResult(metadata={"encoder": "none"})
+    minutes = config.budget_minutes if config.budget_minutes is not None else RerankBudget().rerank_budget_minutes
+    budget = RerankBudget(rerank_budget_minutes=minutes).rerank_budget_seconds
+    workers = config.workers if config.workers is not None else reranker.worker_count()
+    emb = embed_chunks(
+        database.engine(),
+        rr,
+        batch_size=64,
+        log=context.log.info,
+        workers=workers,
+        spec=reranker.spec(),
+        budget_seconds=budget,
+        buckets=buckets_of(context),
+    )
+    return dg.MaterializeResult(metadata={**to_metadata(emb), "dagster/row_count": emb["vectors"]})
+
+
+@dg.asset(
+    group_name="indexes",
+    kinds={"numpy"},
+    deps=[rerank_vectors, faiss_index],
+    automation_condition=EAGER,
+    description="The re-ranker vectors exported row-aligned with faiss_index (rerank/<encoder>.npz), matched "
+    "by text hash; coverage = share of passages with a precomputed vector.",
+)
+def rerank_index(
+    context: dg.AssetExecutionContext,
     database: DatabaseResource,
     encoder: EncoderResource,
     reranker: RerankerResource,
@@ -132,16 +181,9 @@ def rerank_vectors(
 ) -> dg.MaterializeResult:
     rr = reranker.get_reranker()
     if rr is None:
-        context.log.info("rerank_vectors: re-ranker switched off (kind=none)")
+        context.log.info("rerank_index: re-ranker switched off (kind=none)")
         return dg.MaterializeResult(metadata={"encoder": "none"})
-    engine = database.engine()
-    minutes = config.budget_minutes if config.budget_minutes is not None else RerankBudget().rerank_budget_minutes
-    budget = RerankBudget(rerank_budget_minutes=minutes).rerank_budget_seconds
-    workers = config.workers if config.workers is not None else reranker.worker_count()
-    emb = embed_chunks(
-        engine, rr, batch_size=64, log=context.log.info, workers=workers, spec=reranker.spec(), budget_seconds=budget
-    )
     out = export_rerank_vectors(
-        engine, rr.name, index_store.for_encoder(encoder.get_encoder().name), log=context.log.info
+        database.engine(), rr.name, index_store.for_encoder(encoder.get_encoder().name), log=context.log.info
     )
-    return dg.MaterializeResult(metadata={**to_metadata(emb), **to_metadata(out), "dagster/row_count": out["rows"]})
+    return dg.MaterializeResult(metadata={**to_metadata(out), "dagster/row_count": out["rows"]})

@@ -1,9 +1,10 @@
-"""source_files → documents + pages."""
+"""source_files → documents + pages, partitioned by content bucket (``assets.partitions``)."""
 
 import dagster as dg
 import sqlalchemy as sa
 
 from assets._meta import md_table, to_metadata
+from assets.partitions import CONTENT_PARTITIONS, EAGER, buckets_of
 from radar_pipeline import db
 from radar_pipeline.stages import extract_documents, sync_source_files
 from resources import CorpusResource, DatabaseResource, OcrResource
@@ -12,14 +13,16 @@ from resources import CorpusResource, DatabaseResource, OcrResource
 @dg.asset(
     group_name="ingestion",
     kinds={"postgres", "python"},
+    partitions_def=CONTENT_PARTITIONS,
     description="Every file under the corpus root: relative path, size, SHA-256, content-derived doc_id, "
-    "extension, phenomenon from its folder, publication-date hint from its path.",
+    "extension, phenomenon from its folder, publication-date hint from its path. Partition = content bucket "
+    "(first hex digit of the SHA-256); started by the corpus_sensor for the buckets a change touches.",
 )
 def source_files(
     context: dg.AssetExecutionContext, database: DatabaseResource, corpus: CorpusResource
 ) -> dg.MaterializeResult:
     engine = database.engine()
-    stats = sync_source_files(engine, corpus.root, log=context.log.info)
+    stats = sync_source_files(engine, corpus.root, log=context.log.info, buckets=buckets_of(context))
     with engine.begin() as conn:
         sample = [
             r._asdict()
@@ -44,12 +47,14 @@ def source_files(
 
 @dg.multi_asset(
     group_name="ingestion",
+    partitions_def=CONTENT_PARTITIONS,
     specs=[
         dg.AssetSpec(
             "documents",
             kinds={"postgres"},
             skippable=False,
             deps=[source_files],
+            automation_condition=EAGER,
             description="One row per distinct content: format, status (ok/partial/damaged/encrypted/corrupt/"
             "empty/unsupported) and reason, language, pages, source paths.",
         ),
@@ -57,6 +62,7 @@ def source_files(
             "pages",
             kinds={"postgres"},
             deps=[source_files],
+            automation_condition=EAGER,
             description="Normalized text per PDF page (text layer or OCR, with the reason) or per record "
             "of a tabular file.",
         ),
@@ -66,7 +72,14 @@ def documents_and_pages(
     context: dg.AssetExecutionContext, database: DatabaseResource, corpus: CorpusResource, ocr: OcrResource
 ):
     engine = database.engine()
-    stats = extract_documents(engine, corpus.root, ocr.settings(), workers=corpus.worker_count(), log=context.log.info)
+    stats = extract_documents(
+        engine,
+        corpus.root,
+        ocr.settings(),
+        workers=corpus.worker_count(),
+        log=context.log.info,
+        buckets=buckets_of(context),
+    )
     with engine.begin() as conn:
         sample = [
             r._asdict()

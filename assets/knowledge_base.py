@@ -1,9 +1,10 @@
-"""chunks → embeddings."""
+"""chunks → embeddings, partitioned by content bucket (``assets.partitions``)."""
 
 import dagster as dg
 import sqlalchemy as sa
 
 from assets._meta import md_table, to_metadata
+from assets.partitions import CONTENT_PARTITIONS, EAGER, buckets_of
 from radar_pipeline import db
 from radar_pipeline.stages import chunk_documents, embed_chunks
 from resources import ChunkingResource, DatabaseResource, EncoderResource
@@ -13,6 +14,8 @@ from resources import ChunkingResource, DatabaseResource, EncoderResource
     group_name="knowledge_base",
     kinds={"postgres", "python"},
     deps=["pages"],
+    partitions_def=CONTENT_PARTITIONS,
+    automation_condition=EAGER,
     description="Sentence-bounded passages (~500 tokens, ~15 % sentence overlap; ≤ 400 per tabular file) "
     "with stable chunk_ids <doc_id>-<n>.",
 )
@@ -28,6 +31,7 @@ def chunks(
         tabular_max_chunks=s.tabular_max_chunks,
         workers=chunking.worker_count(),
         log=context.log.info,
+        buckets=buckets_of(context),
     )
     with engine.begin() as conn:
         sample = [
@@ -47,6 +51,8 @@ def chunks(
     group_name="knowledge_base",
     kinds={"postgres", "pgvector"},
     deps=[chunks],
+    partitions_def=CONTENT_PARTITIONS,
+    automation_condition=EAGER,
     description="Unit-normalized dense vectors per chunk and encoder (cached by chunk text hash).",
 )
 def embeddings(
@@ -54,5 +60,12 @@ def embeddings(
 ) -> dg.MaterializeResult:
     engine = database.engine()
     enc = encoder.get_encoder()
-    stats = embed_chunks(engine, enc, log=context.log.info, workers=encoder.worker_count(), spec=encoder.spec())
+    stats = embed_chunks(
+        engine,
+        enc,
+        log=context.log.info,
+        workers=encoder.worker_count(),
+        spec=encoder.spec(),
+        buckets=buckets_of(context),
+    )
     return dg.MaterializeResult(metadata={**to_metadata(stats), "dagster/row_count": stats["vectors"]})

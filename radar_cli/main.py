@@ -1,4 +1,4 @@
-"""The ``radar`` command line: materialize, ui, search, eval, judge, serve, keys, trace, doctor,
+"""The ``radar`` command line: materialize, ui, up, search, eval, judge, serve, keys, trace, doctor,
 retract, impact, replay, claims, review.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
@@ -44,6 +44,19 @@ def _dagster_bin() -> str:
     return str(exe) if exe.exists() else "dagster"
 
 
+def partition_args(select: str) -> list[str]:
+    """``--partition-range 0...f`` when ``select`` holds a partitioned (per-file) asset: the whole
+    corpus in one run (every asset has a single-run backfill policy), as before partitions."""
+    import dagster as dg
+
+    from assets.definitions import defs
+    from assets.partitions import FULL_RANGE
+
+    graph = defs.resolve_asset_graph()
+    keys = dg.AssetSelection.from_coercible(select.split(",")).resolve(graph)
+    return ["--partition-range", FULL_RANGE] if any(graph.get(k).partitions_def for k in keys) else []
+
+
 @app.command()
 def materialize(
     select: str = typer.Option("*", help="Dagster asset selection, e.g. 'chunks+' or 'documents'"),
@@ -56,20 +69,49 @@ def materialize(
         f"corpus: {settings.corpus}\nstate: {settings.home}\nDagster runs are stored in PostgreSQL; open them with `radar ui`."
     )
     cmd = [_dagster_bin(), "asset", "materialize", "-m", "assets.definitions", "--select", select]
+    cmd += partition_args(select)
     rc = subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
     raise typer.Exit(rc)
 
 
+def _dagster_dev_cmd(host: str, port: int) -> list[str]:
+    return [_dagster_bin(), "dev", "-w", "workspace.yaml", "-h", host, "-p", str(port)]
+
+
 @app.command()
 def ui(port: int = 3000, host: str = "127.0.0.1"):
-    """Start the Dagster UI (webserver + daemon) on the project's instance."""
+    """Start the Dagster UI and the daemon on the project's instance. The daemon runs the
+    default-on corpus_sensor (new/changed/removed files → runs of the per-file stages), the
+    radar_automation sensor (indexes, precomputes, evaluations follow) and the evaluation schedule."""
     env = dagster_env(get_settings())
-    typer.echo(f"Dagster UI on http://{host}:{port}")
-    raise typer.Exit(
-        subprocess.call(
-            [_dagster_bin(), "dev", "-w", "workspace.yaml", "-h", host, "-p", str(port)], cwd=PROJECT_ROOT, env=env
-        )
-    )
+    typer.echo(f"Dagster UI on http://{host}:{port} (daemon: corpus_sensor, radar_automation, evaluation_schedule)")
+    raise typer.Exit(subprocess.call(_dagster_dev_cmd(host, port), cwd=PROJECT_ROOT, env=env))
+
+
+@app.command()
+def up(
+    port: int = typer.Option(8000, help="API and dashboard port"),
+    ui_port: int = typer.Option(3000, "--ui-port", help="Dagster UI port"),
+):
+    """Keep Radar current and serve it: the Dagster daemon + UI in the background (the corpus sensor
+    builds whatever is not materialized, automation follows) and the API in the foreground, which
+    answers lexical-only as soon as the BM25 index exists and picks up each new index version
+    without a restart (see /health). Ctrl-C stops both."""
+    settings = get_settings()
+    env = dagster_env(settings)
+    typer.echo(f"Dagster UI on http://127.0.0.1:{ui_port}; API and dashboard on http://127.0.0.1:{port}/tablero/")
+    dagster = subprocess.Popen(_dagster_dev_cmd("127.0.0.1", ui_port), cwd=PROJECT_ROOT, env=env)
+    try:
+        from radar_cli.agent_commands import serve as _serve
+
+        rc = _serve("127.0.0.1", port)
+    finally:
+        dagster.terminate()
+        try:
+            dagster.wait(60)
+        except subprocess.TimeoutExpired:
+            dagster.kill()
+    raise typer.Exit(rc)
 
 
 def _searcher(settings: RadarSettings):

@@ -41,6 +41,18 @@ def doc_id_for(sha256: str) -> str:
     return sha256[:16]
 
 
+# The partitions of the per-file stages: the first hex digit of the content id (``doc_id``), 16
+# buckets. SHA-256 digits are uniform, so buckets are even in files (and, measured, in chunks:
+# ARCHITECTURE.md), stable for a given content, and known from the bytes alone (the corpus sensor
+# knows a new file's bucket before anything is extracted).
+CONTENT_BUCKETS: tuple[str, ...] = tuple("0123456789abcdef")
+
+
+def content_bucket(doc_id_or_sha: str) -> str:
+    """The bucket (one of ``CONTENT_BUCKETS``) of a content id or SHA-256: its first hex digit."""
+    return doc_id_or_sha[:1].lower()
+
+
 def phenomenon_for(rel_path: str) -> str | None:
     """Phenomenon from the first folder in the path that names one, else None."""
     for part in Path(rel_path).parts[:-1]:
@@ -127,3 +139,39 @@ def scan_corpus(root: Path, known: dict[str, dict] | None = None) -> Iterable[So
             date_hint=hint,
             date_hint_rule=rule,
         )
+
+
+@dataclass(frozen=True)
+class CorpusChanges:
+    """What changed under the corpus root since a previous snapshot.
+
+    ``snapshot`` maps each relative path to ``[size_bytes, mtime, sha256]`` (the state now);
+    ``new``/``changed``/``removed`` are sorted relative paths (``changed``: different bytes; a file
+    only touched, same bytes, is not a change); ``buckets`` are the content buckets touched (the
+    new and the old bucket of a changed file, the old one of a removed file)."""
+
+    snapshot: dict[str, list]
+    new: list[str]
+    changed: list[str]
+    removed: list[str]
+    buckets: list[str]
+
+    @property
+    def any(self) -> bool:
+        """True when a file appeared, changed its bytes or disappeared."""
+        return bool(self.new or self.changed or self.removed)
+
+
+def diff_corpus(root: Path, previous: dict[str, list]) -> CorpusChanges:
+    """Compare the files under ``root`` with ``previous`` (path → ``[size_bytes, mtime, sha256]``,
+    e.g. the last snapshot, or the ``source_files`` rows). A file is hashed only when its size or
+    mtime differ from ``previous`` (cheap enough to run every few seconds: ~2,000 files are a
+    directory walk and a ``stat`` each). Raises ``FileNotFoundError`` when ``root`` does not exist."""
+    known = {p: {"size_bytes": v[0], "mtime": v[1], "sha256": v[2]} for p, v in previous.items()}
+    snapshot = {sf.path: [sf.size_bytes, sf.mtime, sf.sha256] for sf in scan_corpus(root, known)}
+    new = sorted(set(snapshot) - set(previous))
+    removed = sorted(set(previous) - set(snapshot))
+    changed = sorted(p for p in set(snapshot) & set(previous) if snapshot[p][2] != previous[p][2])
+    buckets = {content_bucket(snapshot[p][2]) for p in (*new, *changed)}
+    buckets |= {content_bucket(previous[p][2]) for p in (*changed, *removed)}
+    return CorpusChanges(snapshot, new, changed, removed, sorted(buckets))

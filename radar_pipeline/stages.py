@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import TimeoutError as FuturesTimeout
 from concurrent.futures import as_completed
 from pathlib import Path
@@ -27,14 +27,22 @@ from radar_pipeline import db, history
 from radar_pipeline.chunking import CHUNKER_VERSION, chunk_pages, text_sha
 from radar_pipeline.collection import CollectionManifest, collection_of
 from radar_pipeline.config import EncoderSpec
-from radar_pipeline.corpus import phenomenon_for, scan_corpus
+from radar_pipeline.corpus import CONTENT_BUCKETS, content_bucket, phenomenon_for, scan_corpus
 from radar_pipeline.encoders import Encoder, build_encoder
 from radar_pipeline.ingest import EXTRACTOR_VERSION, ExtractedDocument, OcrSettings, extract
 from radar_pipeline.ingest.normalize import json_safe
 from radar_pipeline.stores import faiss_store
-from radar_pipeline.stores.bm25_store import Bm25Index
+from radar_pipeline.stores.bm25_store import Bm25Index, cached_tokens
 from radar_pipeline.stores.centroids import compute_centroids, save_centroids
-from radar_pipeline.stores.integrity import read_manifest, remove_stale_temporaries, seal_bm25, seal_dense, verify_index
+from radar_pipeline.stores.integrity import (
+    read_manifest,
+    remove_stale_temporaries,
+    seal_bm25,
+    seal_dense,
+    seal_lexical,
+    seal_rerank,
+    verify_index,
+)
 from radar_pipeline.stores.passages import save_passages
 
 Log = Callable[[str], None]
@@ -46,26 +54,53 @@ def _noop(_: str) -> None:
     pass
 
 
+def _bucket_set(buckets: Collection[str] | None) -> frozenset[str] | None:
+    """``None`` (every content) or the validated set of content buckets a run is limited to."""
+    if buckets is None:
+        return None
+    out = frozenset(buckets)
+    bad = out - set(CONTENT_BUCKETS)
+    if bad:
+        raise ValueError(f"unknown content buckets {sorted(bad)}; expected some of {''.join(CONTENT_BUCKETS)}")
+    return out
+
+
+def _in_buckets(column, buckets: frozenset[str] | None):
+    """SQL condition: ``column`` (a doc_id) falls in ``buckets`` (always true for ``None``)."""
+    return sa.true() if buckets is None else sa.func.left(column, 1).in_(sorted(buckets))
+
+
 # --------------------------------------------------------------------------- source_files
 def sync_source_files(
-    engine: sa.Engine, corpus_root: Path, log: Log = _noop, manifest: CollectionManifest | None = None
+    engine: sa.Engine,
+    corpus_root: Path,
+    log: Log = _noop,
+    manifest: CollectionManifest | None = None,
+    buckets: Collection[str] | None = None,
 ) -> dict:
     """Scan ``corpus_root`` into ``source_files`` (insert/update/delete), each file labelled with its
     collection by ``manifest`` (default: ``RADAR_COLLECTIONS_FILE``, else the top-folder rule of
-    ``collection.collection_of``). Returns counts, by collection too."""
+    ``collection.collection_of``). With ``buckets`` (content buckets, ``corpus.CONTENT_BUCKETS``)
+    only rows whose content falls in them are written or deleted: a file whose bytes moved to
+    another bucket is deleted here and inserted by that bucket's run, in either order. Returns
+    counts (of those buckets), by collection too."""
     t0 = time.perf_counter()
+    only = _bucket_set(buckets)
     manifest = manifest if manifest is not None else CollectionManifest.from_env()
     with engine.begin() as conn:
         known = {r.path: r._asdict() for r in conn.execute(sa.select(db.source_files))}
     rows = []
     for sf in scan_corpus(corpus_root, known):
+        if only is not None and content_bucket(sf.doc_id) not in only:
+            continue
         coll, labels = manifest.assign(sf.path)
         rows.append(
             {**sf.as_row(), "collection": coll, "collection_labels": labels, "collection_version": manifest.version}
         )
     seen = {r["path"] for r in rows}
     changed = [r for r in rows if known.get(r["path"], {}).get("sha256") != r["sha256"]]
-    removed = sorted(set(known) - seen)
+    mine = {p for p, r in known.items() if only is None or content_bucket(r["doc_id"]) in only}
+    removed = sorted(mine - seen)
     with engine.begin() as conn:
         if removed:
             conn.execute(sa.delete(db.source_files).where(db.source_files.c.path.in_(removed)))
@@ -75,7 +110,8 @@ def sync_source_files(
                 index_elements=["path"], set_={c: stmt.excluded[c] for c in rows[0] if c != "path"}
             )
             conn.execute(stmt)
-    log(f"source_files: {len(rows)} files, {len(changed)} new or changed, {len(removed)} removed")
+    scope = "" if only is None else f" in buckets {''.join(sorted(only))}"
+    log(f"source_files: {len(rows)} files{scope}, {len(changed)} new or changed, {len(removed)} removed")
     return {
         "files": len(rows),
         "new_or_changed": len(changed),
@@ -181,8 +217,10 @@ def extract_documents(
     progress: Callable[[int, int], None] | None = None,
     timeout_s: float = 900.0,
     per_mb_s: float = 60.0,
+    buckets: Collection[str] | None = None,
 ) -> dict:
     """Materialize ``documents`` and ``pages`` from ``source_files``; only new contents are read.
+    With ``buckets`` only contents of those content buckets are extracted or removed.
 
     Nothing is deleted: a document whose content no path holds any more is closed into history
     (``history.close_documents``) as ``source_changed`` (superseded by the content now at its path)
@@ -193,12 +231,19 @@ def extract_documents(
     seconds; past it the worker is killed and the file recorded as ``timeout``.
     """
     t0 = time.perf_counter()
+    only = _bucket_set(buckets)
     with engine.begin() as conn:
-        files = conn.execute(sa.select(db.source_files).order_by(db.source_files.c.path)).all()
+        files = conn.execute(
+            sa.select(db.source_files)
+            .where(_in_buckets(db.source_files.c.doc_id, only))
+            .order_by(db.source_files.c.path)
+        ).all()
         existing = {
             r.doc_id: r
             for r in conn.execute(
-                sa.select(db.documents.c.doc_id, db.documents.c.extractor_version, db.documents.c.source_paths)
+                sa.select(db.documents.c.doc_id, db.documents.c.extractor_version, db.documents.c.source_paths).where(
+                    _in_buckets(db.documents.c.doc_id, only)
+                )
             )
         }
         retracted = history.retracted_doc_ids(conn)
@@ -333,8 +378,10 @@ def chunk_documents(
     tabular_max_chunks: int = 400,
     workers: int = 1,
     log: Log = _noop,
+    buckets: Collection[str] | None = None,
 ) -> dict:
-    """Materialize ``chunks`` for documents not yet chunked with ``CHUNKER_VERSION``.
+    """Materialize ``chunks`` for documents not yet chunked with ``CHUNKER_VERSION`` (with
+    ``buckets``: only documents of those content buckets).
 
     A re-chunked document keeps every passage whose text is unchanged (same ``chunk_id``); the
     others are closed into ``chunks_history`` (``extractor_changed``) and new texts get ids
@@ -350,6 +397,7 @@ def chunk_documents(
         todo = conn.execute(
             sa.select(d.c.doc_id, d.c.language, d.c.is_tabular, d.c.phenomenon, d.c.status, d.c.collection)
             .where(sa.or_(d.c.chunker_version.is_(None), d.c.chunker_version != CHUNKER_VERSION))
+            .where(_in_buckets(d.c.doc_id, _bucket_set(buckets)))
             .order_by(d.c.n_chars.desc())
         ).all()
     meta = {doc.doc_id: doc for doc in todo}
@@ -502,8 +550,10 @@ def embed_chunks(
     workers: int = 1,
     spec: EncoderSpec | None = None,
     budget_seconds: float | None = None,
+    buckets: Collection[str] | None = None,
 ) -> dict:
-    """Encode every distinct chunk text that has no vector for ``encoder.name`` yet.
+    """Encode every distinct chunk text that has no vector for ``encoder.name`` yet (with
+    ``buckets``: only texts of chunks whose document falls in those content buckets).
 
     Vectors are keyed by (text SHA-256, encoder): unchanged texts are never re-encoded, whatever
     happened to their document. Vectors no chunk, current or closed (``chunks_history``), refers to
@@ -521,6 +571,7 @@ def embed_chunks(
     missing = (
         sa.select(c.c.text_sha, sa.func.min(c.c.text).label("text"))
         .where(~sa.exists(have))
+        .where(_in_buckets(c.c.doc_id, _bucket_set(buckets)))
         .group_by(c.c.text_sha)
         .order_by(c.c.text_sha)
     )
@@ -585,18 +636,29 @@ def embed_chunks(
 
 
 # --------------------------------------------------------------------------- indexes
-def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFrame, np.ndarray]:
+def load_passage_frame(
+    engine: sa.Engine, encoder_name: str, *, with_vectors: bool = True
+) -> tuple[pl.DataFrame, np.ndarray]:
     """All embedded chunks of ``encoder_name`` with their metadata (collection included), in
-    (doc_id, seq) order, and the aligned vector matrix (float32, (n, dim))."""
-    q = sa.text(
-        "SELECT c.chunk_id, c.doc_id, d.primary_path AS source_path, d.title, c.page_start, c.page_end, "
-        "c.phenomenon, c.language, c.text, c.collection, e.embedding FROM chunks c JOIN documents d USING (doc_id) "
-        "JOIN embeddings e ON e.text_sha = c.text_sha AND e.encoder = :enc "
-        "ORDER BY c.doc_id, c.seq"
-    )
+    (doc_id, seq) order, and the aligned vector matrix (float32, (n, dim)). With
+    ``with_vectors=False``: every chunk, embedded or not, and an empty (n, 0) matrix (the lexical
+    stage, which needs no embeddings)."""
+    if with_vectors:
+        q = sa.text(
+            "SELECT c.chunk_id, c.doc_id, d.primary_path AS source_path, d.title, c.page_start, c.page_end, "
+            "c.phenomenon, c.language, c.text, c.collection, e.embedding FROM chunks c JOIN documents d USING (doc_id) "
+            "JOIN embeddings e ON e.text_sha = c.text_sha AND e.encoder = :enc "
+            "ORDER BY c.doc_id, c.seq"
+        ).columns(embedding=db.embeddings.c.embedding.type)
+    else:
+        q = sa.text(
+            "SELECT c.chunk_id, c.doc_id, d.primary_path AS source_path, d.title, c.page_start, c.page_end, "
+            "c.phenomenon, c.language, c.text, c.collection, NULL AS embedding FROM chunks c "
+            "JOIN documents d USING (doc_id) ORDER BY c.doc_id, c.seq"
+        )
     with engine.connect() as conn:
         conn = conn.execution_options(stream_results=True)
-        rows = conn.execute(q.columns(embedding=db.embeddings.c.embedding.type), {"enc": encoder_name}).all()
+        rows = conn.execute(q, {"enc": encoder_name}).all()
     frame = (
         pl.DataFrame(
             [r._asdict() for r in rows],
@@ -621,7 +683,9 @@ def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFra
         )
     )
     vectors = (
-        np.vstack([np.asarray(r.embedding, dtype=np.float32) for r in rows]) if rows else np.zeros((0, 1), np.float32)
+        np.vstack([np.asarray(r.embedding, dtype=np.float32) for r in rows])
+        if rows and with_vectors
+        else np.zeros((len(rows), 0 if not with_vectors else 1), np.float32)
     )
     frame = frame.drop("embedding").with_columns(
         # rows chunked before collections existed: the default rule on the path
@@ -630,6 +694,137 @@ def load_passage_frame(engine: sa.Engine, encoder_name: str) -> tuple[pl.DataFra
         .alias("collection")
     )
     return frame, vectors
+
+
+def _lexical_table_sealed(index_dir: Path) -> bool:
+    """True when ``index_dir`` holds a passage table sealed by the lexical stage (``seal_lexical``)
+    that its manifest still vouches for."""
+    man = read_manifest(index_dir)
+    return bool(man and "passages.parquet" in man.get("files", {}) and "bm25" in man) and not verify_index(
+        index_dir
+    ).get("passages")
+
+
+FAISS_ROWS_FILE = "faiss_rows.json"  # text SHA-256 of each FAISS row + the FAISS file it describes
+
+
+def _previous_vectors(index_dir: Path) -> dict[str, np.ndarray]:
+    """Vectors of the FAISS index the previous build left, by text hash: read back from the index
+    (a memory copy) instead of decoding them from PostgreSQL again. Only when ``faiss_rows.json``
+    describes exactly that file (size and SHA-256) and its row count; else empty."""
+    import json
+
+    from radar_pipeline.stores.integrity import file_record
+
+    try:
+        side = json.loads((index_dir / FAISS_ROWS_FILE).read_text(encoding="utf-8"))
+        if side.get("faiss") != file_record(index_dir / faiss_store.FAISS_FILE):
+            return {}
+        index = faiss_store.load_index(index_dir)
+    except (OSError, ValueError):
+        return {}
+    shas = side.get("text_sha", [])
+    if index.ntotal != len(shas):
+        return {}
+    vectors = index.reconstruct_n(0, index.ntotal)
+    return dict(zip(shas, vectors, strict=True))
+
+
+def _vectors_for_table(
+    engine: sa.Engine, encoder_name: str, texts: list[str], previous: dict[str, np.ndarray] | None = None
+) -> tuple[np.ndarray, int]:
+    """The ``encoder_name`` vectors of ``texts`` (matched by text hash), float32 (n, dim): from
+    ``previous`` (text hash → vector of the last FAISS index) where present, the rest from
+    PostgreSQL. Returns (vectors, how many came from PostgreSQL). Raises ``ValueError`` when a text
+    has none (embeddings not yet materialized for it)."""
+    rows_of: dict[str, list[int]] = {}
+    for i, t in enumerate(texts):
+        rows_of.setdefault(text_sha(t), []).append(i)
+    previous = previous or {}
+    vecs, have = None, np.zeros(len(texts), dtype=bool)
+
+    def put(sha: str, v) -> None:
+        nonlocal vecs
+        v = np.asarray(v, dtype=np.float32)
+        if vecs is None:
+            vecs = np.zeros((len(texts), v.shape[0]), dtype=np.float32)
+        vecs[rows_of[sha]], have[rows_of[sha]] = v, True
+
+    for sha in rows_of:
+        if sha in previous:
+            put(sha, previous[sha])
+    todo = [sha for sha in rows_of if sha not in previous]
+    e = db.embeddings
+    with engine.connect() as conn:
+        conn = conn.execution_options(stream_results=True)
+        if len(todo) > 5000:  # most of the table: one streamed scan beats a huge IN list
+            rows = conn.execute(sa.select(e.c.text_sha, e.c.embedding).where(e.c.encoder == encoder_name))
+        else:
+            rows = (
+                r
+                for i in range(0, len(todo), 1000)
+                for r in conn.execute(
+                    sa.select(e.c.text_sha, e.c.embedding).where(
+                        e.c.encoder == encoder_name, e.c.text_sha.in_(todo[i : i + 1000])
+                    )
+                )
+            )
+        fetched = 0
+        for sha, emb in rows:
+            if sha in rows_of and not have[rows_of[sha][0]]:
+                put(sha, emb)
+                fetched += 1
+    if vecs is None or not have.all():
+        missing = int((~have).sum())
+        raise ValueError(
+            f"{missing} of {len(texts)} passages have no {encoder_name!r} embedding yet: materialize embeddings first"
+        )
+    return vecs, fetched
+
+
+def _write_faiss_rows(index_dir: Path, texts: list[str]) -> None:
+    """The sidecar ``_previous_vectors`` trusts: the text hash of each FAISS row and the FAISS file's record."""
+    import json
+
+    from radar_pipeline.stores.integrity import atomic_write_text, file_record
+
+    side = {"faiss": file_record(index_dir / faiss_store.FAISS_FILE), "text_sha": [text_sha(t) for t in texts]}
+    atomic_write_text(index_dir / FAISS_ROWS_FILE, json.dumps(side))
+
+
+def build_lexical_index(engine: sa.Engine, encoder_name: str, index_dir: Path, log: Log = _noop) -> dict:
+    """The lexical stage, which needs no embeddings: ``passages.parquet`` (every chunk, in (doc_id,
+    seq) order) and BM25 over it, sealed together (``integrity.seal_lexical``), so the service can
+    answer, lexical-only, before any vector exists; ``build_faiss_index`` then aligns the FAISS index
+    to this table. Raises ``ValueError`` when there is no chunk."""
+    t0 = time.perf_counter()
+    frame, _ = load_passage_frame(engine, encoder_name, with_vectors=False)
+    if frame.height == 0:
+        raise ValueError("no chunks: materialize chunks first")
+    cleaned = remove_stale_temporaries(index_dir)
+    if cleaned:
+        log(f"bm25_index: removed temporaries of an interrupted run: {cleaned}")
+    save_passages(frame, index_dir)
+    t1 = time.perf_counter()
+    texts = frame["text"].to_list()
+    tokens, fresh = cached_tokens(index_dir, texts, [text_sha(t) for t in texts])
+    t2 = time.perf_counter()
+    index = Bm25Index.from_tokens(tokens)
+    index.save(index_dir)
+    bm25_s = time.perf_counter() - t2
+    seal_lexical(index_dir, encoder_name, frame.height)
+    log(
+        f"bm25_index: {frame.height} passages ({fresh} tokenized now, the rest from the token cache), "
+        f"{len(index.vocab)} terms (lexical search live)"
+    )
+    return {
+        "rows": frame.height,
+        "vocabulary": len(index.vocab),
+        "tokenized_now": fresh,
+        "tokenize_seconds": round(t2 - t1, 3),
+        "bm25_build_seconds": round(bm25_s, 3),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
 
 
 def build_faiss_index(
@@ -641,11 +836,27 @@ def build_faiss_index(
     encoder_version: str | None = None,
     retrieval: dict | None = None,
 ) -> dict:
-    """Write ``faiss.index`` + ``passages.parquet`` (row-aligned) under ``index_dir`` and seal them
+    """Write ``faiss.index`` row-aligned with ``passages.parquet`` under ``index_dir`` and seal them
     in the manifest with their ``index_version`` (passage table + ``encoder_name``/``encoder_version``
-    + the ``retrieval`` configuration the caller serves them with; ``integrity.index_fingerprint``)."""
+    + the ``retrieval`` configuration the caller serves them with; ``integrity.index_fingerprint``).
+
+    When the lexical stage sealed a passage table (``build_lexical_index``), the FAISS index is
+    built over exactly those rows (vectors matched by text hash) and BM25 stays vouched for;
+    otherwise the passage table is written here from the embedded chunks (and BM25 must be rebuilt,
+    ``build_bm25_index``). Raises ``ValueError`` when a row has no embedding."""
     t0 = time.perf_counter()
-    frame, vectors = load_passage_frame(engine, encoder_name)
+    from radar_pipeline.stores.passages import load_passages
+
+    aligned = _lexical_table_sealed(index_dir)
+    reused = 0
+    if aligned:
+        frame = load_passages(index_dir)
+        previous = _previous_vectors(index_dir)
+        vectors, fetched = _vectors_for_table(engine, encoder_name, frame["text"].to_list(), previous)
+        reused = frame.height - fetched
+        log(f"faiss_index: {reused} vectors reused from the previous index, {fetched} read from PostgreSQL")
+    else:
+        frame, vectors = load_passage_frame(engine, encoder_name)
     if frame.height == 0:
         raise ValueError(f"no embeddings for encoder {encoder_name!r}: materialize embeddings first")
     t1 = time.perf_counter()
@@ -658,13 +869,16 @@ def build_faiss_index(
     if cleaned:
         log(f"faiss_index: removed temporaries of an interrupted run: {cleaned}")
     faiss_store.save_index(index, index_dir)
-    save_passages(frame, index_dir)
+    _write_faiss_rows(index_dir, frame["text"].to_list())
+    if not aligned:
+        save_passages(frame, index_dir)
     save_centroids(compute_centroids(vectors, frame["phenomenon"].to_list()), index_dir)
     man = seal_dense(
         index_dir,
         encoder_name,
         frame.height,
         int(vectors.shape[1]),
+        aligned=aligned,
         encoder_version=encoder_version,
         retrieval=retrieval,
     )
@@ -673,6 +887,7 @@ def build_faiss_index(
         "index_version": man.get("index_version"),
         "rows": frame.height,
         "dim": int(vectors.shape[1]),
+        "vectors_reused": reused,
         "build_seconds": round(build_s, 3),
         "seconds": round(time.perf_counter() - t0, 3),
         "path": str(index_dir),
@@ -708,6 +923,8 @@ def export_rerank_vectors(engine: sa.Engine, encoder_name: str, index_dir: Path,
         vecs = np.zeros((len(texts), 0), dtype=np.float32)
     path = save_rerank_vectors(index_dir, encoder_name, vecs, have, passage_fingerprint(texts))
     cover = float(have.mean()) if len(have) else 0.0
+    if read_manifest(index_dir) is not None:
+        seal_rerank(index_dir, encoder_name, path, cover)
     log(f"rerank_vectors[{encoder_name}]: {int(have.sum())}/{len(have)} passages have a vector ({cover:.1%})")
     return {
         "rows": len(texts),

@@ -25,6 +25,11 @@ OFF_TOPIC_REPLY = (
     "Esa pregunta está fuera del alcance de Radar: solo respondo sobre inteligencia artificial en contextos "
     "militares, seguridad espacial y dinámicas territoriales en América Latina, con evidencia del corpus."
 )
+LEXICAL_ONLY_NOTE = (
+    "Nota: el índice semántico aún se está construyendo; esta respuesta se basa solo en la búsqueda léxica "
+    "(coincidencia de palabras), así que puede omitir pasajes relevantes redactados con otras palabras o en otro idioma."
+)
+"""Appended to an answer retrieved while only the lexical (BM25) stage of the index is live."""
 SMALL_TALK_REPLIES = {"greeting": GREETING_REPLY, "thanks": THANKS_REPLY, "capabilities": CAPABILITIES_REPLY}
 """Reply per ``router.Plan.kind`` that needs no retrieval."""
 

@@ -171,6 +171,8 @@ class RunResult:
     degraded: list[dict] = field(default_factory=list)
     premisa: dict | None = None  # premise.PremiseVerdict.contract(); None without a premise
     provenance: dict | None = None  # trace.provenance_record: what the run read (stored with the trace)
+    # the search stages live when the run retrieved (lexical/dense/rerank → bool); None: no retrieval
+    search_stages: dict[str, bool] | None = None
 
 
 class _Stop(Exception):
@@ -193,6 +195,7 @@ class _Ctx:
     formulations: list[str] = field(default_factory=list)
     ruta: str = "text"
     toolbox: ToolBox | None = None
+    search_stages: dict[str, bool] | None = None
     draft_text: str = ""
     exclude: set[str] = field(default_factory=set)
     feedback: str | None = None
@@ -717,6 +720,7 @@ class AgentRunner:
     # -- RETRIEVE (analyst)
     def _retrieve(self, ctx: _Ctx) -> State:
         corpus = self._corpus().for_scope(ctx.scope)
+        ctx.search_stages = corpus.search_stages
         if ctx.toolbox is None:
             ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls, reader=self.aggregates)
         tb = ctx.toolbox
@@ -989,6 +993,8 @@ class AgentRunner:
         if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
             ctx.text = _with_reading_notes(ctx.text, ctx.facts)
         citas = _citations(ctx.text, read) if shown else []
+        if shown and ctx.search_stages is not None and not ctx.search_stages.get("dense", True):
+            ctx.text = ctx.text.rstrip() + "\n\n" + messages.LEXICAL_ONLY_NOTE
         return RunResult(
             run_id=ctx.run_id,
             conversacion_id=ctx.conversacion_id,
@@ -1022,6 +1028,7 @@ class AgentRunner:
             degraded=list(ctx.degraded),
             premisa=ctx.premise_verdict.contract() if shown and ctx.premise_verdict is not None else None,
             provenance=self._provenance(ctx, read, citas),
+            search_stages=ctx.search_stages,
         )
 
     def _provenance(self, ctx: _Ctx, read: dict[str, dict], citas: list[dict]) -> dict | None:

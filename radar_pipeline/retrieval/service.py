@@ -126,6 +126,20 @@ class RetrievalService:
                 self._qcache.popitem(last=False)
         return v
 
+    def vector(self, row: int) -> np.ndarray:
+        """The dense vector of one passage row (encoded on demand while only the lexical stage is live)."""
+        if self._vectors is not None:
+            return self._vectors[row]
+        if getattr(self.searcher, "faiss", None) is None:
+            return self.searcher.passage_vectors([int(row)])[0]
+        return self.searcher.faiss.reconstruct(int(row))
+
+    @property
+    def search_stages(self) -> dict[str, bool]:
+        """Which search stages answer (``Searcher.live_stages``); all live for a searcher without the notion."""
+        stages = getattr(self.searcher, "live_stages", None)
+        return dict(stages) if stages is not None else {"lexical": True, "dense": True, "rerank": True}
+
     def similarity(self, qvec: np.ndarray, rows: list[int]) -> list[float]:
         """Raw cosine (unit vectors) of the query with each row: comparable across queries,
         unlike fused/min-max-normalised ranking scores (``Searcher.cosine``: the index's vectors

@@ -249,23 +249,104 @@ def seal_dense(
     rows: int,
     dim: int,
     *,
+    aligned: bool = False,
     encoder_version: str | None = None,
     retrieval: dict | None = None,
 ) -> dict:
     """Write a new manifest for the freshly written FAISS index, passage table and centroids
-    (those of ``DENSE_FILES`` present); any BM25 entry is dropped, since BM25 must be rebuilt over
-    the new passage table. The manifest also records ``index_version`` (``index_fingerprint``),
-    ``encoder_version`` and the ``retrieval`` configuration it was built for. Returns it."""
+    (those of ``DENSE_FILES`` present). With ``aligned`` (the FAISS index was built over the
+    passage table the lexical stage sealed, ``seal_lexical``) the BM25 and re-ranker entries are
+    kept when they were built over that same table; otherwise they are dropped, since they must be
+    rebuilt over the new passage table. The manifest also records ``index_version``
+    (``index_fingerprint``), ``encoder_version`` and the ``retrieval`` configuration it was built
+    for. Returns the manifest."""
     files = {n: file_record(index_dir / n) for n in DENSE_FILES if (index_dir / n).is_file()}
     man = {"encoder": encoder, "rows": rows, "dim": dim, "files": files}
-    if "passages.parquet" in files:
-        man["index_version"] = index_fingerprint(
-            files["passages.parquet"]["sha256"], encoder, encoder_version, retrieval
-        )
+    old = read_manifest(index_dir) if aligned else None
+    passages_sha = files.get("passages.parquet", {}).get("sha256")
+    if old and old.get("files", {}).get("passages.parquet", {}).get("sha256") == passages_sha:
+        for key in ("bm25", "rerank"):
+            if key in old:
+                man[key] = old[key]
+    if passages_sha:
+        man["index_version"] = index_fingerprint(passages_sha, encoder, encoder_version, retrieval)
         man["encoder_version"] = encoder_version
         man["retrieval"] = retrieval
     write_manifest(index_dir, man)
     return man
+
+
+def seal_lexical(index_dir: Path, encoder: str, rows: int) -> dict:
+    """A new manifest for a freshly written passage table and BM25 index (the lexical stage, which
+    needs no embeddings): ``{"encoder", "rows", "files": {"passages.parquet"}, "bm25": {...}}``. The
+    dense files of an earlier passage table are no longer vouched for (the service keeps serving its
+    loaded index until ``seal_dense`` vouches for a FAISS index over this table). Returns it."""
+    man = {"encoder": encoder, "rows": rows, "files": {"passages.parquet": file_record(index_dir / "passages.parquet")}}
+    write_manifest(index_dir, man)
+    return seal_bm25(index_dir, rows)
+
+
+def seal_rerank(index_dir: Path, encoder_name: str, path: Path, coverage: float) -> dict:
+    """Record the re-ranker vectors exported for the current passage table (``path`` under
+    ``index_dir``, share ``coverage`` of passages with a vector), so that a new export is a new
+    ``index_version``. Raises ``ValueError`` without a manifest. Returns it."""
+    man = read_manifest(index_dir)
+    if man is None:
+        raise ValueError(f"no manifest in {index_dir}: materialize the index assets first")
+    man["rerank"] = {
+        "encoder": encoder_name,
+        "coverage": round(float(coverage), 4),
+        "passages_sha256": man.get("files", {}).get("passages.parquet", {}).get("sha256"),
+        "files": {str(path.relative_to(index_dir)): file_record(path)},
+    }
+    write_manifest(index_dir, man)
+    return man
+
+
+def index_version(index_dir: Path) -> str | None:
+    """The version of the index in ``index_dir``: the manifest's ``index_version`` when it has one,
+    else the first 16 hex digits of the SHA-256 of ``manifest.json`` (every stage that seals files
+    rewrites the manifest, so each sealed state has its own version); None without a manifest."""
+    path = index_dir / MANIFEST_FILE
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        declared = json.loads(raw).get("index_version")
+    except (ValueError, AttributeError):
+        declared = None
+    return str(declared) if declared else hashlib.sha256(raw).hexdigest()[:16]
+
+
+SEARCH_STAGES = ("lexical", "dense", "rerank")
+
+
+def live_stages(index_dir: Path) -> dict[str, bool]:
+    """Which search stages the index in ``index_dir`` can serve now (names: ``SEARCH_STAGES``):
+    ``lexical`` (passage table + BM25 vouched for), ``dense`` (FAISS index over that table),
+    ``rerank`` (precomputed re-ranker vectors over that table). An index without a checksummed
+    manifest (older builds, test helpers) is judged by the files present. Sizes only (cheap)."""
+    man = read_manifest(index_dir)
+    problems = verify_index(index_dir, deep=False)
+    if man is None or "files" not in man:
+        has = {n: (index_dir / n).exists() for n in ("passages.parquet", "faiss.index", "bm25")}
+        ok = has["passages.parquet"] and "passages" not in problems
+        return {
+            "lexical": ok and has["bm25"] and "bm25" not in problems,
+            "dense": ok and has["faiss.index"] and "faiss" not in problems,
+            "rerank": ok and (index_dir / "rerank").is_dir() and any((index_dir / "rerank").glob("*.npz")),
+        }
+    files = man.get("files", {})
+    passages = "passages.parquet" in files and "passages" not in problems
+    rr = man.get("rerank") or {}
+    return {
+        "lexical": passages and "bm25" in man and "bm25" not in problems,
+        "dense": passages and "faiss.index" in files and "faiss" not in problems,
+        "rerank": passages
+        and rr.get("passages_sha256") == files["passages.parquet"].get("sha256")
+        and float(rr.get("coverage", 0)) > 0,
+    }
 
 
 def seal_bm25(index_dir: Path, rows: int) -> dict:

@@ -219,8 +219,31 @@ def sealed_index(tmp_path, use_encoder) -> Path:
     return d
 
 
-def test_truncated_faiss_refused_with_a_clear_error(sealed_index, tmp_path):
+def test_truncated_faiss_falls_back_to_lexical_search(sealed_index, tmp_path):
+    """A damaged FAISS index is never read; the passage table and BM25, still vouched for by the
+    manifest, answer lexical-only (marked so), and /health names the damage."""
     _truncate(sealed_index / "faiss.index")
+    server = Server(sealed_index, None, tmp_path / "server.log", tmp_path / "home")
+    try:
+        health = httpx.get(server.base + "/health", timeout=30).json()
+        assert health["status"] == "degraded" and health["index"]["present"] is True
+        assert "faiss" in health["index"]["problems"] and "truncado" in health["index"]["problems"]["faiss"]
+        assert health["index"]["stages_on_disk"]["dense"] is False and health["index"]["stages_on_disk"]["lexical"]
+        r = httpx.get(server.base + "/search", params={"q": "pruebas antisatélite desechos orbitales"}, timeout=60)
+        assert r.status_code == 200, r.text
+        status, resp = _chat(server.base)
+        assert status == 200 and resp.metadata.estado != "error", resp.metadata
+        assert resp.metadata.solo_lexica is True and resp.metadata.etapas_busqueda == ["lexica"]
+        health = httpx.get(server.base + "/health", timeout=30).json()
+        assert health["status"] == "degraded" and "faiss" in health["index"]["problems"]
+        assert health["index"]["lexical_only"] is True
+    finally:
+        server.close()
+
+
+def test_truncated_faiss_and_bm25_refused_with_a_clear_error(sealed_index, tmp_path):
+    _truncate(sealed_index / "faiss.index")
+    _truncate(sorted((sealed_index / "bm25").glob("*"), key=lambda p: -p.stat().st_size)[0])
     server = Server(sealed_index, None, tmp_path / "server.log", tmp_path / "home")
     try:
         health = httpx.get(server.base + "/health", timeout=30).json()
@@ -231,8 +254,6 @@ def test_truncated_faiss_refused_with_a_clear_error(sealed_index, tmp_path):
         assert r.json()["error"]["code"] == "index_not_materialized"
         status, resp = _chat(server.base)
         assert resp.metadata.estado == "error" and resp.metadata.motivo_terminacion == "indice_no_disponible"
-        health = httpx.get(server.base + "/health", timeout=30).json()
-        assert health["status"] == "degraded" and "faiss" in health["index"]["problems"]
     finally:
         server.close()
 

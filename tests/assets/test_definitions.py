@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 INGESTION = {"source_files", "documents", "pages"}
 KNOWLEDGE_BASE = {"chunks", "embeddings"}
-INDEXES = {"faiss_index", "bm25_index", "pgvector_index", "pg_bm25_index", "rerank_vectors"}
+INDEXES = {"faiss_index", "bm25_index", "pgvector_index", "pg_bm25_index", "rerank_vectors", "rerank_index"}
 PRECOMPUTES = {
     "entity_dictionary",
     "place_gazetteer",
@@ -115,6 +115,38 @@ def test_schedules_and_sensors_resolve():
         assert schedule.job_name in {j.name for j in defs.resolve_all_job_defs()}
     for sensor in repo.sensor_defs:
         assert sensor.name
+    # what keeps Radar current runs as soon as the daemon does (`radar ui`), nobody toggles it on
+    assert {s.name: s.default_status for s in repo.sensor_defs} == {
+        "corpus_sensor": dg.DefaultSensorStatus.RUNNING,
+        "radar_index_automation": dg.DefaultSensorStatus.RUNNING,
+        "radar_automation": dg.DefaultSensorStatus.RUNNING,
+    }
+    assert {s.name: (s.job_name, s.default_status) for s in repo.schedule_defs} == {
+        "evaluation_schedule": ("evaluation_job", dg.DefaultScheduleStatus.RUNNING)
+    }
+
+
+PER_FILE = {"source_files", "documents", "pages", "chunks", "embeddings", "rerank_vectors"}
+
+
+def test_per_file_stages_are_partitioned_and_everything_else_follows():
+    """Per-file stages share the content-bucket partitions; every asset downstream of them has an
+    automation condition (eager, evaluations on cron); every asset runs a partition range in one run."""
+    graph = defs.resolve_asset_graph()
+    parts = {k.to_user_string(): graph.get(k).partitions_def for k in graph.materializable_asset_keys}
+    assert {n for n, p in parts.items() if p is not None} == PER_FILE
+    assert {parts[n] for n in PER_FILE} == {dg.StaticPartitionsDefinition(list("0123456789abcdef"))}
+    for key in graph.materializable_asset_keys:
+        node = graph.get(key)
+        assert node.backfill_policy == dg.BackfillPolicy.single_run(), key
+        name = key.to_user_string()
+        label = node.automation_condition.get_label() if node.automation_condition else None
+        if name == "source_files":
+            assert label is None  # started by corpus_sensor
+        elif name in EVALUATION:
+            assert label.startswith("on_cron"), name
+        else:
+            assert label == "eager", name
 
 
 def test_resources_read_the_environment_when_used(monkeypatch, tmp_path):

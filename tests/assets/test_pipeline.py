@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from assets import checks, indexes, ingestion, knowledge_base
+from radar_pipeline.corpus import CONTENT_BUCKETS
 from radar_pipeline.encoders import UseEncoder
 from radar_pipeline.retrieval.search import Searcher
 from resources import (
@@ -74,8 +75,13 @@ def _resources(pg_url: str, corpus: Path, home: Path) -> dict:
 
 
 def _materialize(resources: dict) -> dg.ExecuteInProcessResult:
-    all_assets = dg.load_assets_from_modules([ingestion, knowledge_base, indexes])
-    return dg.materialize([*all_assets, *checks.contract_checks], resources=resources)
+    """Every asset, the per-file stages over all content buckets in one run (as `radar materialize`)."""
+    all_assets = dg.load_assets_from_modules(
+        [ingestion, knowledge_base, indexes], backfill_policy=dg.BackfillPolicy.single_run()
+    )
+    first, last = CONTENT_BUCKETS[0], CONTENT_BUCKETS[-1]
+    tags = {"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last}
+    return dg.materialize([*all_assets, *checks.contract_checks], resources=resources, tags=tags)
 
 
 def _stat(result: dg.ExecuteInProcessResult, asset: str, key: str):
@@ -129,7 +135,7 @@ def test_materialize_everything_then_incrementally(engine, pg_url, corpus, tmp_p
     assert _stat(result, "embeddings", "encoded_now") == n_chunks
     # the second-stage vectors: every passage, row-aligned with the FAISS table
     assert _stat(result, "rerank_vectors", "encoded_now") == n_chunks
-    assert _stat(result, "rerank_vectors", "coverage") == 1.0
+    assert _stat(result, "rerank_index", "coverage") == 1.0
 
     # Spanish question → English passage
     enc = UseEncoder(threads=1)

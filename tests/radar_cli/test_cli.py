@@ -15,7 +15,7 @@ def test_trace_command_registered(db_client, pg_url, monkeypatch):
     from radar_cli.main import app
 
     names = {c.name or c.callback.__name__ for c in app.registered_commands}
-    assert {"serve", "trace", "materialize", "search", "eval", "doctor", "ui"} <= names
+    assert {"serve", "trace", "materialize", "search", "eval", "doctor", "ui", "up"} <= names
     run_id = db_client.post("/chat", json={"pregunta": "Hola"}).json()["metadata"]["run_id"]
     monkeypatch.setenv("DATABASE_URL", pg_url)
     res = CliRunner().invoke(app, ["trace", run_id])

@@ -2,6 +2,7 @@
 
 import time
 
+import pytest
 import sqlalchemy as sa
 
 from radar_pipeline import db, stages
@@ -174,3 +175,44 @@ def test_collections_through_the_stages_and_the_passage_table(engine, tmp_path, 
         assert sorted(conn.execute(sa.text("SELECT collection FROM chunks")).scalars(), key=str) == sorted(
             ["alpha", "beta", None], key=str
         )
+
+
+def test_lexical_stage_first_then_faiss_aligned_and_incremental(engine, tmp_path, use_encoder):
+    """The lexical stage needs no embeddings; FAISS is then built over exactly its rows (BM25 stays
+    vouched for); after one more document, the next FAISS build reads only the new vectors from
+    PostgreSQL (the others from the previous index) and equals a build from scratch."""
+    import numpy as np
+
+    from radar_pipeline.stages import build_faiss_index, build_lexical_index, chunk_documents, embed_chunks
+    from radar_pipeline.stores import faiss_store
+    from radar_pipeline.stores.integrity import live_stages, verify_index
+    from radar_pipeline.stores.passages import load_passages
+
+    root = tmp_path / "c"
+    _chunked_corpus(
+        engine, root, [f"Report {i}: anti-satellite tests and orbital debris, case {i}. " * 3 for i in range(4)]
+    )
+    index_dir = tmp_path / "idx"
+    lex = build_lexical_index(engine, use_encoder.name, index_dir)
+    assert lex["rows"] >= 4 and lex["tokenized_now"] == lex["rows"]
+    assert live_stages(index_dir) == {"lexical": True, "dense": False, "rerank": False}
+    with pytest.raises(ValueError, match="no 'usem3' embedding"):
+        build_faiss_index(engine, use_encoder.name, index_dir)  # embeddings not materialized yet
+    embed_chunks(engine, use_encoder)
+    first = build_faiss_index(engine, use_encoder.name, index_dir)
+    assert first["vectors_reused"] == 0 and verify_index(index_dir) == {}
+    assert live_stages(index_dir) == {"lexical": True, "dense": True, "rerank": False}
+
+    (root / "new.txt").write_text("Gold mining and armed groups in the Amazon basin. " * 3)
+    sync_source_files(engine, root)
+    extract_documents(engine, root, OcrSettings(enabled=False), workers=1)
+    chunk_documents(engine)
+    embed_chunks(engine, use_encoder)
+    again = build_lexical_index(engine, use_encoder.name, index_dir)
+    assert again["rows"] == lex["rows"] + 1 and again["tokenized_now"] == 1
+    assert live_stages(index_dir)["dense"] is False  # the old FAISS index no longer matches the table
+    second = build_faiss_index(engine, use_encoder.name, index_dir)
+    assert second["vectors_reused"] == lex["rows"] and verify_index(index_dir) == {}
+    texts = load_passages(index_dir)["text"].to_list()
+    got = faiss_store.load_index(index_dir)
+    assert np.allclose(got.reconstruct_n(0, got.ntotal), use_encoder.encode_passages(texts), atol=1e-5)

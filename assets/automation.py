@@ -1,0 +1,183 @@
+"""What keeps Radar current without a manual step: the corpus sensor, the automation condition
+sensor and the evaluation schedule (all default-on: ``radar ui``/``make ui`` start the daemon).
+
+* ``corpus_sensor`` watches ``RADAR_CORPUS_DIR`` every ``CORPUS_SENSOR_INTERVAL_S`` seconds. Its
+  cursor is the last snapshot (path → size, mtime, SHA-256); a file is hashed only when its size or
+  mtime changed, so a touched file with the same bytes is no change. For every content bucket a new,
+  changed or removed file touches it requests one run of the per-file stages of that partition
+  (``source_files`` → ``documents``/``pages`` → ``chunks`` → ``embeddings``). Without a cursor (first
+  tick, or a reset sensor) the snapshot it compares against is the materialized ``source_files``
+  table, so a corpus that ``radar materialize`` already built is not rebuilt.
+* ``radar_index_automation`` and ``radar_automation`` evaluate the assets' ``AutomationCondition``
+  (``assets.partitions``): the search indexes (their runs ahead in the queue), re-ranker vectors and
+  precomputes run eagerly after the stages they read, the evaluations on their daily cron.
+* ``evaluation_schedule`` re-runs ``evaluation_job`` weekly whatever changed (drift of a
+  dependency outside the graph, e.g. a judgment import).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import zlib
+
+import dagster as dg
+import sqlalchemy as sa
+
+from assets.partitions import CONTENT_PARTITIONS
+from radar_pipeline import db
+from radar_pipeline.corpus import CONTENT_BUCKETS, CorpusChanges, content_bucket, diff_corpus
+from resources import CorpusResource, DatabaseResource
+
+CORPUS_SENSOR_INTERVAL_S = 15
+# The per-file stages one corpus change runs, in one run per touched bucket (the re-ranker
+# vectors follow by automation, so a new file is searchable before they are encoded).
+CORPUS_SENSOR_ASSETS = ("source_files", "documents", "pages", "chunks", "embeddings")
+EVALUATION_SCHEDULE_CRON = "0 4 * * 0"  # Sundays 04:00
+# More touched buckets than this (a first build, a bulk copy) → one run over the whole range
+# (single-run backfill policy) instead of one run per bucket: each run pays ~10–20 s of process
+# start and model loading, and unchanged contents cost nothing in a run (every stage is incremental).
+MAX_BUCKET_RUNS = 4
+# The sensor's runs are small (one bucket's new files): their steps run in the run's own process, not
+# one subprocess per step (each pays ~5–10 s of imports here, measured in evals/bench_freshness.py),
+# and they go first in the run queue. Searchability next: the index sensor's runs before the
+# precompute and evaluation ones (dagster/priority, QueuedRunCoordinator).
+IN_PROCESS = {"execution": {"config": {"in_process": {}}}}
+PRIORITY_TAG = "dagster/priority"
+
+
+def encode_cursor(snapshot: dict[str, list]) -> str:
+    """A compact cursor (zlib + base64 JSON) of a corpus snapshot (see ``diff_corpus``)."""
+    raw = json.dumps(snapshot, separators=(",", ":"), sort_keys=True).encode("utf-8")
+    return base64.b64encode(zlib.compress(raw, 6)).decode("ascii")
+
+
+def decode_cursor(cursor: str | None) -> dict[str, list] | None:
+    """The snapshot stored by ``encode_cursor``; None for no cursor or one that cannot be read."""
+    if not cursor:
+        return None
+    try:
+        return json.loads(zlib.decompress(base64.b64decode(cursor)))
+    except (ValueError, zlib.error):
+        return None
+
+
+def materialized_snapshot(engine: sa.Engine) -> dict[str, list]:
+    """The snapshot the pipeline last materialized: ``source_files`` rows as path → [size, mtime, sha256]."""
+    t = db.source_files
+    with engine.connect() as conn:
+        if not sa.inspect(conn).has_table(t.name):
+            return {}
+        return {
+            r.path: [r.size_bytes, r.mtime, r.sha256]
+            for r in conn.execute(sa.select(t.c.path, t.c.size_bytes, t.c.mtime, t.c.sha256))
+        }
+
+
+def _bucket_run_key(bucket: str, changes: CorpusChanges, previous: dict[str, list]) -> str:
+    """A run key unique to this change of this bucket (same state on a re-evaluation → same key)."""
+    entries = sorted([p, *v] for p, v in changes.snapshot.items() if content_bucket(v[2]) == bucket) + sorted(
+        ["-", p] for p in changes.removed if content_bucket(previous[p][2]) == bucket
+    )
+    digest = hashlib.sha256(json.dumps(entries).encode("utf-8")).hexdigest()[:16]
+    return f"corpus-{bucket}-{digest}"
+
+
+def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> list[dg.RunRequest]:
+    """One ``RunRequest`` of ``CORPUS_SENSOR_ASSETS`` per content bucket ``changes`` touches, or
+    one over the whole bucket range when more than ``MAX_BUCKET_RUNS`` are touched."""
+    keys = [dg.AssetKey(k) for k in CORPUS_SENSOR_ASSETS]
+    if len(changes.buckets) > MAX_BUCKET_RUNS:
+        digest = hashlib.sha256(json.dumps(sorted(changes.snapshot.items())).encode("utf-8")).hexdigest()[:16]
+        tags = {
+            "radar/trigger": "corpus_sensor",
+            "radar/new_files": str(len(changes.new)),
+            "radar/changed_files": str(len(changes.changed)),
+            "radar/removed_files": str(len(changes.removed) + len(changes.changed)),
+            "dagster/asset_partition_range_start": CONTENT_BUCKETS[0],
+            "dagster/asset_partition_range_end": CONTENT_BUCKETS[-1],
+        }
+        return [dg.RunRequest(run_key=f"corpus-all-{digest}", asset_selection=keys, tags={**tags, PRIORITY_TAG: "20"})]
+    out = []
+    for bucket in changes.buckets:
+
+        def mine(paths, state, bucket=bucket):
+            return [p for p in paths if content_bucket(state[p][2]) == bucket]
+
+        tags = {
+            "radar/trigger": "corpus_sensor",
+            "radar/new_files": str(len(mine(changes.new, changes.snapshot))),
+            "radar/changed_files": str(len(mine(changes.changed, changes.snapshot))),
+            "radar/removed_files": str(len(mine(changes.removed, previous)) + len(mine(changes.changed, previous))),
+            PRIORITY_TAG: "20",
+        }
+        out.append(
+            dg.RunRequest(
+                run_key=_bucket_run_key(bucket, changes, previous),
+                partition_key=bucket,
+                asset_selection=keys,
+                tags=tags,
+                run_config=IN_PROCESS,
+            )
+        )
+    return out
+
+
+@dg.sensor(
+    name="corpus_sensor",
+    target=dg.AssetSelection.assets(*CORPUS_SENSOR_ASSETS),
+    minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="New, changed and removed files under RADAR_CORPUS_DIR (size/mtime, SHA-256 when they "
+    "changed) → one run of the per-file stages per touched content bucket.",
+)
+def corpus_sensor(
+    context: dg.SensorEvaluationContext, corpus: CorpusResource, database: DatabaseResource
+) -> dg.SensorResult:
+    previous = decode_cursor(context.cursor)
+    if previous is None:
+        previous = materialized_snapshot(database.engine())
+    changes = diff_corpus(corpus.root, previous)
+    cursor = encode_cursor(changes.snapshot)
+    if not changes.any:
+        return dg.SensorResult(skip_reason=f"no change in {len(changes.snapshot)} files", cursor=cursor)
+    context.log.info(
+        f"corpus: {len(changes.new)} new, {len(changes.changed)} changed, {len(changes.removed)} removed "
+        f"→ buckets {','.join(changes.buckets)}"
+    )
+    return dg.SensorResult(run_requests=corpus_run_requests(changes, previous), cursor=cursor)
+
+
+# What makes a change searchable: evaluated by its own sensor, its runs ahead in the queue.
+SEARCH_INDEXES = dg.AssetSelection.assets("bm25_index", "faiss_index", "pgvector_index", "rerank_index")
+
+index_automation_sensor = dg.AutomationConditionSensorDefinition(
+    "radar_index_automation",
+    target=SEARCH_INDEXES,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
+    run_tags={"radar/trigger": "automation", PRIORITY_TAG: "10"},
+    description="Evaluates the search indexes' automation conditions (eager): they follow the per-file "
+    "stages, ahead of precomputes and evaluations in the run queue.",
+)
+
+automation_sensor = dg.AutomationConditionSensorDefinition(
+    "radar_automation",
+    target=dg.AssetSelection.all() - SEARCH_INDEXES,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
+    run_tags={"radar/trigger": "automation"},
+    description="Evaluates every other asset's automation condition: re-ranker vectors and precomputes "
+    "follow the per-file stages eagerly; evaluations run on their daily cron.",
+)
+
+evaluation_schedule = dg.ScheduleDefinition(
+    name="evaluation_schedule",
+    job_name="evaluation_job",
+    cron_schedule=EVALUATION_SCHEDULE_CRON,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="Re-runs every evaluation weekly, whether or not its inputs changed.",
+)
+
+__all__ = ["CONTENT_PARTITIONS", "automation_sensor", "corpus_sensor", "evaluation_schedule", "index_automation_sensor"]

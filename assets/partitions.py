@@ -1,0 +1,35 @@
+"""The partitions of the per-file stages and the automation conditions the pipeline runs by.
+
+Per-file stages (``source_files``, ``documents``/``pages``, ``chunks``, ``embeddings``,
+``rerank_vectors``) are partitioned by content bucket: the first hex digit of the content id
+(``radar_pipeline.corpus.CONTENT_BUCKETS``, 16 static partitions). A new file's bucket is known
+from its bytes, so the corpus sensor (``assets.automation``) requests exactly the buckets a change
+touches; a backfill or the retry of a failed bucket is an ordinary Dagster partition run; and
+``radar materialize`` runs the whole range ``0...f`` in one run (``BackfillPolicy.single_run``,
+set on every asset by ``assets.definitions``). Why buckets and not dynamic partitions per file or
+per collection: ARCHITECTURE.md, "Partitions".
+
+Everything downstream of a per-file stage follows by declarative automation: ``EAGER`` (run as
+soon as a dependency updated, once none is missing or in progress); the evaluations follow
+``EVALUATION_CRON``.
+"""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from radar_pipeline.corpus import CONTENT_BUCKETS
+
+CONTENT_PARTITIONS = dg.StaticPartitionsDefinition(list(CONTENT_BUCKETS))
+FULL_RANGE = f"{CONTENT_BUCKETS[0]}...{CONTENT_BUCKETS[-1]}"  # `--partition-range` of a whole-corpus run
+
+EAGER = dg.AutomationCondition.eager()
+# The evaluations re-run at 03:00 (server time) once every dependency has updated since the
+# previous tick; the weekly schedule in assets.automation re-runs them regardless.
+EVALUATION_CRON = "0 3 * * *"
+ON_EVALUATION_CRON = dg.AutomationCondition.on_cron(EVALUATION_CRON)
+
+
+def buckets_of(context: dg.AssetExecutionContext) -> list[str]:
+    """The content buckets a partitioned run covers (one key, or a range in a single-run backfill)."""
+    return list(context.partition_keys)

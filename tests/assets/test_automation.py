@@ -1,0 +1,155 @@
+"""The corpus sensor and declarative automation, evaluated against a real Dagster instance and a real
+PostgreSQL: a dropped, changed or removed file yields a run of its content bucket, an unchanged
+(or merely touched) corpus none; materializing an upstream asset makes the automation request
+what reads it, partition by partition."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from assets.automation import CORPUS_SENSOR_ASSETS, MAX_BUCKET_RUNS, corpus_sensor, decode_cursor
+from assets.definitions import defs
+from radar_pipeline.corpus import CONTENT_BUCKETS, content_bucket, sha256_file
+from radar_pipeline.stages import sync_source_files
+from resources import CorpusResource, DatabaseResource
+
+
+@pytest.fixture()
+def corpus(tmp_path) -> Path:
+    root = tmp_path / "corpus"
+    (root / "F1").mkdir(parents=True)
+    (root / "F1" / "a.txt").write_text("Primer informe sobre drones armados.\n", encoding="utf-8")
+    (root / "F1" / "b.txt").write_text("Segundo informe sobre minería ilegal.\n", encoding="utf-8")
+    return root
+
+
+def _tick(instance, corpus: Path, pg_url: str, tmp_path: Path, cursor: str | None):
+    resources = {
+        "corpus": CorpusResource(corpus_dir=str(corpus)),
+        "database": DatabaseResource(database_url=pg_url, pgdata=str(tmp_path / "unused")),
+    }
+    with dg.build_sensor_context(instance=instance, cursor=cursor, resources=resources, definitions=defs) as ctx:
+        return corpus_sensor(ctx)
+
+
+def _bucket(path: Path) -> str:
+    return content_bucket(sha256_file(path))
+
+
+def test_sensor_requests_the_buckets_of_new_changed_and_removed_files(engine, pg_url, corpus, tmp_path):
+    instance = dg.DagsterInstance.ephemeral()
+    # first tick, nothing materialized: every file is new
+    first = _tick(instance, corpus, pg_url, tmp_path, None)
+    expected = sorted({_bucket(corpus / "F1" / "a.txt"), _bucket(corpus / "F1" / "b.txt")})
+    assert sorted(r.partition_key for r in first.run_requests) == expected
+    for r in first.run_requests:
+        assert r.asset_selection == [dg.AssetKey(k) for k in CORPUS_SENSOR_ASSETS]
+        assert r.tags["radar/trigger"] == "corpus_sensor"
+    assert set(decode_cursor(first.cursor)) == {"F1/a.txt", "F1/b.txt"}
+
+    # unchanged corpus: no run, and a touched file (same bytes, new mtime) is no change either
+    same = _tick(instance, corpus, pg_url, tmp_path, first.cursor)
+    assert not same.run_requests and same.skip_reason
+    st = (corpus / "F1" / "a.txt").stat()
+    os.utime(corpus / "F1" / "a.txt", (st.st_atime + 10, st.st_mtime + 10))
+    touched = _tick(instance, corpus, pg_url, tmp_path, same.cursor)
+    assert not touched.run_requests
+
+    # a dropped file: one run of its bucket, counted as new
+    dropped = corpus / "F1" / "nuevo.txt"
+    dropped.write_text("Un informe nuevo sobre deforestación en la Amazonía.\n", encoding="utf-8")
+    new = _tick(instance, corpus, pg_url, tmp_path, touched.cursor)
+    assert [r.partition_key for r in new.run_requests] == [_bucket(dropped)]
+    assert new.run_requests[0].tags["radar/new_files"] == "1"
+
+    # a changed file: the buckets of its old and its new bytes
+    old_bucket = _bucket(corpus / "F1" / "b.txt")
+    (corpus / "F1" / "b.txt").write_text("Segundo informe, revisado: minería ilegal de oro.\n", encoding="utf-8")
+    changed = _tick(instance, corpus, pg_url, tmp_path, new.cursor)
+    assert sorted(r.partition_key for r in changed.run_requests) == sorted(
+        {old_bucket, _bucket(corpus / "F1" / "b.txt")}
+    )
+
+    # a removed file is seen: its bucket runs (and removes its rows there)
+    gone_bucket = _bucket(corpus / "F1" / "a.txt")
+    (corpus / "F1" / "a.txt").unlink()
+    removed = _tick(instance, corpus, pg_url, tmp_path, changed.cursor)
+    assert [r.partition_key for r in removed.run_requests] == [gone_bucket]
+    assert removed.run_requests[0].tags["radar/removed_files"] == "1"
+    assert "F1/a.txt" not in decode_cursor(removed.cursor)
+
+
+def test_sensor_batches_many_buckets_into_one_range_run(engine, pg_url, tmp_path):
+    """A first build (or a bulk copy) touching more than MAX_BUCKET_RUNS buckets is one run over
+    the whole bucket range, not one run per bucket."""
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(40):
+        (root / f"informe_{i:02d}.txt").write_text(f"Informe número {i} sobre minería ilegal.\n", encoding="utf-8")
+    res = _tick(dg.DagsterInstance.ephemeral(), root, pg_url, tmp_path, None)
+    assert len({_bucket(p) for p in root.iterdir()}) > MAX_BUCKET_RUNS
+    [req] = res.run_requests
+    assert req.partition_key is None and req.tags["radar/new_files"] == "40"
+    assert (req.tags["dagster/asset_partition_range_start"], req.tags["dagster/asset_partition_range_end"]) == (
+        "0",
+        "f",
+    )
+
+
+def test_sensor_without_cursor_compares_with_what_was_materialized(engine, pg_url, corpus, tmp_path):
+    """A corpus `radar materialize` already built is not rebuilt when the sensor first starts."""
+    sync_source_files(engine, corpus)
+    instance = dg.DagsterInstance.ephemeral()
+    first = _tick(instance, corpus, pg_url, tmp_path, None)
+    assert not first.run_requests
+    (corpus / "F1" / "c.txt").write_text("Tercer informe.\n", encoding="utf-8")
+    assert [r.partition_key for r in _tick(instance, corpus, pg_url, tmp_path, None).run_requests] == [
+        _bucket(corpus / "F1" / "c.txt")
+    ]
+
+
+def _report(instance, key: str, partitions=None) -> None:
+    for p in partitions or [None]:
+        instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=key, partition=p))
+
+
+def _requested(result) -> dict[str, set]:
+    out: dict[str, set] = {}
+    for r in result.results:
+        key = r.key.to_user_string() if hasattr(r.key, "to_user_string") else str(r.key)
+        if r.true_subset.size:
+            parts = r.true_subset.expensively_compute_partition_keys() if r.true_subset.is_partitioned else {None}
+            out[key] = set(parts)
+    return out
+
+
+def test_automation_follows_upstream_materializations():
+    with dg.instance_for_test() as instance:
+        first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+        # nothing upstream exists: nothing downstream may run (eager waits for missing deps)
+        assert "faiss_index" not in _requested(first)
+
+        # the per-file stages of every bucket materialized (as `radar materialize` or the sensor's runs do)
+        for key in CORPUS_SENSOR_ASSETS:
+            _report(instance, key, CONTENT_BUCKETS)
+        second = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=first.cursor)
+        req = _requested(second)
+        assert {"faiss_index", "bm25_index", "pgvector_index", "armed_presence"} <= set(req)
+        assert req["rerank_vectors"] == set(CONTENT_BUCKETS)  # reads chunks, partition by partition
+        assert "eval_codefest_dev" not in req  # evaluations wait for their cron tick
+
+        # those runs happened; one bucket's chunks change: only that bucket's embeddings follow
+        for key in ("faiss_index", "bm25_index", "pgvector_index"):
+            _report(instance, key)
+        _report(instance, "rerank_vectors", CONTENT_BUCKETS)
+        third = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=second.cursor)
+        _report(instance, "chunks", ["7"])
+        fourth = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=third.cursor)
+        req = _requested(fourth)
+        assert req["embeddings"] == {"7"} and req["rerank_vectors"] == {"7"}
+        assert "documents" not in req and "source_files" not in req
+        assert "bm25_index" in req  # reads chunks (all partitions)
