@@ -415,7 +415,55 @@ def test_chat_prompt_injection_for_other_collections(api, tokens, agent_index):
                 _try(api, "GET", f"/traces/{run}", {200}, other, headers=_h(tokens["space"]), sent=q)
 
 
-def test_zz_report(capsys):
+# ---------------------------------------------------------------------- superseded passages
+def test_superseded_chunks_of_another_collection(engine, pg_url, tmp_path, shared_dir, use_encoder):
+    """A closed (superseded) passage is still served by id to those who may read its collection
+    (auditable answers); to a key of another collection it is a 404 identical to an unknown id."""
+    from radar_pipeline.agent.llm import LLMSettings
+    from radar_pipeline.agent.service import AgentService, ServiceSettings
+    from tests.radar_pipeline.support_history import FILES, build_world, materialize
+
+    world = build_world(engine, tmp_path, shared_dir, use_encoder)
+    with engine.connect() as conn:
+        old_doc = conn.execute(
+            sa.text("SELECT doc_id FROM documents WHERE primary_path = :p"), {"p": FILES[0]}
+        ).scalar()
+        old = conn.execute(sa.text("SELECT chunk_id FROM chunks WHERE doc_id = :d"), {"d": old_doc}).scalars().all()
+    path = world["root"] / FILES[0]  # F1-CSET-005: collection CSET
+    path.write_text(path.read_text(encoding="utf-8") + "\n\nNota del editor: versión corregida.\n", encoding="utf-8")
+    materialize(engine, world["root"], world["index_dir"], use_encoder)
+    keys = KeyStore(engine)
+    cset, _ = keys.create("redteam cset", "read", collections="CSET")
+    atl, _ = keys.create("redteam atl", "read", collections="ATLCOUNCIL")
+    settings = ServiceSettings(
+        index_dir=world["index_dir"],
+        use_database=True,
+        trace=True,
+        database_url=pg_url,
+        llm=LLMSettings(base_url=None, api_key=None, model_large=None, model_small=None),
+    )
+    service = AgentService(settings, encoder=use_encoder, engine=engine)
+    access = AccessControl.required(AuthSettings(rate_per_minute=60000, rate_burst=10000))
+    with TestClient(create_app(service=service, access=access)) as c:
+        ghost = c.get("/chunks/" + "0" * 16 + "-0", headers=_h(atl))
+        for cid in old[:5]:
+            ATTEMPTS[0] += 3
+            own = c.get(f"/chunks/{cid}", headers=_h(cset))
+            assert own.status_code == 200 and own.json()["estado"] == "reemplazado", own.text[:300]
+            r = c.get(f"/chunks/{cid}", headers=_h(atl))
+            assert r.status_code == 404 and r.json() == ghost.json(), r.text[:300]
+            w = c.get(f"/documents/{old_doc}/window", params={"chunk_id": cid}, headers=_h(atl))
+            gw = c.get(f"/documents/{'0' * 16}/window", params={"chunk_id": "0" * 16 + "-0"}, headers=_h(atl))
+            assert w.status_code == gw.status_code == 404 and "reemplazado" not in w.text, w.text[:300]
+            assert w.json() == gw.json()
+
+
+def test_zz_report(capsys, request):
+    """Prints the number of attempts of this module (it runs last); the floor holds on a full run."""
+    selected = sum(1 for i in request.session.items if i.module is request.module)
+    defined = sum(1 for n in vars(request.module) if n.startswith("test_"))
     with capsys.disabled():
         print(f"\n[redteam] {ATTEMPTS[0]} attempts counted in this module (each assertion-checked)")
-    assert ATTEMPTS[0] >= 100
+    if selected < defined:
+        pytest.skip("only part of the module ran: the attempt count is not comparable")
+    assert ATTEMPTS[0] >= 150
