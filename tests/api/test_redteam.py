@@ -28,6 +28,7 @@ from radar_pipeline.access import KeyStore
 from radar_pipeline.claims.model import Claim, Evidence
 from radar_pipeline.claims.policy import resolve
 from radar_pipeline.claims.store import write_claims
+from tests.api.test_collections import agg_corpus  # noqa: F401 - the crafted corpus (ALERTAS, radar), real precomputes
 
 MINE = "space_security"
 TUMACO = "municipality:52835"
@@ -456,6 +457,81 @@ def test_superseded_chunks_of_another_collection(engine, pg_url, tmp_path, share
             gw = c.get(f"/documents/{'0' * 16}/window", params={"chunk_id": "0" * 16 + "-0"}, headers=_h(atl))
             assert w.status_code == gw.status_code == 404 and "reemplazado" not in w.text, w.text[:300]
             assert w.json() == gw.json()
+
+
+# ---------------------------------------------------------------------- aggregates and dashboard
+
+NASTY = ["' OR 1=1 --", "%", "*", "eln\x00", "x" * 5000, "‮eln", "entity:eln' UNION SELECT text FROM chunks --"]
+
+
+def test_dashboard_and_aggregate_parameters(agg_corpus):  # noqa: F811 - the imported fixture
+    """The ALERTAS key sends hostile filters, ids and limits to every aggregate, dashboard view,
+    evidence and resolver endpoint: never a 500, never a passage, id or text of ``radar``."""
+    from api.dashboard.data.views import VIEWS
+    from radar_pipeline.precompute.reader import AGGREGATES
+
+    api, tokens, by_coll = agg_corpus
+    other = [{"chunk_id": r["chunk_id"], "doc_id": r["doc_id"], "text": r["text"]} for r in by_coll["radar"]]
+    me = _h(tokens["ALERTAS"])
+    ok = {200, 404, 409, 422}
+    name0 = next(iter(AGGREGATES))
+    for p in (
+        {"limit": -1},
+        {"limit": 10**9},
+        {"offset": -1},
+        {"year_from": -5},
+        {"year_from": 2100, "year_to": 1900},
+        {"phenomenon": "territorial' OR '1'='1"},
+        {"collection": "radar"},
+        {"coleccion": "radar"},
+        *({"entity": v} for v in NASTY),
+        *({"place": v} for v in NASTY),
+    ):
+        _try(api, "GET", f"/aggregates/{name0}", ok, other, headers=me, params=p, sent=[str(v) for v in p.values()])
+    for name in ("../documents", "chunks", "aggregates; DROP TABLE chunks", "%00"):
+        _try(api, "GET", f"/aggregates/{name}", {404, 422}, other, headers=me, sent=name)
+    for view in VIEWS:
+        for p in (
+            {"desde": -1},
+            {"desde": 2030, "hasta": 1990},
+            {"fenomeno": "x"},
+            {"granularidad": "day"},
+            {"columnas": "collection"},
+            {"nivel": "planet"},
+            {"grupo": "g" * 100},
+            {"coleccion": "radar"},
+            *({"entidad": v} for v in NASTY),
+            *({"lugar": v} for v in NASTY),
+        ):
+            _try(
+                api,
+                "GET",
+                f"/tablero/api/vista/{view}",
+                ok,
+                other,
+                headers=me,
+                params=p,
+                sent=[str(v) for v in p.values()],
+            )
+        for ids in ("999999999999999999", "0", "-1", ",,,", "1," * 700, "1e9", "1;2", "9" * 19):
+            _try(
+                api,
+                "GET",
+                "/tablero/api/evidencia",
+                ok,
+                other,
+                headers=me,
+                params={"vista": view, "ids": ids, "limit": 200},
+                sent=ids,
+            )
+    for p in ({"entidad": v} for v in NASTY):
+        _try(api, "GET", "/tablero/api/resolver", ok, other, headers=me, params=p, sent=str(p["entidad"]))
+    for p in ({"lugar": v} for v in NASTY):
+        _try(api, "GET", "/tablero/api/resolver", ok, other, headers=me, params=p, sent=str(p["lugar"]))
+    _try(api, "GET", "/tablero/api/vista/no_such_view", {404, 422}, other, headers=me)
+    # the key does read its own figures: the refusals above are not an empty corpus
+    timeline = _try(api, "GET", "/tablero/api/vista/timeline", {200}, other, headers=me).json()
+    assert timeline["materialized"] and timeline["rows"]
 
 
 def test_zz_report(capsys, request):
