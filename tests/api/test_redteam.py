@@ -416,49 +416,6 @@ def test_chat_prompt_injection_for_other_collections(api, tokens, agent_index):
                 _try(api, "GET", f"/traces/{run}", {200}, other, headers=_h(tokens["space"]), sent=q)
 
 
-# ---------------------------------------------------------------------- superseded passages
-def test_superseded_chunks_of_another_collection(engine, pg_url, tmp_path, shared_dir, use_encoder):
-    """A closed (superseded) passage is still served by id to those who may read its collection
-    (auditable answers); to a key of another collection it is a 404 identical to an unknown id."""
-    from radar_pipeline.agent.llm import LLMSettings
-    from radar_pipeline.agent.service import AgentService, ServiceSettings
-    from tests.radar_pipeline.support_history import FILES, build_world, materialize
-
-    world = build_world(engine, tmp_path, shared_dir, use_encoder)
-    with engine.connect() as conn:
-        old_doc = conn.execute(
-            sa.text("SELECT doc_id FROM documents WHERE primary_path = :p"), {"p": FILES[0]}
-        ).scalar()
-        old = conn.execute(sa.text("SELECT chunk_id FROM chunks WHERE doc_id = :d"), {"d": old_doc}).scalars().all()
-    path = world["root"] / FILES[0]  # F1-CSET-005: collection CSET
-    path.write_text(path.read_text(encoding="utf-8") + "\n\nNota del editor: versión corregida.\n", encoding="utf-8")
-    materialize(engine, world["root"], world["index_dir"], use_encoder)
-    keys = KeyStore(engine)
-    cset, _ = keys.create("redteam cset", "read", collections="CSET")
-    atl, _ = keys.create("redteam atl", "read", collections="ATLCOUNCIL")
-    settings = ServiceSettings(
-        index_dir=world["index_dir"],
-        use_database=True,
-        trace=True,
-        database_url=pg_url,
-        llm=LLMSettings(base_url=None, api_key=None, model_large=None, model_small=None),
-    )
-    service = AgentService(settings, encoder=use_encoder, engine=engine)
-    access = AccessControl.required(AuthSettings(rate_per_minute=60000, rate_burst=10000))
-    with TestClient(create_app(service=service, access=access)) as c:
-        ghost = c.get("/chunks/" + "0" * 16 + "-0", headers=_h(atl))
-        for cid in old[:5]:
-            ATTEMPTS[0] += 3
-            own = c.get(f"/chunks/{cid}", headers=_h(cset))
-            assert own.status_code == 200 and own.json()["estado"] == "reemplazado", own.text[:300]
-            r = c.get(f"/chunks/{cid}", headers=_h(atl))
-            assert r.status_code == 404 and r.json() == ghost.json(), r.text[:300]
-            w = c.get(f"/documents/{old_doc}/window", params={"chunk_id": cid}, headers=_h(atl))
-            gw = c.get(f"/documents/{'0' * 16}/window", params={"chunk_id": "0" * 16 + "-0"}, headers=_h(atl))
-            assert w.status_code == gw.status_code == 404 and "reemplazado" not in w.text, w.text[:300]
-            assert w.json() == gw.json()
-
-
 # ---------------------------------------------------------------------- aggregates and dashboard
 
 NASTY = ["' OR 1=1 --", "%", "*", "eln\x00", "x" * 5000, "‮eln", "entity:eln' UNION SELECT text FROM chunks --"]
@@ -532,6 +489,85 @@ def test_dashboard_and_aggregate_parameters(agg_corpus):  # noqa: F811 - the imp
     # the key does read its own figures: the refusals above are not an empty corpus
     timeline = _try(api, "GET", "/tablero/api/vista/timeline", {200}, other, headers=me).json()
     assert timeline["materialized"] and timeline["rows"]
+
+
+def test_another_keys_conversation_id(api, tokens, agent_index):
+    """Key ``all`` asks in a conversation whose id is guessable; the restricted key reuses the id:
+    its answer and its trace carry nothing of the first conversation. (Offline mode; with a language
+    model the orchestrator also reads the conversation's previous questions, see the report.)"""
+    other = _other(agent_index)
+    secret = "¿Qué financia la minería ilegal de oro en el Caquetá según la alerta reservada 77?"
+    ATTEMPTS[0] += 1
+    first = api.post("/chat", json={"pregunta": secret, "conversacion_id": "analisis-1"}, headers=_h(tokens["all"]))
+    assert first.status_code == 200
+    r = _try(
+        api,
+        "POST",
+        "/chat",
+        {200},
+        other,
+        headers=_h(tokens["space"]),
+        body={"pregunta": "¿Y qué más se sabe de eso?", "conversacion_id": "analisis-1"},
+    )
+    assert "reservada 77" not in r.text
+    tr = _try(api, "GET", f"/traces/{r.json()['metadata']['run_id']}", {200}, other, headers=_h(tokens["space"]))
+    assert "reservada 77" not in tr.text
+    _try(api, "GET", f"/traces/{first.json()['metadata']['run_id']}", {404}, other, headers=_h(tokens["space"]))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="/health is open and reports the loaded index's passage count over every collection (and the "
+    "index directory): an anonymous caller or a restricted key learns the corpus size; redacting it "
+    "needs a decision on what monitoring may see without a credential",
+)
+def test_open_health_does_not_reveal_the_corpus_size(api):
+    ATTEMPTS[0] += 1
+    body = api.get("/health").json()
+    assert body["index"].get("passages") is None and body["index"].get("dir") is None
+
+
+# ---------------------------------------------------------------------- superseded passages
+def test_superseded_chunks_of_another_collection(engine, pg_url, tmp_path, shared_dir, use_encoder):
+    """(Runs last but one: the ``engine`` fixture re-creates every table.) A closed (superseded) passage is still served by id to those who may read its collection
+    (auditable answers); to a key of another collection it is a 404 identical to an unknown id."""
+    from radar_pipeline.agent.llm import LLMSettings
+    from radar_pipeline.agent.service import AgentService, ServiceSettings
+    from tests.radar_pipeline.support_history import FILES, build_world, materialize
+
+    world = build_world(engine, tmp_path, shared_dir, use_encoder)
+    with engine.connect() as conn:
+        old_doc = conn.execute(
+            sa.text("SELECT doc_id FROM documents WHERE primary_path = :p"), {"p": FILES[0]}
+        ).scalar()
+        old = conn.execute(sa.text("SELECT chunk_id FROM chunks WHERE doc_id = :d"), {"d": old_doc}).scalars().all()
+    path = world["root"] / FILES[0]  # F1-CSET-005: collection CSET
+    path.write_text(path.read_text(encoding="utf-8") + "\n\nNota del editor: versión corregida.\n", encoding="utf-8")
+    materialize(engine, world["root"], world["index_dir"], use_encoder)
+    keys = KeyStore(engine)
+    cset, _ = keys.create("redteam cset", "read", collections="CSET")
+    atl, _ = keys.create("redteam atl", "read", collections="ATLCOUNCIL")
+    settings = ServiceSettings(
+        index_dir=world["index_dir"],
+        use_database=True,
+        trace=True,
+        database_url=pg_url,
+        llm=LLMSettings(base_url=None, api_key=None, model_large=None, model_small=None),
+    )
+    service = AgentService(settings, encoder=use_encoder, engine=engine)
+    access = AccessControl.required(AuthSettings(rate_per_minute=60000, rate_burst=10000))
+    with TestClient(create_app(service=service, access=access)) as c:
+        ghost = c.get("/chunks/" + "0" * 16 + "-0", headers=_h(atl))
+        for cid in old[:5]:
+            ATTEMPTS[0] += 3
+            own = c.get(f"/chunks/{cid}", headers=_h(cset))
+            assert own.status_code == 200 and own.json()["estado"] == "reemplazado", own.text[:300]
+            r = c.get(f"/chunks/{cid}", headers=_h(atl))
+            assert r.status_code == 404 and r.json() == ghost.json(), r.text[:300]
+            w = c.get(f"/documents/{old_doc}/window", params={"chunk_id": cid}, headers=_h(atl))
+            gw = c.get(f"/documents/{'0' * 16}/window", params={"chunk_id": "0" * 16 + "-0"}, headers=_h(atl))
+            assert w.status_code == gw.status_code == 404 and "reemplazado" not in w.text, w.text[:300]
+            assert w.json() == gw.json()
 
 
 def test_zz_report(capsys, request):
