@@ -517,6 +517,23 @@ def test_another_keys_conversation_id(api, tokens, agent_index):
 
 @pytest.mark.xfail(
     strict=True,
+    reason="with a language model the orchestrator of a /chat run reads the last questions of its "
+    "conversacion_id (TraceStore.recent_questions) whoever asked them: a key that reuses another key's "
+    "(client-chosen, guessable) conversation id gets that key's questions into its prompt and, through "
+    "the reformulated searches, into its own trace; agent_runs records no key to filter by",
+)
+def test_conversation_history_is_per_key(api, tokens, db_service):
+    ATTEMPTS[0] += 1
+    secret = "¿Qué sabe la alerta reservada 91 sobre el corredor del Naya?"
+    for who, q in (("all", secret), ("space", "¿Y qué más?")):
+        r = api.post("/chat", json={"pregunta": q, "conversacion_id": "analisis-91"}, headers=_h(tokens[who]))
+        assert r.status_code == 200
+    # what the orchestrator of the space key's next run in that conversation would be given
+    assert secret not in db_service.store().recent_questions("analisis-91")
+
+
+@pytest.mark.xfail(
+    strict=True,
     reason="/health is open and reports the loaded index's passage count over every collection (and the "
     "index directory): an anonymous caller or a restricted key learns the corpus size; redacting it "
     "needs a decision on what monitoring may see without a credential",
