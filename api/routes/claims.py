@@ -168,12 +168,7 @@ def history(
     service: ServiceDep, scope: ReadScope, claim_id: Annotated[str, Path(pattern=r"^[0-9a-f]{20}$")]
 ) -> ClaimsResponse:
     """Every version of one claim, oldest first (transaction-time audit trail)."""
-    rows = _read(claim_history, _engine(service), claim_id) or []
-    if scope.restricted:
-        allowed = scope.collections or frozenset()
-        for r in rows:
-            r["evidence"] = [e for e in r["evidence"] if e["collection"] in allowed]
-        rows = [r for r in rows if r["evidence"]]
+    rows = _read(claim_history, _engine(service), claim_id, scope) or []
     if not rows:
         raise HTTPException(404, detail={"code": "unknown_claim", "message": f"no hay afirmación {claim_id}"})
     return ClaimsResponse(as_of=None, valid_at=None, count=len(rows), claims=[_out(r) for r in rows])

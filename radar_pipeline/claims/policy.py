@@ -26,7 +26,7 @@ from collections.abc import Mapping
 
 from radar_pipeline.claims.model import Claim, RetractionInfo
 
-__all__ = ["AUTHORITY", "authority_of", "resolve", "AUTHORITY_NAMES"]
+__all__ = ["AUTHORITY", "authority_of", "resolve", "verdict", "AUTHORITY_NAMES"]
 
 AUTHORITY: dict[str, int] = {"ALERTAS": 3, "AMAZONUW": 2}
 AUTHORITY_NAMES = {3: "official", 2: "curated_dataset", 1: "report"}
@@ -54,25 +54,33 @@ def resolve(
             ev = type(ev)(**{**ev.__dict__, "retracted": gone})
         marked.append(ev)
     claim.evidence = marked
-    live = [e for e in marked if not e.retracted]
-    sup = [e for e in live if e.stance == "supports"]
-    con = [e for e in live if e.stance == "contradicts"]
-    if not live:
-        claim.status, claim.prevailing_stance, claim.policy = "retracted", None, "all_evidence_retracted"
-    elif not con:
-        claim.status, claim.prevailing_stance, claim.policy = "asserted", "supports", "uncontested"
-    elif not sup:
-        claim.status, claim.prevailing_stance, claim.policy = "contested", "contradicts", "only_contradicting"
-    else:
-        claim.status = "contested"
-        a_s, a_c = max(e.authority for e in sup), max(e.authority for e in con)
-        if a_s != a_c:
-            claim.prevailing_stance, claim.policy = ("supports" if a_s > a_c else "contradicts"), "authority"
-        else:
-            d_s = max(_date_key(e.source_date) for e in sup if e.authority == a_s)
-            d_c = max(_date_key(e.source_date) for e in con if e.authority == a_c)
-            if d_s != d_c:
-                claim.prevailing_stance, claim.policy = ("supports" if d_s > d_c else "contradicts"), "recency"
-            else:
-                claim.prevailing_stance, claim.policy = None, "tie"
+    claim.status, claim.prevailing_stance, claim.policy = verdict(e for e in marked if not e.retracted)
     return claim
+
+
+def verdict(live) -> tuple[str, str | None, str]:
+    """``(status, prevailing_stance, policy)`` of the counting (non-retracted) evidence ``live`` by
+    the module's policy. Items are ``Evidence`` objects or mappings with ``stance``, ``authority``
+    and ``source_date``; used by ``resolve`` and to judge a claim over the evidence a
+    collection-restricted caller may see (``store.scope_rows``)."""
+
+    def get(e, k):
+        return e[k] if isinstance(e, Mapping) else getattr(e, k)
+
+    live = list(live)
+    sup = [e for e in live if get(e, "stance") == "supports"]
+    con = [e for e in live if get(e, "stance") == "contradicts"]
+    if not live:
+        return "retracted", None, "all_evidence_retracted"
+    if not con:
+        return "asserted", "supports", "uncontested"
+    if not sup:
+        return "contested", "contradicts", "only_contradicting"
+    a_s, a_c = max(get(e, "authority") for e in sup), max(get(e, "authority") for e in con)
+    if a_s != a_c:
+        return "contested", ("supports" if a_s > a_c else "contradicts"), "authority"
+    d_s = max(_date_key(get(e, "source_date")) for e in sup if get(e, "authority") == a_s)
+    d_c = max(_date_key(get(e, "source_date")) for e in con if get(e, "authority") == a_c)
+    if d_s != d_c:
+        return "contested", ("supports" if d_s > d_c else "contradicts"), "recency"
+    return "contested", None, "tie"

@@ -28,6 +28,7 @@ import sqlalchemy as sa
 
 from radar_pipeline import db
 from radar_pipeline.claims.model import Claim
+from radar_pipeline.claims.policy import verdict
 from radar_pipeline.collection import AccessScope
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "write_claims",
     "query_claims",
     "claim_history",
+    "scope_rows",
     "check_evidence",
     "check_single_current",
     "provenance_coverage",
@@ -296,11 +298,39 @@ def query_claims(
             ev.setdefault(r.claim_version, []).append(dict(r._mapping))
     for r in rows:
         r["evidence"] = ev.get(r["id"], [])
-    return rows
+    return scope_rows(rows, scope)
 
 
-def claim_history(engine: sa.Engine, claim_id: str) -> list[dict[str, Any]]:
-    """Every version of a claim (oldest first) with its evidence — the audit trail."""
+def scope_rows(rows: list[dict[str, Any]], scope: AccessScope | None) -> list[dict[str, Any]]:
+    """The claim rows as a ``scope`` may see them: for a restricted caller, only evidence of its
+    collections, and every figure judged over that evidence alone — ``n_supporting``,
+    ``n_contradicting``, ``collections``, ``languages``, and ``prevailing_stance``/``policy``/``status``
+    by ``policy.verdict`` (a ``superseded`` version keeps that status) — so that no count or
+    verdict reveals passages of other collections; rows left without evidence are dropped. An
+    unrestricted (or absent) scope returns ``rows`` unchanged. Mutates and returns the dicts."""
+    if scope is None or not scope.restricted:
+        return rows
+    allowed = scope.collections or frozenset()
+    out = []
+    for r in rows:
+        seen = [e for e in r["evidence"] if e["collection"] in allowed]
+        if not seen:
+            continue
+        live = [e for e in seen if not e["retracted"]]
+        status, r["prevailing_stance"], r["policy"] = verdict(live)
+        r["status"] = r["status"] if r["status"] == "superseded" else status
+        r["evidence"] = seen
+        r["n_supporting"] = sum(1 for e in live if e["stance"] == "supports")
+        r["n_contradicting"] = sum(1 for e in live if e["stance"] == "contradicts")
+        r["collections"] = sorted({e["collection"] for e in seen if e["collection"]})
+        r["languages"] = sorted({e["language"] for e in seen if e["language"]})
+        out.append(r)
+    return out
+
+
+def claim_history(engine: sa.Engine, claim_id: str, scope: AccessScope | None = None) -> list[dict[str, Any]]:
+    """Every version of a claim (oldest first) with its evidence — the audit trail; a restricted
+    ``scope`` sees the versions it has evidence for, judged over that evidence (``scope_rows``)."""
     with engine.connect() as conn:
         rows = [
             dict(r._mapping)
@@ -313,7 +343,7 @@ def claim_history(engine: sa.Engine, claim_id: str) -> list[dict[str, Any]]:
                 dict(e._mapping)
                 for e in conn.execute(sa.select(db.claim_evidence).where(db.claim_evidence.c.claim_version == r["id"]))
             ]
-    return rows
+    return scope_rows(rows, scope)
 
 
 def check_evidence(engine: sa.Engine, *, current_only: bool = True, limit: int = 20) -> dict[str, Any]:
