@@ -705,6 +705,16 @@ def _lexical_table_sealed(index_dir: Path) -> bool:
     ).get("passages")
 
 
+def _table_is_current(engine: sa.Engine, frame) -> bool:
+    """True when the passage table ``frame`` holds exactly the current chunks (same ``chunk_id``
+    set and text hashes as ``chunks``): one indexed scan of two columns."""
+    with engine.connect() as conn:
+        current = dict(conn.execute(sa.select(db.chunks.c.chunk_id, db.chunks.c.text_sha)).all())
+    if frame.height != len(current):
+        return False
+    return all(current.get(c) == text_sha(t) for c, t in zip(frame["chunk_id"], frame["text"], strict=True))
+
+
 FAISS_ROWS_FILE = "faiss_rows.json"  # text SHA-256 of each FAISS row + the FAISS file it describes
 
 
@@ -851,6 +861,12 @@ def build_faiss_index(
     reused = 0
     if aligned:
         frame = load_passages(index_dir)
+        if not _table_is_current(engine, frame):
+            # a table the lexical stage sealed before the chunks changed (bm25_index not re-run
+            # yet, or a caller that builds FAISS first): never align vectors to stale passages
+            log("faiss_index: the sealed passage table is older than the chunks; writing a fresh one")
+            aligned = False
+    if aligned:
         previous = _previous_vectors(index_dir)
         vectors, fetched = _vectors_for_table(engine, encoder_name, frame["text"].to_list(), previous)
         reused = frame.height - fetched

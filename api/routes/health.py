@@ -2,6 +2,10 @@
 
 Open to everyone; ``auth`` says whether credentials are required (``"required (api keys)"``,
 ``"required (api keys + oidc)"``) or the server runs open on loopback (``"open (loopback only)"``).
+With credentials required, the fields that describe the corpus itself (``index.passages``, the index
+directory) are withheld: an anonymous caller or a key restricted
+to some collections must not learn the size of the whole corpus. Monitoring keeps ``status``, the
+index version and which search stages are live.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ def health(service: ServiceDep, request: Request) -> HealthResponse:
         "model_small": (llm.model_small or llm.model_large) if llm.enabled else None,
     }
     ok = index["present"] and not index["problems"] and db["connected"] is not False
+    if request.app.state.access.mode != "open":
+        index = {**index, "passages": None, "dir": None}
     return HealthResponse(
         status="ok" if ok else "degraded",
         version=_version(),

@@ -171,6 +171,7 @@ class RunResult:
     degraded: list[dict] = field(default_factory=list)
     premisa: dict | None = None  # premise.PremiseVerdict.contract(); None without a premise
     provenance: dict | None = None  # trace.provenance_record: what the run read (stored with the trace)
+    key_id: str | None = None  # the credential that asked (AccessScope.key_id); a conversation is per key
     # the search stages live when the run retrieved (lexical/dense/rerank → bool); None: no retrieval
     search_stages: dict[str, bool] | None = None
 
@@ -582,7 +583,9 @@ class AgentRunner:
         history = []
         if self.store and ctx.conversacion_id:
             try:
-                history = self.store.recent_questions(ctx.conversacion_id)
+                history = self.store.recent_questions(
+                    ctx.conversacion_id, key_id=ctx.scope.key_id if ctx.scope is not None else None
+                )
             except Exception:  # noqa: BLE001 - history is optional
                 history = []
         user = f"Pregunta (dato): {ctx.question}\n"
@@ -1028,6 +1031,7 @@ class AgentRunner:
             degraded=list(ctx.degraded),
             premisa=ctx.premise_verdict.contract() if shown and ctx.premise_verdict is not None else None,
             provenance=self._provenance(ctx, read, citas),
+            key_id=ctx.scope.key_id if ctx.scope is not None else None,
             search_stages=ctx.search_stages,
         )
 

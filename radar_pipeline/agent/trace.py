@@ -54,6 +54,13 @@ agent_runs = sa.Table(
         comment="what the run read: index_version, encoders, retrieval config, precompute versions, "
         "searches and the SHA-256 of every passage given to the writer (provenance_record)",
     ),
+    sa.Column(
+        "key_id",
+        sa.Text,
+        nullable=True,
+        index=True,
+        comment="the credential that asked (AccessScope.key_id): a conversation's history is read per key",
+    ),
 )
 
 agent_steps = sa.Table(
@@ -79,10 +86,17 @@ agent_steps = sa.Table(
 
 def ensure_agent_schema(engine: sa.Engine) -> None:
     """Create ``agent_runs`` and ``agent_steps`` if missing (idempotent, safe concurrently); a
-    table created before provenance was recorded gains the ``provenance`` column."""
+    table created before provenance was recorded gains the ``provenance`` and ``key_id`` columns."""
     from radar_pipeline.db import create_all_locked
 
-    create_all_locked(engine, metadata, ("ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS provenance jsonb",))
+    create_all_locked(
+        engine,
+        metadata,
+        (
+            "ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS provenance jsonb",
+            "ALTER TABLE agent_runs ADD COLUMN IF NOT EXISTS key_id text",
+        ),
+    )
 
 
 @dataclass
@@ -152,6 +166,7 @@ def run_row(result, response: dict) -> dict:
         "tokens_output": tout,
         "response": response,
         "provenance": _json(getattr(result, "provenance", None)),
+        "key_id": getattr(result, "key_id", None),
     }
 
 
@@ -272,12 +287,16 @@ class TraceStore:
             )
         return {"run": dict(run), "steps": [dict(s) for s in steps]}
 
-    def recent_questions(self, conversacion_id: str, n: int = 3) -> list[str]:
+    def recent_questions(self, conversacion_id: str, n: int = 3, *, key_id: str | None = None) -> list[str]:
+        """The last ``n`` questions of ``conversacion_id``, oldest first. A conversation id is chosen
+        by the client, so it is read per credential: only runs asked with ``key_id`` (runs stored
+        without a key match ``key_id=None`` only), never another key's questions."""
+        owner = agent_runs.c.key_id.is_(None) if key_id is None else agent_runs.c.key_id == key_id
         with self.engine.connect() as conn:
             rows = (
                 conn.execute(
                     sa.select(agent_runs.c.pregunta)
-                    .where(agent_runs.c.conversacion_id == conversacion_id)
+                    .where(agent_runs.c.conversacion_id == conversacion_id, owner)
                     .order_by(agent_runs.c.started_at.desc())
                     .limit(n)
                 )

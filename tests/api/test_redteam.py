@@ -515,29 +515,21 @@ def test_another_keys_conversation_id(api, tokens, agent_index):
     _try(api, "GET", f"/traces/{first.json()['metadata']['run_id']}", {404}, other, headers=_h(tokens["space"]))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with a language model the orchestrator of a /chat run reads the last questions of its "
-    "conversacion_id (TraceStore.recent_questions) whoever asked them: a key that reuses another key's "
-    "(client-chosen, guessable) conversation id gets that key's questions into its prompt and, through "
-    "the reformulated searches, into its own trace; agent_runs records no key to filter by",
-)
 def test_conversation_history_is_per_key(api, tokens, db_service):
+    # with a language model the orchestrator reads the last questions of the run's conversacion_id;
+    # the id is client-chosen, so history is read per credential (agent_runs.key_id)
     ATTEMPTS[0] += 1
     secret = "¿Qué sabe la alerta reservada 91 sobre el corredor del Naya?"
     for who, q in (("all", secret), ("space", "¿Y qué más?")):
         r = api.post("/chat", json={"pregunta": q, "conversacion_id": "analisis-91"}, headers=_h(tokens[who]))
         assert r.status_code == 200
+    store = db_service.store()
+    space_id, owner_id = tokens["space"].split("_")[1], tokens["all"].split("_")[1]
     # what the orchestrator of the space key's next run in that conversation would be given
-    assert secret not in db_service.store().recent_questions("analisis-91")
+    assert store.recent_questions("analisis-91", key_id=space_id) == ["¿Y qué más?"]
+    assert secret in store.recent_questions("analisis-91", key_id=owner_id)  # its owner keeps it
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="/health is open and reports the loaded index's passage count over every collection (and the "
-    "index directory): an anonymous caller or a restricted key learns the corpus size; redacting it "
-    "needs a decision on what monitoring may see without a credential",
-)
 def test_open_health_does_not_reveal_the_corpus_size(api):
     ATTEMPTS[0] += 1
     body = api.get("/health").json()
