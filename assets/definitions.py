@@ -2,12 +2,15 @@
 
 Loading it evaluates no settings: every resource is built with its fields unset and reads them
 from the environment (``radar_pipeline.config``) when a run uses it, so the same code location
-serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them.
+serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them. The one exception is the
+executor, part of the definitions: ``RADAR_EXECUTOR`` (``assets.executor``) picks Dagster's default
+or Celery workers when the code location loads.
 """
 
 import dagster as dg
 
 from assets import checks, evals, indexes, ingestion, knowledge_base, precompute
+from assets.executor import radar_executor
 from resources import (
     ChunkingResource,
     CorpusResource,
@@ -49,4 +52,5 @@ defs = dg.Definitions(
         "index_store": IndexStoreResource(),
         "precompute": PrecomputeResource(),
     },
+    executor=radar_executor(),
 )
