@@ -17,6 +17,7 @@ system-deps:
 	@command -v chromium >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium )
 	@command -v npm >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q nodejs npm )
 	@command -v redis-server >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q redis-server )
+	@docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q docker-compose )
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
