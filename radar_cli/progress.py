@@ -256,18 +256,20 @@ def summary(report: RunReport, console: Console, log_path: str | None = None, li
     console.print(f"checks: {n_ok} passed, {n_bad} failed" + (f" ({', '.join(report.checks_failed)})" if n_bad else ""))
     console.print(f"warnings: {len(report.warnings)}", highlight=False)
     for w in report.warnings[:limit]:
-        console.print(f"  [yellow]·[/] {w[:200]}", highlight=False)
+        console.print(f"  [yellow]·[/] {w[:200]}", highlight=False, soft_wrap=True)
     if len(report.warnings) > limit:
         console.print(f"  … and {len(report.warnings) - limit} more", highlight=False)
     for e in report.errors[:limit]:
-        console.print(f"[red]error[/] {e[:400]}", highlight=False)
+        console.print(f"[red]error[/] {e[:400]}", highlight=False, soft_wrap=True)
     status = report.status or "unknown"
     color = {"success": "green", "failure": "red", "canceled": "yellow"}.get(status, "yellow")
     console.print(
-        f"[{color}]{status}[/] in {_seconds(total) or '?'} · the detail of every step: Dagster UI (`radar ui`)"
-        + (f" · log: {log_path}" if log_path else ""),
+        f"[{color}]{status}[/] in {_seconds(total) or '?'} · the detail of every step: Dagster UI (`radar ui`)",
         highlight=False,
+        soft_wrap=True,
     )
+    if log_path:
+        console.print(f"log: {log_path}", highlight=False, soft_wrap=True, markup=False)
 
 
 def follow(instance, run_id: str, stage_steps: set[str], is_running, console: Console, interval: float = 0.5):
