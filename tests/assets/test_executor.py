@@ -62,3 +62,37 @@ def test_celery_definitions_load_and_validate(tmp_path):
     )
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     assert "Validation successful" in res.stdout + res.stderr
+
+
+def test_redelivery_guard_knows_which_steps_already_succeeded(tmp_path):
+    """A redelivered ``execute_plan`` task is skipped only when its step has a STEP_SUCCESS in the
+    run's event log (here a real instance with SQLite storage and one materialized asset)."""
+    import dagster as dg
+    from dagster._grpc.types import ExecuteStepArgs
+    from dagster._serdes import pack_value
+
+    from assets.celery_app import _step_already_succeeded
+
+    @dg.asset
+    def one() -> int:
+        return 1
+
+    from dagster._core.definitions.reconstruct import ReconstructableRepository
+
+    repo = ReconstructableRepository.for_module("assets.definitions", "defs", str(ROOT))
+    origin = repo.get_reconstructable_job("__ASSET_JOB").get_python_origin()  # any origin: not read
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        result = dg.materialize([one], instance=instance)
+        assert result.success
+
+        def packed(step: str) -> dict:
+            args = ExecuteStepArgs(
+                job_origin=origin,
+                run_id=result.run_id,
+                step_keys_to_execute=[step],
+                instance_ref=instance.get_ref(),
+            )
+            return pack_value(args)
+
+        assert _step_already_succeeded(packed("one")) is True
+        assert _step_already_succeeded(packed("another")) is False
