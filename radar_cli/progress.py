@@ -60,6 +60,8 @@ class Stage:
             return ""
         if len(self.rows) == 1:
             return f"{next(iter(self.rows.values())):,} rows"
+        if len(self.rows) > 2:  # e.g. dashboard_aggregates: six tables would not fit a line
+            return f"{sum(self.rows.values()):,} rows in {len(self.rows)} tables"
         return ", ".join(f"{n:,} {asset}" for asset, n in self.rows.items())
 
     @property
