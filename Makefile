@@ -19,6 +19,8 @@ system-deps:
 	  ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q tesseract-ocr tesseract-ocr-eng tesseract-ocr-spa tesseract-ocr-por )
 	@command -v chromium >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium )
 	@command -v npm >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q nodejs npm )
+	@command -v redis-server >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q redis-server )
+	@docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || ( $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q docker-compose )
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -27,7 +29,7 @@ $(BIN)/activate:
 $(VENV)/.installed: pyproject.toml $(BIN)/activate
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[st,test]'
+	$(BIN)/pip install -q -e '.[st,test,celery]'
 	touch $@
 
 # The dashboard's JS library (d3, from npm) and the boundaries simplified from ../shared/geo,

@@ -6,7 +6,9 @@ schedule, the automation conditions): ``assets.automation`` and ``assets.partiti
 
 Loading it evaluates no settings: every resource is built with its fields unset and reads them
 from the environment (``radar_pipeline.config``) when a run uses it, so the same code location
-serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them.
+serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them. The one exception is the
+executor, part of the definitions: ``RADAR_EXECUTOR`` (``assets.executor``) picks Dagster's default
+or Celery workers when the code location loads.
 """
 
 import dagster as dg
@@ -14,6 +16,7 @@ import dagster as dg
 from assets import checks, claims, evals, indexes, ingestion, knowledge_base, precompute
 from assets.automation import automation_sensor, corpus_sensor, evaluation_schedule, index_automation_sensor
 from assets.partitions import EAGER, ON_EVALUATION_CRON
+from assets.executor import radar_executor
 from resources import (
     ChunkingResource,
     CorpusResource,
@@ -76,4 +79,5 @@ defs = dg.Definitions(
         "index_store": IndexStoreResource(),
         "precompute": PrecomputeResource(),
     },
+    executor=radar_executor(),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,21 +58,121 @@ def partition_args(select: str) -> list[str]:
     return ["--partition-range", FULL_RANGE] if any(graph.get(k).partitions_def for k in keys) else []
 
 
+RUN_LINE = re.compile(r" - dagster - \w+ - [^ ]+ - ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}) - ")
+
+
+def _stage_steps() -> set[str]:
+    """Step keys of the asset steps (drawn as stages); the other steps are asset checks."""
+    from assets.definitions import defs
+
+    return {a.node_def.name for a in defs.resolve_asset_graph().assets_defs if a.is_executable and a.keys}
+
+
 @app.command()
 def materialize(
     select: str = typer.Option("*", help="Dagster asset selection, e.g. 'chunks+' or 'documents'"),
     corpus: Path | None = typer.Option(None, help="corpus root (default RADAR_CORPUS_DIR or ../shared/corpus)"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="print every Dagster event instead of progress bars"),
 ):
-    """Materialize the assets (default: all of them, with their checks) into PostgreSQL and on-disk indexes."""
+    """Materialize the assets (default: all of them, with their checks) into PostgreSQL and on-disk indexes.
+
+    The terminal shows a progress bar per stage (counts, rates), warnings and a summary; every
+    Dagster event goes to a log file under RADAR_HOME/logs and to the Dagster UI (`radar ui`).
+    """
     settings = get_settings(**({"corpus_dir": corpus} if corpus else {}))
     env = dagster_env(settings)
+    from assets.executor import executor_kind
+
     typer.echo(
-        f"corpus: {settings.corpus}\nstate: {settings.home}\nDagster runs are stored in PostgreSQL; open them with `radar ui`."
+        f"corpus: {settings.corpus}\nstate: {settings.home}\nexecutor: {executor_kind()}\n"
+        "Dagster runs are stored in PostgreSQL; open them with `radar ui`."
     )
     cmd = [_dagster_bin(), "asset", "materialize", "-m", "assets.definitions", "--select", select]
     cmd += partition_args(select)
-    rc = subprocess.call(cmd, cwd=PROJECT_ROOT, env=env)
-    raise typer.Exit(rc)
+    if verbose:
+        raise typer.Exit(subprocess.call(cmd, cwd=PROJECT_ROOT, env=env))
+    raise typer.Exit(_materialize_with_progress(cmd, env, settings.home / "logs"))
+
+
+def _materialize_with_progress(cmd: list[str], env: dict[str, str], log_dir: Path) -> int:
+    """Run ``dagster asset materialize`` with its event stream sent to a log file, follow the run
+    in its event log (radar_cli.progress) and print the summary; the child's exit status."""
+    import threading
+    import time
+
+    from dagster import DagsterInstance
+    from rich.console import Console
+
+    from radar_cli.progress import follow, summary
+
+    console = Console(highlight=False)
+    if not console.is_terminal:  # a log file or CI: no wrapping at 80 columns
+        console = Console(highlight=False, width=160)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = log_dir / f"materialize-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    found: dict[str, str] = {}
+    tail: list[str] = []
+    proc = subprocess.Popen(
+        cmd, cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+    )
+
+    def pump() -> None:
+        with log_path.open("w", encoding="utf-8") as log:
+            for line in proc.stdout:
+                log.write(line)
+                if "run_id" not in found and (m := RUN_LINE.search(line)):
+                    found["run_id"] = m.group(1)
+                tail.append(line)
+                del tail[:-40]
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    stage_steps = _stage_steps()
+    while "run_id" not in found and proc.poll() is None:
+        time.sleep(0.2)
+    reader.join(timeout=0.5 if proc.poll() is None else 10)
+    if "run_id" not in found:
+        proc.wait()
+        reader.join(timeout=10)
+        console.print("".join(tail[-30:]), markup=False)
+        console.print(f"[red]no run was started[/] (exit {proc.returncode}); log: {log_path}")
+        return proc.returncode or 1
+    os.environ["RADAR_PG_URL"] = env["RADAR_PG_URL"]  # the instance's storage (dagster.yaml)
+    with DagsterInstance.from_config(str(PROJECT_ROOT)) as instance:
+        try:
+            report = follow(instance, found["run_id"], stage_steps, lambda: proc.poll() is None, console)
+        except KeyboardInterrupt:
+            proc.terminate()
+            proc.wait()
+            console.print(f"[yellow]interrupted[/]; the run is marked in the Dagster UI; log: {log_path}")
+            return 130
+    reader.join(timeout=10)
+    summary(report, console, str(log_path))
+    return proc.returncode
+
+
+@app.command()
+def worker(
+    name: str = typer.Option("radar", help="worker name; Celery's node name is <name>@<host>"),
+    concurrency: int = typer.Option(1, min=1, help="steps this worker runs at once (processes)"),
+    loglevel: str = typer.Option("INFO", help="Celery log level"),
+):
+    """Start a Celery worker that runs pipeline steps for runs made with RADAR_EXECUTOR=celery.
+
+    It reads the same settings as the run: DATABASE_URL (tables and Dagster runs), RADAR_HOME
+    (shared with the other workers: the FAISS/BM25 folders), RADAR_CELERY_BROKER_URL and
+    RADAR_CELERY_BACKEND_URL (Redis). The process becomes the Celery worker (signals reach it).
+    """
+    env = dagster_env(get_settings())
+    env["RADAR_EXECUTOR"] = "celery"
+    cmd = [sys.executable, "-m", "celery", "-A", "assets.celery_app", "worker", "-Q", "dagster"]
+    # threads, not prefork: a step starts its own processes (extraction, encoding) and a prefork
+    # child is daemonic, which multiprocessing forbids to have children
+    cmd += ["-P", "threads", "-c", str(concurrency), "-n", f"{name}@%h", "-l", loglevel]
+    cmd += ["--without-gossip", "--without-mingle"]
+    sys.stdout.flush()
+    os.chdir(PROJECT_ROOT)
+    os.execve(sys.executable, cmd, env)
 
 
 def _dagster_dev_cmd(host: str, port: int) -> list[str]:
