@@ -15,8 +15,8 @@ import dagster as dg
 
 from assets import checks, claims, evals, indexes, ingestion, knowledge_base, precompute
 from assets.automation import automation_sensor, corpus_sensor, evaluation_schedule, index_automation_sensor
-from assets.partitions import EAGER, ON_EVALUATION_CRON
 from assets.executor import radar_executor
+from assets.partitions import EAGER, ON_EVALUATION_CRON
 from resources import (
     ChunkingResource,
     CorpusResource,
