@@ -615,8 +615,8 @@ def propagate_retraction(
     """After ``history.retract_document``: close the documents' mention and date rows, then
     re-materialize what cites them (early warnings, armed presence, every aggregate). Each write
     keeps history, so only the affected rows and cells change and the old ones stay, closed.
-    Claims follow last: rebuilt with the retraction table as input, a claim left without
-    counting evidence becomes ``retracted`` (``claims.build.materialize_claims``). Returns the stats
+    Claims follow last when they were ever materialized: rebuilt with the retraction table as
+    input, a claim left without counting evidence becomes ``retracted`` (``claims.build.materialize_claims``). Returns the stats
     of each step."""
     out: dict[str, Any] = {"closed": close_document_rows(engine, doc_ids)}
     log(f"retraction: closed {out['closed']}")
@@ -633,6 +633,13 @@ def propagate_retraction(
     from radar_pipeline.claims.build import materialize_claims  # claims read the precomputes above
     from radar_pipeline.claims.links import retractions
 
+    with engine.connect() as conn:
+        has_claims = conn.execute(
+            sa.text("SELECT to_regclass('claims') IS NOT NULL AND EXISTS (SELECT 1 FROM claims)")
+        ).scalar()
+    if not has_claims:  # claims never materialized here: nothing to close (the claims asset reads the table)
+        out["claims"] = None
+        return out
     st = materialize_claims(engine, retracted=retractions(engine), log=log)
     out["claims"] = {"by_status": st.get("by_status"), "write": st.get("write")}
     log("retraction: claims re-materialized")

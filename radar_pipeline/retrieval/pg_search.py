@@ -78,8 +78,8 @@ class PgSearcher(Searcher):
             raise FileNotFoundError(
                 f"no vectors of encoder {encoder.name!r} in PostgreSQL: materialize embeddings first"
             )
-        self.has_lexical = pg_lexical.bm25_size(engine, encoder.name) > 0
-        if not self.has_lexical:
+        self._has_lexical = pg_lexical.bm25_size(engine, encoder.name) > 0
+        if not self._has_lexical:
             self.problems["bm25"] = "no BM25 tables in PostgreSQL: materialize pg_bm25_index (dense-only search)"
         p = self.passages
         self._chunk_ids = p["chunk_id"].to_list()
@@ -136,6 +136,17 @@ class PgSearcher(Searcher):
         """``Searcher.candidates``; raises ``ValueError`` for a switch this backend lacks (module docstring)."""
         self._check(cfg or self.config)
         return super().candidates(question, cfg, allowed)
+
+    @property
+    def has_dense(self) -> bool:
+        """Dense candidates come from the HNSW index in PostgreSQL (no FAISS index is loaded)."""
+        return True
+
+    @property
+    def has_lexical(self) -> bool:
+        """Lexical candidates come from the BM25 tables in PostgreSQL (no bm25s index is loaded),
+        when ``pg_bm25_index`` has been materialized."""
+        return self._has_lexical
 
     def dense_run(
         self, qvec: np.ndarray, k: int, sentence_weight: float = 0.0, allowed: RowMask | None = None

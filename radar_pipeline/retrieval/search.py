@@ -252,12 +252,22 @@ class Searcher:
         }
 
     @property
+    def has_dense(self) -> bool:
+        """Whether dense candidates exist: here a loaded FAISS index; ``PgSearcher``: HNSW in PostgreSQL."""
+        return self.faiss is not None
+
+    @property
+    def has_lexical(self) -> bool:
+        """Whether lexical candidates exist: here a loaded bm25s index; ``PgSearcher``: the BM25 tables."""
+        return self.bm25 is not None
+
+    @property
     def live_stages(self) -> dict[str, bool]:
-        """The search stages this searcher serves: ``lexical`` (BM25), ``dense`` (FAISS), ``rerank``
-        (second stage with precomputed vectors for at least some passages)."""
+        """The search stages this searcher serves: ``lexical`` (BM25), ``dense`` (FAISS or HNSW),
+        ``rerank`` (second stage with precomputed vectors for at least some passages)."""
         return {
-            "lexical": self.bm25 is not None,
-            "dense": self.faiss is not None,
+            "lexical": self.has_lexical,
+            "dense": self.has_dense,
             "rerank": self.reranker is not None and self.rerank_coverage > 0,
         }
 
@@ -499,7 +509,7 @@ class Searcher:
         lexical = self.lexical_run(question, cfg, extra, allowed) if cfg.bm25_weight > 0 else None
         bm25 = lexical[0] if lexical is not None else {}
         union = set(dense) | set(bm25)
-        if cfg.dense_weight > 0 and self.faiss is not None:
+        if cfg.dense_weight > 0 and self.has_dense:
             # exact dense scores for BM25-only candidates, normalised on the dense list's range
             lo, hi = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)
             if cfg.fusion == "convex":
