@@ -60,9 +60,12 @@ def embeddings(
 ) -> dg.MaterializeResult:
     engine = database.engine()
     enc = encoder.get_encoder()
+    from radar_pipeline.config import EmbeddingSettings
+
     stats = embed_chunks(
         engine,
         enc,
+        batch_size=EmbeddingSettings().embed_commit_rows,
         log=context.log.info,
         workers=encoder.worker_count(),
         spec=encoder.spec(),

@@ -8,6 +8,7 @@ Every object reads environment variables prefixed ``RADAR_`` (plus ``DATABASE_UR
 * ``DatabaseSettings``: ``DATABASE_URL`` (or ``RADAR_DATABASE_URL``); unset = the embedded server.
 * ``ExtractionSettings``: worker processes and OCR (``RADAR_WORKERS``, ``RADAR_OCR_LANGUAGES``, ``RADAR_OCR_DPI``).
 * ``ChunkingSettings``: passage size and overlap (``RADAR_CHUNK_TOKENS``, ...).
+* ``EmbeddingSettings``: texts encoded and stored per transaction (``RADAR_EMBED_COMMIT_ROWS``).
 * ``RerankBudget``: minutes one ``rerank_vectors`` materialization may encode (``RADAR_RERANK_BUDGET_MINUTES``).
 * ``RetrievalSettings``: which index the service reads, files or PostgreSQL (``RADAR_INDEX_BACKEND``).
 * ``EncoderSpec`` / ``RerankerSpec``: the two encoders (``RADAR_ENCODER_*`` / ``RADAR_RERANKER_*``).
@@ -85,6 +86,16 @@ class ChunkingSettings(BaseSettings):
     tabular_max_chunks: int = 400
 
 
+class EmbeddingSettings(BaseSettings):
+    """``embed_chunks``' commit size: texts encoded and stored per transaction in ``embeddings``
+    (default 256). A killed run loses at most one batch of work; smaller batches commit more often
+    (the fault-injection tests use 16 so that a kill lands mid-embedding on a small corpus)."""
+
+    model_config = _RADAR_ENV
+
+    embed_commit_rows: int = Field(default=256, ge=1)
+
+
 class RerankBudget(BaseSettings):
     """Minutes of encoding one materialization of ``rerank_vectors`` may spend (0 = no limit; the
     rest waits for the next run and is encoded at query time meanwhile). multilingual-e5-small
@@ -157,11 +168,17 @@ class RerankerSpec(EncoderSpec):
 
 
 class RadarSettings(
-    RetrievalSettings, RerankBudget, ChunkingSettings, ExtractionSettings, DatabaseSettings, StorageSettings
+    RetrievalSettings,
+    RerankBudget,
+    EmbeddingSettings,
+    ChunkingSettings,
+    ExtractionSettings,
+    DatabaseSettings,
+    StorageSettings,
 ):
     """Every ``RADAR_*`` concern in one flat object (same fields, same environment variables; see
     README.md), for the CLI, the API and scripts. (Bases in reverse so the fields keep their order:
-    storage, database, extraction, chunking, re-rank budget, retrieval backend.)"""
+    storage, database, extraction, chunking, embedding commits, re-rank budget, retrieval backend.)"""
 
     model_config = _RADAR_ENV
 

@@ -92,6 +92,9 @@ class Run:
             "RADAR_HOME": str(home),
             "RADAR_CORPUS_DIR": str(corpus),
             "RADAR_WORKERS": "2",
+            # commit embeddings 16 texts at a time: with the default 256 the small corpus's vectors
+            # land in two transactions and a kill "during embedding" races the second one
+            "RADAR_EMBED_COMMIT_ROWS": "16",
             "PYTHONUNBUFFERED": "1",
             "PYTHONPATH": str(ROOT),
             **(extra_env or {}),
