@@ -43,7 +43,7 @@ from radar_pipeline.stores.integrity import (
     seal_rerank,
     verify_index,
 )
-from radar_pipeline.stores.passages import save_passages
+from radar_pipeline.stores.passages import PASSAGE_SCHEMA, save_passages
 
 Log = Callable[[str], None]
 # Statuses whose pages are chunked and indexed (a damaged/partial file keeps what was readable).
@@ -666,21 +666,7 @@ def load_passage_frame(
             infer_schema_length=None,
         )
         if rows
-        else pl.DataFrame(
-            schema={
-                "chunk_id": pl.Utf8,
-                "doc_id": pl.Utf8,
-                "source_path": pl.Utf8,
-                "title": pl.Utf8,
-                "page_start": pl.Int32,
-                "page_end": pl.Int32,
-                "phenomenon": pl.Utf8,
-                "language": pl.Utf8,
-                "text": pl.Utf8,
-                "collection": pl.Utf8,
-                "embedding": pl.Object,
-            }
-        )
+        else pl.DataFrame(schema={**PASSAGE_SCHEMA, "embedding": pl.Object})
     )
     vectors = (
         np.vstack([np.asarray(r.embedding, dtype=np.float32) for r in rows])

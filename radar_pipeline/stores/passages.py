@@ -29,6 +29,14 @@ PASSAGE_COLUMNS = [
 ]
 # written too; derived from ``source_path`` when a frame lacks it (``collection.collection_of``)
 COLLECTION_COLUMN = "collection"
+# polars dtypes of the passage table's columns (the collection included), for readers that build it
+# from PostgreSQL rows (``stages.load_passage_frame``, ``pg_store.load_pg_passages``)
+PASSAGE_SCHEMA: dict[str, pl.DataType] = {
+    **{c: pl.Utf8 for c in PASSAGE_COLUMNS},
+    "page_start": pl.Int32,
+    "page_end": pl.Int32,
+    COLLECTION_COLUMN: pl.Utf8,
+}
 PASSAGES_FILE = "passages.parquet"
 
 

@@ -14,6 +14,7 @@ import polars as pl
 import sqlalchemy as sa
 
 from radar_pipeline.collection import collection_of
+from radar_pipeline.stores.passages import PASSAGE_SCHEMA
 from radar_pipeline.vocabulary import PHENOMENA
 
 
@@ -98,19 +99,7 @@ def load_pg_passages(engine: sa.Engine, encoder: str) -> pl.DataFrame:
     )
     with engine.connect() as conn:
         rows = conn.execute(q, {"enc": encoder}).all()
-    schema = {
-        "chunk_id": pl.Utf8,
-        "doc_id": pl.Utf8,
-        "source_path": pl.Utf8,
-        "title": pl.Utf8,
-        "page_start": pl.Int32,
-        "page_end": pl.Int32,
-        "phenomenon": pl.Utf8,
-        "language": pl.Utf8,
-        "text": pl.Utf8,
-        "collection": pl.Utf8,
-        "text_sha": pl.Utf8,
-    }
+    schema = {**PASSAGE_SCHEMA, "text_sha": pl.Utf8}
     frame = pl.DataFrame([tuple(r) for r in rows], schema=schema, orient="row")
     return frame.with_columns(
         pl.struct("collection", "source_path")
