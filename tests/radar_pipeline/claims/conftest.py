@@ -4,28 +4,15 @@ and helpers that write crafted documents and run the precomputes the claims read
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
-import pytest
 import sqlalchemy as sa
 
 from radar_pipeline.precompute import pipeline as P
-from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.pipeline import PrecomputeConfig
+from tests.radar_pipeline import support_precompute as _shared
 
-
-@pytest.fixture()
-def pengine(engine) -> sa.Engine:
-    """The core-schema engine (claims tables included) with the precompute tables re-created."""
-    T.drop_precompute_schema(engine)
-    T.ensure_precompute_schema(engine)
-    yield engine
-    T.drop_precompute_schema(engine)
-
-
-@pytest.fixture(scope="session")
-def config(shared_dir: Path) -> PrecomputeConfig:
-    return PrecomputeConfig(shared_dir=shared_dir)
+pengine = _shared.pengine  # shared fixtures (support_precompute)
+config = _shared.config
 
 
 def run_precomputes(engine: sa.Engine, config: PrecomputeConfig) -> None:

@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import sqlalchemy as sa
 
-from radar_pipeline.precompute import tables as T
-from radar_pipeline.precompute.pipeline import PrecomputeConfig
+from tests.radar_pipeline import support_precompute as _shared
 
-
-@pytest.fixture()
-def pengine(engine) -> sa.Engine:
-    """The core-schema engine with the precompute tables dropped and re-created."""
-    T.drop_precompute_schema(engine)
-    T.ensure_precompute_schema(engine)
-    yield engine
-    T.drop_precompute_schema(engine)
-
-
-@pytest.fixture(scope="session")
-def config(shared_dir: Path) -> PrecomputeConfig:
-    return PrecomputeConfig(shared_dir=shared_dir)
+pengine = _shared.pengine  # shared fixtures (support_precompute)
+config = _shared.config
 
 
 @pytest.fixture(scope="session")
