@@ -10,8 +10,8 @@ set on every asset by ``assets.definitions``). Why buckets and not dynamic parti
 per collection: ARCHITECTURE.md, "Partitions".
 
 Everything downstream of a per-file stage follows by declarative automation: ``EAGER`` (run as
-soon as a dependency updated, once none is missing or in progress); the evaluations follow
-``EVALUATION_CRON``.
+soon as a dependency updated, or while missing, once none is missing or in progress); the
+evaluations follow ``EVALUATION_CRON``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,22 @@ from radar_pipeline.corpus import CONTENT_BUCKETS
 CONTENT_PARTITIONS = dg.StaticPartitionsDefinition(list(CONTENT_BUCKETS))
 FULL_RANGE = f"{CONTENT_BUCKETS[0]}...{CONTENT_BUCKETS[-1]}"  # `--partition-range` of a whole-corpus run
 
-EAGER = dg.AutomationCondition.eager()
+# Dagster's ``eager()`` starts an asset that *becomes* missing, never one that was already missing
+# when the condition was first evaluated (its ``newly_missing`` guard against a flood of runs when a
+# sensor is turned on). On an empty home (``make up`` on a fresh clone) that left the precomputes
+# without dependencies among the per-file stages (the entity dictionary and the gazetteer, read
+# from Radar's own YAML) unbuilt for ever, and everything downstream of them (mentions, alerts,
+# aggregates, claims) with them. ``MISSING`` builds a missing asset once nothing it reads is missing
+# or in progress; a failed execution is not retried in a loop (``execution_failed``: the next
+# upstream update or a manual run retries it).
+MISSING = (
+    dg.AutomationCondition.missing()
+    & ~dg.AutomationCondition.in_progress()
+    & ~dg.AutomationCondition.execution_failed()
+    & ~dg.AutomationCondition.any_deps_missing()
+    & ~dg.AutomationCondition.any_deps_in_progress()
+).with_label("missing")
+EAGER = (dg.AutomationCondition.eager() | MISSING).with_label("eager or missing")
 # The evaluations re-run at 03:00 (server time) once every dependency has updated since the
 # previous tick; the weekly schedule in assets.automation re-runs them regardless.
 EVALUATION_CRON = "0 3 * * *"

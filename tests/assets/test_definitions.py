@@ -146,7 +146,7 @@ def test_per_file_stages_are_partitioned_and_everything_else_follows():
         elif name in EVALUATION:
             assert label.startswith("on_cron"), name
         else:
-            assert label == "eager", name
+            assert label == "eager or missing", name  # assets.partitions.EAGER
 
 
 def test_resources_read_the_environment_when_used(monkeypatch, tmp_path):
