@@ -506,6 +506,11 @@ def judge_import(
             f"agreement {pair}: n={st['n']} exact={st['exact']:.3f} kappa={st['kappa']:.3f} "
             f"kappa_linear={st['kappa_linear']:.3f} kappa_quadratic={st['kappa_quadratic']:.3f}"
         )
+    if (st := ag["pooled"]) is not None and len(ag["pairs"]) > 1:  # all pairs' overlapping items together
+        typer.echo(
+            f"agreement pooled: n={st['n']} exact={st['exact']:.3f} binary={st['binary']:.3f} kappa={st['kappa']:.3f} "
+            f"kappa_linear={st['kappa_linear']:.3f} kappa_quadratic={st['kappa_quadratic']:.3f}"
+        )
 
 
 @app.command()

@@ -180,6 +180,10 @@ def test_cli_judge_import(jengine, dev, tmp_path, pg_url, monkeypatch):
     assert "ana, round 1: 2 grades stored" in res.output
     res = CliRunner().invoke(app, ["judge", "import", str(graded), "--annotator", "beto"])
     assert res.exit_code == 0 and "agreement ana|beto: n=2 exact=1.000 kappa=1.000" in res.output
+    assert "agreement pooled" not in res.output  # one pair: the pooled figures are the pair's
+    res = CliRunner().invoke(app, ["judge", "import", str(graded), "--annotator", "carla"])
+    assert "agreement ana|carla: n=2" in res.output and "agreement beto|carla: n=2" in res.output
+    assert "agreement pooled: n=6 exact=1.000 binary=1.000 kappa=1.000" in res.output
     _write(tmp_path / "bad.jsonl", [{"item_id": "nope", "grade": 1}])
     res = CliRunner().invoke(app, ["judge", "import", str(tmp_path / "bad.jsonl"), "--annotator", "ana"])
     assert res.exit_code == 2
