@@ -76,6 +76,8 @@ __all__ = [
     "qrels_judgments",
     "qrels_merged",
     "read_merged",
+    "split_batch",
+    "SplitSummary",
     "top_passages",
     "write_merged",
 ]
@@ -225,6 +227,86 @@ def load_mapping(engine: sa.Engine, path: str | os.PathLike[str]) -> int:
         if new_q:
             conn.execute(judge_questions.insert(), new_q)
     return len(new)
+
+
+# -- splitting a batch among parallel judges ------------------------------------------------------
+@dataclass
+class SplitSummary:
+    """What :func:`split_batch` wrote: the part files (in order), the items in each, the distinct
+    items of the batch, and the item ids placed in two parts (graded by two judges)."""
+
+    files: list[Path]
+    sizes: list[int]
+    n_distinct: int
+    overlap: list[str]
+
+
+def split_batch(
+    batch: str | os.PathLike[str],
+    max_items: int = 120,
+    overlap: int = 0,
+    out_dir: str | os.PathLike[str] | None = None,
+    seed: int | None = None,
+) -> SplitSummary:
+    """Split a blind batch (:func:`export_batch`'s file) into parts of at most ``max_items`` items
+    for parallel judges, ``overlap`` of its items placed in two different parts.
+
+    Each judge grades one part under their own annotator name; an item in two parts is graded by
+    two annotators, which gives Cohen's kappa at import (:func:`agreement`) and the lower median
+    as its merged grade (:func:`merged_qrels`). The parts keep the batch's item ids and lines
+    (``{"item_id", "question", "text", "grade"}``; blind), each in its own random order.
+
+    Method: ``n`` distinct items, ``o`` overlapping, ``P = ceil((n + o) / max_items)`` parts (at
+    least 2 when ``o > 0``). The ``o`` items (drawn at random) go to parts ``(j mod P, j+1 mod P)``
+    for the j-th of them — a ring, so every neighbouring pair of judges shares some items and the
+    pooled kappa covers all judges — then the other items fill the least-loaded part, so sizes
+    differ by at most one where the overlap allows (each ≤ ``max_items``, since ``2o ≤ n + o``).
+    Parts are written to ``out_dir`` (default: the batch's folder) as ``<stem>_<k>.jsonl``,
+    ``k`` from 1. Raises ``ValueError`` for ``max_items < 1``, ``overlap`` outside ``[0, n]``, a
+    line without ``item_id`` or an item id given twice.
+    """
+    if max_items < 1:
+        raise ValueError(f"max_items must be ≥ 1, got {max_items}")
+    src = Path(batch)
+    rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    with src.open(encoding="utf-8") as f:
+        for ln, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            obj = json.loads(line)
+            if not isinstance(obj, dict) or "item_id" not in obj:
+                raise ValueError(f"{src}:{ln}: expected an object with item_id")
+            if obj["item_id"] in seen:
+                raise ValueError(f"{src}:{ln}: item {obj['item_id']!r} appears twice")
+            seen.add(obj["item_id"])
+            rows.append(obj)
+    n = len(rows)
+    if not 0 <= overlap <= n:
+        raise ValueError(f"overlap must be between 0 and the {n} items of the batch, got {overlap}")
+    rng = random.Random(seed) if seed is not None else random.SystemRandom()
+    order = list(range(n))
+    rng.shuffle(order)
+    n_parts = max(-(-(n + overlap) // max_items), 2 if overlap else 1)
+    parts: list[list[int]] = [[] for _ in range(n_parts)]
+    for j, i in enumerate(order[:overlap]):
+        parts[j % n_parts].append(i)
+        parts[(j + 1) % n_parts].append(i)
+    for i in order[overlap:]:
+        min(parts, key=len).append(i)
+    if max(len(p) for p in parts) > max_items:  # cannot happen while 2·overlap ≤ n + overlap
+        raise ValueError("the overlap does not fit in parts of max_items")
+    dest = Path(out_dir) if out_dir is not None else src.parent
+    dest.mkdir(parents=True, exist_ok=True)
+    files = []
+    for k, part in enumerate(parts, start=1):
+        rng.shuffle(part)
+        path = dest / f"{src.stem}_{k}.jsonl"
+        with path.open("w", encoding="utf-8") as f:
+            for i in part:
+                f.write(json.dumps(rows[i], ensure_ascii=False) + "\n")
+        files.append(path)
+    return SplitSummary(files, [len(p) for p in parts], n, sorted(rows[i]["item_id"] for i in order[:overlap]))
 
 
 # -- import ---------------------------------------------------------------------------------------

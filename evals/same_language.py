@@ -9,7 +9,9 @@ AI-military questions or for every question (``_escap03ai``/``_escap03``), (c) t
 phenomenon, Judged@10, NDCG'@10, the original-judgment NDCG@10, the Spanish share of the top 10
 per phenomenon, and against the baseline the mean paired difference, its 95 % bootstrap interval
 (10,000 resamples of questions) and the paired randomization p (``evals.scoring.compare``), with the
-"not measurable yet" flag when either side's deep Judged@10 < 0.9.
+"not measurable yet" flag when either side's deep Judged@10 < 0.9. The deepened judgments are the
+merged qrels of PostgreSQL (``qrels_merged``, as ``compare_all.py`` reads them; the shared file alone
+when no database is reachable); ``--from-per-query`` takes the scores ``compare_all.py`` saved.
 
 Usage: ``python evals/same_language.py --stage first|full`` → ``evals/reports/same_language_<stage>.json``.
 ``full`` re-ranks with e5 and needs the re-ranker vectors of the pools (``evals/fill_rerank_pools.py``).
@@ -32,6 +34,7 @@ from evals.datasets import load_codefest_dev  # noqa: E402 - after the sys.path 
 from evals.judging import read_merged  # noqa: E402 - after the sys.path set-up above
 from evals.runner import run_codefest  # noqa: E402 - after the sys.path set-up above
 from evals.scoring import compare, measurability  # noqa: E402 - after the sys.path set-up above
+from radar_pipeline import db  # noqa: E402 - after the sys.path set-up above
 from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402 - after the sys.path set-up above
 from radar_pipeline.encoders import build_encoder, build_reranker  # noqa: E402 - after the sys.path set-up above
 from radar_pipeline.retrieval.search import Searcher  # noqa: E402 - after the sys.path set-up above
@@ -79,7 +82,11 @@ def main() -> None:
         rr = build_reranker() if args.stage == "full" else None
         searcher = Searcher(settings.index_dir / enc.name, enc, reranker=rr)
         dev = load_codefest_dev()
-        deep = read_merged(None)
+        try:  # the merged deepened judgments (shared + `radar judge import`), as compare_all.py reads them
+            deep = read_merged(db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata)))
+        except Exception as exc:  # noqa: BLE001 - no database: the shared deepened judgments alone
+            print(f"PostgreSQL not reachable ({exc}); deepened judgments = shared file only", file=sys.stderr)
+            deep = read_merged(None)
     reports = {}
     rows = []
     for name in names:

@@ -447,6 +447,33 @@ def judge_export(
         f"batch {summary.batch_id}: {summary.n_items} passages to judge written to {out} "
         f"({summary.n_already_judged} already judged, {summary.n_repeated} repeated across configurations)"
     )
+    n_top = k * len(dev.questions)
+    for name, n in summary.per_config.items():  # Judged@10 once the batch is graded: 1.0 where k = 10
+        typer.echo(f"  {name}: {n} unjudged of its top {k} (Judged@{k} now {1 - n / n_top:.3f})")
+
+
+@judge_app.command("split")
+def judge_split(
+    batch: Path = typer.Argument(..., help="a blind batch written by `radar judge export`"),
+    size: int = typer.Option(120, "--size", min=1, help="at most this many items per part"),
+    overlap: int = typer.Option(
+        0, "--overlap", min=0, help="items placed in two parts, so two judges grade them (Cohen's kappa at import)"
+    ),
+    out_dir: Path | None = typer.Option(None, "--out-dir", help="where the parts go (default: the batch's folder)"),
+    seed: int | None = typer.Option(None, help="seed of the overlap draw and of each part's order (default: random)"),
+):
+    """Split a blind batch into parts <stem>_<k>.jsonl for parallel judges (one annotator name per
+    part at import); the overlapping items give the inter-annotator agreement."""
+    from evals.judging import split_batch
+
+    try:
+        s = split_batch(batch, max_items=size, overlap=overlap, out_dir=out_dir, seed=seed)
+    except (ValueError, FileNotFoundError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    for path, n in zip(s.files, s.sizes, strict=True):
+        typer.echo(f"{path}: {n} items")
+    typer.echo(f"{s.n_distinct} distinct items in {len(s.files)} parts, {len(s.overlap)} of them in two parts")
 
 
 @judge_app.command("import")
@@ -477,6 +504,11 @@ def judge_import(
     for pair, st in ag["pairs"].items():
         typer.echo(
             f"agreement {pair}: n={st['n']} exact={st['exact']:.3f} kappa={st['kappa']:.3f} "
+            f"kappa_linear={st['kappa_linear']:.3f} kappa_quadratic={st['kappa_quadratic']:.3f}"
+        )
+    if (st := ag["pooled"]) is not None and len(ag["pairs"]) > 1:  # all pairs' overlapping items together
+        typer.echo(
+            f"agreement pooled: n={st['n']} exact={st['exact']:.3f} binary={st['binary']:.3f} kappa={st['kappa']:.3f} "
             f"kappa_linear={st['kappa_linear']:.3f} kappa_quadratic={st['kappa_quadratic']:.3f}"
         )
 

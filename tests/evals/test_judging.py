@@ -180,6 +180,10 @@ def test_cli_judge_import(jengine, dev, tmp_path, pg_url, monkeypatch):
     assert "ana, round 1: 2 grades stored" in res.output
     res = CliRunner().invoke(app, ["judge", "import", str(graded), "--annotator", "beto"])
     assert res.exit_code == 0 and "agreement ana|beto: n=2 exact=1.000 kappa=1.000" in res.output
+    assert "agreement pooled" not in res.output  # one pair: the pooled figures are the pair's
+    res = CliRunner().invoke(app, ["judge", "import", str(graded), "--annotator", "carla"])
+    assert "agreement ana|carla: n=2" in res.output and "agreement beto|carla: n=2" in res.output
+    assert "agreement pooled: n=6 exact=1.000 binary=1.000 kappa=1.000" in res.output
     _write(tmp_path / "bad.jsonl", [{"item_id": "nope", "grade": 1}])
     res = CliRunner().invoke(app, ["judge", "import", str(tmp_path / "bad.jsonl"), "--annotator", "ana"])
     assert res.exit_code == 2
@@ -307,3 +311,50 @@ def test_a_batch_exported_elsewhere_imports_with_its_mapping(jengine, dev, tmp_p
     assert latest_judgments(jengine)[("qa", text_hash(W("m", 0, 40)))] == {"ana": 2}
     with jengine.connect() as conn:
         assert conn.execute(sa.text("SELECT question FROM judge_questions")).scalars().all() == ["¿Qué pasa con a?"]
+
+
+def test_split_batch_for_parallel_judges_with_overlap(jengine, dev, tmp_path):
+    """A batch split into parts of ≤ 4 items, 3 items in two parts: every item is in some part,
+    the 3 in exactly two different ones, the lines stay blind and unchanged; each part imported
+    under its own annotator gives agreement on exactly those 3 passages."""
+    from typer.testing import CliRunner
+
+    from evals.judging import split_batch
+    from radar_cli.main import app
+
+    texts = [W(f"s{i}x", 0, 30) for i in range(11)]
+    batch = tmp_path / "batch_all.jsonl"
+    runs = {"A": {"qa": [_p(i + 1, t) for i, t in enumerate(texts)]}}
+    assert export_batch(jengine, runs, dev, JudgedPassageIndex(), batch, k=20).n_items == 11
+    lines = {json.loads(x)["item_id"]: json.loads(x) for x in batch.read_text(encoding="utf-8").splitlines()}
+    s = split_batch(batch, max_items=4, overlap=3, out_dir=tmp_path / "parts", seed=7)
+    assert [p.name for p in s.files] == [f"batch_all_{k}.jsonl" for k in (1, 2, 3, 4)]  # ceil((11 + 3) / 4)
+    assert s.n_distinct == 11 and sorted(s.sizes) == [3, 3, 4, 4] and len(s.overlap) == 3
+    parts = [[json.loads(x) for x in p.read_text(encoding="utf-8").splitlines()] for p in s.files]
+    assert [len(p) for p in parts] == s.sizes
+    where: dict[str, list[int]] = {}
+    for k, part in enumerate(parts):
+        for row in part:
+            assert row == lines[row["item_id"]]  # blind lines, copied as exported
+            where.setdefault(row["item_id"], []).append(k)
+    assert set(where) == set(lines)
+    assert {i for i, ks in where.items() if len(ks) == 2} == set(s.overlap)
+    assert all(len(set(ks)) == len(ks) for ks in where.values())  # never twice in one part
+    # one annotator per part: the overlap is exactly the passages graded twice
+    for k, part in enumerate(s.files):
+        graded = _grade_file(part, tmp_path, f"g{k}.jsonl", lambda t: 2 if t in texts[:5] else 0)
+        assert import_grades(jengine, graded, f"judge{k + 1}").n_graded == s.sizes[k]
+    ag = agreement(latest_judgments(jengine))
+    assert ag["n_overlap"] == 3 and ag["pooled"]["n"] == 3 and ag["pooled"]["exact"] == 1.0
+    assert len(merged_qrels(jengine)) == sum(len(v) for v in load_deepened_qrels().values()) + 11
+    # the same split as a command; errors are refused with exit 2
+    res = CliRunner().invoke(
+        app, ["judge", "split", str(batch), "--size", "6", "--overlap", "2", "--out-dir", str(tmp_path / "cli")]
+    )
+    assert res.exit_code == 0, res.output
+    assert "11 distinct items in 3 parts, 2 of them in two parts" in res.output
+    assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == [f"batch_all_{k}.jsonl" for k in (1, 2, 3)]
+    with pytest.raises(ValueError, match="overlap"):
+        split_batch(batch, max_items=4, overlap=12, out_dir=tmp_path / "x")
+    res = CliRunner().invoke(app, ["judge", "split", str(batch), "--size", "4", "--overlap", "12"])
+    assert res.exit_code == 2
