@@ -60,6 +60,7 @@ _PRESENCE = (
     r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
     r"(?:que|cuales) grupos (?:armados )?(?:hay|estan|tienen|mandan|delinquen|se mueven|controlan)|"
     r"(?:hay|existen|quedan|persisten|siguen|operan|actuan) (?:\w+ ){0,2}grupos? armad|"
+    r"^\W*(?:los )?grupos? armad\w* (?:en|activos en|presentes en)(?!\w)|"
     r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
     r"(?:actores|organizaciones|estructuras) armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
@@ -89,9 +90,15 @@ _DOC_NOUNS = (
 _TIMELINE = (
     # a change over time of how much is written: "evolución / tendencia / cómo va" + a counted noun
     r"(?:evoluc\w*|ha cambiado|han cambiado|cambio|varia\w*|tendencia|trayectoria|como (?:va|ha ido|viene|evoluciona\w*)|"
+    r"(?:ha|han) (?:aumentado|crecido|disminuido|bajado|caido|subido)|aumento|(?<!\w)cae|(?<!\w)caen|"
     r"trend\w*|changed?) .{0,60}"
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen)|(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
     r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)"
+)
+# Who the quadrant ranks: actors, entities, groups, organisations, countries, programmes
+_WHO_NOUNS = (
+    r"(?<!\w)(?:actor\w*|entidad\w*|grupos?|organizacion\w*|paises|programas?|tecnologias?|actors?|entities|"
+    r"groups?|atores)(?!\w)"
 )
 # A question whose asked noun is places: "¿qué países…?", "¿en qué municipios…?", "which regions…"
 _ASKS_PLACES = re.compile(
@@ -103,8 +110,8 @@ _ASKS_PLACES = re.compile(
 _CONTENT = (
     r"(?<!\w)(?:que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
     r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que|porque|resume\w*|resumen|"
-    r"describe\w*|como (?:se (?!distribuye)|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
-    r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|las razones|"
+    r"describe\w*|como (?:se (?!distribuy)|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
+    r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
     r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
     r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)|explain\w*|summari[sz]e|"
     # "que me expliques", "me cuentas", "quiero entender": a request to be told, in any person or mood
@@ -190,10 +197,11 @@ def _orig_offset(question: str, folded: str, folded_pos: int) -> int:
 # What joins a verb to the view it puts something in: "ubícalo en el cuadrante", "place it in the"
 _INTO_VIEW = re.compile(r"\s+(?:(?:lo|la|los|las|it|them)\s+)?(?:en|in|on|no|na)\s+(?:(?:el|la|un|una|the|a|o)\s+)?")
 # A content clause that opens a second question: "…en Florencia? ¿y qué dicen…", "…, y por qué…"
-_SECOND_CLAUSE = re.compile(r"(?:[?;,.:]\s*(?:¿\s*)?(?:y |e |and )?|(?<!\w)(?:y|e|and) (?:¿\s*)?)$")
+# ("…, y cuáles son las razones": up to three words may open it before the content cue)
+_SECOND_CLAUSE = re.compile(r"(?:[?;,.:]\s*(?:¿\s*)?(?:y |e |and )?|(?<!\w)(?:y|e|and) (?:¿\s*)?)(?:[\w¿]+ ){0,3}$")
 
 
-def classify(question: str, *, has_armed_group: bool = False, has_place: bool = False) -> Intent:
+def classify(question: str, *, has_armed_group: bool = False, has_place: bool = False, _whole: bool = True) -> Intent:
     """Route and components of ``question`` (rules; see the module doc). ``has_armed_group`` /
     ``has_place``: the question names an armed group / a Colombian place (``QuestionFacts``).
 
@@ -214,14 +222,15 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
 
     show = re.search(_SHOW, folded) is not None
     content_at = re.search(_CONTENT, folded)
-    second = content_at is not None and _SECOND_CLAUSE.search(folded[: content_at.start()]) is not None
+    second = _SECOND_CLAUSE.search(folded[: content_at.start()]) if content_at is not None else None
     if content_at and content_at.start() > 0 and (show or second):
         # "¿Qué grupos hay en El Bagre? Muéstramelo y explica cómo se relacionan…", "Florencia,
         # Caquetá: ¿qué grupos tienen presencia y qué dicen las alertas?": the view is what the
         # first part asks for; the explanation's words ("se relacionan") pick no view. A first part
         # that only asks to be shown something ("Show me y explícame …") names no view of its own.
-        view = question[: _orig_offset(question, folded, content_at.start())]
-        head = classify(view, has_armed_group=has_armed_group, has_place=has_place)
+        cut = content_at.start() if show or second is None or second.start() == 0 else second.start()
+        view = question[: _orig_offset(question, folded, cut)]
+        head = classify(view, has_armed_group=has_armed_group, has_place=has_place, _whole=False)
         # without a request to show, only a first part that plainly asks for a view counts (a
         # place, a presence, the alerts, a named view): "¿cómo ha crecido…? ¿y por qué?" is content
         strong = (":explícito", ":mapa", ":presencia", ":dónde", ":pide lugares")
@@ -267,7 +276,10 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
     cued = vocab.cued_views(folded)
     if "matriz_calor" in cued:
         add("matriz_calor", "categorías")
-    if "cuadrante" in cued:
+    counted_change = re.search(_TIMELINE, folded) is not None
+    if "cuadrante" in cued and not (counted_change and not re.search(_WHO_NOUNS, folded) and not has_armed_group):
+        # "¿han disminuido los documentos…?" is a change in how much is written (the timeline);
+        # the quadrant's trend is of actors ("¿qué actores crecen…?")
         add("cuadrante", "tendencia")
     if (
         "linea_tiempo" in cued
@@ -284,10 +296,18 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
         where or show or has_place or re.search(r"hubo|cuantas|recibieron|emitid\w*|por departamento", folded)
     ):
         add("mapa_alertas", "alertas")
-    elif presence and (has_place or where or has_armed_group or re.search(r"grupos? armad|que grupos|quien", folded)):
+    elif presence and (
+        has_place
+        or where
+        or has_armed_group
+        or re.search(r"grupos? armad|que grupos|quien|^\W*(?:la )?presencia (?:de|del|armada)", folded)
+    ):
         add("mapa_presencia", "presencia")
     elif where:
         add(_map_kind(folded, has_armed_group), "dónde")
+    # (the flags describe the whole question, so never for a part of it)
+    if not comps and _whole and not content and has_armed_group and has_place and len(folded.split()) <= 8:
+        add("mapa_presencia", "grupo y lugar")  # telegraphic "disidencias en el Guaviare", "ELN Arauca"
     if not comps and show and not re.search(r"(?<!\w)(?:dime|di|cuentame|explicame)(?!\w)", folded):
         add("linea_tiempo", "pide ver algo")  # "muéstrame …" names no view: the timeline of its topic
     if not comps:

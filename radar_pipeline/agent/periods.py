@@ -196,6 +196,8 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
         # "hace diez años", "hace una década": that year
         (rf"(?<!desde )(?<!partir de )hace {_N} {_UNIT}", "ago"),
         (rf"(?<!\w){_N} {_UNIT} ago", "ago"),
+        # "desde el año pasado": from that year on, like "desde 2024"
+        (r"(?:desde|a partir de|a partir del) (?:el )?ano (?:pasado|anterior)|since last year", "since_prev"),
         (r"(?:en |durante |de )?(?:el |del )?ano (?:pasado|anterior)|last year|(?:no |o )?ano passado", "prev"),
         (
             r"(?:en |durante )?(?:este|el presente|el actual) ano|this year|en lo que va del? ano|(?:neste|este) ano",
@@ -210,6 +212,8 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
             return None, None, m.group(0).strip()
         if kind == "prev":
             return ref - 1, ref - 1, m.group(0).strip()
+        if kind == "since_prev":
+            return ref - 1, None, m.group(0).strip()
         if kind == "this":
             return ref, ref, m.group(0).strip()
         if kind == "unit":
@@ -228,7 +232,7 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
 # "up to now" wordings after a start year: "del 2016 para acá", "de 2018 a la fecha", "from 2019 to date"
 _TO_NOW = (
     r"(?:para (?:aca|aqui|adelante)|(?:hasta |a )(?:hoy|ahora|la fecha|la actualidad|el presente|nuestros dias|"
-    r"el dia de hoy|hoy en dia)|al dia de hoy|en adelante|hacia adelante|(?:up )?(?:to|until) (?:date|now|the present|today)|"
+    r"el dia de hoy|hoy en dia)|al dia de hoy|al presente|en adelante|hacia adelante|(?:up )?(?:to|until) (?:date|now|the present|today)|"
     r"onwards?|(?:and|&) (?:since|after))"
 )
 # Spoken contractions read as the full word: "pa' acá", "pa acá", "pa'cá", "p'acá" → "para acá"
@@ -290,6 +294,7 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
         rf"between {_Y} and {_Y}",
         rf"from {_Y} to {_Y}",
         rf"(?:entre|de) {_Y} (?:e|a) {_Y}",  # Portuguese "entre 2015 e 2020"
+        rf"(?<![\d\w]){_Y} (?:a|al|hasta) {_ART}{_Y}(?!\d)",  # "2015 a 2020", "periodo 2015 al 2020"
     ]
     for rx in closed:
         m = re.search(rx, folded)

@@ -126,6 +126,9 @@ def test_typos_in_a_telegraphic_request_give_the_view(reader):
         ("la década de los noventa", 1990, 1999),
         ("los años 80", 1980, 1989),
         ("la década de 2010", 2010, 2019),
+        ("desde el año pasado", 2024, None),
+        ("alertas 2013 a 2016", 2013, 2016),
+        ("de 2011 al presente", 2011, None),
     ],
 )
 def test_relative_and_open_periods_every_family(question, desde, hasta):
@@ -150,6 +153,16 @@ def test_vague_or_ambiguous_periods_stay_unread(question):
 def test_a_two_digit_end_before_a_month_is_a_date():
     p = parse_period("del 2019 al 23 de mayo", 2025)
     assert (p.desde, p.hasta) == (2019, 2019)
+
+
+def test_a_leading_period_is_no_premise(reader):
+    # "Desde hace N años, ¿…?" opens like "Desde que <event>, ¿…?" but presupposes nothing
+    from radar_pipeline.agent.premise import extract_premise
+
+    assert extract_premise("Desde hace ocho años, ¿dónde actúa el Frente Oliver Sinisterra?") is None
+    assert extract_premise("Desde que la India probó su misil antisatélite, ¿qué cambió?") is not None
+    route, comps, filters, _ = _read(reader, "Desde hace ocho años, ¿dónde actúa el Frente Oliver Sinisterra?")
+    assert route == "visualization" and comps[:1] == ["mapa_presencia"] and filters["desde"] == 2018
 
 
 def test_relative_period_through_the_reader_and_a_misspelling(reader):
@@ -177,6 +190,14 @@ def test_relative_period_through_the_reader_and_a_misspelling(reader):
         ("distribución territorial de las alertas tempranas desde 2020", "mapa_alertas", {"desde": 2020}),
         ("ranking de los departamentos con más alertas", "mapa_alertas", {}),
         ("hay grupos armados en Tibú?", "mapa_presencia", {"lugar": "municipality:54810"}),
+        ("grupos armados en Sardinata, Norte de Santander", "mapa_presencia", {"lugar": "municipality:54720"}),
+        ("Segunda Marquetalia en Nariño", "mapa_presencia", {"entidad": "segunda_marquetalia"}),  # telegraphic
+        ("presencia del ELN en el sur de Bolívar", "mapa_presencia", {"entidad": "eln"}),
+        ("¿Qué tan concentradas están las alertas en la costa pacífica?", "mapa_alertas", {}),
+        ("¿Cómo se distribuyen geográficamente las menciones de Irán?", "mapa_lugares", {"entidad": "country:IRN"}),
+        ("¿Han disminuido los documentos sobre armas autónomas?", "linea_tiempo", {}),
+        ("¿Qué organizaciones están perdiendo relevancia en la IA militar?", "cuadrante", {"fenomeno": "ai_military"}),
+        ("serie anual de alertas del Putumayo", "linea_tiempo", {"lugar": "department:86"}),
     ],
 )
 def test_views_named_by_a_synonym(reader, question, first, filters):
@@ -257,6 +278,13 @@ def test_a_view_question_then_a_content_question_is_both(reader):
     route, comps, _, _ = _read(reader, "¿En qué municipios del Huila opera el Clan del Golfo y qué dicen las alertas?")
     assert route == "both" and comps[:1] == ["mapa_presencia"]
     assert _read(reader, "Dame la matriz de categorías de la IA militar y un análisis breve")[0] == "both"
+    # the second question may open with a few words before its content cue
+    route, comps, _, _ = _read(
+        reader, "¿Qué municipios del Cauca tienen alertas, y cuáles son los motivos principales?"
+    )
+    assert route == "both" and comps[:1] == ["mapa_alertas"]
+    # … but a first part that is only a trend is no view of its own
+    assert _read(reader, "¿Ha crecido el Clan del Golfo y por qué razones?")[0] == "text"
 
 
 # --------------------------------------------------------------------------- 6. group short forms
