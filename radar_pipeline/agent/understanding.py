@@ -18,7 +18,7 @@ gazetteer and entity dictionary (the ones the precomputes count with), never a s
 ``view_vocabulary()`` is the one accessor of ``precompute/data/views.yaml``: the words that name
 each dashboard component or ask for it, the phrases that state a phenomenon, and the trigger words
 that typo tolerance corrects towards (``ViewVocabulary.correct``: Damerau-Levenshtein through
-``rapidfuzz``, ≤ 1 edit for words of 6–9 letters, ≤ 2 from 10, same first letter, one unique
+``rapidfuzz``, ≤ 1 edit for words of 6–8 letters, ≤ 2 from 9, same first letter, one unique
 nearest trigger word, never an inflection of it nor a listed real word). ``agent.intent`` and the
 period reading take their words from it.
 
@@ -569,7 +569,7 @@ def _alternation(entries) -> re.Pattern | None:
     return re.compile(r"(?<!\w)(?:" + "|".join(pats) + ")") if pats else None
 
 
-_ENDING_LETTERS = set("aeiosnrdl")  # the letters of Spanish and Portuguese inflectional endings
+_ENDING_LETTERS = set("aeiosnrdlbmt")  # letters of Spanish and Portuguese endings and enclitics (-aban, -lo, -me)
 
 
 def _inflection(word: str, other: str) -> bool:
@@ -643,7 +643,7 @@ class ViewVocabulary:
         """``(fold_question(text) with misspelt trigger words replaced, ((typed, read), …))``.
 
         A word of 6+ letters that is not a trigger word is read as the one trigger word within
-        Damerau-Levenshtein distance 1 (2 when both have 10+ letters) that starts with the same
+        Damerau-Levenshtein distance 1 (2 when both have 9+ letters) that starts with the same
         letter, unless it is another form of it (``_inflection``: "tendencial", "concentrada"),
         listed in ``not_typos``, or two trigger words are equally near. ("precencia" →
         "presencia"; "actores"/"autores" is guarded by ``not_typos``.)"""
@@ -671,7 +671,7 @@ class ViewVocabulary:
             near = [
                 (dist, cand)
                 for cand, dist, _ in found
-                if dist <= (2 if min(len(word), len(cand)) >= 10 else 1)
+                if dist <= (2 if min(len(word), len(cand)) >= 9 else 1)
                 and cand[0] == word[0]
                 and not _inflection(word, cand)
             ]

@@ -67,7 +67,9 @@ def test_view_vocabulary_rejects_a_malformed_entry(tmp_path):
         ("evolusion de publicaciones", "evolucion"),
         ("matris de calor", "matriz"),
         ("la dsitribucion territorial", "distribucion"),
-        ("los departametnos con mas alertas", "departamentos"),  # two edits, ten letters or more
+        ("los departametnos con mas alertas", "departamentos"),  # two edits, nine letters or more
+        ("precensia de grupos", "presencia"),  # c and s swapped apart: two edits
+        ("linea de tiemop", "tiempo"),
     ],
 )
 def test_a_misspelt_trigger_word_is_read_as_meant(typed, read):
@@ -85,6 +87,9 @@ def test_a_misspelt_trigger_word_is_read_as_meant(typed, read):
         "una lectura tendencial del conflicto",  # "tendencia" is a prefix: an inflection
         "mapas y matices",  # short or far words are left alone
         "¿Qué regiones resultan afectadas?",
+        "la evaluación de la presidencia",  # two edits from "evolucion"/"presencia": listed real words
+        "muéstralo y los mencionaban",  # enclitics and tenses are forms of the word
+        "las municiones de la temporada",
     ],
 )
 def test_real_words_are_not_corrected(question):
