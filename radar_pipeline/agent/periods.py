@@ -353,10 +353,15 @@ ANCHORS: tuple[tuple[str, int], ...] = (
 
 def _anchored(folded: str) -> tuple[int | None, int | None, str] | None:
     for rx, year in ANCHORS:
-        m = re.search(rf"(?:desde|a partir de|despues de|tras|luego de) (?:la |el |los )?(?:{rx})", folded)
+        m = re.search(
+            rf"(?:desde|a partir de|despues de|tras|luego de|posterior(?:es)? a|con posterioridad a) (?:la |el |los )?(?:{rx})",
+            folded,
+        )
         if m:
             return year, None, m.group(0)
-        m = re.search(rf"(?:antes de|previo a) (?:la |el |los )?(?:{rx})", folded)
+        m = re.search(
+            rf"(?:antes de|previ[oa]s? a|anterior(?:es)? a|con anterioridad a) (?:la |el |los )?(?:{rx})", folded
+        )
         if m:
             return None, year - 1, m.group(0)
     return None

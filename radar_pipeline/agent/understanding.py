@@ -76,6 +76,11 @@ _PARTS_OF = re.compile(
     r"(?<!\w)(?:municipios|veredas|corregimientos|subregiones|zonas|cabeceras|municipalities|municipios)"
     r"(?: (?:\w+ ){0,2}?)? (?:de|del|de la|en el|en|of|do|da)\s*$"
 )
+# What may stand between a municipality and the department that qualifies it: "X, Dept",
+# "X (Dept", "X de/del Dept", "X en el Dept", "X —Dept", "X, departamento del Dept"
+_QUALIFIER_GAP = re.compile(
+    r"\s*(?:[,(\-/]|de|del|en|en el|en la)?\s*(?:(?:el )?(?:departamento|depto|dpto)(?: de| del)?\s*)?"
+)
 # Words that introduce an example inside a department: "en Caquetá, especialmente Cartagena del
 # Chairá" — the municipality illustrates the department, which stays the place
 _EXAMPLE_BEFORE = re.compile(
@@ -287,13 +292,28 @@ class QuestionReader:
         territorial = _TERRITORIAL_CUES.search(fold_phrase(question)) is not None
         hits = self.gazetteer.find(question, decoy_spans=entity_spans, case_known=case_known)
         named_depts = {(h.start, h.place.code) for h in hits if h.place is not None and h.place.level == "department"}
+        # a department left unresolved ("Nariño" is also a municipality; "Meta" lacks context) still
+        # qualifies the municipality written right before it: "La Unión de Nariño", "Puerto Rico,
+        # Meta", "Florencia (Caquetá)" — not one elsewhere ("el sur de Bolívar y Córdoba")
+        next_to = {
+            (h.start, h2.start, c.split(":")[1])
+            for h in hits
+            for h2 in hits
+            if h2.start > h.start
+            and _QUALIFIER_GAP.fullmatch(fold_phrase(question[h.start + len(h.matched) : h2.start]))
+            for c in h2.candidates
+            if c.startswith("department:")
+        }
         qualifying: set[str] = set()
         for hit in hits:
             p = self._question_policy(hit, territorial)
             if _PARTS_OF.search(fold_phrase(question[: hit.start])):
                 # "¿qué municipios de Nariño…?", "las veredas del Meta": the parts of a department
                 p = self._department_named(hit.matched) or p
-            qualified = self._qualified_by_department(hit, {c for start, c in named_depts if start != hit.start})
+            qualified = self._qualified_by_department(
+                hit,
+                {c for start, c in named_depts if start != hit.start} | {c for a, _, c in next_to if a == hit.start},
+            )
             if qualified is not None and (p is None or p.level != "municipality"):
                 # "Puerto Rico, el municipio del Caquetá": the department named in the question picks
                 # the municipality, and only qualifies it (it is no place filter of its own)
@@ -311,7 +331,7 @@ class QuestionReader:
                 continue
             if (
                 p.level == "municipality"
-                and p.department_code in {c for _, c in named_depts}
+                and p.department_code in {c for _, c in named_depts} | {c for _, _, c in next_to}
                 and _EXAMPLE_BEFORE.search(fold_phrase(question[: hit.start]).rstrip(" ,"))
             ):
                 continue  # an example of the department's municipalities, not the view's place

@@ -239,6 +239,10 @@ def test_muestran_is_no_request():
         ("Tumaco, Nariño: ¿qué grupos hay?", "municipality:52835"),
         ("¿Qué grupos armados hay en Toribío del Cauca?", "municipality:19821"),
         ("¿qué grupos operan en el Guaviare?", "department:95"),  # a department alone stays one
+        # a department that is itself ambiguous or unresolved still qualifies the name before it
+        ("grupos armados en La Unión de Nariño", "municipality:52399"),
+        ("¿Qué grupos tienen presencia en Puerto Rico, Meta?", "municipality:50590"),
+        ("alertas en La Unión (Valle del Cauca)", "municipality:76400"),
         # a municipality given as an example of its department's: the department
         ("Ubica las alertas de Antioquia, especialmente las de Segovia", "department:05"),
         ("presencia de disidencias en el Meta, sobre todo en Puerto Rico", "department:50"),
@@ -254,6 +258,12 @@ def test_a_place_only_in_the_part_to_explain_is_not_the_map(reader):
     )
     assert route == "both" and comps[:1] == ["mapa_presencia"]
     assert filters.get("lugar") == "department:95"
+
+
+def test_a_department_elsewhere_does_not_pick_a_homonym(reader):
+    # "Córdoba" is a department and a municipality of Bolívar; Bolívar named apart is no qualifier
+    facts = reader.read("alertas en Bolívar y también en Córdoba")
+    assert "municipality:13212" not in [p.place_id for p in facts.places]
 
 
 def test_an_ambiguous_municipality_stays_unresolved(reader):
