@@ -181,7 +181,9 @@ def stated_phenomenon(question: str) -> str | None:
 def _map_kind(folded: str, has_armed_group: bool) -> str:
     if re.search(_ALERTS, folded):
         return "mapa_alertas"
-    if re.search(_PRESENCE, folded) or (has_armed_group and re.search(r"municipios?|donde|where", folded)):
+    if re.search(_PRESENCE, folded) or (
+        has_armed_group and re.search(r"municipios?|donde|where|(?<!\w)onde(?!\w)", folded)
+    ):
         return "mapa_presencia"
     return "mapa_lugares"
 

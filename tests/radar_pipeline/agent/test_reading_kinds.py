@@ -203,6 +203,8 @@ def test_relative_period_through_the_reader_and_a_misspelling(reader):
         ("¿Han disminuido los documentos sobre armas autónomas?", "linea_tiempo", {}),
         ("¿Qué organizaciones están perdiendo relevancia en la IA militar?", "cuadrante", {"fenomeno": "ai_military"}),
         ("serie anual de alertas del Putumayo", "linea_tiempo", {"lugar": "department:86"}),
+        ("gráfico con las tendencias de los actores de IA militar", "cuadrante", {"fenomeno": "ai_military"}),
+        ("Onde estão os elenos?", "mapa_presencia", {"entidad": "eln"}),
     ],
 )
 def test_views_named_by_a_synonym(reader, question, first, filters):
