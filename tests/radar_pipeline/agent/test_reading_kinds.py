@@ -229,6 +229,19 @@ def test_a_space_subtopic_states_the_phenomenon():
     assert intent.stated_phenomenon("drones y satélites") is None
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Cómo se distribuyen los recursos del Estado en las zonas PDET?",  # not something counted
+        "¿Cómo imponen normas los grupos armados donde hay baja presencia del Estado?",
+        "¿Por qué se concentra la violencia en la costa pacífica?",
+        "¿Qué papel juegan las disidencias en la economía de la coca?",
+    ],
+)
+def test_content_questions_with_view_words_stay_text(reader, question):
+    assert _read(reader, question)[0] == "text", question
+
+
 def test_muestran_is_no_request():
     assert intent.classify("¿Qué muestran los estudios sobre enjambres de drones?").route == "text"
 
