@@ -4,8 +4,13 @@ The offline orchestrator's and visualizer's rules (the model proposes its own in
 visualizer validates it against the same closed lists). ``classify(question)`` returns an
 ``Intent`` with the route and the components in the order a person expects them:
 
-* **explicit views** win: "matriz"/"mapa de calor" → heat matrix, "cuadrante" → quadrant, "red" →
-  network, "línea de tiempo"/"mes a mes" → timeline, "mapa"/"ubica" → the map that fits the content;
+* **explicit views** win, in the order the question names them: "matriz"/"mapa de calor"/"tabla
+  cruzada" → heat matrix, "cuadrante"/"gráfico de dispersión" → quadrant, "red de actores"/"grafo"/
+  "en forma de red"/"rede" → network, "línea de tiempo"/"serie temporal"/"linha do tempo" →
+  timeline, "mapa"/"ubica" → the map that fits the content. These words, the cue phrases of views
+  asked for without naming them, and the phrases that state a phenomenon are data:
+  ``precompute/data/views.yaml``, read through ``understanding.view_vocabulary()``; this module
+  keeps the grammar (which clause asks and which explains, request verbs, questions about places);
 * **questions that are views** without naming one: "¿dónde…?", "¿en qué departamentos se
   concentran…?", "¿cuántos documentos nombran X?" → a map; "¿qué grupos operan en <municipio>?",
   "¿en qué municipios hace presencia…?" → the armed-presence map; anything on early warnings →
@@ -15,12 +20,15 @@ visualizer validates it against the same closed lists). ``classify(question)`` r
 * **content questions** ("¿qué dicen…?", "explica", "¿por qué…?", "resume", "¿qué riesgos
   describen…?") are ``text``; with an explicit view as well they are ``both``.
 
-Before any rule, analysts' shorthand is written out (``expand_shorthand``: "AT" → alertas
+Before any rule, misspelt trigger words are read as meant (``ViewVocabulary.correct``: "precencia"
+→ "presencia") and analysts' shorthand is written out (``expand_shorthand``: "AT" → alertas
 tempranas, "depto", "mpio", "x" for "por"). The cues are Spanish first, with the English and
 Portuguese forms of the same views ("where … operate", "over time", "onde atua", "linha do tempo").
 A question whose asked noun is places ("¿qué países…?", "dime qué municipios…") gets the place map
 first. Requests to be told in any person or mood ("que me expliques", "me cuentas") and what the
-sources say, report or recommend ("¿qué se dice de…?") are content.
+sources say, report or recommend ("¿qué se dice de…?") are content. A view question followed by
+a content question ("<lugar>: ¿qué grupos tienen presencia y qué dicen las alertas?") is ``both``,
+with the view read from the first part.
 
 Measured on the Stage-2 question sets (``evals/stage2``); all four are tuning sets now (see its
 README): the figure that counts is the first score of a set written afterwards.
@@ -31,12 +39,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from radar_pipeline.textfold import fold_question
+from radar_pipeline.agent.understanding import view_vocabulary
 
 __all__ = ["Intent", "classify", "expand_shorthand", "stated_phenomenon"]
 
 _SHOW = (
-    r"(?<!\w)(?:muestra\w*|muestrame\w*|muestralo|ensena\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
+    r"(?<!\w)(?:muestra(?!n(?!\w)|s(?!\w))\w*|muestrame\w*|muestralo|ensena\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
     r"quiero ver|quisiera ver|necesito ver|me gustaria ver|ver en (?:el|un) mapa|ubica\w*|localiza\w*|"
     r"en (?:el|un) mapa|tablero|dashboard|show me|show (?:it|them|the)|display\w*|visuali[sz]e|plot|chart|"
     r"mostr[ae]\w*|exib\w*|ver no mapa|quero ver|"
@@ -47,23 +55,12 @@ _SHOW = (
     r"(?<!\w)(?:genera|saca|arma|crea|construye) (?:un|una|el|la) (?:red|mapa|grafic\w*|matriz|linea|cuadrante)|"
     r"(?<!\w)(?:ponme|ponlo|ponla|ponlos|ponlas|plotea\w*|draw|graficos?|graficas?)(?!\w))"
 )
-_EXPLICIT = [
-    ("matriz_calor", r"(?<!\w)(?:matriz\w*|mapa de calor|heat ?map)"),
-    ("cuadrante", r"(?<!\w)cuadrante\w*|(?<!\w)quadrant"),
-    (
-        "red_entidades",
-        r"(?<!\w)(?:red|redes|grafo) (?:de|del) (?:actores|entidades|relaciones|co-?ocurrencias?|vinculos|programa|grupo)|network",
-    ),
-    (
-        "linea_tiempo",
-        r"linea de tiempo|linea temporal|cronologia|timeline|mes a mes|ano a ano|serie de tiempo|serie temporal",
-    ),
-]
-_MAP_WORD = r"(?<!\w)(?:mapa\w*|map|ubica\w*|localiza\w*)(?!\w)"
 _ALERTS = r"alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|(?<!\w)alertas?(?!\w)"
 _PRESENCE = (
     r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
     r"(?:que|cuales) grupos (?:armados )?(?:hay|estan|tienen|mandan|delinquen|se mueven|controlan)|"
+    r"(?:hay|existen|quedan|persisten|siguen|operan|actuan) (?:\w+ ){0,2}grupos? armad|"
+    r"^\W*(?:los )?grupos? armad\w* (?:en|activos en|presentes en)(?!\w)|"
     r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
     r"(?:actores|organizaciones|estructuras) armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
@@ -85,11 +82,6 @@ _NETWORK = (
     r"(?:linked|related|connected|associated|tied) (?:to|with)|appears? (?:with|alongside)|with whom|"
     r"(?<!\w)with which (?:actors|groups|entities|countries)|com quem|ligad\w* a"
 )
-_QUADRANT = (
-    r"(?<!\w)crec\w*|gana\w* (?:peso|protagonismo|terreno|fuerza|relevancia|importancia)|emergent\w*|a la baja|al alza|"
-    r"en auge|pierden? (?:peso|protagonismo|relevancia|fuerza)|en declive|(?<!\w)disminu\w*|decrec\w*|"
-    r"intensidad|(?<!\w)suben|(?<!\w)bajan|(?<!\w)(?:growing|rising|emerging|gaining|declining|losing)(?!\w)"
-)
 # What analysts call the documents they count: "la literatura sobre…", "la producción académica"
 _DOC_NOUNS = (
     r"documentos|publicaciones|textos|informes|reportes|literatura|bibliografia|produccion|estudios|articulos|"
@@ -98,10 +90,15 @@ _DOC_NOUNS = (
 _TIMELINE = (
     # a change over time of how much is written: "evolución / tendencia / cómo va" + a counted noun
     r"(?:evoluc\w*|ha cambiado|han cambiado|cambio|varia\w*|tendencia|trayectoria|como (?:va|ha ido|viene|evoluciona\w*)|"
+    r"(?:ha|han) (?:aumentado|crecido|disminuido|bajado|caido|subido)|aumento|(?<!\w)cae|(?<!\w)caen|"
     r"trend\w*|changed?) .{0,60}"
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen)|(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
-    r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|en que anos|por ano(?!\w)|cada ano|a lo largo del tiempo|"
-    r"evolucion (?:anual|temporal|en el tiempo)|en el tiempo|over time|per year|by year|each year|ao longo do tempo"
+    r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)"
+)
+# Who the quadrant ranks: actors, entities, groups, organisations, countries, programmes
+_WHO_NOUNS = (
+    r"(?<!\w)(?:actor\w*|entidad\w*|grupos?|organizacion\w*|paises|programas?|tecnologias?|actors?|entities|"
+    r"groups?|atores)(?!\w)"
 )
 # A question whose asked noun is places: "¿qué países…?", "¿en qué municipios…?", "which regions…"
 _ASKS_PLACES = re.compile(
@@ -110,14 +107,13 @@ _ASKS_PLACES = re.compile(
     r"(?:paises|departamentos|municipios|lugares|regiones|zonas|territorios|veredas|corregimientos|subregiones|ciudades|"
     r"countries|departments|municipalities|regions|places|cities|regioes)(?!\w)"
 )
-_MATRIX = r"en que categorias|por categoria\w*|(?:tipos|clases) de (?:temas|entidades|actores)|categorias"
 _CONTENT = (
     r"(?<!\w)(?:que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
     r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que|porque|resume\w*|resumen|"
-    r"describe\w*|como (?:se (?!distribuye)|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
-    r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|las razones|"
+    r"describe\w*|como (?:se (?!distribuy)|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
+    r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
     r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
-    r"(?:un|una) (?:parrafo|resumen|sintesis|explicacion)|explain\w*|summari[sz]e|"
+    r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)|explain\w*|summari[sz]e|"
     # "que me expliques", "me cuentas", "quiero entender": a request to be told, in any person or mood
     r"(?:que )?me (?:explique\w*|explica\w*|cuente\w*|cuenta\w*|diga\w*|dice\w*|resuma\w*|resume\w*|describa\w*|aclare\w*)|"
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
@@ -129,7 +125,8 @@ _CONTENT = (
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
     r"[a-z]+(?: [a-z]+){0,4}? se (?:mencionan|nombran|citan)|"
     # how a group or a system works is explained, not mapped: "¿cómo opera la red de…?"
-    r"como (?:opera\w*|actua\w*|funciona\w*|financia\w*|se financia\w*|recluta\w*|se organiza\w*|controla\w*)|"
+    r"como (?:opera\w*|actua\w*|funciona\w*|financia\w*|se financia\w*|recluta\w*|se organiza\w*|controla\w*|"
+    r"utiliza\w*|usan?|emplea\w*|aprovecha\w*|ejerce\w*|impone\w*|mantiene\w*|logra\w*)|"
     r"how (?:does|do|did) .{0,40} (?:operate|work|finance|recruit)|"
     r"what (?:do|does|did) .{0,60} say|tell me|(?<!\w)why(?!\w)|(?<!\w)describe|"
     r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*)"
@@ -163,16 +160,6 @@ def expand_shorthand(question: str) -> str:
     return question
 
 
-_PHEN_SCOPE = {
-    "ai_military": r"(?<!\w)ia (?:militar|de defensa|en (?:el ambito |contextos? )?militar\w*)|inteligencia artificial "
-    r"(?:militar|de defensa|en (?:el ambito |contextos? )?militar\w*|y (?:la )?defensa)|ia aplicada a la defensa",
-    "space_security": r"seguridad espacial|(?:en|de) lo espacial|temas espaciales|(?:asuntos|ambito|sector|dominio) espacial|espacio ultraterrestre|"
-    r"(?:documentos|textos) (?:de|sobre) (?:el )?espacio|orbita baja",
-    "territorial": r"(?:fenomeno|dinamicas?|documentos|eje|tema) territorial\w*|conflicto (?:armado|territorial)|"
-    r"(?:en|de) lo territorial",
-}
-
-
 @dataclass
 class Intent:
     """``route``: ``text`` | ``visualization`` | ``both``; ``components``: dashboard components in
@@ -187,32 +174,47 @@ class Intent:
 def stated_phenomenon(question: str) -> str | None:
     """The phenomenon the question names as its scope ("IA militar", "seguridad espacial",
     "fenómeno territorial"), or None; implied topics (a drone, an armed group) do not count."""
-    folded = fold_question(question)
-    hits = [p for p, rx in _PHEN_SCOPE.items() if re.search(rx, folded)]
+    folded, _ = view_vocabulary().correct(question)
+    hits = view_vocabulary().stated_phenomena(folded)
     return hits[0] if len(hits) == 1 else None
 
 
 def _map_kind(folded: str, has_armed_group: bool) -> str:
     if re.search(_ALERTS, folded):
         return "mapa_alertas"
-    if re.search(_PRESENCE, folded) or (has_armed_group and re.search(r"municipios?|donde|where", folded)):
+    if re.search(_PRESENCE, folded) or (
+        has_armed_group and re.search(r"municipios?|donde|where|(?<!\w)onde(?!\w)", folded)
+    ):
         return "mapa_presencia"
     return "mapa_lugares"
 
 
-def _orig_offset(question: str, folded_pos: int) -> int:
-    """Offset in ``question`` of a position in its ``fold_question`` form (whitespace collapsed,
-    accents dropped: the folded text is never longer, so scan for the matching word count)."""
-    words_before = len(fold_question(question)[:folded_pos].split())
+def _orig_offset(question: str, folded: str, folded_pos: int) -> int:
+    """Offset in ``question`` of a position in ``folded``, its folded form (whitespace collapsed,
+    accents dropped, typos corrected word for word: scan for the matching word count)."""
+    words_before = len(folded[:folded_pos].split())
     parts = question.split()
     return len(" ".join(parts[:words_before]))
 
 
-def classify(question: str, *, has_armed_group: bool = False, has_place: bool = False) -> Intent:
+# What joins a verb to the view it puts something in: "ubícalo en el cuadrante", "place it in the"
+_INTO_VIEW = re.compile(r"\s+(?:(?:lo|la|los|las|it|them)\s+)?(?:en|in|on|no|na)\s+(?:(?:el|la|un|una|the|a|o)\s+)?")
+# A content clause that opens a second question: "…en Florencia? ¿y qué dicen…", "…, y por qué…"
+# ("…, y cuáles son las razones": up to three words may open it before the content cue)
+_SECOND_CLAUSE = re.compile(r"(?:[?;,.:]\s*(?:¿\s*)?(?:y |e |and )?|(?<!\w)(?:y|e|and) (?:¿\s*)?)(?:[\w¿]+ ){0,3}$")
+
+
+def classify(question: str, *, has_armed_group: bool = False, has_place: bool = False, _whole: bool = True) -> Intent:
     """Route and components of ``question`` (rules; see the module doc). ``has_armed_group`` /
-    ``has_place``: the question names an armed group / a Colombian place (``QuestionFacts``)."""
+    ``has_place``: the question names an armed group / a Colombian place (``QuestionFacts``).
+
+    The question is read folded with typos in the view vocabulary's trigger words corrected
+    (``understanding.ViewVocabulary.correct``: "precencia" → "presencia"). Views named outright
+    (``views.yaml`` ``names``) come first, in the order the question names them ("primero la línea
+    de tiempo y luego la red" → timeline, network); views asked for without naming them follow."""
     question = expand_shorthand(question)
-    folded = fold_question(question)
+    vocab = view_vocabulary()
+    folded, _ = vocab.correct(question)
     comps: list[str] = []
     reasons: list[str] = []
 
@@ -223,26 +225,48 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
 
     show = re.search(_SHOW, folded) is not None
     content_at = re.search(_CONTENT, folded)
-    if show and content_at and content_at.start() > 0:
-        # "¿Qué grupos hay en El Bagre? Muéstramelo y explica cómo se relacionan…": the view is
-        # what the first part asks for; the explanation's words ("se relacionan") pick no view
-        head = classify(
-            question[: _orig_offset(question, content_at.start())], has_armed_group=has_armed_group, has_place=has_place
-        )
-        if head.components:
-            view = question[: _orig_offset(question, content_at.start())]
+    second = _SECOND_CLAUSE.search(folded[: content_at.start()]) if content_at is not None else None
+    if content_at and content_at.start() > 0 and (show or second):
+        # "¿Qué grupos hay en El Bagre? Muéstramelo y explica cómo se relacionan…", "Florencia,
+        # Caquetá: ¿qué grupos tienen presencia y qué dicen las alertas?": the view is what the
+        # first part asks for; the explanation's words ("se relacionan") pick no view. A first part
+        # that only asks to be shown something ("Show me y explícame …") names no view of its own.
+        cut = content_at.start() if show or second is None or second.start() == 0 else second.start()
+        view = question[: _orig_offset(question, folded, cut)]
+        head = classify(view, has_armed_group=has_armed_group, has_place=has_place, _whole=False)
+        # without a request to show, only a first part that plainly asks for a view counts (a
+        # place, a presence, the alerts, a named view): "¿cómo ha crecido…? ¿y por qué?" is content
+        strong = (":explícito", ":mapa", ":presencia", ":dónde", ":pide lugares")
+        if head.components and any(
+            (r.endswith(strong) if not show else not r.endswith(":pide ver algo")) for r in head.reasons
+        ):
             return Intent("both", head.components, head.reasons + ["vista de la primera parte"], view)
-    explicit_map = re.search(_MAP_WORD, folded) is not None and not re.search(r"mapa de calor", folded)
-    for name, rx in _EXPLICIT:
-        if re.search(rx, folded):
-            add(name, "explícito")
     telegraphic = re.match(
         r"^\W*(?:(?:ok|y|ahora|bueno|listo|entonces|la|una|el|and|now|the)\W+)*(?:red|grafo|network)(?!\w)", folded
     )
-    if (show or telegraphic) and re.search(r"(?<!\w)(?:red|redes|grafo|network)(?!\w)", folded):
-        add("red_entidades", "explícito")  # "genera la red del Clan del Golfo": a network to be shown
-    if explicit_map:
-        add(_map_kind(folded, has_armed_group), "mapa")
+    spans = vocab.named_views(folded)
+    starts = {start for start, _, comp in spans if comp != "map"}
+    # "Ubícalo en el cuadrante", "localízalos en la red": a map verb whose place is another view
+    # is a request to show that view, not a map
+    named = [
+        (start, comp)
+        for start, end, comp in spans
+        if not (
+            comp == "map"
+            and not folded[start:end].startswith("map")
+            and (m := _INTO_VIEW.match(folded, end)) is not None
+            and m.end() in starts
+        )
+    ]
+    bare_network = re.search(r"(?<!\w)(?:red|redes|grafo|network)(?!\w)", folded)
+    if (show or telegraphic or starts) and bare_network:
+        # "genera la red del Clan del Golfo", "la cronología y luego la red": a network to be shown
+        named.append((bare_network.start(), "red_entidades"))
+    for _, comp in sorted(named):
+        if comp == "map":
+            add(_map_kind(folded, has_armed_group), "mapa")
+        else:
+            add(comp, "explícito")
     explicit = bool(comps)
     content = re.search(_CONTENT, folded) is not None
     asks_places = _ASKS_PLACES.search(folded)
@@ -251,26 +275,42 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
         # the rest qualifies them, and only a content cue after the place question makes it text
         add(_map_kind(folded, has_armed_group), "pide lugares")
         content = re.search(_CONTENT, folded[asks_places.end() :]) is not None
-    # views a question asks for without naming them
-    if re.search(_MATRIX, folded):
+    # views a question asks for without naming them (views.yaml cues, and the shapes below)
+    cued = vocab.cued_views(folded)
+    if "matriz_calor" in cued:
         add("matriz_calor", "categorías")
-    if re.search(_QUADRANT, folded) and not re.search(r"crecimiento economico", folded):
+    counted_change = re.search(_TIMELINE, folded) is not None
+    if "cuadrante" in cued and not (counted_change and not re.search(_WHO_NOUNS, folded) and not has_armed_group):
+        # "¿han disminuido los documentos…?" is a change in how much is written (the timeline);
+        # the quadrant's trend is of actors ("¿qué actores crecen…?")
         add("cuadrante", "tendencia")
-    if re.search(_TIMELINE, folded) or (show and re.search(r"evoluc\w*|tendencia|a lo largo|historia", folded)):
+    if (
+        "linea_tiempo" in cued
+        or re.search(_TIMELINE, folded)
+        or (show and re.search(r"evoluc\w*|tendencia|a lo largo|historia", folded))
+    ):
         add("linea_tiempo", "evolución")
-    if re.search(_NETWORK, folded):
+    if "red_entidades" in cued or re.search(_NETWORK, folded):
         add("red_entidades", "relaciones")
     alerts = re.search(_ALERTS, folded) is not None
     presence = re.search(_PRESENCE, folded) is not None
-    where = re.search(_WHERE, folded) is not None
+    where = "map" in cued or re.search(_WHERE, folded) is not None
     if alerts and (
         where or show or has_place or re.search(r"hubo|cuantas|recibieron|emitid\w*|por departamento", folded)
     ):
         add("mapa_alertas", "alertas")
-    elif presence and (has_place or where or has_armed_group or re.search(r"grupos? armad|que grupos|quien", folded)):
+    elif presence and (
+        has_place
+        or where
+        or has_armed_group
+        or re.search(r"grupos? armad|que grupos|quien|^\W*(?:la )?presencia (?:de|del|armada)", folded)
+    ):
         add("mapa_presencia", "presencia")
     elif where:
         add(_map_kind(folded, has_armed_group), "dónde")
+    # (the flags describe the whole question, so never for a part of it)
+    if not comps and _whole and not content and has_armed_group and has_place and len(folded.split()) <= 8:
+        add("mapa_presencia", "grupo y lugar")  # telegraphic "disidencias en el Guaviare", "ELN Arauca"
     if not comps and show and not re.search(r"(?<!\w)(?:dime|di|cuentame|explicame)(?!\w)", folded):
         add("linea_tiempo", "pide ver algo")  # "muéstrame …" names no view: the timeline of its topic
     if not comps:

@@ -5,18 +5,30 @@
 
 =====================================  ==========================================
 "en 2021", "durante 2021"              2021–2021
-"entre 2015 y 2020", "de 2015 a 2020"  2015–2020 (also "del 2015 al 2020", "2015-2020")
-"desde 2019", "a partir de 2019"       2019–open
-"después de 2018", "posterior a 2018"  2019–open (the year itself excluded)
-"antes de 2018", "previo a 2018"       open–2017 (the year itself excluded)
+"entre 2015 y 2020", "de 2015 a 2020"  2015–2020 (also "del 2015 al 2020", "2015-2020",
+                                       "entre 2015 e 2020")
+"2018-22", "del 2018 al 22"            2018–2022 (a two-digit end in the start's century;
+                                       "del 18 al 22" is left alone: days as often as years)
+"la década de 2010", "los años 90"     2010–2019 / 1990–1999 ("los noventa", "the 1990s")
+"desde 2019", "a partir de 2019"       2019–open ("de 2019 en adelante", "2019 en adelante")
+"después de 2018", "posterior al 2018" 2019–open (the year itself excluded; "tras 2018")
+"antes de 2018", "previo al 2018"      open–2017 (the year itself excluded)
 "hasta 2020", "hasta 2020 inclusive"   open–2020
-"en los últimos cinco años"            (R-4)–R, R = ``reference_year``
-"el último lustro" / "la última década" (R-4)–R / (R-9)–R
-"el último año" / "este año"           R–R
-"el año pasado"                        (R-1)–(R-1)
+"en los últimos cinco años"            (R-4)–R, R = ``reference_year`` (any number 1–20 in
+                                       digits or words; "los 5 años más recientes")
+"el último lustro" / "la última década" (R-4)–R / (R-9)–R ("decenio", "quinquenio", "the past decade")
+"las dos últimas décadas"              (R-19)–R
+"desde hace una década", "desde hace   (R-9)–R / (R-4)–R ("de hace N años para acá", "N años
+5 años"                                para acá")
+"hace cuatro años", "hace una década"  (R-4)–(R-4) / (R-10)–(R-10): that one year
+"el último año" / "este año"           R–R ("en lo que va del año")
+"el año pasado", "el año anterior"     (R-1)–(R-1)
 "del 2020 para acá"                    2020–open
 "desde la firma del acuerdo de paz"    2016–open (``ANCHORS``: dated events)
 =====================================  ==========================================
+
+"en los últimos años" (no number) is no period. English and Portuguese forms of the same families
+are read too ("over the past two decades", "nos últimos dez anos", "depois de 2018", "até 2020").
 
 Relative expressions need ``reference_year``: the year of the newest dated document (SPEC
 "Publication dates from source metadata only"), so "the last five years" means the last five
@@ -53,14 +65,57 @@ _NUM_WORDS = {
     "diez": 10,
     "once": 11,
     "doce": 12,
+    "trece": 13,
+    "catorce": 14,
     "quince": 15,
+    "dieciseis": 16,
+    "diecisiete": 17,
+    "dieciocho": 18,
+    "diecinueve": 19,
     "veinte": 20,
+    # English and Portuguese, as analysts mix them in
+    "one": 1,
+    "a": 1,
     "two": 2,
     "three": 3,
+    "four": 4,
     "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
     "ten": 10,
+    "fifteen": 15,
+    "twenty": 20,
+    "dois": 2,
+    "duas": 2,
+    "quatro": 4,
+    "sete": 7,
+    "oito": 8,
+    "dez": 10,
+    "vinte": 20,
 }
 _N = r"(\d{1,2}|" + "|".join(sorted(_NUM_WORDS, key=len, reverse=True)) + r")"
+# Spans of years a relative expression counts in, and how many years each is
+_UNITS = {
+    "ano": 1,
+    "anos": 1,
+    "year": 1,
+    "years": 1,
+    "lustro": 5,
+    "lustros": 5,
+    "quinquenio": 5,
+    "quinquenios": 5,
+    "bienio": 2,
+    "trienio": 3,
+    "decada": 10,
+    "decadas": 10,
+    "decenio": 10,
+    "decenios": 10,
+    "decade": 10,
+    "decades": 10,
+}
+_UNIT = r"(" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")(?!\w)"
 _ART = r"(?:el |los |la |las |del |al |ano |anos |año |años )*"
 
 
@@ -112,14 +167,42 @@ def _n(word: str) -> int | None:
 
 
 def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str] | None:
-    rules: list[tuple[str, object]] = [
-        (rf"(?:en |durante |de )?(?:los |las )?(?:ultimos|ultimas|pasados|past|last) {_N} (?:anos|years)", "n"),
-        (rf"desde hace {_N} (?:anos|years)", "n"),
-        (r"(?:en |durante )?(?:el |los )?ultimo lustro", 5),
-        (r"(?:en |durante )?(?:la |las )?ultima decada", 10),
-        (r"(?:en |durante )?(?:el )?ultimo ano(?! y medio)", 1),  # "el último año y …" is still one year
-        (r"(?:en |durante )?este ano", 1),
-        (r"(?:en |durante |de )?(?:el |del )?ano pasado|last year", "prev"),
+    """A relative period: ``(desde, hasta, words)`` resolved against ``ref``; ``(None, None,
+    words)`` without a reference year; None when the question has none.
+
+    Families (Spanish, with the English and Portuguese forms): the last N units ("los últimos
+    cinco años", "la última década", "el último lustro", "las dos últimas décadas", "the past
+    decade", "nos últimos dez anos") and "desde hace N units" / "N units para acá" → the last N×unit
+    years up to ``ref``; "hace N units" alone → that one year; "el año pasado" → ``ref``-1; "este
+    año", "el último año", "en lo que va del año" → ``ref``. N is digits or a number word (uno…veinte)."""
+    last = r"(?:ultim[oa]s?|pasad[oa]s?|past|last|recent(?:es)?|mas recientes)"
+    lead = r"(?:(?:en|durante|de|in|over|during|for|na|nas|no|nos)\s)?(?:(?:el|la|los|las|the|o|a|os|as)\s)?"
+    rules: list[tuple[str, str]] = [
+        # "los últimos cinco años", "las dos últimas décadas", "the last two decades", "los 5 años más recientes"
+        (rf"{lead}{last} {_N} {_UNIT}", "n_unit"),
+        (rf"(?<!\w){lead}{_N} {last} {_UNIT}", "n_unit"),
+        (rf"(?<!\w){lead}{_N} {_UNIT} (?:mas recientes|recientes|pasad[oa]s)", "n_unit"),
+        # "desde hace una década", "desde hace 5 años", "hace diez años para acá", "de hace 3 años a la fecha"
+        (rf"(?:desde|a partir de) hace {_N} {_UNIT}", "n_unit"),
+        (rf"(?:de )?hace {_N} {_UNIT},? (?:para aca|a esta parte|hasta (?:hoy|ahora|la fecha)|a la fecha)", "n_unit"),
+        (rf"(?<!\w){_N} {_UNIT},? (?:para aca|a esta parte|atras para aca)", "n_unit"),
+        (rf"(?:since|for the past|in the past) {_N} {_UNIT}", "n_unit"),
+        # "la última década", "el último lustro", "the past decade"; "el último año" is one year
+        # ("en los últimos años", with no number, is no period)
+        (
+            rf"{lead}(?:ultim[oa]|past|last) (lustro|quinquenio|bienio|trienio|decada|decenio|decade|ano)(?!\w)(?! y medio)",
+            "unit",
+        ),
+        # "hace diez años", "hace una década": that year
+        (rf"(?<!desde )(?<!partir de )hace {_N} {_UNIT}", "ago"),
+        (rf"(?<!\w){_N} {_UNIT} ago", "ago"),
+        # "desde el año pasado": from that year on, like "desde 2024"
+        (r"(?:desde|a partir de|a partir del) (?:el )?ano (?:pasado|anterior)|since last year", "since_prev"),
+        (r"(?:en |durante |de )?(?:el |del )?ano (?:pasado|anterior)|last year|(?:no |o )?ano passado", "prev"),
+        (
+            r"(?:en |durante )?(?:este|el presente|el actual) ano|this year|en lo que va del? ano|(?:neste|este) ano",
+            "this",
+        ),
     ]
     for rx, kind in rules:
         m = re.search(rx, folded)
@@ -129,17 +212,27 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
             return None, None, m.group(0).strip()
         if kind == "prev":
             return ref - 1, ref - 1, m.group(0).strip()
-        n = _n(m.group(1)) if kind == "n" else kind
-        if not n:
-            continue
-        return ref - int(n) + 1, ref, m.group(0).strip()
+        if kind == "since_prev":
+            return ref - 1, None, m.group(0).strip()
+        if kind == "this":
+            return ref, ref, m.group(0).strip()
+        if kind == "unit":
+            n = _UNITS[m.group(1)]
+        else:
+            count = _n(m.group(1))
+            if not count:
+                continue
+            n = count * _UNITS[m.group(2)]
+        if kind == "ago":
+            return ref - n, ref - n, m.group(0).strip()
+        return ref - n + 1, ref, m.group(0).strip()
     return None
 
 
 # "up to now" wordings after a start year: "del 2016 para acá", "de 2018 a la fecha", "from 2019 to date"
 _TO_NOW = (
     r"(?:para (?:aca|aqui|adelante)|(?:hasta |a )(?:hoy|ahora|la fecha|la actualidad|el presente|nuestros dias|"
-    r"el dia de hoy|hoy en dia)|al dia de hoy|en adelante|hacia adelante|(?:up )?(?:to|until) (?:date|now|the present|today)|"
+    r"el dia de hoy|hoy en dia)|al dia de hoy|al presente|en adelante|hacia adelante|(?:up )?(?:to|until) (?:date|now|the present|today)|"
     r"onwards?|(?:and|&) (?:since|after))"
 )
 # Spoken contractions read as the full word: "pa' acá", "pa acá", "pa'cá", "p'acá" → "para acá"
@@ -149,6 +242,50 @@ _SPOKEN = (
 )
 
 
+_DECADE_WORDS = {"cincuenta": 1950, "sesenta": 1960, "setenta": 1970, "ochenta": 1980, "noventa": 1990}
+# what may follow a two-digit end year ("del 2018 al 22"): the end, punctuation or a joining word,
+# never "de" ("del 2018 al 22 de marzo" is a date) nor a noun ("2018 a 22 municipios")
+_END2 = r"(\d{2})(?!\d)(?=\s*(?:$|[^\w\s]|(?:y|e|en|sobre|para|con|and|in|on)\b))"
+
+
+def _closed_two_digit(folded: str) -> tuple[int, int, str] | None:
+    """ "2018-22", "del 2018 al 22", "entre 2018 y 22": the end year written with two digits, in
+    the start year's century; only when it falls after the start year. Two two-digit years ("del
+    18 al 22") are left alone: they read as days of a month as often as years."""
+    for rx in (
+        rf"(?<!\d){_Y} ?[-–/] ?{_END2}",
+        rf"(?:desde|de|del) (?:el )?(?:ano )?{_Y} (?:al|a|hasta(?: el)?) (?:el )?{_END2}",
+        rf"entre (?:el )?(?:ano )?{_Y} y (?:el )?{_END2}",
+    ):
+        m = re.search(rx, folded)
+        if m:
+            a = int(m.group(1))
+            b = a // 100 * 100 + int(m.group(2))
+            if b > a:
+                return a, b, m.group(0)
+    return None
+
+
+def _decade(folded: str) -> tuple[int, int, str] | None:
+    """ "la década de 2010", "los años 90", "los noventa", "the 1990s" → that decade's ten years."""
+    m = re.search(rf"decada (?:de |del )?(?:los )?(?:anos )?{_Y}(?!\d)|(?<!\d){_Y}s(?!\w)", folded)
+    if m:
+        y = int(m.group(1) or m.group(2))
+        if y % 10 == 0:
+            return y, y + 9, m.group(0)
+    m = re.search(
+        r"(?:decada de |los |anos |the )(?:los )?(?:anos )?(?:19)?([5-9]0)(?:s|'s)?(?![\w.,]\d)(?!\d)", folded
+    )
+    if m and re.search(r"(?:decada|anos|the)", m.group(0)):
+        y = 1900 + int(m.group(1))
+        return y, y + 9, m.group(0)
+    m = re.search(r"(?:decada de |los |anos )(?:los )?(" + "|".join(_DECADE_WORDS) + r")(?!\w)", folded)
+    if m and re.search(r"(?:decada|anos)", m.group(0)):
+        y = _DECADE_WORDS[m.group(1)]
+        return y, y + 9, m.group(0)
+    return None
+
+
 def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
     closed = [
         rf"entre {_ART}{_Y} y {_ART}{_Y}",
@@ -156,28 +293,45 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
         rf"(?<!\d){_Y} ?[-–] ?{_Y}(?!\d)",
         rf"between {_Y} and {_Y}",
         rf"from {_Y} to {_Y}",
+        rf"(?:entre|de) {_Y} (?:e|a) {_Y}",  # Portuguese "entre 2015 e 2020"
+        rf"(?<![\d\w]){_Y} (?:a|al|hasta) {_ART}{_Y}(?!\d)",  # "2015 a 2020", "periodo 2015 al 2020"
     ]
     for rx in closed:
         m = re.search(rx, folded)
         if m:
             a, b = sorted((int(m.group(1)), int(m.group(2))))
             return a, b, m.group(0)
-    after_excl = rf"(?:despues de|posterior(?:es)? a|con posterioridad a|luego de|after|since the end of) {_ART}{_Y}"
+    two = _closed_two_digit(folded)
+    if two:
+        return two
+    decade = _decade(folded)
+    if decade:
+        return decade
+    after_excl = (
+        rf"(?:despues de|despues del|posterior(?:es)? al?|con posterioridad al?|luego de|luego del|tras|"
+        rf"depois de|depois do|apos|after|since the end of) {_ART}{_Y}"
+    )
     m = re.search(after_excl, folded)
     if m:
         return int(m.group(1)) + 1, None, m.group(0)
-    m = re.search(rf"(?:del|desde el|de|desde|from|since) {_ART}{_Y},? {_TO_NOW}", folded)
+    m = re.search(rf"(?:del|desde el|de|desde|from|since|a partir de|a partir del) {_ART}{_Y},? {_TO_NOW}", folded)
     if m:
         return int(m.group(1)), None, m.group(0)
-    since = rf"(?:desde|a partir de|a partir del|since|from) {_ART}{_Y}"
+    m = re.search(rf"(?<![\w-]){_Y},? {_TO_NOW}", folded)  # "2015 en adelante", "2019 onwards"
+    if m:
+        return int(m.group(1)), None, m.group(0)
+    since = rf"(?:desde|a partir de|a partir del|since|from|starting in|beginning in) {_ART}{_Y}"
     m = re.search(since, folded)
     if m:
         return int(m.group(1)), None, m.group(0)
-    before = rf"(?:antes de|antes del|previo a|previos a|previas a|anterior(?:es)? a|con anterioridad a|before|prior to) {_ART}{_Y}"
+    before = (
+        rf"(?:antes de|antes del|previo al?|previos al?|previas al?|anterior(?:es)? al?|con anterioridad al?|"
+        rf"before|prior to|antes do) {_ART}{_Y}"
+    )
     m = re.search(before, folded)
     if m:
         return None, int(m.group(1)) - 1, m.group(0)
-    until = rf"(?:hasta|until|through|up to) {_ART}{_Y}"
+    until = rf"(?:hasta|until|through|up to|ate|ate o) {_ART}{_Y}"
     m = re.search(until, folded)
     if m:
         return None, int(m.group(1)), m.group(0)
@@ -199,10 +353,15 @@ ANCHORS: tuple[tuple[str, int], ...] = (
 
 def _anchored(folded: str) -> tuple[int | None, int | None, str] | None:
     for rx, year in ANCHORS:
-        m = re.search(rf"(?:desde|a partir de|despues de|tras|luego de) (?:la |el |los )?(?:{rx})", folded)
+        m = re.search(
+            rf"(?:desde|a partir de|despues de|tras|luego de|posterior(?:es)? a|con posterioridad a) (?:la |el |los )?(?:{rx})",
+            folded,
+        )
         if m:
             return year, None, m.group(0)
-        m = re.search(rf"(?:antes de|previo a) (?:la |el |los )?(?:{rx})", folded)
+        m = re.search(
+            rf"(?:antes de|previ[oa]s? a|anterior(?:es)? a|con anterioridad a) (?:la |el |los )?(?:{rx})", folded
+        )
         if m:
             return None, year - 1, m.group(0)
     return None

@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent import router
+from radar_pipeline.agent.periods import parse_period
 from radar_pipeline.agent.understanding import first_mention, name_sets
 from radar_pipeline.agent.writer import sentences_of, states_about_world
 from radar_pipeline.textfold import fold_question, fold_spans
@@ -448,6 +449,9 @@ def extract_premise(question: str) -> Premise | None:
         negated = bool(_PREMISE_NEGATION.search(_NOT_NEGATION.sub(" ", pfold)))
         if kind == "por_que" and not negated and not _CESSATION.search(pfold):
             return None  # a positive "why" asks for causes; "¿por qué dejó de…?" presupposes it stopped
+        period = parse_period(ptext, reference_year=2000) if kind == "desde_que" else None
+        if period is not None and len(_concepts(fold_question(ptext).replace(period.text, " "))) < 2:
+            return None  # "Desde hace diez años, ¿dónde opera…?": a period, not an event presupposed
         ptext = _reorder(kind, ptext, pfold)
         concepts = _concepts(ptext)
         if len(concepts) < 2:

@@ -15,6 +15,13 @@ gazetteer and entity dictionary (the ones the precomputes count with), never a s
   technologies) and countries other than Colombia (the corpus' default scope), as filter values:
   the entity id, or ``country:<ISO3>``.
 
+``view_vocabulary()`` is the one accessor of ``precompute/data/views.yaml``: the words that name
+each dashboard component or ask for it, the phrases that state a phenomenon, and the trigger words
+that typo tolerance corrects towards (``ViewVocabulary.correct``: Damerau-Levenshtein through
+``rapidfuzz``, ≤ 1 edit for words of 6–8 letters, ≤ 2 from 9, same first letter, one unique
+nearest trigger word, never an inflection of it nor a listed real word). ``agent.intent`` and the
+period reading take their words from it.
+
 ``name_sets()`` is the one accessor the coverage requirements (``router``) and the premise check
 (``premise``) read countries and organisations through: every country of the gazetteer and every
 armed group and actor of the entity dictionary, with all their folded words (names, demonyms and
@@ -35,6 +42,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+from rapidfuzz import process as _fuzz_process
+from rapidfuzz.distance import DamerauLevenshtein
+
 from radar_pipeline.agent.periods import Period, parse_period
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
 from radar_pipeline.precompute.places import Gazetteer, Place, build_gazetteer, load_country_names
@@ -49,6 +60,9 @@ __all__ = [
     "NameSet",
     "first_mention",
     "name_sets",
+    "ViewVocabulary",
+    "view_vocabulary",
+    "VIEWS_PATH",
 ]
 
 # acronyms that are also everyday words: never taken from an all-lower-case question
@@ -61,6 +75,17 @@ _TERRITORIAL_CUES = re.compile(
 _PARTS_OF = re.compile(
     r"(?<!\w)(?:municipios|veredas|corregimientos|subregiones|zonas|cabeceras|municipalities|municipios)"
     r"(?: (?:\w+ ){0,2}?)? (?:de|del|de la|en el|en|of|do|da)\s*$"
+)
+# What may stand between a municipality and the department that qualifies it: "X, Dept",
+# "X (Dept", "X de/del Dept", "X en el Dept", "X —Dept", "X, departamento del Dept"
+_QUALIFIER_GAP = re.compile(
+    r"\s*(?:[,(\-/]|de|del|en|en el|en la)?\s*(?:(?:el )?(?:departamento|depto|dpto)(?: de| del)?\s*)?"
+)
+# Words that introduce an example inside a department: "en Caquetá, especialmente Cartagena del
+# Chairá" — the municipality illustrates the department, which stays the place
+_EXAMPLE_BEFORE = re.compile(
+    r"(?:especialmente|sobre todo|en particular|en especial|principalmente|por ejemplo|tales como|"
+    r"incluid[oa]s?|incluyendo|entre ellos|entre ellas|notably|especially|including)(?: (?:en|el|la|los|las|de|del|in))*\s*$"
 )
 # entities that name Radar's own data sources (the alert system), never a filter of a view
 _NOT_A_FILTER = {"defensoria_del_pueblo", "sistema_alertas_tempranas", "ciprat"}
@@ -185,7 +210,9 @@ class QuestionReader:
     # ------------------------------------------------------------------ reading
     def read(self, question: str, *, phenomenon: str | None = None) -> QuestionFacts:
         """Period, places, ambiguous names and entities of ``question`` (see the module doc)."""
-        facts = QuestionFacts(period=parse_period(question, self.reference_year))
+        # the period is read from the question with typos in its trigger words corrected
+        # ("ultmos" stays: too short; "despúes"/"decadas" fold; "anterioress" → "anteriores")
+        facts = QuestionFacts(period=parse_period(view_vocabulary().correct(question)[0], self.reference_year))
         # capitals say something only when a name was capitalised: a word past the first that starts
         # with one and is not an acronym ("mapa de AT en antioquia" is typed without them)
         words = re.findall(r"\w+", question)
@@ -216,22 +243,38 @@ class QuestionReader:
                     )
                     spans.append((hit.start, hit.end))
         named_group = any(e.category == "armed_group" for e in facts.entities)
-        if not named_group and _TERRITORIAL_CUES.search(fold_phrase(question)):
+        folded = fold_phrase(question)
+        if not named_group and _TERRITORIAL_CUES.search(folded):
             # "las disidencias del Estado Mayor Central": a named group is what the short form qualifies
             self._context_entities(question, facts, spans, seen)
+        elif not named_group and not self._other_phenomenon(folded, facts):
+            # "¿Las disidencias están al alza?": a question to Radar with no other group and nothing
+            # of another phenomenon is the context; only the short form standing alone counts
+            # ("las disidencias del partido" qualifies it with something else)
+            self._context_entities(question, facts, spans, seen, alone=True)
         return spans
 
+    def _other_phenomenon(self, folded: str, facts: QuestionFacts) -> bool:
+        """Whether the question names an entity, or states a phenomenon, other than territorial."""
+        if any(p != "territorial" for p in view_vocabulary().stated_phenomena(fold_question(folded))):
+            return True
+        return any(
+            e.kind == "entity" and self.entities.entities[e.value].phenomenon != "territorial" for e in facts.entities
+        )
+
     def _context_entities(
-        self, question: str, facts: QuestionFacts, spans: list[tuple[int, int]], seen: set[str]
+        self, question: str, facts: QuestionFacts, spans: list[tuple[int, int]], seen: set[str], alone: bool = False
     ) -> None:
         """Armed groups named by a context alias ("presencia de disidencias en el Cauca"): an armed
-        group question is the context those short forms need. Outside any alias already matched."""
+        group question is the context those short forms need. Outside any alias already matched;
+        ``alone``: only where no "de/del …" qualifies the short form."""
         folded = fold_spans(question)
         for ent in self.entities.entities.values():
             if ent.category != "armed_group" or not ent.context_aliases or ent.entity_id in seen:
                 continue
             words = "|".join(re.escape(fold_phrase(a)) for a in ent.context_aliases)
-            for m in re.finditer(rf"(?<!\w)(?:{words})(?!\w)", folded):
+            tail = r"(?!\s+(?:de|del|dentro)\b)" if alone else ""
+            for m in re.finditer(rf"(?<!\w)(?:{words})(?!\w){tail}", folded):
                 if any(a < m.end() and m.start() < b for a, b in spans):
                     continue
                 seen.add(ent.entity_id)
@@ -249,13 +292,28 @@ class QuestionReader:
         territorial = _TERRITORIAL_CUES.search(fold_phrase(question)) is not None
         hits = self.gazetteer.find(question, decoy_spans=entity_spans, case_known=case_known)
         named_depts = {(h.start, h.place.code) for h in hits if h.place is not None and h.place.level == "department"}
+        # a department left unresolved ("Nariño" is also a municipality; "Meta" lacks context) still
+        # qualifies the municipality written right before it: "La Unión de Nariño", "Puerto Rico,
+        # Meta", "Florencia (Caquetá)" — not one elsewhere ("el sur de Bolívar y Córdoba")
+        next_to = {
+            (h.start, h2.start, c.split(":")[1])
+            for h in hits
+            for h2 in hits
+            if h2.start > h.start
+            and _QUALIFIER_GAP.fullmatch(fold_phrase(question[h.start + len(h.matched) : h2.start]))
+            for c in h2.candidates
+            if c.startswith("department:")
+        }
         qualifying: set[str] = set()
         for hit in hits:
             p = self._question_policy(hit, territorial)
             if _PARTS_OF.search(fold_phrase(question[: hit.start])):
                 # "¿qué municipios de Nariño…?", "las veredas del Meta": the parts of a department
                 p = self._department_named(hit.matched) or p
-            qualified = self._qualified_by_department(hit, {c for start, c in named_depts if start != hit.start})
+            qualified = self._qualified_by_department(
+                hit,
+                {c for start, c in named_depts if start != hit.start} | {c for a, _, c in next_to if a == hit.start},
+            )
             if qualified is not None and (p is None or p.level != "municipality"):
                 # "Puerto Rico, el municipio del Caquetá": the department named in the question picks
                 # the municipality, and only qualifies it (it is no place filter of its own)
@@ -271,6 +329,12 @@ class QuestionReader:
                         AmbiguousPlace(hit.matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))
                     )
                 continue
+            if (
+                p.level == "municipality"
+                and p.department_code in {c for _, c in named_depts} | {c for _, _, c in next_to}
+                and _EXAMPLE_BEFORE.search(fold_phrase(question[: hit.start]).rstrip(" ,"))
+            ):
+                continue  # an example of the department's municipalities, not the view's place
             if p.level == "country":
                 if p.code != _DEFAULT_SCOPE_COUNTRY and not any(e.value == p.place_id for e in facts.entities):
                     facts.entities.append(EntityRef(p.place_id, p.name, hit.matched, "country"))
@@ -499,3 +563,179 @@ def _default_shared_dir(env_value: str | None) -> str:
     from radar_pipeline.config import get_settings
 
     return str(get_settings().shared_dir)
+
+
+# --------------------------------------------------------------------------- view vocabulary
+VIEWS_PATH = Path(__file__).resolve().parents[1] / "precompute" / "data" / "views.yaml"
+_TYPO_WORD = re.compile(r"(?<![\w-])[a-z]{6,}(?![\w-])")
+
+
+def _entry_pattern(entry) -> str:
+    """One ``views.yaml`` entry as a regex over folded text (see the file's header)."""
+    if isinstance(entry, dict):
+        if set(entry) != {"regex"}:
+            raise ValueError(f"views.yaml: an entry is a phrase or {{regex: ...}}, not {entry!r}")
+        re.compile(entry["regex"])
+        return entry["regex"]
+    words = fold_question(str(entry)).split()
+    if not words:
+        raise ValueError("views.yaml: empty phrase")
+    parts = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in words]
+    return " ".join(parts) + r"(?!\w)"
+
+
+def _alternation(entries) -> re.Pattern | None:
+    pats = [_entry_pattern(e) for e in entries or []]
+    return re.compile(r"(?<!\w)(?:" + "|".join(pats) + ")") if pats else None
+
+
+_ENDING_LETTERS = set("aeiosnrdlbmt")  # letters of Spanish and Portuguese endings and enclitics (-aban, -lo, -me)
+
+
+def _inflection(word: str, other: str) -> bool:
+    """Whether two words differ only in their endings: one is a prefix of the other
+    ("tendencial"/"tendencia"), or all but the last two letters of the shorter are shared and the
+    differing endings are made of ending letters ("concentrada"/"concentran", "tempranos"/
+    "tempranas"; not "matris"/"matriz"): another form of the same word, which the rules' own stems
+    handle, never a typo to correct."""
+    n = 0
+    for a, b in zip(word, other, strict=False):
+        if a != b:
+            break
+        n += 1
+    if n >= min(len(word), len(other)):
+        return True
+    return n >= min(len(word), len(other)) - 2 and set(word[n:] + other[n:]) <= _ENDING_LETTERS
+
+
+@dataclass(frozen=True)
+class ViewVocabulary:
+    """``views.yaml`` compiled: one pattern per section over ``textfold.fold_question`` text.
+
+    ``names``/``cues``: component → pattern of the words that name the view / ask for it without
+    naming it; ``unless``: component → phrases that void its cues ("crecimiento económico");
+    ``map_names``/``map_cues``: the same for the map family; ``phenomena``: phenomenon →
+    pattern of the phrases that state it; ``triggers``: the words typo tolerance corrects towards
+    (``trigger_words``, 6+ letters); ``not_typos``: real words it never corrects. Immutable; the correction cache only grows."""
+
+    version: str
+    names: dict[str, re.Pattern]
+    cues: dict[str, re.Pattern]
+    unless: dict[str, re.Pattern]
+    map_names: re.Pattern | None
+    map_cues: re.Pattern | None
+    phenomena: dict[str, re.Pattern]
+    triggers: frozenset[str]
+    not_typos: frozenset[str]
+    choices: tuple[str, ...] = ()  # ``triggers`` sorted (the candidates ``rapidfuzz`` scans)
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def named_views(self, folded: str) -> list[tuple[int, int, str]]:
+        """``(start, end, component)`` of every view the folded question names, in order of
+        position (``map`` for the map family; a map word inside another view's name, as in
+        "mapa de calor" or "mapa de relaciones", is that view's)."""
+        spans = []
+        for comp, rx in self.names.items():
+            spans += [(m.start(), m.end(), comp) for m in rx.finditer(folded)]
+        if self.map_names is not None:
+            for m in self.map_names.finditer(folded):
+                if not any(a <= m.start() < b for a, b, _ in spans):
+                    spans.append((m.start(), m.end(), "map"))
+        return sorted(spans)
+
+    def cued_views(self, folded: str) -> list[str]:
+        """Components whose cues the folded question contains (``map`` for a map-family cue), in
+        the file's order."""
+        out = [
+            comp
+            for comp, rx in self.cues.items()
+            if rx.search(folded) and not (comp in self.unless and self.unless[comp].search(folded))
+        ]
+        if self.map_cues is not None and self.map_cues.search(folded):
+            out.append("map")
+        return out
+
+    def stated_phenomena(self, folded: str) -> list[str]:
+        """Phenomena the folded question states as its scope, in the file's order."""
+        return [p for p, rx in self.phenomena.items() if rx.search(folded)]
+
+    def correct(self, text: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """``(fold_question(text) with misspelt trigger words replaced, ((typed, read), …))``.
+
+        A word of 6+ letters that is not a trigger word is read as the one trigger word within
+        Damerau-Levenshtein distance 1 (2 when both have 9+ letters) that starts with the same
+        letter, unless it is another form of it (``_inflection``: "tendencial", "concentrada"),
+        listed in ``not_typos``, or two trigger words are equally near. ("precencia" →
+        "presencia"; "actores"/"autores" is guarded by ``not_typos``.)"""
+        folded = fold_question(text)
+        fixes: list[tuple[str, str]] = []
+
+        def sub(m: re.Match) -> str:
+            word = m.group(0)
+            fixed = self._fix(word)
+            if fixed is None:
+                return word
+            fixes.append((word, fixed))
+            return fixed
+
+        return _TYPO_WORD.sub(sub, folded), tuple(fixes)
+
+    def _fix(self, word: str) -> str | None:
+        if word in self._cache:
+            return self._cache[word]
+        out = None
+        if word not in self.triggers and word not in self.not_typos:
+            found = _fuzz_process.extract(
+                word, self.choices, scorer=DamerauLevenshtein.distance, score_cutoff=2, limit=None
+            )
+            near = [
+                (dist, cand)
+                for cand, dist, _ in found
+                if dist <= (2 if min(len(word), len(cand)) >= 9 else 1)
+                and cand[0] == word[0]
+                and not _inflection(word, cand)
+            ]
+            if near:
+                best = min(d for d, _ in near)
+                cands = {c for d, c in near if d == best}
+                out = next(iter(cands)) if len(cands) == 1 else None
+        if len(self._cache) < 65536:
+            self._cache[word] = out
+        return out
+
+
+def load_view_vocabulary(path: str | Path | None = None) -> ViewVocabulary:
+    """Load and compile ``views.yaml`` (default: the reviewed file shipped with the package).
+    Raises ``ValueError`` on an unknown phenomenon or a malformed entry (the component names are
+    checked against ``agent.visualizer.COMPONENTS`` by the tests: this module sits below it)."""
+    from radar_pipeline.vocabulary import PHENOMENA
+
+    data = yaml.safe_load(Path(path or VIEWS_PATH).read_text(encoding="utf-8"))
+    comps = data.get("components") or {}
+    phen = data.get("phenomena") or {}
+    if set(phen) - set(PHENOMENA):
+        raise ValueError(f"views.yaml: unknown phenomena {sorted(set(phen) - set(PHENOMENA))}")
+    names = {c: p for c, v in comps.items() if (p := _alternation((v or {}).get("names")))}
+    cues = {c: p for c, v in comps.items() if (p := _alternation((v or {}).get("cues")))}
+    unless = {c: p for c, v in comps.items() if (p := _alternation((v or {}).get("unless")))}
+    maps = data.get("maps") or {}
+    triggers = {fold_question(w) for w in data.get("trigger_words") or []}
+    not_typos = frozenset(fold_question(w) for w in data.get("not_typos") or [])
+    return ViewVocabulary(
+        version=str(data.get("version", "")),
+        names=names,
+        cues=cues,
+        unless=unless,
+        map_names=_alternation(maps.get("names")),
+        map_cues=_alternation(maps.get("cues")),
+        phenomena={p: rx for p, v in phen.items() if (rx := _alternation(v))},
+        triggers=frozenset(w for w in triggers if len(w) >= 6),
+        not_typos=not_typos,
+        choices=tuple(sorted(w for w in triggers if len(w) >= 6)),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def view_vocabulary() -> ViewVocabulary:
+    """The bundled view vocabulary (``precompute/data/views.yaml``), loaded once; immutable."""
+    return load_view_vocabulary()

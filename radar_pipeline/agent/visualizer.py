@@ -16,6 +16,7 @@ from ``QuestionFacts`` (period, one place, one entity, the phenomenon the questi
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from urllib.parse import urlencode
 
 from radar_pipeline.agent.intent import classify, stated_phenomenon
@@ -154,6 +155,12 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         entity = _view_subject(intent.view_text or question, facts, comps[0])
     if intent.view_text is not None and entity is not None and entity.matched not in intent.view_text:
         entity = None  # named only in the part to explain ("…y explícame qué dice la ESA"): no view filter
+    if intent.view_text is not None and facts.places:
+        # likewise a place: "la presencia del ELN en Arauca y explícame por qué se concentra en
+        # Saravena": the municipalities are what the explanation is about, the map is of Arauca
+        in_view = [p for p in facts.places if p.matched in intent.view_text]
+        if in_view and len(in_view) < len(facts.places):
+            place = replace(facts, places=in_view).place
     filtros = {
         "fenomeno": phen,
         "desde": desde,

@@ -4,6 +4,8 @@ each role) on the agent's test index."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from evals import stage2
@@ -61,6 +63,47 @@ def test_score_item_rules(reader):
     assert stage2.score_item(item, got, reader)["filters_ok"]["ambiguedad"]
     got["ambiguous"] = []
     assert not stage2.score_item(item, got, reader)["filters_ok"]["ambiguedad"]
+
+
+def test_a_tolerated_period_may_be_set_or_left_out(reader):
+    # "en los últimos tres años" outside the schema's 5/10 markers: tolerated only
+    item = _visual(question="x", components=["linea_tiempo"], filters={}, tolerated_filters={"relative_years": 3})
+    got = {
+        "route": "visualization",
+        "components": ["linea_tiempo"],
+        "ambiguous": [],
+        "filters": dict.fromkeys(stage2.FILTER_KEYS),
+    }
+    assert stage2.score_item(item, got, reader)["filters_ok"]["periodo"]  # left out
+    got["filters"].update(desde=2023, hasta=2025)
+    assert stage2.score_item(item, got, reader)["filters_ok"]["periodo"]  # set to the tolerated value
+    got["filters"]["desde"] = 2021
+    assert not stage2.score_item(item, got, reader)["filters_ok"]["periodo"]  # a different value is wrong
+
+
+def test_a_new_question_file_is_scored_with_one_command(tmp_path, capsys):
+    questions = tmp_path / "questions_blind.jsonl"
+    questions.write_text(
+        '{"id": "b-1", "kind": "visual", "question": "presensia del ELN en el Cesar", "route": "visualization", '
+        '"components": ["mapa_presencia"], "filters": {"entidad": "eln", "lugar": "cesar"}}\n'
+        '{"id": "b-2", "kind": "text", "question": "¿Por qué creció la deforestación en el Guaviare?", "route": "text"}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "report.json"
+    assert stage2.main(["--questions", str(questions), "--out", str(out), "--typos", "--reference-year", "2025"]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["questions_blind"]["component_and_filters_accuracy"] == 1.0
+    assert report["questions_blind"]["route_accuracy"] == 1.0
+    assert report["typo_corrections"]["questions_blind"]["corrections"] == {"presensia→presencia": 1}
+    assert "questions_blind" in capsys.readouterr().out
+
+
+def test_typo_corrections_on_the_question_sets_are_none():
+    # the sets' questions are written without typos in the trigger words but for final2's two:
+    # every other correction would be a false trigger
+    for name in ("dev", "heldout", "test", "final"):
+        qs = [it["question"] for it in stage2.load_questions(stage2.SETS[name])]
+        assert stage2.typo_corrections(qs)["corrections"] == {}, name
 
 
 def test_dev_set_is_read_as_written(reader):
