@@ -6,8 +6,10 @@ embedded PostgreSQL, an empty knowledge base) it starts ``radar up`` exactly as 
 (Dagster daemon + UI in the background, the API in the foreground) against ``--corpus`` and, every
 ``--every`` seconds, records the first time that:
 
-* ``/health`` answers, and each search stage (``lexical``, ``dense``, ``rerank``) is live;
-* ``POST /chat`` with ``--question`` returns an answer with at least one citation (``citas``) —
+* ``/health`` answers, and each search stage (``lexical``, ``dense``, ``rerank``) is live (loaded:
+  the service loads the index on its first question, so the stages go live once one was asked);
+* ``POST /chat`` with ``--question`` (asked as soon as ``/health`` lists the lexical stage on disk)
+  returns an answer with at least one citation (``citas``) —
   the milestone of the target, with the stages it was answered on;
 * the precomputes count documents (``agg_timeline_current``) and the claims exist
   (current ``claims`` rows), i.e. the dashboard and the claims panel have something to show.
@@ -128,11 +130,17 @@ def main() -> None:
                 time.sleep(args.every)
                 continue
             mark("health")
-            stages = (health.get("index") or {}).get("stages") or {}
+            index = health.get("index") or {}
+            stages = index.get("stages") or {}
             for stage in ("lexical", "dense", "rerank"):
                 if stages.get(stage):
                     mark(stage)
-            if stages.get("lexical") and ("first_cited_answer" not in marks or ("dense" in marks and len(answers) < 2)):
+            # the service loads an index on the first question, as a person would ask it: ask as soon
+            # as the lexical stage is on disk (its /health ``stages`` say what is loaded)
+            on_disk = index.get("stages_on_disk") or {}
+            if (on_disk.get("lexical") or stages.get("lexical")) and (
+                "first_cited_answer" not in marks or ("dense" in marks and len(answers) < 2)
+            ):
                 try:
                     r = httpx.post(f"{api}/chat", json={"pregunta": args.question}, timeout=300)
                     body = r.json()
