@@ -11,6 +11,7 @@ import dagster as dg
 from pydantic import Field
 
 from assets._meta import to_metadata
+from assets.executor import PRODUCER_OP_TAGS
 from assets.partitions import CONTENT_PARTITIONS, EAGER, buckets_of
 from radar_pipeline.config import RerankBudget
 from radar_pipeline.retrieval.search import retrieval_fingerprint_config
@@ -26,6 +27,7 @@ from resources import DatabaseResource, EncoderResource, IndexStoreResource, Rer
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"bm25"},
     deps=["chunks"],
@@ -45,6 +47,7 @@ def bm25_index(
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"faiss"},
     deps=["embeddings", bm25_index],
@@ -72,6 +75,7 @@ def faiss_index(
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"pgvector"},
     deps=["embeddings"],
@@ -98,6 +102,7 @@ def pgvector_index(
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"postgres"},
     deps=[bm25_index],
@@ -129,6 +134,7 @@ class RerankVectorsConfig(dg.Config):
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"postgres"},
     deps=["chunks"],
@@ -165,6 +171,7 @@ def rerank_vectors(
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"numpy"},
     deps=[rerank_vectors, faiss_index],
