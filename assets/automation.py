@@ -45,6 +45,11 @@ BACKGROUND_INTERVAL_S = 30
 # The per-file stages one corpus change runs, in one run per touched bucket (the re-ranker
 # vectors follow by automation, so a new file is searchable before they are encoded).
 CORPUS_SENSOR_ASSETS = ("source_files", "documents", "pages", "chunks", "embeddings")
+# ... and, in the same run after them, the search indexes (unpartitioned: they read every bucket):
+# a change is searchable when that run ends, without waiting for an automation tick and a second
+# run's process start (~20-35 s under load, bench_freshness). Two such runs never write the index
+# directory at once: those assets share the `radar_index_dir` concurrency pool (dagster.yaml, 1).
+CORPUS_RUN_INDEXES = ("bm25_index", "faiss_index", "pgvector_index")
 EVALUATION_SCHEDULE_CRON = "0 4 * * 0"  # Sundays 04:00
 # More touched buckets than this (a first build, a bulk copy) → one run over the whole range
 # (single-run backfill policy) instead of one run per bucket: each run pays ~10–20 s of process
@@ -102,9 +107,9 @@ def _bucket_run_key(bucket: str, changes: CorpusChanges, previous: dict[str, lis
 
 
 def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> list[dg.RunRequest]:
-    """One ``RunRequest`` of ``CORPUS_SENSOR_ASSETS`` per content bucket ``changes`` touches, or
+    """One ``RunRequest`` of ``CORPUS_SENSOR_ASSETS`` (then ``CORPUS_RUN_INDEXES``) per content bucket ``changes`` touches, or
     one over the whole bucket range when more than ``MAX_BUCKET_RUNS`` are touched."""
-    keys = [dg.AssetKey(k) for k in CORPUS_SENSOR_ASSETS]
+    keys = [dg.AssetKey(k) for k in (*CORPUS_SENSOR_ASSETS, *CORPUS_RUN_INDEXES)]
     if len(changes.buckets) > MAX_BUCKET_RUNS:
         digest = hashlib.sha256(json.dumps(sorted(changes.snapshot.items())).encode("utf-8")).hexdigest()[:16]
         tags = {
@@ -144,11 +149,11 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
 
 @dg.sensor(
     name="corpus_sensor",
-    target=dg.AssetSelection.assets(*CORPUS_SENSOR_ASSETS),
+    target=dg.AssetSelection.assets(*CORPUS_SENSOR_ASSETS, *CORPUS_RUN_INDEXES),
     minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="New, changed and removed files under RADAR_CORPUS_DIR (size/mtime, SHA-256 when they "
-    "changed) → one run of the per-file stages per touched content bucket.",
+    "changed) → one run of the per-file stages per touched content bucket, then the search indexes.",
 )
 def corpus_sensor(
     context: dg.SensorEvaluationContext, corpus: CorpusResource, database: DatabaseResource

@@ -25,8 +25,14 @@ from radar_pipeline.stages import (
 from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
 
+# The assets that write the index directory (files swapped in and sealed in one manifest): one step
+# at a time across runs (Dagster concurrency pool, limit 1 in dagster.yaml), since the corpus
+# sensor's runs and the index automation's may both build them.
+INDEX_DIR_POOL = "radar_index_dir"
+
 
 @dg.asset(
+    pool=INDEX_DIR_POOL,
     op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"bm25"},
@@ -47,6 +53,7 @@ def bm25_index(
 
 
 @dg.asset(
+    pool=INDEX_DIR_POOL,
     op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"faiss"},
@@ -171,6 +178,7 @@ def rerank_vectors(
 
 
 @dg.asset(
+    pool=INDEX_DIR_POOL,
     op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"numpy"},

@@ -11,7 +11,13 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.automation import CORPUS_SENSOR_ASSETS, MAX_BUCKET_RUNS, corpus_sensor, decode_cursor
+from assets.automation import (
+    CORPUS_RUN_INDEXES,
+    CORPUS_SENSOR_ASSETS,
+    MAX_BUCKET_RUNS,
+    corpus_sensor,
+    decode_cursor,
+)
 from assets.definitions import defs
 from radar_pipeline.corpus import CONTENT_BUCKETS, content_bucket, sha256_file
 from radar_pipeline.stages import sync_source_files
@@ -47,7 +53,8 @@ def test_sensor_requests_the_buckets_of_new_changed_and_removed_files(engine, pg
     expected = sorted({_bucket(corpus / "F1" / "a.txt"), _bucket(corpus / "F1" / "b.txt")})
     assert sorted(r.partition_key for r in first.run_requests) == expected
     for r in first.run_requests:
-        assert r.asset_selection == [dg.AssetKey(k) for k in CORPUS_SENSOR_ASSETS]
+        # the per-file stages of the bucket, then the search indexes in the same run
+        assert r.asset_selection == [dg.AssetKey(k) for k in (*CORPUS_SENSOR_ASSETS, *CORPUS_RUN_INDEXES)]
         assert r.tags["radar/trigger"] == "corpus_sensor"
         # steps in the run's process, by tag (no run config: it works on any executor, Celery too)
         assert r.tags["radar/executor"] == "in_process" and r.tags["radar/lane"] == "corpus"
@@ -138,7 +145,7 @@ def test_daemon_runs_carry_the_lanes_dagster_yaml_limits():
 
     from assets.automation import automation_sensor, background_automation_sensor, index_automation_sensor
 
-    queue = yaml.safe_load((Path(__file__).resolve().parents[2] / "dagster.yaml").read_text())["run_queue"]
+    queue = yaml.safe_load((Path(__file__).resolve().parents[2] / "dagster.yaml").read_text())["concurrency"]["runs"]
     limits = {(x["key"], x["value"]): x["limit"] for x in queue["tag_concurrency_limits"]}
     assert limits == {("radar/lane", "background"): 1, ("radar/lane", "precompute"): 1}
     assert queue["max_concurrent_runs"] > sum(limits.values())
