@@ -357,11 +357,11 @@ def main() -> None:
         )
         for name in ("bm25_index", "faiss_index"):
             ev = instance.get_latest_materialization_event(dg.AssetKey(name))
-            if ev is not None:
+            if ev is not None and ev.timestamp >= t0:  # this drop's, not an earlier build's
                 meta = ev.asset_materialization.metadata
                 report[f"incremental_{name}_seconds"] = meta["seconds"].value if "seconds" in meta else None
         ev = instance.get_latest_materialization_event(dg.AssetKey("entity_mentions"))
-        if ev is not None:
+        if ev is not None and ev.timestamp >= t0:
             meta = ev.asset_materialization.metadata
             report["incremental_mentions"] = {
                 k: meta[k].value for k in ("documents_matched", "documents_reused", "seconds") if k in meta
