@@ -8,9 +8,13 @@ sensor and the evaluation schedule (all default-on: ``radar ui``/``make ui`` sta
   (``source_files`` → ``documents``/``pages`` → ``chunks`` → ``embeddings``). Without a cursor (first
   tick, or a reset sensor) the snapshot it compares against is the materialized ``source_files``
   table, so a corpus that ``radar materialize`` already built is not rebuilt.
-* ``radar_index_automation`` and ``radar_automation`` evaluate the assets' ``AutomationCondition``
-  (``assets.partitions``): the search indexes (their runs ahead in the queue), re-ranker vectors and
-  precomputes run eagerly after the stages they read, the evaluations on their daily cron.
+* ``radar_index_automation``, ``radar_automation`` and ``radar_background_automation`` evaluate
+  the assets' ``AutomationCondition`` (``assets.partitions``): the search indexes, the precomputes
+  and the background work (re-ranker vectors, claims, evaluations) run eagerly after the stages
+  they read, the evaluations on their daily cron. Each sensor tags its runs with a lane
+  (``radar/lane``): ``dagster.yaml``'s ``run_queue.tag_concurrency_limits`` admits one precompute and
+  one background run at a time, so the corpus sensor's and the index runs always find a slot, and
+  ``dagster/priority`` orders the queue (corpus 20, indexes 10, precomputes 0, background -10).
 * ``evaluation_schedule`` re-runs ``evaluation_job`` weekly whatever changed (drift of a
   dependency outside the graph, e.g. a judgment import).
 """
@@ -25,26 +29,44 @@ import zlib
 import dagster as dg
 import sqlalchemy as sa
 
+from assets.executor import BACKGROUND_LANE, EXECUTOR_TAG, LANE_TAG
 from assets.partitions import CONTENT_PARTITIONS
 from radar_pipeline import db
 from radar_pipeline.corpus import CONTENT_BUCKETS, CorpusChanges, content_bucket, diff_corpus
 from resources import CorpusResource, DatabaseResource
 
-CORPUS_SENSOR_INTERVAL_S = 15
+# Seconds between two ticks of the corpus sensor (a stat of every file; hashes only for changed
+# ones) and of the automation sensors of the indexes and precomputes (a few seconds of pipeline wait
+# each, measured in evals/bench_freshness.py, against the daemon's idle CPU, reported there too);
+# background work is not urgent.
+CORPUS_SENSOR_INTERVAL_S = 5
+AUTOMATION_INTERVAL_S = 5
+BACKGROUND_INTERVAL_S = 30
 # The per-file stages one corpus change runs, in one run per touched bucket (the re-ranker
 # vectors follow by automation, so a new file is searchable before they are encoded).
 CORPUS_SENSOR_ASSETS = ("source_files", "documents", "pages", "chunks", "embeddings")
+# ... and, in the same run after them, the search indexes (unpartitioned: they read every bucket):
+# a change is searchable when that run ends, without waiting for an automation tick and a second
+# run's process start (~20-35 s under load, bench_freshness). Two such runs never write the index
+# directory at once: those assets share the `radar_index_dir` concurrency pool (dagster.yaml, 1).
+CORPUS_RUN_INDEXES = ("bm25_index", "faiss_index", "pgvector_index")
 EVALUATION_SCHEDULE_CRON = "0 4 * * 0"  # Sundays 04:00
 # More touched buckets than this (a first build, a bulk copy) → one run over the whole range
 # (single-run backfill policy) instead of one run per bucket: each run pays ~10–20 s of process
 # start and model loading, and unchanged contents cost nothing in a run (every stage is incremental).
 MAX_BUCKET_RUNS = 4
-# The sensor's runs are small (one bucket's new files): their steps run in the run's own process, not
-# one subprocess per step (each pays ~5–10 s of imports here, measured in evals/bench_freshness.py),
-# and they go first in the run queue. Searchability next: the index sensor's runs before the
-# precompute and evaluation ones (dagster/priority, QueuedRunCoordinator).
-IN_PROCESS = {"execution": {"config": {"in_process": {}}}}
+# The daemon's runs are small (one bucket's new files, an incremental index or precompute): their
+# steps run in the run's own process (tag read by assets.executor.RunTagExecutor; automation runs
+# cannot pass run config), not one subprocess per step (each pays ~5–10 s of imports here, measured
+# in evals/bench_freshness.py). The corpus sensor's runs go first in the run queue, then the index
+# runs (searchability), the precomputes (the aggregates), then background work (dagster/priority,
+# QueuedRunCoordinator); lanes (radar/lane) are limited in dagster.yaml.
 PRIORITY_TAG = "dagster/priority"
+IN_PROCESS_TAGS = {EXECUTOR_TAG: "in_process"}
+CORPUS_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: "corpus", PRIORITY_TAG: "20"}
+INDEX_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: "index", PRIORITY_TAG: "10"}
+PRECOMPUTE_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: "precompute", PRIORITY_TAG: "0"}
+BACKGROUND_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: BACKGROUND_LANE, PRIORITY_TAG: "-10"}
 
 
 def encode_cursor(snapshot: dict[str, list]) -> str:
@@ -85,9 +107,9 @@ def _bucket_run_key(bucket: str, changes: CorpusChanges, previous: dict[str, lis
 
 
 def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> list[dg.RunRequest]:
-    """One ``RunRequest`` of ``CORPUS_SENSOR_ASSETS`` per content bucket ``changes`` touches, or
+    """One ``RunRequest`` of ``CORPUS_SENSOR_ASSETS`` (then ``CORPUS_RUN_INDEXES``) per content bucket ``changes`` touches, or
     one over the whole bucket range when more than ``MAX_BUCKET_RUNS`` are touched."""
-    keys = [dg.AssetKey(k) for k in CORPUS_SENSOR_ASSETS]
+    keys = [dg.AssetKey(k) for k in (*CORPUS_SENSOR_ASSETS, *CORPUS_RUN_INDEXES)]
     if len(changes.buckets) > MAX_BUCKET_RUNS:
         digest = hashlib.sha256(json.dumps(sorted(changes.snapshot.items())).encode("utf-8")).hexdigest()[:16]
         tags = {
@@ -98,7 +120,9 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
             "dagster/asset_partition_range_start": CONTENT_BUCKETS[0],
             "dagster/asset_partition_range_end": CONTENT_BUCKETS[-1],
         }
-        return [dg.RunRequest(run_key=f"corpus-all-{digest}", asset_selection=keys, tags={**tags, PRIORITY_TAG: "20"})]
+        # a bulk change: one subprocess per step (parallel steps, memory freed after each)
+        tags.update({LANE_TAG: "corpus", PRIORITY_TAG: "20"})
+        return [dg.RunRequest(run_key=f"corpus-all-{digest}", asset_selection=keys, tags=tags)]
     out = []
     for bucket in changes.buckets:
 
@@ -110,7 +134,7 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
             "radar/new_files": str(len(mine(changes.new, changes.snapshot))),
             "radar/changed_files": str(len(mine(changes.changed, changes.snapshot))),
             "radar/removed_files": str(len(mine(changes.removed, previous)) + len(mine(changes.changed, previous))),
-            PRIORITY_TAG: "20",
+            **CORPUS_TAGS,
         }
         out.append(
             dg.RunRequest(
@@ -118,7 +142,6 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
                 partition_key=bucket,
                 asset_selection=keys,
                 tags=tags,
-                run_config=IN_PROCESS,
             )
         )
     return out
@@ -126,11 +149,11 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
 
 @dg.sensor(
     name="corpus_sensor",
-    target=dg.AssetSelection.assets(*CORPUS_SENSOR_ASSETS),
+    target=dg.AssetSelection.assets(*CORPUS_SENSOR_ASSETS, *CORPUS_RUN_INDEXES),
     minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="New, changed and removed files under RADAR_CORPUS_DIR (size/mtime, SHA-256 when they "
-    "changed) → one run of the per-file stages per touched content bucket.",
+    "changed) → one run of the per-file stages per touched content bucket, then the search indexes.",
 )
 def corpus_sensor(
     context: dg.SensorEvaluationContext, corpus: CorpusResource, database: DatabaseResource
@@ -150,26 +173,43 @@ def corpus_sensor(
 
 
 # What makes a change searchable: evaluated by its own sensor, its runs ahead in the queue.
-SEARCH_INDEXES = dg.AssetSelection.assets("bm25_index", "faiss_index", "pgvector_index", "rerank_index")
+SEARCH_INDEXES = dg.AssetSelection.assets(
+    "bm25_index", "faiss_index", "pgvector_index", "pg_bm25_index", "rerank_index"
+)
+# What does not gate a milestone of a corpus change (searchable, counted): the re-ranker vectors (search
+# encodes missing ones at query time), claims and evaluations. One run at a time, at low CPU priority.
+BACKGROUND = dg.AssetSelection.assets("rerank_vectors", "precompute_evaluation") | dg.AssetSelection.groups(
+    "knowledge", "evaluation"
+)
 
 index_automation_sensor = dg.AutomationConditionSensorDefinition(
     "radar_index_automation",
     target=SEARCH_INDEXES,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
-    run_tags={"radar/trigger": "automation", PRIORITY_TAG: "10"},
+    minimum_interval_seconds=AUTOMATION_INTERVAL_S,
+    run_tags={"radar/trigger": "automation", **INDEX_TAGS},
     description="Evaluates the search indexes' automation conditions (eager): they follow the per-file "
-    "stages, ahead of precomputes and evaluations in the run queue.",
+    "stages, ahead of precomputes and background work in the run queue.",
 )
 
 automation_sensor = dg.AutomationConditionSensorDefinition(
     "radar_automation",
-    target=dg.AssetSelection.all() - SEARCH_INDEXES,
+    target=dg.AssetSelection.all() - SEARCH_INDEXES - BACKGROUND,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    minimum_interval_seconds=CORPUS_SENSOR_INTERVAL_S,
-    run_tags={"radar/trigger": "automation"},
-    description="Evaluates every other asset's automation condition: re-ranker vectors and precomputes "
-    "follow the per-file stages eagerly; evaluations run on their daily cron.",
+    minimum_interval_seconds=AUTOMATION_INTERVAL_S,
+    run_tags={"radar/trigger": "automation", **PRECOMPUTE_TAGS},
+    description="Evaluates the precomputes' automation conditions (eager): entities, places, dates, alerts, "
+    "presence and the dashboard aggregates follow the knowledge base.",
+)
+
+background_automation_sensor = dg.AutomationConditionSensorDefinition(
+    "radar_background_automation",
+    target=BACKGROUND,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=BACKGROUND_INTERVAL_S,
+    run_tags={"radar/trigger": "automation", **BACKGROUND_TAGS},
+    description="Evaluates the background assets' automation conditions: re-ranker vectors and claims "
+    "eagerly, evaluations on their daily cron; one run at a time, at low CPU priority (lane background).",
 )
 
 evaluation_schedule = dg.ScheduleDefinition(
@@ -180,4 +220,11 @@ evaluation_schedule = dg.ScheduleDefinition(
     description="Re-runs every evaluation weekly, whether or not its inputs changed.",
 )
 
-__all__ = ["CONTENT_PARTITIONS", "automation_sensor", "corpus_sensor", "evaluation_schedule", "index_automation_sensor"]
+__all__ = [
+    "CONTENT_PARTITIONS",
+    "automation_sensor",
+    "background_automation_sensor",
+    "corpus_sensor",
+    "evaluation_schedule",
+    "index_automation_sensor",
+]

@@ -7,14 +7,21 @@ schedule, the automation conditions): ``assets.automation`` and ``assets.partiti
 Loading it evaluates no settings: every resource is built with its fields unset and reads them
 from the environment (``radar_pipeline.config``) when a run uses it, so the same code location
 serves any ``RADAR_HOME``/``DATABASE_URL``/... and tests can vary them. The one exception is the
-executor, part of the definitions: ``RADAR_EXECUTOR`` (``assets.executor``) picks Dagster's default
-or Celery workers when the code location loads.
+executor, part of the definitions: ``RADAR_EXECUTOR`` (``assets.executor``) picks the local executor
+(Dagster's default, which also reads the daemon's run tags) or Celery workers when the code location
+loads.
 """
 
 import dagster as dg
 
 from assets import checks, claims, evals, indexes, ingestion, knowledge_base, precompute
-from assets.automation import automation_sensor, corpus_sensor, evaluation_schedule, index_automation_sensor
+from assets.automation import (
+    automation_sensor,
+    background_automation_sensor,
+    corpus_sensor,
+    evaluation_schedule,
+    index_automation_sensor,
+)
 from assets.executor import radar_executor
 from assets.partitions import EAGER, ON_EVALUATION_CRON
 from resources import (
@@ -67,7 +74,7 @@ defs = dg.Definitions(
             description="Codefest dev and XQuAD evaluations of the default retrieval configuration.",
         ),
     ],
-    sensors=[corpus_sensor, index_automation_sensor, automation_sensor],
+    sensors=[corpus_sensor, index_automation_sensor, automation_sensor, background_automation_sensor],
     schedules=[evaluation_schedule],
     resources={
         "database": DatabaseResource(),

@@ -3,8 +3,26 @@
 ``RADAR_EXECUTOR`` chooses, when the code location loads (an executor is part of the job
 definitions, so this is the one setting read at load time):
 
-* unset or ``multiprocess`` — Dagster's default (``multi_or_in_process_executor``): each step in a
-  subprocess of the run, on this machine. ``radar materialize`` and ``make up`` use it.
+* unset or ``multiprocess`` — ``radar_local`` (``radar_local_executor``): Dagster's default
+  executor (``multi_or_in_process_executor``: each step in a subprocess of the run, or every step in
+  the run's own process with ``execution: config: in_process:``), plus two run tags the daemon's
+  runs carry (``assets.automation``), read when a run starts:
+
+  - ``radar/executor: in_process`` — the run's steps execute in the run's process (Dagster's
+    ``InProcessExecutor``) whatever the config says. Automation runs cannot pass run config, and
+    their steps are small (one bucket's new files, an incremental index or precompute): a
+    subprocess per step pays the imports again (≈ 5–10 s each on this machine, measured in
+    ``evals/bench_freshness.py``) for seconds of work.
+  - ``radar/lane: background`` — the run (re-ranker vectors, evaluations) runs at a lower CPU
+    priority (``os.nice(BACKGROUND_NICE)``, inherited by its step and encoder processes), so it
+    does not slow the runs that make a change searchable and counted. ``dagster.yaml``'s
+    ``run_queue.tag_concurrency_limits`` admits one background run at a time.
+
+  ``radar materialize`` (``dagster asset materialize``, no tags) runs a subprocess per step as before,
+  started with Dagster's ``start_method: forkserver`` (the server imports the code location once
+  and forks each step from it) instead of ``spawn`` (each step imports it again): 6 trivial steps
+  took 18.8 s instead of 57.1 s under load ~17 here, 4.6 s in-process (``/tmp`` micro-benchmark,
+  reported in evals/README.md).
 * ``celery`` — ``dagster_celery.celery_executor``: the run submits each step as a Celery task to
   the ``dagster`` queue of a Redis broker; any number of workers started with
   ``celery -A assets.celery_app worker -Q dagster`` execute them. Every worker needs the same
@@ -30,6 +48,15 @@ import dagster as dg
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 EXECUTORS = ("multiprocess", "celery")
+EXECUTOR_TAG = "radar/executor"
+LANE_TAG = "radar/lane"
+BACKGROUND_LANE = "background"
+BACKGROUND_NICE = 10  # CFS weight 1024 → 110 (nice 0 vs 10): ~9 % of a core against a busy foreground
+_RENICED = False
+# Op tags of every asset that produces data (per-file stages, indexes, precomputes): within a run,
+# ready steps go by dagster/priority, so the producers run before the asset checks (priority 0) that
+# validate them, and a milestone (the new index, the aggregates) does not wait for the checks.
+PRODUCER_OP_TAGS = {"dagster/priority": "10"}
 
 
 class CelerySettings(BaseSettings):
@@ -80,11 +107,97 @@ def executor_kind() -> str:
     return kind
 
 
-def radar_executor() -> dg.ExecutorDefinition | None:
-    """The executor of every job in ``assets.definitions``: ``None`` (Dagster's default) unless
-    ``RADAR_EXECUTOR=celery``, then ``celery_executor`` configured from ``CelerySettings``."""
+class RunTagExecutor(dg.Executor):
+    """Delegates a run to Dagster's in-process or multiprocess executor by its run tags (see the
+    module docstring): ``radar/executor: in_process`` → ``in_process``; otherwise ``default`` (what
+    the run config chose). A ``radar/lane: background`` run lowers its own CPU priority first."""
+
+    def __init__(self, default: dg.Executor, in_process: dg.Executor):
+        self._default = default
+        self._in_process = in_process
+
+    @property
+    def retries(self):
+        """The retry mode of the executor the config chose (Dagster's ``RetryMode``)."""
+        return self._default.retries
+
+    @property
+    def step_dependency_config(self):
+        """Dagster's ``StepDependencyConfig`` of the executor the config chose."""
+        return self._default.step_dependency_config
+
+    def chosen(self, tags: dict[str, str]) -> dg.Executor:
+        """The executor a run with these tags runs on."""
+        return self._in_process if tags.get(EXECUTOR_TAG) == "in_process" else self._default
+
+    def execute(self, plan_context, execution_plan):
+        """Dagster's ``Executor.execute``: lower the priority of a background run, then delegate."""
+        global _RENICED
+        tags = plan_context.dagster_run.tags
+        if tags.get(LANE_TAG) == BACKGROUND_LANE and hasattr(os, "nice") and not _RENICED:
+            os.nice(BACKGROUND_NICE)  # once per process: the run worker is one process per run
+            _RENICED = True
+        return self.chosen(tags).execute(plan_context, execution_plan)
+
+
+def _local_requirements(config):
+    # Dagster's own rule for its default executor: a subprocess per step needs a reconstructable
+    # job and a persistent instance; in-process needs neither
+    from dagster._core.definitions.executor_definition import multiple_process_executor_requirements
+
+    return multiple_process_executor_requirements() if "multiprocess" in config else []
+
+
+@dg.executor(
+    name="radar_local",
+    config_schema=dg.multi_or_in_process_executor.config_schema,
+    requirements=_local_requirements,
+)
+def radar_local_executor(init_context: dg.InitExecutorContext) -> dg.Executor:
+    """Dagster's ``multi_or_in_process_executor`` (same config, same default: a subprocess per step,
+    but started by ``forkserver`` unless the config names a ``start_method``) wrapped in
+    ``RunTagExecutor``: a run tagged ``radar/executor: in_process`` runs its steps in its own
+    process, a ``radar/lane: background`` run at a lower CPU priority."""
+    config = dict(init_context.executor_config)
+    if "multiprocess" in config and not config["multiprocess"].get("start_method"):
+        # step processes forked from a server that imported the code location once (Dagster's
+        # `start_method: forkserver`, preloading the job's module) instead of spawned afresh
+        config["multiprocess"] = {**config["multiprocess"], "start_method": {"forkserver": {}}}
+    chosen = dg.multi_or_in_process_executor.executor_creation_fn(
+        dg.InitExecutorContext(
+            job=init_context.job,
+            executor_def=init_context.executor_def,
+            executor_config=config,
+            instance=init_context.instance,
+        )
+    )
+    if "in_process" in config:
+        return RunTagExecutor(chosen, chosen)
+    multi = dict(init_context.executor_config["multiprocess"])
+    in_process = dg.in_process_executor.executor_creation_fn(
+        dg.InitExecutorContext(
+            job=init_context.job,
+            executor_def=dg.in_process_executor,
+            executor_config={
+                "retries": multi.get("retries") or {"enabled": {}},
+                **(
+                    {"step_dependency_config": multi["step_dependency_config"]}
+                    if "step_dependency_config" in multi
+                    else {}
+                ),
+            },
+            instance=init_context.instance,
+        )
+    )
+    return RunTagExecutor(chosen, in_process)
+
+
+def radar_executor() -> dg.ExecutorDefinition:
+    """The executor of every job in ``assets.definitions``: ``radar_local_executor`` (Dagster's
+    default plus the run-tag rules above) unless ``RADAR_EXECUTOR=celery``, then ``celery_executor``
+    configured from ``CelerySettings`` (run tags ignored: every step is a Celery task)."""
     if executor_kind() == "multiprocess":
-        return None
+        return radar_local_executor
     from dagster_celery import celery_executor
 
     return celery_executor.configured(CelerySettings().executor_config(), name="radar_celery")

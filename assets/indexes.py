@@ -11,6 +11,7 @@ import dagster as dg
 from pydantic import Field
 
 from assets._meta import to_metadata
+from assets.executor import PRODUCER_OP_TAGS
 from assets.partitions import CONTENT_PARTITIONS, EAGER, buckets_of
 from radar_pipeline.config import RerankBudget
 from radar_pipeline.retrieval.search import retrieval_fingerprint_config
@@ -24,8 +25,15 @@ from radar_pipeline.stages import (
 from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
 
+# The assets that write the index directory (files swapped in and sealed in one manifest): one step
+# at a time across runs (Dagster concurrency pool, limit 1 in dagster.yaml), since the corpus
+# sensor's runs and the index automation's may both build them.
+INDEX_DIR_POOL = "radar_index_dir"
+
 
 @dg.asset(
+    pool=INDEX_DIR_POOL,
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"bm25"},
     deps=["chunks"],
@@ -45,6 +53,8 @@ def bm25_index(
 
 
 @dg.asset(
+    pool=INDEX_DIR_POOL,
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"faiss"},
     deps=["embeddings", bm25_index],
@@ -72,6 +82,7 @@ def faiss_index(
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"pgvector"},
     deps=["embeddings"],
@@ -98,6 +109,7 @@ def pgvector_index(
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"postgres"},
     deps=[bm25_index],
@@ -129,6 +141,7 @@ class RerankVectorsConfig(dg.Config):
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"postgres"},
     deps=["chunks"],
@@ -165,6 +178,8 @@ def rerank_vectors(
 
 
 @dg.asset(
+    pool=INDEX_DIR_POOL,
+    op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"numpy"},
     deps=[rerank_vectors, faiss_index],

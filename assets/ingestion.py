@@ -4,6 +4,7 @@ import dagster as dg
 import sqlalchemy as sa
 
 from assets._meta import md_table, to_metadata
+from assets.executor import PRODUCER_OP_TAGS
 from assets.partitions import CONTENT_PARTITIONS, EAGER, buckets_of
 from radar_pipeline import db
 from radar_pipeline.stages import extract_documents, sync_source_files
@@ -11,6 +12,7 @@ from resources import CorpusResource, DatabaseResource, OcrResource
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="ingestion",
     kinds={"postgres", "python"},
     partitions_def=CONTENT_PARTITIONS,
@@ -46,6 +48,7 @@ def source_files(
 
 
 @dg.multi_asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="ingestion",
     partitions_def=CONTENT_PARTITIONS,
     specs=[

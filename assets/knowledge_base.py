@@ -4,6 +4,7 @@ import dagster as dg
 import sqlalchemy as sa
 
 from assets._meta import md_table, to_metadata
+from assets.executor import PRODUCER_OP_TAGS
 from assets.partitions import CONTENT_PARTITIONS, EAGER, buckets_of
 from radar_pipeline import db
 from radar_pipeline.stages import chunk_documents, embed_chunks
@@ -11,6 +12,7 @@ from resources import ChunkingResource, DatabaseResource, EncoderResource
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="knowledge_base",
     kinds={"postgres", "python"},
     deps=["pages"],
@@ -48,6 +50,7 @@ def chunks(
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name="knowledge_base",
     kinds={"postgres", "pgvector"},
     deps=[chunks],

@@ -16,6 +16,7 @@ from dagster import AssetCheckExecutionContext, AssetExecutionContext
 
 from assets._meta import md_table, to_metadata
 from assets.checks import pandera_contract_check
+from assets.executor import PRODUCER_OP_TAGS
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.evidence import verify_evidence
 from radar_pipeline.precompute.pipeline import (
@@ -58,6 +59,7 @@ def _meta(stats: dict, table: str, rows_key: str | None = None) -> dict:
 
 # ---------------------------------------------------------------------- dictionary and gazetteer
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name=GROUP,
     kinds={"postgres", "yaml"},
     code_version=CODE_VERSION,
@@ -81,6 +83,7 @@ def entity_dictionary(database: DatabaseResource, precompute: PrecomputeResource
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name=GROUP,
     kinds={"postgres", "geojson"},
     code_version=CODE_VERSION,
@@ -108,6 +111,7 @@ _MENTION_DEPS = [entity_dictionary, place_gazetteer, *KB]
 
 
 @dg.multi_asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name=GROUP,
     code_version=CODE_VERSION,
     specs=[
@@ -156,6 +160,7 @@ def mentions(context: AssetExecutionContext, database: DatabaseResource, precomp
 
 # ---------------------------------------------------------------------- dates, alerts, presence
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name=GROUP,
     kinds={"postgres"},
     code_version=CODE_VERSION,
@@ -179,6 +184,7 @@ def publication_dates(database: DatabaseResource, precompute: PrecomputeResource
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name=GROUP,
     kinds={"postgres"},
     code_version=CODE_VERSION,
@@ -202,6 +208,7 @@ def early_warnings(database: DatabaseResource, precompute: PrecomputeResource) -
 
 
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name=GROUP,
     kinds={"postgres"},
     code_version=CODE_VERSION,
@@ -244,6 +251,7 @@ AGGREGATE_KEYS = tuple(_AGG_DESCRIPTIONS)  # the asset keys of dashboard_aggrega
 
 
 @dg.multi_asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name=GROUP,
     code_version=CODE_VERSION,
     can_subset=True,
@@ -279,6 +287,7 @@ def dashboard_aggregates(context: AssetExecutionContext, database: DatabaseResou
 
 # ---------------------------------------------------------------------- evaluation
 @dg.asset(
+    op_tags=PRODUCER_OP_TAGS,
     group_name=GROUP,
     kinds={"python"},
     code_version=CODE_VERSION,

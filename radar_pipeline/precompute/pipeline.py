@@ -123,7 +123,12 @@ def corpus_fingerprint(engine: sa.Engine) -> dict[str, Any]:
 
 
 def _run(
-    engine: sa.Engine, asset: str, inputs: Mapping[str, Any], tables: dict[str, list[dict]], producer: str
+    engine: sa.Engine,
+    asset: str,
+    inputs: Mapping[str, Any],
+    tables: dict[str, list[dict]],
+    producer: str,
+    keep_doc_ids: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     T.ensure_precompute_schema(engine)
     run_id = start_run(engine, asset, CODE_VERSION, inputs)
@@ -131,7 +136,9 @@ def _run(
     out: dict[str, Any] = {"run_id": run_id, "producer": producer, "precompute_version": version}
     total = Counter()
     for name, rows in tables.items():
-        st = write_versioned(engine, name, rows, run_id=run_id, producer=producer, version=version)
+        st = write_versioned(
+            engine, name, rows, run_id=run_id, producer=producer, version=version, keep_doc_ids=keep_doc_ids
+        )
         for k, v in st.items():
             out[f"{name}.{k}"] = v
             total[k] += v
@@ -294,17 +301,118 @@ def _batches(
         yield [(d, chunks[d["doc_id"]], pages[d["doc_id"]]) for d in part]
 
 
-def materialize_mentions(engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop) -> dict[str, Any]:
-    """One pass over every chunk: ``entity_mentions`` and ``place_mentions``.
+# What a document's mention rows are computed from (``match_document``): its own fields, its chunks
+# in order (id, text hash, language) and, for prose, its page texts (running headers/footers). MD5
+# over them, in SQL: a document whose hash and producer (code version, dictionary, gazetteer and
+# boilerplate versions) are those of its current rows gets the same rows again, so it is not matched.
+_DOCUMENT_INPUTS_SQL = """
+SELECT d.doc_id, md5(concat_ws(E'\\x1f', coalesce(d.phenomenon, '-'), coalesce(d.language, '-'),
+    coalesce(d.is_tabular::text, '-'), coalesce(d.collection, '-'),
+    (SELECT string_agg(c.chunk_id || ':' || c.text_sha || ':' || coalesce(c.language, ''), ',' ORDER BY c.seq)
+       FROM chunks c WHERE c.doc_id = d.doc_id),
+    CASE WHEN d.is_tabular THEN '' ELSE
+      (SELECT string_agg(md5(p.text), ',' ORDER BY p.page_no) FROM pages p WHERE p.doc_id = d.doc_id) END
+)) AS input_hash
+FROM documents d WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.doc_id = d.doc_id)
+"""
 
-    ``config.workers`` > 1 spreads batches of documents over that many processes. Returns counts
-    (mentions per table, resolution mix, decoys dropped, boilerplate spans blanked, seconds).
+
+# The code a document's mention rows come from: a change to any of these files re-matches every
+# document on the next run (as a dictionary change does), even when CODE_VERSION was not bumped.
+_MATCHER_MODULES = (
+    "pipeline.py",
+    "entities.py",
+    "boilerplate.py",
+    "text.py",
+    "places/loading.py",
+    "places/matcher.py",
+    "places/model.py",
+    "places/resolution.py",
+    "../textfold.py",
+    "../vocabulary.py",
+)
+
+
+def matcher_code_version() -> str:
+    """First 12 hex digits of the SHA-256 over the source of ``_MATCHER_MODULES`` (the matcher's code)."""
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for rel in _MATCHER_MODULES:
+        h.update(rel.encode())
+        h.update((here / rel).read_bytes())
+    return h.hexdigest()[:12]
+
+
+def document_inputs(engine: sa.Engine) -> dict[str, str]:
+    """doc_id → MD5 (hex) of what its mention rows are computed from (see ``_DOCUMENT_INPUTS_SQL``),
+    for every document with chunks (``_documents``)."""
+    with engine.connect() as conn:
+        return dict(conn.execute(sa.text(_DOCUMENT_INPUTS_SQL)).all())
+
+
+def _ledger(engine: sa.Engine, asset: str, producer: str) -> dict[str, str]:
+    """doc_id → input hash of the documents whose current ``asset`` rows ``producer`` (the ledger
+    key: producer string and matcher code version) wrote."""
+    t = T.precompute_inputs
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(t.c.doc_id, t.c.input_hash).where(t.c.asset == asset, t.c.producer == producer)
+        ).all()
+    return dict(rows)
+
+
+def _write_ledger(
+    engine: sa.Engine, asset: str, producer: str, run_id: str, hashes: Mapping[str, str], current: Sequence[str]
+) -> None:
+    """Record ``hashes`` (the documents computed now) and forget every document not in ``current``."""
+    t = T.precompute_inputs
+    with engine.begin() as conn:
+        conn.execute(t.delete().where(t.c.asset == asset, ~t.c.doc_id.in_(list(current)) if current else sa.true()))
+        if hashes:
+            conn.execute(t.delete().where(t.c.asset == asset, t.c.doc_id.in_(list(hashes))))
+            conn.execute(
+                t.insert(),
+                [
+                    {"asset": asset, "doc_id": d, "input_hash": h, "producer": producer, "run_id": run_id}
+                    for d, h in hashes.items()
+                ],
+            )
+
+
+def materialize_mentions(
+    engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop, *, full: bool = False
+) -> dict[str, Any]:
+    """``entity_mentions`` and ``place_mentions``, matching only the documents whose inputs changed.
+
+    A document's rows depend on it alone (``match_document``): the documents whose inputs
+    (``document_inputs``) and producer are those recorded in ``precompute_inputs`` keep their
+    current rows; the others (new, changed, or all of them after a dictionary, gazetteer,
+    boilerplate or code change) are matched and replace their rows, and the rows of documents that
+    are gone are closed. The current rows are the same as a full pass's (``full=True`` matches every
+    document). ``config.workers`` > 1 spreads batches of documents over that many processes.
+
+    Returns the write counts per table, ``documents`` (with chunks), ``documents_matched`` /
+    ``documents_reused``, ``chunks`` (matched now), totals of the current rows (mentions per table,
+    resolution mix, documents with a match, Bogotá/Cundinamarca mentions), decoys dropped and
+    boilerplate spans blanked (in the documents matched now) and seconds.
     """
     t0 = time.perf_counter()
     dictionary = config.dictionary()
     gazetteer = config.gazetteer()
     boilerplate = config.boilerplate()
-    docs = _documents(engine)
+    producer = f"mentions@{CODE_VERSION}|{dictionary.label}|{gazetteer.label}|{boilerplate.label}"
+    T.ensure_precompute_schema(engine)
+    all_docs = _documents(engine)
+    inputs_now = document_inputs(engine)
+    ledger_key = f"{producer}|code:{matcher_code_version()}"
+    known = {} if full else _ledger(engine, "mentions", ledger_key)
+
+    def unchanged(doc_id: str) -> bool:
+        return doc_id in known and doc_id in inputs_now and known[doc_id] == inputs_now[doc_id]
+
+    docs = [d for d in all_docs if not unchanged(d["doc_id"])]
+    kept = sorted(d["doc_id"] for d in all_docs if unchanged(d["doc_id"]))
+    log(f"mentions: {len(docs)} documents to match, {len(kept)} unchanged")
     init = (
         str(config.entities_path),
         str(config.places_path),
@@ -315,7 +423,7 @@ def materialize_mentions(engine: sa.Engine, config: PrecomputeConfig, log: Log =
     prows: list[dict] = []
     stats: Counter = Counter()
     done = 0
-    if config.workers > 1:
+    if config.workers > 1 and len(docs) > BATCH_DOCS:
         with ProcessPoolExecutor(config.workers, initializer=_init_worker, initargs=init) as pool:
             pending = []
             for batch in _batches(engine, docs):
@@ -332,8 +440,11 @@ def materialize_mentions(engine: sa.Engine, config: PrecomputeConfig, log: Log =
                 erows += e
                 prows += p
                 stats.update(s)
-    else:
-        _init_worker(*init)
+    elif docs:
+        # the objects built above (the gazetteer with the dictionary's aliases as decoys)
+        _WORKER.update(
+            dictionary=dictionary, gazetteer=gazetteer.with_decoys(dictionary.alias_phrases()), boilerplate=boilerplate
+        )
         for batch in _batches(engine, docs):
             e, p, s = _match_batch(batch)
             erows += e
@@ -349,28 +460,69 @@ def materialize_mentions(engine: sa.Engine, config: PrecomputeConfig, log: Log =
         "boilerplate": boilerplate.label,
         "corpus": corpus_fingerprint(engine),
     }
-    producer = f"mentions@{CODE_VERSION}|{dictionary.label}|{gazetteer.label}|{boilerplate.label}"
-    out = _run(engine, "mentions", inputs, {"entity_mentions": erows, "place_mentions": prows}, producer)
+    out = _run(
+        engine,
+        "mentions",
+        inputs,
+        {"entity_mentions": erows, "place_mentions": prows},
+        producer,
+        keep_doc_ids=kept,
+    )
+    _write_ledger(
+        engine,
+        "mentions",
+        ledger_key,
+        out["run_id"],
+        {d["doc_id"]: inputs_now[d["doc_id"]] for d in docs if d["doc_id"] in inputs_now},
+        [d["doc_id"] for d in all_docs],
+    )
     out.update(
         {
-            "documents": len(docs),
+            "documents": len(all_docs),
+            "documents_matched": len(docs),
+            "documents_reused": len(kept),
             "chunks": stats["chunks"],
-            "entity_mentions": len(erows),
-            "place_mentions": len(prows),
-            "place_resolution": dict(Counter(r["resolution"] for r in prows)),
-            "entity_mentions_by_category": dict(Counter(r["category"] for r in erows)),
-            "documents_with_entity": len({r["doc_id"] for r in erows}),
-            "documents_with_place": len({r["doc_id"] for r in prows if r["place_id"]}),
+            **_mention_totals(engine),
             "boilerplate_spans_blanked": stats["boilerplate_spans"],
             "entity_matches_dropped": {k[7:]: v for k, v in stats.items() if k.startswith("entity_")},
             "place_matches_dropped": {k[6:]: v for k, v in stats.items() if k.startswith("place_")},
-            "bogota_mentions": sum(1 for r in prows if r["place_id"] == "municipality:11001"),
-            "cundinamarca_mentions": sum(1 for r in prows if r["place_id"] == "department:25"),
             "seconds_matching": round(t_match, 2),
             "seconds": round(time.perf_counter() - t0, 2),
         }
     )
     return out
+
+
+def _mention_totals(engine: sa.Engine) -> dict[str, Any]:
+    """Summary of the current mention rows (the whole tables, whichever documents were matched now)."""
+    with engine.connect() as conn:
+
+        def one(sql: str) -> int:
+            return int(conn.execute(sa.text(sql)).scalar() or 0)
+
+        def mix(sql: str) -> dict[str, int]:
+            return {str(k): int(v) for k, v in conn.execute(sa.text(sql)).all()}
+
+        return {
+            "entity_mentions": one("SELECT count(*) FROM entity_mentions WHERE valid_to IS NULL"),
+            "place_mentions": one("SELECT count(*) FROM place_mentions WHERE valid_to IS NULL"),
+            "place_resolution": mix(
+                "SELECT resolution, count(*) FROM place_mentions WHERE valid_to IS NULL GROUP BY 1 ORDER BY 1"
+            ),
+            "entity_mentions_by_category": mix(
+                "SELECT category, count(*) FROM entity_mentions WHERE valid_to IS NULL GROUP BY 1 ORDER BY 1"
+            ),
+            "documents_with_entity": one("SELECT count(DISTINCT doc_id) FROM entity_mentions WHERE valid_to IS NULL"),
+            "documents_with_place": one(
+                "SELECT count(DISTINCT doc_id) FROM place_mentions WHERE valid_to IS NULL AND place_id IS NOT NULL"
+            ),
+            "bogota_mentions": one(
+                "SELECT count(*) FROM place_mentions WHERE valid_to IS NULL AND place_id = 'municipality:11001'"
+            ),
+            "cundinamarca_mentions": one(
+                "SELECT count(*) FROM place_mentions WHERE valid_to IS NULL AND place_id = 'department:25'"
+            ),
+        }
 
 
 # ---------------------------------------------------------------------- dates
@@ -605,6 +757,8 @@ def close_document_rows(engine: sa.Engine, doc_ids: Sequence[str], reason: str =
                 sa.text(f"UPDATE {name} SET valid_to = now() WHERE valid_to IS NULL AND doc_id = ANY(:ids)"),
                 {"ids": ids},
             ).rowcount
+        # their rows are closed: the ledger must not vouch for them (materialize_mentions)
+        conn.execute(T.precompute_inputs.delete().where(T.precompute_inputs.c.doc_id.in_(ids)))
     finish_run(engine, run_id, {"rows_superseded": sum(v for k, v in out.items() if k != "run_id")})
     return out
 

@@ -79,6 +79,19 @@ precompute_runs = sa.Table(
     comment="One row per precompute materialization: the lineage anchor of every derived row.",
 )
 
+precompute_inputs = sa.Table(
+    "precompute_inputs",
+    metadata,
+    sa.Column("asset", sa.Text, primary_key=True),
+    sa.Column("doc_id", sa.Text, primary_key=True),
+    sa.Column("input_hash", sa.Text, nullable=False, comment="MD5 of the document's inputs (pipeline.document_inputs)"),
+    sa.Column("producer", sa.Text, nullable=False, comment="the producer string its current rows were written with"),
+    sa.Column("run_id", sa.Text, nullable=False, comment="precompute_runs.run_id that last matched the document"),
+    comment="Per-document ledger of a per-document precompute (mentions): what each document's current rows "
+    "were computed from. A document whose inputs and producer are unchanged is not computed again; "
+    "bookkeeping, not history (rows are replaced).",
+)
+
 entity_dictionary = _versioned(
     "entity_dictionary",
     sa.Column("entity_id", sa.Text, nullable=False),

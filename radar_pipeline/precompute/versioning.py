@@ -21,7 +21,7 @@ import hashlib
 import io
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 import sqlalchemy as sa
@@ -142,38 +142,59 @@ def write_versioned(
     producer: str,
     now: dt.datetime | None = None,
     version: str | None = None,
+    keep_doc_ids: Collection[str] | None = None,
 ) -> dict[str, int]:
     """Make ``rows`` the current content of ``table_name``, keeping history.
 
     Inserted rows record ``version`` (the run's ``precompute_version``) in ``precompute_version``.
 
     ``rows`` are dicts with the table's content columns (``tables.content_columns``); missing keys
-    are NULL, unknown keys raise ``KeyError``. Returns ``rows_current`` (after the write),
-    ``rows_inserted``, ``rows_superseded``, ``rows_unchanged`` and ``duplicates_dropped`` (rows of
-    the input with identical content, kept once). One transaction: a failure leaves the table as
-    it was.
+    are NULL, unknown keys raise ``KeyError``. ``keep_doc_ids`` (tables with a ``doc_id`` column):
+    the current rows of these documents are left as they are and ``rows`` replace the rest of the
+    table — an incremental write of the documents that changed, with the same result as a full write
+    whose ``rows`` also hold the kept documents' current rows; a row of a kept document raises
+    ``ValueError``. Returns ``rows_current`` (after the write), ``rows_inserted``,
+    ``rows_superseded``, ``rows_unchanged`` (of ``rows``) and ``duplicates_dropped`` (rows of the
+    input with identical content, kept once). One transaction: a failure leaves the table as it was.
     """
     table = T.VERSIONED_TABLES[table_name]
     cols = T.content_columns(table)
     known = set(cols)
+    kept = set(keep_doc_ids) if keep_doc_ids is not None else None
     by_hash: dict[str, dict[str, Any]] = {}
     for row in rows:
         extra = set(row) - known
         if extra:
             raise KeyError(f"{table_name}: unknown columns {sorted(extra)}")
+        if kept and row.get("doc_id") in kept:
+            raise ValueError(f"{table_name}: a row of kept document {row.get('doc_id')}")
         by_hash.setdefault(row_hash(row, cols), row)
     now = now or _now()
     with engine.begin() as conn:
         conn.execute(sa.text("CREATE TEMP TABLE _produced (row_hash text PRIMARY KEY) ON COMMIT DROP"))
         _copy_rows(conn, "_produced", ["row_hash"], ([h] for h in by_hash))
+        keep_clause = ""
+        if kept is not None:
+            conn.execute(sa.text("CREATE TEMP TABLE _kept (doc_id text PRIMARY KEY) ON COMMIT DROP"))
+            _copy_rows(conn, "_kept", ["doc_id"], ([d] for d in sorted(kept)))
+            keep_clause = "AND NOT EXISTS (SELECT 1 FROM _kept k WHERE k.doc_id = t.doc_id) "
         superseded = conn.execute(
             sa.text(
-                f"UPDATE {table_name} t SET valid_to = :now WHERE t.valid_to IS NULL "
+                f"UPDATE {table_name} t SET valid_to = :now WHERE t.valid_to IS NULL {keep_clause}"
                 f"AND NOT EXISTS (SELECT 1 FROM _produced p WHERE p.row_hash = t.row_hash)"
             ),
             {"now": now},
         ).rowcount
-        current = {r[0] for r in conn.execute(sa.text(f"SELECT row_hash FROM {table_name} WHERE valid_to IS NULL"))}
+        # the produced rows already current (the partial unique index on row_hash answers it)
+        current = {
+            r[0]
+            for r in conn.execute(
+                sa.text(
+                    f"SELECT p.row_hash FROM _produced p JOIN {table_name} t "
+                    f"ON t.row_hash = p.row_hash AND t.valid_to IS NULL"
+                )
+            )
+        }
         todo = [h for h in by_hash if h not in current]
         inserted = _copy_rows(
             conn,
@@ -181,8 +202,13 @@ def write_versioned(
             ["row_hash", "valid_from", "run_id", "producer", "precompute_version", *cols],
             ([h, now, run_id, producer, version, *[by_hash[h].get(c) for c in cols]] for h in todo),
         )
+        n_current = (
+            len(by_hash)
+            if kept is None
+            else conn.execute(sa.text(f"SELECT count(*) FROM {table_name} WHERE valid_to IS NULL")).scalar()
+        )
     return {
-        "rows_current": len(by_hash),
+        "rows_current": int(n_current),
         "rows_inserted": inserted,
         "rows_superseded": int(superseded),
         "rows_unchanged": len(by_hash) - inserted,

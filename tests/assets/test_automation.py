@@ -11,7 +11,13 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from assets.automation import CORPUS_SENSOR_ASSETS, MAX_BUCKET_RUNS, corpus_sensor, decode_cursor
+from assets.automation import (
+    CORPUS_RUN_INDEXES,
+    CORPUS_SENSOR_ASSETS,
+    MAX_BUCKET_RUNS,
+    corpus_sensor,
+    decode_cursor,
+)
 from assets.definitions import defs
 from assets.partitions import EAGER
 from radar_pipeline.corpus import CONTENT_BUCKETS, content_bucket, sha256_file
@@ -48,8 +54,12 @@ def test_sensor_requests_the_buckets_of_new_changed_and_removed_files(engine, pg
     expected = sorted({_bucket(corpus / "F1" / "a.txt"), _bucket(corpus / "F1" / "b.txt")})
     assert sorted(r.partition_key for r in first.run_requests) == expected
     for r in first.run_requests:
-        assert r.asset_selection == [dg.AssetKey(k) for k in CORPUS_SENSOR_ASSETS]
+        # the per-file stages of the bucket, then the search indexes in the same run
+        assert r.asset_selection == [dg.AssetKey(k) for k in (*CORPUS_SENSOR_ASSETS, *CORPUS_RUN_INDEXES)]
         assert r.tags["radar/trigger"] == "corpus_sensor"
+        # steps in the run's process, by tag (no run config: it works on any executor, Celery too)
+        assert r.tags["radar/executor"] == "in_process" and r.tags["radar/lane"] == "corpus"
+        assert not r.run_config
     assert set(decode_cursor(first.cursor)) == {"F1/a.txt", "F1/b.txt"}
 
     # unchanged corpus: no run, and a touched file (same bytes, new mtime) is no change either
@@ -126,6 +136,31 @@ def _requested(result) -> dict[str, set]:
             parts = r.true_subset.expensively_compute_partition_keys() if r.true_subset.is_partitioned else {None}
             out[key] = set(parts)
     return out
+
+
+def test_daemon_runs_carry_the_lanes_dagster_yaml_limits():
+    """Every automation sensor tags its runs with a lane, a priority and in-process steps; the run
+    queue admits one precompute and one background run at a time, so the corpus and index lanes
+    always find a slot, and every asset is evaluated by exactly one sensor."""
+    import yaml
+
+    from assets.automation import automation_sensor, background_automation_sensor, index_automation_sensor
+
+    queue = yaml.safe_load((Path(__file__).resolve().parents[2] / "dagster.yaml").read_text())["concurrency"]["runs"]
+    limits = {(x["key"], x["value"]): x["limit"] for x in queue["tag_concurrency_limits"]}
+    assert limits == {("radar/lane", "background"): 1, ("radar/lane", "precompute"): 1}
+    assert queue["max_concurrent_runs"] > sum(limits.values())
+    sensors = (index_automation_sensor, automation_sensor, background_automation_sensor)
+    tags = {s.name: s.run_tags for s in sensors}
+    assert {t["radar/lane"] for t in tags.values()} == {"index", "precompute", "background"}
+    assert all(t["radar/executor"] == "in_process" for t in tags.values())
+    prio = {t["radar/lane"]: int(t["dagster/priority"]) for t in tags.values()}
+    assert prio["index"] > prio["precompute"] > prio["background"]
+    graph = defs.resolve_asset_graph()
+    targets = [s.asset_selection.resolve(graph) for s in sensors]
+    assert sum(len(t) for t in targets) == len(set().union(*targets))  # disjoint
+    assert dg.AssetKey("rerank_vectors") in targets[2] and dg.AssetKey("pg_bm25_index") in targets[0]
+    assert dg.AssetKey("agg_timeline") in targets[1]
 
 
 def test_automation_follows_upstream_materializations():

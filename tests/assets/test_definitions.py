@@ -120,6 +120,7 @@ def test_schedules_and_sensors_resolve():
         "corpus_sensor": dg.DefaultSensorStatus.RUNNING,
         "radar_index_automation": dg.DefaultSensorStatus.RUNNING,
         "radar_automation": dg.DefaultSensorStatus.RUNNING,
+        "radar_background_automation": dg.DefaultSensorStatus.RUNNING,
     }
     assert {s.name: (s.job_name, s.default_status) for s in repo.schedule_defs} == {
         "evaluation_schedule": ("evaluation_job", dg.DefaultScheduleStatus.RUNNING)

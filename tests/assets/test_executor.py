@@ -1,5 +1,6 @@
-"""RADAR_EXECUTOR picks the executor of every job: Dagster's default unless it says ``celery``; the
-Celery settings the run and the workers share ask for late acknowledgement and redelivery."""
+"""RADAR_EXECUTOR picks the executor of every job: Dagster's default (plus the daemon's run tags:
+in-process steps, a background lane at low CPU priority) unless it says ``celery``; the Celery
+settings the run and the workers share ask for late acknowledgement and redelivery."""
 
 from __future__ import annotations
 
@@ -8,20 +9,93 @@ import subprocess
 import sys
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
-from assets.executor import CelerySettings, executor_kind, radar_executor
+from assets.executor import BACKGROUND_NICE, CelerySettings, executor_kind, radar_executor, radar_local_executor
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_default_is_dagsters_executor(monkeypatch):
+def test_default_is_dagsters_executor_reading_run_tags(monkeypatch):
     monkeypatch.delenv("RADAR_EXECUTOR", raising=False)
-    assert executor_kind() == "multiprocess" and radar_executor() is None
+    assert executor_kind() == "multiprocess" and radar_executor() is radar_local_executor
     from assets.definitions import defs
 
     job = defs.resolve_implicit_global_asset_job_def()
-    assert job.executor_def.name == "multi_or_in_process_executor"
+    assert job.executor_def.name == "radar_local"
+    # the same config as Dagster's default executor (`execution: config: in_process:` still works)
+    assert (
+        job.executor_def.config_schema.as_field().config_type.key
+        == dg.multi_or_in_process_executor.config_schema.as_field().config_type.key
+    )
+
+
+@dg.asset
+def step_a() -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"pid": os.getpid(), "nice": os.nice(0)})
+
+
+@dg.asset(deps=[step_a])
+def step_b() -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"pid": os.getpid(), "nice": os.nice(0)})
+
+
+def where_job() -> dg.JobDefinition:
+    """Two steps on radar_local_executor, each reporting the process and CPU priority it ran in."""
+    defs = dg.Definitions(
+        assets=[step_a, step_b], jobs=[dg.define_asset_job("where", "*")], executor=radar_local_executor
+    )
+    return defs.resolve_job_def("where")
+
+
+def _steps(result) -> dict[str, dict]:
+    return {
+        e.asset_key.to_user_string(): {
+            k: v.value for k, v in e.step_materialization_data.materialization.metadata.items()
+        }
+        for e in result.get_asset_materialization_events()
+    }
+
+
+def test_run_tag_picks_in_process_steps(tmp_path):
+    """A run tagged ``radar/executor: in_process`` runs both steps in the run's process; without the
+    tag each step runs in its own subprocess (Dagster's multiprocess executor)."""
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        job = dg.reconstructable(where_job)
+        with dg.execute_job(job, instance=instance, tags={"radar/executor": "in_process"}) as res:
+            assert res.success
+            steps = _steps(res)
+        assert {s["pid"] for s in steps.values()} == {os.getpid()}
+        with dg.execute_job(job, instance=instance) as res:
+            assert res.success
+            steps = _steps(res)
+        pids = [s["pid"] for s in steps.values()]
+        assert len(set(pids)) == 2 and os.getpid() not in pids
+
+
+def test_background_lane_runs_at_lower_cpu_priority(tmp_path):
+    """A ``radar/lane: background`` run renices its process (here a child Python, as the run worker
+    the daemon launches): its in-process steps, and the subprocesses of a multiprocess run, report a
+    niceness ``BACKGROUND_NICE`` above the parent's."""
+    probe = """
+import json, dagster as dg
+from tests.assets.test_executor import where_job, _steps
+inst, out, tags = dg.DagsterInstance.get(), {}, {"radar/lane": "background"}
+for name, extra in (("multi", {}), ("in_process", {"radar/executor": "in_process"})):
+    with dg.execute_job(dg.reconstructable(where_job), instance=inst, tags={**tags, **extra}) as r:
+        out[name] = sorted(s["nice"] for s in _steps(r).values())
+print(json.dumps(out))
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    import json
+
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    want = min(19, os.nice(0) + BACKGROUND_NICE)
+    # the second run is in the same, already reniced, process: not lowered twice
+    assert got["multi"] == [want, want] and got["in_process"] == [want, want]
 
 
 def test_unknown_executor_is_refused(monkeypatch):

@@ -42,8 +42,10 @@ def _in_caps_list(text: str, start: int) -> bool:
     lo = text.rfind("\n", 0, start) + 1
     hi = text.find("\n", start)
     line = text[lo : hi if hi >= 0 else len(text)]
+    if line.count(";") < 3:  # checked first: most lines are not lists, and counting letters is the cost
+        return False
     letters = [c for c in line if c.isalpha()]
-    return line.count(";") >= 3 and bool(letters) and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
+    return bool(letters) and sum(c.isupper() for c in letters) >= 0.9 * len(letters)
 
 
 @dataclass

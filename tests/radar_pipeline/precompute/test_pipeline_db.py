@@ -4,6 +4,7 @@ kept on a dictionary change, and every aggregate row's evidence verified."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 
 import pandera.polars as pa
 import polars as pl
@@ -13,6 +14,7 @@ import yaml
 
 from evals.precompute_eval import evaluate
 from radar_pipeline.precompute import pipeline as P
+from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.entities import DEFAULT_ENTITIES_PATH
 from radar_pipeline.precompute.evidence import verify_evidence
 from radar_pipeline.precompute.schemas import PRECOMPUTE_QUERIES, PRECOMPUTE_SCHEMAS
@@ -207,6 +209,70 @@ def test_dictionary_change_supersedes_instead_of_overwriting(pengine, config, tm
     assert any(v.startswith("entities:test-2") for v in versions) and len(versions) == 2
     assert runs == 3 and dict_rows == 2  # the dictionary entry itself has both versions
     assert first["mentions"]["entity_mentions.rows_current"] > second["entity_mentions.rows_current"]
+
+
+def _current_mentions(engine) -> dict[str, list[tuple]]:
+    """Every current mention row's content and lineage, sorted (what a reader of the tables sees)."""
+    out = {}
+    with engine.connect() as conn:
+        for name in ("entity_mentions", "place_mentions"):
+            cols = T.content_columns(T.VERSIONED_TABLES[name])
+            rows = conn.execute(
+                sa.text(f"SELECT row_hash, run_id, {', '.join(cols)} FROM {name} WHERE valid_to IS NULL")
+            ).all()
+            out[name] = sorted(tuple(map(str, r)) for r in rows)
+    return out
+
+
+def _documents_with_mentions(engine) -> set[str]:
+    with engine.connect() as conn:
+        return set(
+            conn.execute(
+                sa.text("SELECT doc_id FROM entity_mentions_current UNION SELECT doc_id FROM place_mentions_current")
+            ).scalars()
+        )
+
+
+def test_incremental_mentions_match_only_changed_documents_and_equal_a_full_pass(pengine, config):
+    """A new, a changed (one chunk re-written) and a removed document: only the new and the changed
+    ones are matched again, the removed one's rows are closed, and a full pass over every document
+    afterwards finds exactly the current rows (nothing to insert, nothing to supersede)."""
+    a, b, c, d = _crafted(pengine)
+    P.materialize_entity_dictionary(pengine, config.dictionary())
+    P.materialize_gazetteer(pengine, config.gazetteer())
+    first = P.materialize_mentions(pengine, config)
+    assert first["documents_matched"] == 4 and first["documents_reused"] == 0
+    again = P.materialize_mentions(pengine, config)  # nothing changed: nothing matched, nothing written
+    assert again["documents_matched"] == 0 and again["documents_reused"] == 4
+    assert again["entity_mentions.rows_inserted"] == again["entity_mentions.rows_superseded"] == 0
+    assert again["entity_mentions"] == first["entity_mentions"] and again["place_mentions"] == first["place_mentions"]
+
+    new = add_document(pengine, "codefest/F3/F3-ALERTAS-002.txt", ["El ELN amenaza a Florencia (Caquetá)."])
+    with pengine.begin() as conn:  # b re-chunked: its first passage now names Russia, not Starlink
+        text = "Cosmos 2542 and Russia passed near China."
+        conn.execute(
+            sa.text("UPDATE chunks SET text = :t, text_sha = :s WHERE doc_id = :d AND seq = 0"),
+            {"t": text, "s": hashlib.sha256(text.encode()).hexdigest(), "d": b},
+        )
+        for table in ("chunks", "pages", "documents"):  # c is gone
+            conn.execute(sa.text(f"DELETE FROM {table} WHERE doc_id = :d"), {"d": c})
+    inc = P.materialize_mentions(pengine, config)
+    assert inc["documents_matched"] == 2 and inc["documents_reused"] == 2 and inc["documents"] == 4
+    assert inc["entity_mentions.rows_superseded"] > 0  # Starlink in b, and c's rows
+    incremental = _current_mentions(pengine)
+    assert new in _documents_with_mentions(pengine) and c not in _documents_with_mentions(pengine)
+
+    full = P.materialize_mentions(pengine, config, full=True)
+    assert full["documents_matched"] == 4
+    for name in ("entity_mentions", "place_mentions"):
+        assert full[f"{name}.rows_inserted"] == 0 and full[f"{name}.rows_superseded"] == 0, name
+    assert _current_mentions(pengine) == incremental
+
+    # a retraction closes a document's rows and its ledger entry: it is matched again if it comes back
+    P.close_document_rows(pengine, [a])
+    assert a not in _documents_with_mentions(pengine)
+    back = P.materialize_mentions(pengine, config)
+    assert back["documents_matched"] == 1 and a in _documents_with_mentions(pengine)
 
 
 def test_contract_rejects_bogota_in_cundinamarca():
