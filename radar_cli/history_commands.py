@@ -109,13 +109,21 @@ def impact(target: str, as_json: bool) -> int:
             print(f"  retractado por {r['retracted_by']} el {r['retracted_at']}: {r['reason']}")
     ch = out["chunks"]
     print(f"pasajes: {len(ch['current'])} vigentes, {len(ch['closed'])} cerrados")
+    if ch["text_changed"]:
+        more = f" (+{len(ch['text_changed']) - 10})" if len(ch["text_changed"]) > 10 else ""
+        print(f"  con texto cambiado ({len(ch['text_changed'])}): {', '.join(ch['text_changed'][:10])}{more}")
+    if ch["same_text_now"]:
+        print(f"  cerrados con el mismo texto vigente bajo otro id: {len(ch['same_text_now'])}")
     for table, v in out["derived"].items():
         cur = v["current"] if isinstance(v["current"], int) else len(v["current"])
         if cur or v["closed"]:
             print(f"  {table}: {cur} vigentes, {v['closed']} cerrados")
     print(f"respuestas que lo leyeron o citaron: {len(out['answers'])}")
     for a in out["answers"]:
-        stale = ", ".join(f"{c} ({s['estado']})" for c, s in a["citas_no_vigentes"].items())
+        stale = ", ".join(
+            f"{c} ({s['estado']}{', texto cambiado' if s.get('texto_cambiado') else ''})"
+            for c, s in a["citas_no_vigentes"].items()
+        )
         print(
             f"  {a['run_id']}  {a['started_at']}  {a['pregunta'][:80]!r}"
             + (f"  citas no vigentes: {stale}" if stale else "")

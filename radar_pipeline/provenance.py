@@ -118,8 +118,10 @@ def _passage_states(conn: sa.Connection, chunk_ids: list[str]) -> dict[str, dict
     return out
 
 
-def _answers(conn: sa.Connection, doc_ids: list[str]) -> list[dict[str, Any]]:
-    """Past /chat runs whose trace read or cited a passage of ``doc_ids`` (newest first)."""
+def _answers(conn: sa.Connection, doc_ids: list[str], text_changed: set[str] = frozenset()) -> list[dict[str, Any]]:
+    """Past /chat runs whose trace read or cited a passage of ``doc_ids`` (newest first). Each stale
+    citation says whether its text changed (``texto_cambiado``: in ``text_changed``) or is still
+    served, unchanged, under another id."""
     if not _exists(conn, "agent_runs"):
         return []
     cond = " OR ".join(
@@ -140,7 +142,11 @@ def _answers(conn: sa.Connection, doc_ids: list[str]) -> list[dict[str, Any]]:
         cited = [c["chunk_id"] for c in (r.citas or []) if c.get("doc_id") in ids]
         read = [p["chunk_id"] for p in ((r.provenance or {}).get("passages") or []) if p.get("doc_id") in ids]
         states = _passage_states(conn, sorted(set(cited) | set(read)))
-        stale = {c: s for c, s in states.items() if c in cited and s["estado"] != "vigente"}
+        stale = {
+            c: {**s, "texto_cambiado": c in text_changed}
+            for c, s in states.items()
+            if c in cited and s["estado"] != "vigente"
+        }
         out.append(
             {
                 "run_id": r.run_id,
@@ -156,14 +162,41 @@ def _answers(conn: sa.Connection, doc_ids: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def _successors(conn: sa.Connection, doc_ids: list[str], max_depth: int = 50) -> set[str]:
+    """``doc_ids`` and every document that replaced one of them, transitively (``documents_history.
+    superseded_by``): where their passages' texts may be current now."""
+    seen, frontier = set(doc_ids), set(doc_ids)
+    for _ in range(max_depth):
+        nxt = (
+            set(
+                conn.execute(
+                    sa.text(
+                        "SELECT DISTINCT superseded_by FROM documents_history "
+                        "WHERE doc_id = ANY(:ids) AND superseded_by IS NOT NULL"
+                    ),
+                    {"ids": sorted(frontier)},
+                ).scalars()
+            )
+            - seen
+        )
+        if not nxt:
+            break
+        seen |= nxt
+        frontier = nxt
+    return seen
+
+
 def impact(engine: sa.Engine, target: str, corpus_root: Path | None = None) -> dict[str, Any]:
     """Everything that depends on ``target`` (a doc_id or a corpus path: all its versions).
 
     Returns ``doc_ids``; ``documents`` (per doc_id: ``estado``, closing reason/time/successor,
-    ``retraction``); ``chunks`` (``current`` and ``closed`` ids with reasons); ``derived`` (per
-    precompute table: ``current`` — the ids and key columns of the current rows that name or count
+    ``retraction``); ``chunks`` (``current`` and ``closed`` ids with reasons; of the passages closed
+    by a new version or extractor, ``text_changed`` — those whose text no current passage of the
+    source or of its successors holds, what a reader must re-check — and ``same_text_now``: closed
+    id → the current id serving the same text); ``derived`` (per precompute table: ``current`` — the ids and key columns of the current rows that name or count
     the documents — and ``closed``, how many closed rows did); ``answers`` (``_answers``: each past
-    run that read or cited them, and its cited passages that are no longer current); ``claims``
+    run that read or cited them, and its cited passages that are no longer current, each with
+    ``texto_cambiado``); ``claims``
     (``claims.links.claims_citing``: current claims citing it and closed versions that did). Raises ``UnknownSource``.
     """
     doc_ids = resolve_documents(engine, target, corpus_root)
@@ -203,14 +236,26 @@ def impact(engine: sa.Engine, target: str, corpus_root: Path | None = None) -> d
         )
         closed = conn.execute(
             sa.text(
-                "SELECT DISTINCT ON (chunk_id) chunk_id, supersede_reason FROM chunks_history "
+                "SELECT DISTINCT ON (chunk_id) chunk_id, supersede_reason, text_sha FROM chunks_history "
                 "WHERE doc_id = ANY(:ids) ORDER BY chunk_id, superseded_at DESC"
             ),
             {"ids": doc_ids},
         ).all()
+        lineage = _successors(conn, doc_ids)
+        current_sha = dict(
+            conn.execute(
+                sa.text("SELECT text_sha, min(chunk_id) FROM chunks WHERE doc_id = ANY(:ids) GROUP BY 1"),
+                {"ids": sorted(lineage)},
+            ).all()
+        )
+        current_ids = set(current)
+        closed = [r for r in closed if r.chunk_id not in current_ids]
+        revised = [r for r in closed if r.supersede_reason in ("source_changed", "extractor_changed")]
         out["chunks"] = {
             "current": current,
-            "closed": {r.chunk_id: r.supersede_reason for r in closed if r.chunk_id not in set(current)},
+            "closed": {r.chunk_id: r.supersede_reason for r in closed},
+            "text_changed": sorted(r.chunk_id for r in revised if r.text_sha not in current_sha),
+            "same_text_now": {r.chunk_id: current_sha[r.text_sha] for r in revised if r.text_sha in current_sha},
         }
         for table in DOCUMENT_TABLES:
             if _exists(conn, table):
@@ -235,16 +280,20 @@ def impact(engine: sa.Engine, target: str, corpus_root: Path | None = None) -> d
                 "current": [{"id": r.id, **{k: getattr(r, k) for k in keys}} for r in rows if r.cur],
                 "closed": sum(1 for r in rows if not r.cur),
             }
-        out["answers"] = _answers(conn, doc_ids)
+        out["answers"] = _answers(conn, doc_ids, set(out["chunks"]["text_changed"]))
     from radar_pipeline.claims.links import claims_citing  # claims import history; keep the edge one-way
 
     out["claims"] = claims_citing(engine, doc_ids)
     out["summary"] = {
         "chunks_current": len(out["chunks"]["current"]),
         "chunks_closed": len(out["chunks"]["closed"]),
+        "chunks_text_changed": len(out["chunks"]["text_changed"]),
         "cells_current": sum(len(v["current"]) for k, v in out["derived"].items() if k in EVIDENCE_TABLES),
         "answers": len(out["answers"]),
         "answers_with_stale_citations": sum(1 for a in out["answers"] if a["citas_no_vigentes"]),
+        "answers_citing_changed_text": sum(
+            1 for a in out["answers"] if any(s["texto_cambiado"] for s in a["citas_no_vigentes"].values())
+        ),
     }
     return out
 

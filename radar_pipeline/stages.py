@@ -27,7 +27,14 @@ from radar_pipeline import db, history
 from radar_pipeline.chunking import CHUNKER_VERSION, chunk_pages, text_sha
 from radar_pipeline.collection import CollectionManifest, collection_of
 from radar_pipeline.config import EncoderSpec
-from radar_pipeline.corpus import CONTENT_BUCKETS, content_bucket, phenomenon_for, scan_corpus
+from radar_pipeline.corpus import (
+    CONTENT_BUCKETS,
+    content_bucket,
+    doc_id_for,
+    phenomenon_for,
+    scan_corpus,
+    sha256_file,
+)
 from radar_pipeline.encoders import Encoder, build_encoder
 from radar_pipeline.ingest import EXTRACTOR_VERSION, ExtractedDocument, OcrSettings, extract
 from radar_pipeline.ingest.normalize import json_safe
@@ -208,6 +215,49 @@ def _store_document(engine: sa.Engine, row: dict, doc: ExtractedDocument) -> Non
             conn.execute(db.pages.insert(), page_rows[i : i + 2000])
 
 
+def _content_at(conn: sa.Connection, corpus_root: Path, paths: Collection[str]) -> dict[str, str]:
+    """path → the ``doc_id`` of the content the path holds now: its ``source_files`` row in any
+    content bucket, else the file's bytes on disk (a bucket's run may close the old version of a
+    changed file before the run of the new version's bucket has recorded the path). A path that
+    neither knows is absent (the file was removed)."""
+    if not paths:
+        return {}
+    sf = db.source_files
+    out = dict(conn.execute(sa.select(sf.c.path, sf.c.doc_id).where(sf.c.path.in_(sorted(paths)))).all())
+    for p in sorted(set(paths) - set(out)):
+        f = Path(corpus_root) / p
+        if f.is_file():
+            out[p] = doc_id_for(sha256_file(f))
+    return out
+
+
+def _displaced(
+    engine: sa.Engine, corpus_root: Path, files: list, only: frozenset[str] | None
+) -> list[tuple[str, str, str | None]]:
+    """``(doc_id, reason, successor)`` for current documents of *other* content buckets whose every
+    path holds other content now — a changed file whose new version falls in this run's buckets.
+    Closed by this run, so one path never has two current versions while the old version's bucket
+    waits for its own run (which then finds nothing to close). Empty for an all-bucket run."""
+    if only is None or not files:
+        return []
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.text(
+                "SELECT doc_id, source_paths FROM documents WHERE left(doc_id, 1) <> ALL(:b) AND EXISTS ("
+                "SELECT 1 FROM jsonb_array_elements_text(source_paths) p WHERE p = ANY(:paths))"
+            ),
+            {"b": sorted(only), "paths": sorted({f.path for f in files})},
+        ).all()
+        at = _content_at(conn, corpus_root, {p for r in rows for p in r.source_paths})
+    out = []
+    for r in rows:
+        if any(at.get(p) == r.doc_id for p in r.source_paths):
+            continue
+        successor = next((at[p] for p in r.source_paths if p in at), None)
+        out.append((r.doc_id, "source_changed" if successor else "source_removed", successor))
+    return out
+
+
 def extract_documents(
     engine: sa.Engine,
     corpus_root: Path,
@@ -253,11 +303,13 @@ def extract_documents(
             groups[f.doc_id].append(f)
     todo = [d for d in groups if d not in existing or existing[d].extractor_version != EXTRACTOR_VERSION]
     orphans = sorted(set(existing) - set(groups))
-    doc_at = {f.path: f.doc_id for f in files}
+    with engine.connect() as conn:
+        doc_at = _content_at(conn, corpus_root, {p for d in orphans for p in existing[d].source_paths})
     closes = []
     for d in orphans:
         successor = next((doc_at[p] for p in existing[d].source_paths if doc_at.get(p, d) != d), None)
         closes.append((d, "source_changed" if successor else "source_removed", successor))
+    closes += _displaced(engine, corpus_root, files, only)
     with engine.begin() as conn:
         if closes:
             history.close_documents(conn, closes)
@@ -269,7 +321,7 @@ def extract_documents(
                     .where(db.documents.c.doc_id == d)
                     .values(source_paths=paths, primary_path=paths[0], phenomenon=phenomenon_for(paths[0]))
                 )
-    log(f"documents: {len(groups)} contents, {len(todo)} to extract, {len(orphans)} closed (kept in history)")
+    log(f"documents: {len(groups)} contents, {len(todo)} to extract, {len(closes)} closed (kept in history)")
     # largest first so one big PDF does not finish the run alone
     todo.sort(key=lambda d: -groups[d][0].size_bytes)
     done = 0
@@ -341,7 +393,7 @@ def extract_documents(
     return {
         "documents": len(groups),
         "extracted_now": len(todo),
-        "removed": len(orphans),
+        "removed": len(closes),
         "closed_by_reason": dict(Counter(reason for _, reason, _ in closes)),
         "retracted_skipped": len({f.doc_id for f in files} & retracted),
         "pages": int(n_pages),

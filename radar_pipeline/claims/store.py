@@ -346,10 +346,29 @@ def claim_history(engine: sa.Engine, claim_id: str, scope: AccessScope | None = 
     return scope_rows(rows, scope)
 
 
+# The passage an evidence row ``e`` of claim version ``c`` cites, as ``k`` (chunk_id, doc_id, text):
+# the current one, else — only for a version that no longer asserts anything (closed, or a current
+# ``superseded``/``retracted`` tombstone) — its last closed version. A chunk_id never names two
+# texts (``history.assign_chunk_ids``), so any closed row of it holds the text that was quoted.
+_EVIDENCE_PASSAGE = (
+    "LEFT JOIN LATERAL (SELECT p.chunk_id, p.doc_id, p.text FROM ("
+    "SELECT chunk_id, doc_id, text, 0 AS pri, NULL::timestamptz AS at FROM chunks WHERE chunk_id = e.chunk_id "
+    "UNION ALL SELECT chunk_id, doc_id, text, 1, superseded_at FROM chunks_history "
+    "WHERE chunk_id = e.chunk_id AND (c.superseded_at IS NOT NULL OR c.status IN ('superseded', 'retracted'))"
+    ") p ORDER BY p.pri, p.at DESC LIMIT 1) k ON true"
+)
+
+
 def check_evidence(engine: sa.Engine, *, current_only: bool = True, limit: int = 20) -> dict[str, Any]:
     """Evidence integrity: claims (current versions, or all with ``current_only=False``) without an
     evidence row, evidence rows whose chunk does not exist or whose document differs, and rows whose
-    span is not ``chunks.text[span_start:span_end]``. Returns counts and up to ``limit`` examples."""
+    span is not ``text[span_start:span_end]`` of that passage. Returns counts and up to ``limit``
+    examples.
+
+    The passage is looked up by ``_EVIDENCE_PASSAGE``: a version that still asserts something (current,
+    ``asserted``/``contested``) must cite a current passage; a closed version, or a current
+    ``superseded``/``retracted`` one, may cite a passage closed since (``chunks_history``: a changed,
+    removed or retracted source), which resolves there with the text it had."""
     cur = "AND c.superseded_at IS NULL" if current_only else ""
     with engine.connect() as conn:
         n_claims = conn.execute(sa.text(f"SELECT count(*) FROM claims c WHERE true {cur}")).scalar_one()
@@ -375,7 +394,7 @@ def check_evidence(engine: sa.Engine, *, current_only: bool = True, limit: int =
                 "SELECT e.claim_id, e.chunk_id, (k.chunk_id IS NULL) AS missing, "
                 "(k.chunk_id IS NOT NULL AND k.doc_id <> e.doc_id) AS wrong_doc "
                 f"FROM claim_evidence e JOIN claims c ON c.id = e.claim_version {cur} "
-                "LEFT JOIN chunks k ON k.chunk_id = e.chunk_id "
+                f"{_EVIDENCE_PASSAGE} "
                 "WHERE k.chunk_id IS NULL OR k.doc_id <> e.doc_id "
                 "OR substring(k.text from e.span_start + 1 for e.span_end - e.span_start) <> e.span"
             )
@@ -407,18 +426,28 @@ def check_single_current(engine: sa.Engine) -> dict[str, Any]:
 
 
 def provenance_coverage(engine: sa.Engine) -> dict[str, Any]:
-    """Share of claim versions (all of history) whose every evidence row resolves to an existing
-    chunk of the named document, and which have at least one evidence row. Must be 1.0."""
+    """Share of claim versions (all of history) whose every evidence row resolves to a passage of
+    the named document — current, or closed since for a version that no longer asserts anything
+    (``_EVIDENCE_PASSAGE``) — and which have at least one evidence row. Must be 1.0.
+    ``resolving_in_history``: versions with at least one evidence row resolved from ``chunks_history``."""
     with engine.connect() as conn:
-        total, ok = conn.execute(
+        total, ok, in_history = conn.execute(
             sa.text(
-                "SELECT count(*), count(*) FILTER (WHERE n_ev > 0 AND n_ev = n_ok) FROM ("
-                "SELECT c.id, count(e.id) AS n_ev, count(k.chunk_id) FILTER (WHERE k.doc_id = e.doc_id) AS n_ok "
-                "FROM claims c LEFT JOIN claim_evidence e ON e.claim_version = c.id "
-                "LEFT JOIN chunks k ON k.chunk_id = e.chunk_id GROUP BY c.id) s"
+                "SELECT count(*), count(*) FILTER (WHERE n_ev > 0 AND n_ev = n_ok), "
+                "count(*) FILTER (WHERE n_ev > 0 AND n_ev = n_ok AND n_hist > 0) FROM ("
+                "SELECT c.id, count(e.id) AS n_ev, count(k.chunk_id) FILTER (WHERE k.doc_id = e.doc_id) AS n_ok, "
+                "count(k.chunk_id) FILTER (WHERE k.doc_id = e.doc_id AND NOT EXISTS "
+                "(SELECT 1 FROM chunks x WHERE x.chunk_id = e.chunk_id)) AS n_hist "
+                f"FROM claims c LEFT JOIN claim_evidence e ON e.claim_version = c.id {_EVIDENCE_PASSAGE} "
+                "GROUP BY c.id) s"
             )
         ).one()
-    return {"claim_versions": int(total), "resolving": int(ok), "coverage": (ok / total) if total else 1.0}
+    return {
+        "claim_versions": int(total),
+        "resolving": int(ok),
+        "resolving_in_history": int(in_history),
+        "coverage": (ok / total) if total else 1.0,
+    }
 
 
 def _jsonable(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

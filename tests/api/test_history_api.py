@@ -79,9 +79,21 @@ def test_a_changed_source_leaves_old_answers_auditable(engine, pg_url, world, us
         assert imp.status_code == 200, imp.text
         imp = imp.json()
     with engine.connect() as conn:
-        closed_ids = set(
-            conn.execute(sa.text("SELECT chunk_id FROM chunks_history WHERE doc_id = :d"), {"d": old_doc}).scalars()
+        closed_sha = dict(
+            conn.execute(
+                sa.text("SELECT chunk_id, text_sha FROM chunks_history WHERE doc_id = :d"), {"d": old_doc}
+            ).all()
         )
+        new_shas = set(conn.execute(sa.text("SELECT text_sha FROM chunks WHERE doc_id = :d"), {"d": new_doc}).scalars())
+    closed_ids = set(closed_sha)
+    # what a reader must re-check: the closed passages whose text the new version no longer holds
+    text_changed = sorted(c for c, sha in closed_sha.items() if sha not in new_shas)
+    assert text_changed and len(text_changed) < len(closed_ids), "one word changed, not the whole file"
+    assert imp["chunks"]["text_changed"] == text_changed
+    assert set(imp["chunks"]["same_text_now"]) == closed_ids - set(text_changed)
+    assert all(v.startswith(new_doc) for v in imp["chunks"]["same_text_now"].values())
+    stale = imp["answers"][0]["citas_no_vigentes"]
+    assert {c: s["texto_cambiado"] for c, s in stale.items()} == {c: c in text_changed for c in cited_old}
     assert imp["doc_ids"] == [old_doc]
     assert imp["documents"][old_doc]["estado"] == "reemplazado"
     assert imp["documents"][old_doc]["superseded_by"] == new_doc
@@ -94,6 +106,8 @@ def test_a_changed_source_leaves_old_answers_auditable(engine, pg_url, world, us
     assert provenance.resolve_documents(engine, FILES[0]) == [old_doc, new_doc]
     by_path = provenance.impact(engine, FILES[0])
     assert by_path["summary"]["answers_with_stale_citations"] == 1
+    assert by_path["chunks"]["text_changed"] == text_changed  # the path's both versions: the same answer
+    assert by_path["summary"]["answers_citing_changed_text"] == int(any(c in text_changed for c in cited_old))
     untouched = provenance.impact(engine, FILES[1])
     assert all(not a["citas_no_vigentes"] for a in untouched["answers"])
 
@@ -104,7 +118,8 @@ def test_a_changed_source_leaves_old_answers_auditable(engine, pg_url, world, us
     by_id = {p["chunk_id"]: p for p in rep["passages"]}
     assert set(by_id) == {c["chunk_id"] for c in citas}
     changed = [c for c in cited_old if by_id[c]["estado"] == "changed"]
-    assert changed, rep["passages"]
+    # impact and replay agree on which cited passages changed text
+    assert changed and changed == [c for c in cited_old if c in text_changed], rep["passages"]
     for c in cited_old:
         assert by_id[c]["estado"] in ("changed", "same") and by_id[c]["chunk_id_now"].startswith(new_doc)
     for c, p in by_id.items():

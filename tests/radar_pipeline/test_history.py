@@ -3,6 +3,7 @@ history (never deletes them), the current tables hold one version, and old ids s
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 
 from radar_pipeline import db, history
+from radar_pipeline.corpus import content_bucket, doc_id_for
 from radar_pipeline.ingest import OcrSettings
 from radar_pipeline.stages import chunk_documents, extract_documents, sync_source_files
 
@@ -94,6 +96,47 @@ def test_a_changed_file_closes_its_rows_and_old_ids_still_resolve(engine, corpus
         "documents_retracted_current": [],
         "chunks_same_position": [],
     }
+
+
+def _bucket_run(engine, root: Path, bucket: str) -> dict:
+    """What one corpus-sensor run of a content bucket does: sync → documents → chunks there."""
+    sync_source_files(engine, root, buckets={bucket})
+    stats = extract_documents(engine, root, OcrSettings(enabled=False), workers=1, buckets={bucket})
+    chunk_documents(engine, budget=120, buckets={bucket})
+    return stats
+
+
+@pytest.mark.parametrize("order", ["old_bucket_first", "new_bucket_first"])
+def test_a_changed_file_whose_content_moves_bucket_is_superseded_by_its_new_version(engine, corpus, order):
+    """The corpus sensor runs one content bucket per run: a file whose new bytes fall in another
+    bucket is handled by two runs, in either order. Its old version must still be closed as
+    ``source_changed`` with the new doc_id as successor (not ``source_removed``), so old citations
+    lead to the new version, and the path never has two current versions in between (the blocking
+    ``documents_one_current_version`` check of the first run)."""
+    _run(engine, corpus)
+    old_doc = _doc_of(engine, FILES[0])
+    path = corpus / FILES[0]
+    base = path.read_text(encoding="utf-8")
+    for i in range(200):  # an appended note whose bytes move the content to another bucket
+        text = base + f"\nNota de corrección {i}.\n"
+        new_doc = doc_id_for(hashlib.sha256(text.encode("utf-8")).hexdigest())
+        if content_bucket(new_doc) != content_bucket(old_doc):
+            break
+    path.write_text(text, encoding="utf-8")
+    buckets = [content_bucket(old_doc), content_bucket(new_doc)]
+    for b in buckets if order == "old_bucket_first" else buckets[::-1]:
+        _bucket_run(engine, corpus, b)
+        # between the two runs too: never two current versions of one path
+        assert history.version_violations(engine)["documents_same_path"] == []
+    assert _doc_of(engine, FILES[0]) == new_doc
+    with engine.connect() as conn:
+        closed = conn.execute(
+            sa.text("SELECT supersede_reason, superseded_by FROM documents_history WHERE doc_id = :d"), {"d": old_doc}
+        ).all()
+    assert [tuple(r) for r in closed] == [("source_changed", new_doc)]
+    first = f"{old_doc}-0"
+    rec = history.resolve_chunk(engine, first)
+    assert rec["supersede_reason"] == "source_changed" and rec["replaced_by"] == f"{new_doc}-0"
 
 
 def test_a_removed_file_is_closed_as_source_removed(engine, corpus):

@@ -179,3 +179,31 @@ def test_rematerializing_is_idempotent_append_only_and_checked(pengine, config):
         conn.execute(sa.text("UPDATE claim_evidence SET span = 'otra cosa' WHERE claim_id = :c"), {"c": st["claim_id"]})
     bad = check_evidence(pengine)
     assert not bad["ok"] and bad["evidence_span_mismatch"] == 1
+
+
+def test_evidence_in_closed_passages_resolves_from_history(pengine, config):
+    """Issue 13: evidence ids must resolve "current or superseded". A real retraction moves the
+    source's passages into chunks_history; the claim's current ``retracted`` version and its earlier
+    ``asserted`` version both cite them. The blocking evidence check and the provenance coverage
+    resolve them there, while a current asserted claim citing a closed passage is still caught."""
+    from radar_pipeline import history
+    from radar_pipeline.claims.links import retractions
+
+    doc = _presence_doc(pengine, "radar/territorial/data/presencia_2023.csv", 1, eln="VERDADERO")
+    run_precomputes(pengine, config)
+    materialize_claims(pengine, now=at("2026-11-01"))
+    history.retract_document(pengine, doc, "fuente falsa", "ana")
+    with pengine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM chunks WHERE doc_id = :d"), {"d": doc}).scalar() == 0
+    out = materialize_claims(pengine, retracted=retractions(pengine), now=at("2026-11-02"))
+    assert out["write"]["retracted"] == 1  # its passages are gone: a retracted tombstone version
+    ev = check_evidence(pengine)
+    assert ev["ok"] and ev["claims"] == 1 and ev["evidence_chunk_missing"] == 0, ev
+    assert check_evidence(pengine, current_only=False)["ok"]
+    cov = provenance_coverage(pengine)
+    assert cov["claim_versions"] == 2 and cov["coverage"] == 1.0, cov
+    # the same evidence on a claim that still asserts something: it must cite current passages
+    with pengine.begin() as conn:
+        conn.execute(sa.text("UPDATE claims SET status = 'asserted' WHERE superseded_at IS NULL"))
+    bad = check_evidence(pengine)
+    assert not bad["ok"] and bad["evidence_chunk_missing"] == 1
