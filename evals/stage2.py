@@ -20,7 +20,7 @@ Two parts:
   estado per route, share of answers whose every sentence cites a passage read in that run,
   premise handling, latency p50/p95 and model calls per route.
 
-``python evals/stage2.py [--set dev|heldout|test|final|final2|all]`` prints the reading scores as
+``python evals/stage2.py [--set dev|heldout|test|final|final2|final3|all]`` prints the reading scores as
 JSON and writes ``evals/reports/stage2_reading.json``; ``python evals/stage2.py --questions FILE
 --out REPORT`` scores any question file of the same schema (a new blind set: one command, no index
 needed). ``--typos`` adds the typo tolerance's corrections over the sets read (and the Codefest dev

@@ -5,7 +5,8 @@ agent selects shows the same figures the dashboard shows. Filters (``precompute.
 under their Spanish names): ``fenomeno`` (one of the three phenomena), ``desde``/``hasta`` (years
 1950–2049, either open, desde ≤ hasta), ``entidad`` (an entry of the entity dictionary, by id, or a
 country as ``country:<ISO3>``) and ``lugar`` (a gazetteer place id: a Colombian department or
-municipality, e.g. ``municipality:52835`` for Tumaco). Values are resolved against the same
+municipality, e.g. ``municipality:52835`` for Tumaco, or a country when it is the territory the map
+of places shows: ``_located_country``). Values are resolved against the same
 gazetteer and dictionary the precomputes count with (``understanding.QuestionReader``); anything
 else — from the rules or from a model's proposal — is dropped and reported in ``rejected``.
 
