@@ -150,7 +150,7 @@ _CONTENT = (
     r"what (?:do|does|did) .{0,60} say|tell me|(?<!\w)why(?!\w)|(?<!\w)describe|"
     # a comparison asked after a view ("la línea de tiempo … y compara Brasil con Chile"), not a
     # comparison placed in one ("compáralos en el mapa")
-    r"(?:,|(?<!\w)y) compar(?:a|e|ame|en)(?!\w)(?! en (?:el|la|un|una)(?!\w))|"
+    r"(?:(?<=,) |y )compar(?:a|e|en|ame)(?:la|lo|las|los)?(?!\w)(?! en (?:el|la|un|una)(?!\w))|"
     r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*)"
 )
 

@@ -343,6 +343,7 @@ def test_bare_short_form_of_a_group(reader):
         ("intensidad por grupo y por año de las menciones en el Cauca", "matriz_calor", {"lugar": "department:19"}),
         ("alertas por municipio y por año en Nariño", "matriz_calor", {"lugar": "department:52"}),
         ("cruzar actores con años en la IA militar", "matriz_calor", {"fenomeno": "ai_military"}),
+        ("Cruce años y grupos armados en el Cauca", "matriz_calor", {"lugar": "department:19"}),
         # countries linked to an actor are the network; countries named with it are the map
         (
             "¿Qué países están vinculados a Irán en los documentos de drones?",
@@ -447,6 +448,8 @@ def test_a_comparison_after_a_view_is_explained(reader):
         reader, "la cronología de las políticas de IA en la región y compara México con Argentina"
     )
     assert route == "both" and comps[:1] == ["linea_tiempo"], (route, comps)
+    route, comps, _, _ = _read(reader, "la serie anual de la NASA, compárala con la ESA")
+    assert route == "both" and comps[:1] == ["linea_tiempo"], (route, comps)
     route, comps, _, _ = _read(reader, "muestra el mapa de alertas del Cauca y compara en el mapa con Nariño")
     assert route == "visualization" and comps[:1] == ["mapa_alertas"], (route, comps)
 
@@ -458,12 +461,17 @@ def test_a_comparison_after_a_view_is_explained(reader):
         "¿Quién ganó la final de la copa ayer?",
         "¿qué hora es ahora en Medellín?",
         "el partido de Argentina hoy a qué hora empieza",
+        "¿a qué hora juega Brasil?",
+        "cuál es la hora en Leticia",
     ],
 )
 def test_chatter_with_a_place_is_off_topic(reader, question):
     assert router.plan(question, reader.read(question)).kind == "off_topic", question
 
 
-def test_a_political_party_is_no_chatter(reader):
-    question = "¿qué partido político ganó la gobernación de Arauca según los documentos?"
-    assert router.plan(question, reader.read(question)).kind == "question"
+def test_a_political_party_or_an_hour_in_history_is_no_chatter(reader):
+    for question in (
+        "¿qué partido político ganó la gobernación de Arauca según los documentos?",
+        "¿A qué hora se lanzó el misil antisatélite ruso según los informes?",
+    ):
+        assert router.plan(question, reader.read(question)).kind == "question", question
