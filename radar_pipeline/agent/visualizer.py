@@ -152,8 +152,13 @@ def _paired(question: str, entity: EntityRef) -> bool:
 # menciones a Ecuador", "documentos que mencionam o Peru"; not the places named with it ("¿qué
 # países se mencionan junto a la India?"), where the country is the actor the others co-occur with
 _COMENTION = re.compile(
-    r"(?<!\w)(?:junto|junto con|junto a|al lado de|con quien|alongside|together with|conectad\w*|vinculad\w*)(?!\w)"
-    r"|(?:que|cuales|which) (?:otros )?(?:paises|countries|lugares)"
+    r"(?<!\w)(?:junto|junto con|junto a|al lado de|con quien|alongside|together with|conectad\w*|vinculad\w*|"
+    r"(?:mencion|nombr|aparec|cit)\w* (?:con|junto)|(?:mentioned|named) with)(?!\w)"
+    # other places are the answer: other countries, or places of another level ("¿en qué
+    # departamentos se habla de Venezuela?"); the country anchors them ("¿en qué lugares se nombra
+    # a Venezuela?" asks where the country itself is named, like "dónde")
+    r"|(?:que|cuales|which|what) (?:paises|countries|departamentos|municipios|regiones|ciudades|departments|cities)"
+    r"|(?:otros|otras|other) (?:paises|countries|lugares|places)"
 )
 
 

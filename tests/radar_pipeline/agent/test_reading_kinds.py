@@ -414,6 +414,10 @@ def test_entity_filter_is_the_centre_of_the_view(reader, question, route, first,
         ),
         ("¿En qué documentos y dónde aparece nombrado Perú?", "mapa_lugares", {"lugar": "country:PER"}),
         ("¿Cómo se distribuyen geográficamente las menciones de Irán?", "mapa_lugares", {"lugar": "country:IRN"}),
+        ("¿En qué lugares se menciona a Chile?", "mapa_lugares", {"lugar": "country:CHL"}),
+        # the places named with it, or places of another level, are the answer: the country anchors them
+        ("mapa de los lugares que se mencionan con Chile", "mapa_lugares", {"entidad": "country:CHL"}),
+        ("¿En qué departamentos se habla de Ecuador?", "mapa_lugares", {"entidad": "country:ECU"}),
         # a country in any other view is an actor: the entity filter
         ("línea de tiempo de China en IA militar", "linea_tiempo", {"entidad": "country:CHN"}),
         ("serie anual de documentos sobre drones en Brasil", "linea_tiempo", {"entidad": "country:BRA"}),
