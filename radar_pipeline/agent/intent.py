@@ -58,8 +58,9 @@ _SHOW = (
 # the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
 _ALERTS = (
     r"alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
-    r"(?<!\w)alertas?(?!\w)|(?<!\w)alert(?:o|aron|ado|aba|aban)\s+(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
-    r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+alert(?:o|aron|ado|aba|aban)(?!\w)"
+    r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|emitio|emitieron)\s+"
+    r"(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
+    r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*)(?!\w)"
 )
 _PRESENCE = (
     r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
@@ -110,10 +111,12 @@ _LINKED = re.compile(
     r"(?<!\w)(?:conectad\w*|vinculad\w*|relacionad\w*|ligad\w*|aliad\w*|se (?:conecta|vincula|relaciona|alia)\w*)(?!\w)"
 )
 # A telegraphic request whose head noun is places: "lugares mencionados junto al ELN…", "municipios
-# nombrados en las alertas": a map of those places, whatever qualifies them
+# nombrados en las alertas", "departamentos con alertas por…": a map of those places, whatever
+# qualifies them
 _PLACES_HEAD = re.compile(
     r"^\W*(?:(?:los|las)\s+)?(?:lugares|municipios|departamentos|regiones|ciudades|territorios|places)\s+"
-    r"(?:(?:mas|que mas)\s+)?(?:mencionad\w*|nombrad\w*|citad\w*|que aparecen|que se (?:mencionan|nombran)|mentioned|named)(?!\w)"
+    r"(?:(?:mas|que mas)\s+)?(?:mencionad\w*|nombrad\w*|citad\w*|que aparecen|que se (?:mencionan|nombran)|mentioned|named|"
+    r"con (?:(?:mas|mayor numero de)\s+)?(?:alertas?|presencia|menciones))(?!\w)"
 )
 # "Menciones de El Tambo en los documentos": the mentions of a place, a map of it
 _MENTIONS_HEAD = re.compile(
@@ -138,7 +141,7 @@ _CONTENT = (
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
     # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
     r"que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
-    r"que (?:reportan|recomiend\w*|advierten|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
+    r"que (?:reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
     r"(?:que|cuales) (?!(?:paises|departamentos|municipios|lugares|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"

@@ -360,6 +360,8 @@ def test_bare_short_form_of_a_group(reader):
         # the ombudsman alerting (a verb) is the alerts map, not the presence map
         ("¿Dónde ha alertado la Defensoría sobre reclutamiento por parte de las disidencias?", "mapa_alertas", {}),
         ("¿En qué departamentos alertaron la Defensoría y el SAT por el ELN?", "mapa_alertas", {"entidad": "eln"}),
+        ("¿Dónde advirtió la Defensoría riesgos por el Clan del Golfo?", "mapa_alertas", {"entidad": "clan_del_golfo"}),
+        ("municipios con alertas por las disidencias", "mapa_alertas", {"entidad": "farc_dissidents"}),
     ],
 )
 def test_views_that_share_words(reader, question, first, filters):
@@ -377,6 +379,9 @@ def test_one_dimension_or_two_places_is_no_matrix(reader):
 def test_alerting_about_a_topic_is_no_alerts_map(reader):
     _, comps, _, _ = _read(reader, "¿En qué países han alertado sobre los riesgos de la IA militar?")
     assert comps[:1] == ["mapa_lugares"], comps
+    # what the ombudsman warned is content, not where
+    route, _, _, _ = _read(reader, "¿Qué advirtió la Defensoría sobre el reclutamiento en el Putumayo?")
+    assert route == "text"
 
 
 @pytest.mark.parametrize(
