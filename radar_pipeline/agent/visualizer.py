@@ -188,12 +188,14 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         if len(years) >= 2:
             desde, hasta = min(years), max(years)
     entity, place = facts.entity, facts.place
-    if entity is None and intent.view_text is not None:
-        # "la red de actores alrededor de Rusia … y explica qué papel juega China": the one actor
-        # of the part that asks for the view is its filter; the explanation's actors are not
-        entity = replace(facts, entities=[e for e in facts.entities if e.matched in intent.view_text]).entity
-    if entity is None:
-        entity = _view_subject(intent.view_text or question, facts, comps[0])
+    if intent.view_text is not None:
+        # "la red de actores alrededor de Rusia … y explica qué papel juega China", "la red del
+        # programa Replicator y explícame su relación con el Pentágono": the filter comes from the
+        # part that asks for the view; the explanation's actors are not
+        view_facts = replace(facts, entities=[e for e in facts.entities if e.matched in intent.view_text])
+        entity = view_facts.entity or _view_subject(intent.view_text, view_facts, comps[0])
+    elif entity is None:
+        entity = _view_subject(question, facts, comps[0])
     if entity is not None and _paired(question, entity):
         entity = None  # "relaciones entre el ELN y las disidencias": two actors, no single filter
     if entity is not None and place is None and entity.category == "country" and _located_country(question, comps[0]):

@@ -397,6 +397,13 @@ def test_alerting_about_a_topic_is_no_alerts_map(reader):
             "red_entidades",
             {"entidad": "country:CHN", "fenomeno": "ai_military"},
         ),
+        # …also when the explanation names another actor and the view's centre is a program
+        (
+            "la red del programa Replicator y explícame cómo se relaciona con el Pentágono",
+            "both",
+            "red_entidades",
+            {"entidad": "replicator"},
+        ),
         # a sub-topic that states the phenomenon is the topic, never an entity filter
         ("cronología de los desechos espaciales desde 2010", "visualization", "linea_tiempo", {"desde": 2010}),
     ],
