@@ -122,6 +122,10 @@ _PLACES_HEAD = re.compile(
 _MENTIONS_HEAD = re.compile(
     r"^\W*(?:(?:las|los)\s+)?(?:menciones|mencion|apariciones|mentions)\s+(?:de|del|a|al|of)(?!\w)"
 )
+# "… en los documentos / en el corpus" closing a telegraphic request
+_IN_THE_CORPUS = re.compile(
+    r"(?<!\w)(?:en|in) (?:los |el |las |the )?(?:documentos|corpus|textos|informes|fuentes|documents)\W*$"
+)
 # A question whose asked noun is places: "¿qué países…?", "¿en qué municipios…?", "which regions…"
 _ASKS_PLACES = re.compile(
     r"^\W*(?:(?:y|and|e) )?(?:(?:dime|muestrame|quiero saber|necesito saber|quisiera saber|sabes|tell me|show me)\W+)?"
@@ -339,7 +343,17 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
         add("mapa_presencia", "presencia")
     elif where:
         add(_map_kind(folded, has_armed_group), "dónde")
-    if not comps and _whole and has_place and not content and _MENTIONS_HEAD.search(folded):
+    if (
+        not comps
+        and _whole
+        and has_place
+        and not content
+        and (
+            _MENTIONS_HEAD.search(folded)
+            or (not has_armed_group and len(folded.split()) <= 6 and _IN_THE_CORPUS.search(folded))
+        )
+    ):
+        # "Menciones de El Tambo en los documentos", telegraphic "Tumaco en el corpus"
         add(_map_kind(folded, has_armed_group), "menciones de un lugar")
     # (the flags describe the whole question, so never for a part of it)
     if not comps and _whole and not content and has_armed_group and has_place and len(folded.split()) <= 8:

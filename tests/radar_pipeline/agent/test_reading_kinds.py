@@ -454,9 +454,14 @@ def test_phenomenon_stated_as_fenomeno_espacial():
     assert intent.stated_phenomenon("matriz del fenómeno espacial desde 2020") == "space_security"
 
 
-def test_mentions_of_a_place_are_its_map(reader):
-    route, comps, got, _ = _read(reader, "menciones de Tumaco en los informes")
+@pytest.mark.parametrize("question", ["menciones de Tumaco en los informes", "Tumaco en el corpus"])
+def test_mentions_of_a_place_are_its_map(reader, question):
+    route, comps, got, _ = _read(reader, question)
     assert route == "visualization" and comps[:1] == ["mapa_lugares"] and got.get("lugar") == "municipality:52835"
+
+
+def test_what_happened_in_a_place_per_the_documents_stays_text(reader):
+    assert _read(reader, "¿qué pasó en Tumaco según los documentos?")[0] == "text"
 
 
 def test_a_comparison_after_a_view_is_explained(reader):
