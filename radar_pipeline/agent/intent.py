@@ -55,7 +55,13 @@ _SHOW = (
     r"(?<!\w)(?:genera|saca|arma|crea|construye) (?:un|una|el|la) (?:red|mapa|grafic\w*|matriz|linea|cuadrante)|"
     r"(?<!\w)(?:ponme|ponlo|ponla|ponlos|ponlas|plotea\w*|draw|graficos?|graficas?)(?!\w))"
 )
-_ALERTS = r"alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|(?<!\w)alertas?(?!\w)"
+# the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
+_ALERTS = (
+    r"alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
+    r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|emitio|emitieron)\s+"
+    r"(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
+    r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*)(?!\w)"
+)
 _PRESENCE = (
     r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
     r"(?:que|cuales) grupos (?:armados )?(?:hay|estan|tienen|mandan|delinquen|se mueven|controlan)|"
@@ -100,6 +106,26 @@ _WHO_NOUNS = (
     r"(?<!\w)(?:actor\w*|entidad\w*|grupos?|organizacion\w*|paises|programas?|tecnologias?|actors?|entities|"
     r"groups?|atores)(?!\w)"
 )
+# A link between actors, stronger than a co-mention ("junto a"): what makes "¿qué países…?" a network
+_LINKED = re.compile(
+    r"(?<!\w)(?:conectad\w*|vinculad\w*|relacionad\w*|ligad\w*|aliad\w*|se (?:conecta|vincula|relaciona|alia)\w*)(?!\w)"
+)
+# A telegraphic request whose head noun is places: "lugares mencionados junto al ELN…", "municipios
+# nombrados en las alertas", "departamentos con alertas por…": a map of those places, whatever
+# qualifies them
+_PLACES_HEAD = re.compile(
+    r"^\W*(?:(?:los|las)\s+)?(?:lugares|municipios|departamentos|regiones|ciudades|territorios|places)\s+"
+    r"(?:(?:mas|que mas)\s+)?(?:mencionad\w*|nombrad\w*|citad\w*|que aparecen|que se (?:mencionan|nombran)|mentioned|named|"
+    r"con (?:(?:mas|mayor numero de)\s+)?(?:alertas?|presencia|menciones))(?!\w)"
+)
+# "Menciones de El Tambo en los documentos": the mentions of a place, a map of it
+_MENTIONS_HEAD = re.compile(
+    r"^\W*(?:(?:las|los)\s+)?(?:menciones|mencion|apariciones|mentions)\s+(?:de|del|a|al|of)(?!\w)"
+)
+# "… en los documentos / en el corpus" closing a telegraphic request
+_IN_THE_CORPUS = re.compile(
+    r"(?<!\w)(?:en|in) (?:los |el |las |the )?(?:documentos|corpus|textos|informes|fuentes|documents)\W*$"
+)
 # A question whose asked noun is places: "¿qué países…?", "¿en qué municipios…?", "which regions…"
 _ASKS_PLACES = re.compile(
     r"^\W*(?:(?:y|and|e) )?(?:(?:dime|muestrame|quiero saber|necesito saber|quisiera saber|sabes|tell me|show me)\W+)?"
@@ -119,7 +145,7 @@ _CONTENT = (
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
     # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
     r"que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
-    r"que (?:reportan|recomiend\w*|advierten|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
+    r"que (?:reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
     r"(?:que|cuales) (?!(?:paises|departamentos|municipios|lugares|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
@@ -129,6 +155,9 @@ _CONTENT = (
     r"utiliza\w*|usan?|emplea\w*|aprovecha\w*|ejerce\w*|impone\w*|mantiene\w*|logra\w*)|"
     r"how (?:does|do|did) .{0,40} (?:operate|work|finance|recruit)|"
     r"what (?:do|does|did) .{0,60} say|tell me|(?<!\w)why(?!\w)|(?<!\w)describe|"
+    # a comparison asked after a view ("la línea de tiempo … y compara Brasil con Chile"), not a
+    # comparison placed in one ("compáralos en el mapa")
+    r"(?:(?<=,) |y )compar(?:a|e|en|ame)(?:la|lo|las|los)?(?!\w)(?! en (?:el|la|un|una)(?!\w))|"
     r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*)"
 )
 
@@ -269,10 +298,16 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
             add(comp, "explícito")
     explicit = bool(comps)
     content = re.search(_CONTENT, folded) is not None
+    if not comps and _PLACES_HEAD.search(folded):
+        add(_map_kind(folded, has_armed_group), "pide lugares")
     asks_places = _ASKS_PLACES.search(folded)
     if asks_places:
         # "¿Qué países se mencionan junto a la India…?", "dime qué municipios…": it asks for places;
         # the rest qualifies them, and only a content cue after the place question makes it text
+        if asks_places.group(0).endswith(("paises", "countries")) and _LINKED.search(folded, asks_places.end()):
+            # "¿Qué países aparecen conectados con China…?": countries are actors; a link to one is
+            # the network (a co-mention, "junto a la India", stays the map of places)
+            add("red_entidades", "países vinculados")
         add(_map_kind(folded, has_armed_group), "pide lugares")
         content = re.search(_CONTENT, folded[asks_places.end() :]) is not None
     # views a question asks for without naming them (views.yaml cues, and the shapes below)
@@ -308,6 +343,18 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
         add("mapa_presencia", "presencia")
     elif where:
         add(_map_kind(folded, has_armed_group), "dónde")
+    if (
+        not comps
+        and _whole
+        and has_place
+        and not content
+        and (
+            _MENTIONS_HEAD.search(folded)
+            or (not has_armed_group and len(folded.split()) <= 6 and _IN_THE_CORPUS.search(folded))
+        )
+    ):
+        # "Menciones de El Tambo en los documentos", telegraphic "Tumaco en el corpus"
+        add(_map_kind(folded, has_armed_group), "menciones de un lugar")
     # (the flags describe the whole question, so never for a part of it)
     if not comps and _whole and not content and has_armed_group and has_place and len(folded.split()) <= 8:
         add("mapa_presencia", "grupo y lugar")  # telegraphic "disidencias en el Guaviare", "ELN Arauca"

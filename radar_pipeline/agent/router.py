@@ -314,7 +314,14 @@ _CHATTER = (
     r"is it (?:going to )?rain\w*|temperature (?:in|today|tomorrow)|"
     r"seleccion colombia|selecao|(?:la|una|the) liga|champions(?: league)?|copa (?:america|libertadores|del mundo|do mundo)|"
     r"goleador\w*|mundial|world cup|who won the (?:match|game|final|league|cup)|quien va a ganar (?:el|la)|"
-    r"partido de (?:futbol|ayer|hoy)|campeonato|brasileirao|nba|nfl|formula 1|tour de francia|"
+    r"partido de (?:futbol|ayer|hoy)|campeonato|"
+    # who won a game, the time of day: chatter even with a country or a city in it ("¿quién ganó el
+    # partido de Colombia anoche?", "¿qué hora es en Cali?")
+    r"quien gano (?:el|la|los|las) (?:partido|juego|clasico|final|copa|liga|carrera|pelea|etapa)|"
+    r"(?:el |un )?partido (?:de|del|entre) (?:\w+ ){1,3}?(?:anoche|ayer|hoy|manana|esta noche|el domingo|el sabado)|"
+    r"que hora es|(?:la )?hora (?:local|actual|exacta) (?:en|de)|cual es la hora (?:en|de|actual)|what time is it|"
+    r"a que hora (?:juega|empieza|es el partido|comienza el partido)|"
+    r"brasileirao|nba|nfl|formula 1|tour de francia|"
     r"como se (?:prepara|cocina|hace) (?:un |una |el |la )?(?:[\w]+ ){0,2}?(?:paisa|ajiaco|arepa\w*|sancocho|tamal\w*|"
     r"empanada\w*|pan|torta|postre|sopa|arroz|pollo|carne|pescado|ensalada|salsa|cafe|jugo|bebida|coctel|plato|comida)|"
     r"receita\w*|comida|ingredientes|ingredients|"

@@ -5,7 +5,8 @@ agent selects shows the same figures the dashboard shows. Filters (``precompute.
 under their Spanish names): ``fenomeno`` (one of the three phenomena), ``desde``/``hasta`` (years
 1950–2049, either open, desde ≤ hasta), ``entidad`` (an entry of the entity dictionary, by id, or a
 country as ``country:<ISO3>``) and ``lugar`` (a gazetteer place id: a Colombian department or
-municipality, e.g. ``municipality:52835`` for Tumaco). Values are resolved against the same
+municipality, e.g. ``municipality:52835`` for Tumaco, or a country when it is the territory the map
+of places shows: ``_located_country``). Values are resolved against the same
 gazetteer and dictionary the precomputes count with (``understanding.QuestionReader``); anything
 else — from the rules or from a model's proposal — is dropped and reported in ``rejected``.
 
@@ -21,7 +22,7 @@ from urllib.parse import urlencode
 
 from radar_pipeline.agent.intent import classify, stated_phenomenon
 from radar_pipeline.agent.periods import year_span
-from radar_pipeline.agent.understanding import EntityRef, QuestionFacts, QuestionReader
+from radar_pipeline.agent.understanding import EntityRef, PlaceRef, QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
 from radar_pipeline.textfold import fold_question
 from radar_pipeline.vocabulary import PHENOMENA
@@ -81,7 +82,7 @@ def validate(
                 rejected.append(f"entidad {str(value)[:40]!r}")
         elif key == "lugar":
             pid = reader.resolve_place(str(value)) if reader else None
-            if pid and not pid.startswith("country:"):
+            if pid:  # a country too: the map of places and the dashboard's place filter take one
                 out[key] = pid
             else:
                 rejected.append(f"lugar {str(value)[:40]!r}")
@@ -125,12 +126,48 @@ def _view_subject(text: str, facts: QuestionFacts, first: str) -> EntityRef | No
     if len(whats) != 1:
         return None
     (what,) = whats.values()
+    if stated_phenomenon(what.matched) is not None:
+        return None  # "línea de tiempo de la basura espacial": a sub-topic that states the phenomenon
     at = text.find(what.matched)
     if at < 0:
         return None
     if first == "red_entidades" or _SUBJECT_BEFORE.search(fold_question(text[:at]).strip()):
         return what
     return None
+
+
+def _paired(question: str, entity: EntityRef) -> bool:
+    """Whether ``entity`` is one of a pair the question relates ("relaciones entre el ELN y las
+    disidencias", "entre las disidencias y el ELN"): the second actor need not be a dictionary
+    entry, and a view over two actors has no single entity filter."""
+    folded, name = fold_question(question), re.escape(fold_question(entity.matched))
+    art = r"(?:(?:el|la|los|las|the)\s+)?"
+    return bool(
+        re.search(rf"(?<!\w)(?:entre|between)\s+{art}{name}\s+(?:y|e|and)\s+\w", folded)
+        or re.search(rf"(?<!\w)(?:entre|between)\s+{art}[\w ]{{2,40}}?\s+(?:y|e|and)\s+{art}{name}(?!\w)", folded)
+    )
+
+
+# The map of places asked for where a country is named: "¿dónde se nombra a Venezuela?", "las
+# menciones a Ecuador", "documentos que mencionam o Peru"; not the places named with it ("¿qué
+# países se mencionan junto a la India?"), where the country is the actor the others co-occur with
+_COMENTION = re.compile(
+    r"(?<!\w)(?:junto|junto con|junto a|al lado de|con quien|alongside|together with|conectad\w*|vinculad\w*|"
+    r"(?:mencion|nombr|aparec|cit)\w* (?:con|junto)|(?:mentioned|named) with)(?!\w)"
+    # other places are the answer: other countries, or places of another level ("¿en qué
+    # departamentos se habla de Venezuela?"); the country anchors them ("¿en qué lugares se nombra
+    # a Venezuela?" asks where the country itself is named, like "dónde")
+    r"|(?:que|cuales|which|what) (?:paises|countries|departamentos|municipios|regiones|ciudades|departments|cities)"
+    r"|(?:otros|otras|other) (?:paises|countries|lugares|places)"
+)
+
+
+def _located_country(question: str, first: str) -> bool:
+    """Whether a country the question names is the territory of the view: the first view is the map
+    of places (``documents_per_place`` filters on a country's ``place_id``; the timeline, network,
+    matrix and quadrant have no place column, so a country there is the actor) and the question
+    does not ask for the places named with it."""
+    return first == "mapa_lugares" and not _COMENTION.search(fold_question(question))
 
 
 def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
@@ -151,8 +188,21 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         if len(years) >= 2:
             desde, hasta = min(years), max(years)
     entity, place = facts.entity, facts.place
-    if entity is None:
-        entity = _view_subject(intent.view_text or question, facts, comps[0])
+    if intent.view_text is not None:
+        # "la red de actores alrededor de Rusia … y explica qué papel juega China", "la red del
+        # programa Replicator y explícame su relación con el Pentágono": the filter comes from the
+        # part that asks for the view; the explanation's actors are not
+        view_facts = replace(facts, entities=[e for e in facts.entities if e.matched in intent.view_text])
+        entity = view_facts.entity or _view_subject(intent.view_text, view_facts, comps[0])
+    elif entity is None:
+        entity = _view_subject(question, facts, comps[0])
+    if entity is not None and _paired(question, entity):
+        entity = None  # "relaciones entre el ELN y las disidencias": two actors, no single filter
+    if entity is not None and place is None and entity.category == "country" and _located_country(question, comps[0]):
+        # "¿Dónde se nombra a Venezuela?": the country is the territory the map of places shows
+        # (the dashboard's place filter takes countries); an actor of other views stays the entity
+        place = PlaceRef(entity.value, entity.name, "country", entity.matched)
+        entity = None
     if intent.view_text is not None and entity is not None and entity.matched not in intent.view_text:
         entity = None  # named only in the part to explain ("…y explícame qué dice la ESA"): no view filter
     if intent.view_text is not None and facts.places:

@@ -5,8 +5,9 @@ themselves are the precompute reader's (``find_entity``, ``find_place``, ``has_p
 current dictionary and gazetteer tables.
 
 An entity filter is an ``entity_id`` or a country (``country:CHN``): the agent's visualizer puts
-countries in ``entidad`` (a country is an actor of the question, not its territory), and the
-dashboard narrows by the documents naming it (``docsets.DocSets.naming_entity``)."""
+a country in ``entidad`` when it is an actor of the question, and the dashboard narrows by the
+documents naming it (``docsets.DocSets.naming_entity``); a country that is the territory of the map
+of places ("¿dónde se nombra a Venezuela?") comes as ``lugar``."""
 
 from __future__ import annotations
 
