@@ -803,16 +803,38 @@ def audit_after(
         "doc_ids": imp.get("doc_ids"),
     }
     (home.work / "impact.json").write_text(out, encoding="utf-8")
-    checks["impact_names_both_versions"] = imp.get("doc_ids") == [old, new]
-    checks["impact_closed_passages_exact"] = set((imp.get("chunks") or {}).get("closed") or {}) == set(closed)
+    # the path may have held other versions before (an earlier edit, a revert): impact names them all
+    with home.engine.connect() as conn:
+        versions = set(
+            conn.execute(
+                sa.text(
+                    "SELECT doc_id FROM documents WHERE primary_path = :p "
+                    "UNION SELECT doc_id FROM documents_history WHERE primary_path = :p"
+                ),
+                {"p": edit["path"]},
+            ).scalars()
+        )
+    closed_all: dict[str, dict] = {}
+    for d in sorted(versions):
+        closed_all.update({c: r for c, r in closed_chunks(home.engine, d).items() if c not in new_passages})
+    text_changed_all = sorted(
+        c
+        for c, r in closed_all.items()
+        if r["reason"] in ("source_changed", "extractor_changed") and r["text_sha"] not in new_shas
+    )
+    res["path_versions"] = sorted(versions)
+    checks["impact_names_every_version_of_the_path"] = (
+        set(imp.get("doc_ids") or []) == versions and {old, new} <= versions
+    )  # ordered by first closing: a content the path held before (an edit reverted, then redone) is not last
+    checks["impact_closed_passages_exact"] = set((imp.get("chunks") or {}).get("closed") or {}) == set(closed_all)
     checks["impact_current_passages_exact"] = set((imp.get("chunks") or {}).get("current") or []) == set(new_passages)
     named_changed = (imp.get("chunks") or {}).get("text_changed")
     if named_changed is not None:
-        checks["impact_text_changed_exact"] = set(named_changed) == set(text_changed)
+        checks["impact_text_changed_exact"] = set(named_changed) == set(text_changed_all)
     expected_answers = {
         rid
         for rid, t in traces.items()
-        if any(d in (old, new) or c.startswith(old + "-") for d, c in t["cited"] + t["read"])
+        if any(d in versions or c.rsplit("-", 1)[0] in versions for d, c in t["cited"] + t["read"])
     }
     cited_old_by_run = {
         rid: sorted({c for d, c in t["cited"] if c in old_cited and c in t["citas"]}) for rid, t in traces.items()
@@ -865,9 +887,12 @@ def audit_after(
             "answers": len(body.get("answers") or []),
             "closed": len((body.get("chunks") or {}).get("closed") or {}),
             "current": len((body.get("chunks") or {}).get("current") or []),
+            "text_changed": (body.get("chunks") or {}).get("text_changed"),
         }
         if label == "old":
             api_old = {a["run_id"] for a in body.get("answers") or []}
+    # the headline: the old version's impact names exactly the passages whose text the edit changed
+    checks["api_impact_of_old_version_names_exactly_the_changed_passages"] = api["old"]["text_changed"] == text_changed
     res["impact_api"] = api
     exp_old = {
         rid for rid, t in traces.items() if any(d == old or c.startswith(old + "-") for d, c in t["cited"] + t["read"])
@@ -879,7 +904,10 @@ def audit_after(
     res["impact_before_edit_summary"] = before_impact.get("summary")
 
     # ---- radar replay for the affected trace citing most of the file
-    affected = sorted(must_list, key=lambda rid: (-len(cited_old_by_run[rid]), rid))
+    affected = sorted(  # prefer an answer that cited a passage whose text changed
+        must_list,
+        key=lambda rid: (-sum(c in text_changed for c in cited_old_by_run[rid]), -len(cited_old_by_run[rid]), rid),
+    )
     affected = [rid for rid in affected if traces[rid]["provenance"]]
     if affected:
         rid = affected[0]
