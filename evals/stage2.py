@@ -52,6 +52,7 @@ SETS = {
     "final": ROOT / "evals" / "stage2" / "questions_final.jsonl",
     "final2": ROOT / "evals" / "stage2" / "questions_final2.jsonl",
     "final3": ROOT / "evals" / "stage2" / "questions_final3.jsonl",
+    "final4": ROOT / "evals" / "stage2" / "questions_final4.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")
