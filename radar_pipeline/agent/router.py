@@ -437,6 +437,7 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
         q,
         has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
         has_place=bool(facts and (facts.places or facts.ambiguous)),  # "¿qué grupos hay en Miraflores?" (two of them)
+        has_country=bool(facts) and any(e.category == "country" for e in facts.entities),
     ).route
     from radar_pipeline.agent.premise import extract_premise  # premise → writer → router: import late
 

@@ -71,3 +71,57 @@ def test_a_sub_topic_sets_the_view_filter(reader):
     assert comps == ["linea_tiempo"]
     assert filtros.get("fenomeno") == "ai_military"
     assert filtros.get("desde") == 2015
+
+
+@pytest.mark.parametrize(
+    ("question", "entidad"),
+    [
+        ("red de vínculos entre China y los demás actores del sector espacial", "country:CHN"),
+        ("grafo de relaciones entre Rusia y otros países en seguridad espacial", "country:RUS"),
+        ("network of relations between the United States and other actors", "country:USA"),
+    ],
+)
+def test_one_actor_and_the_others_is_that_actors_filter(reader, question, entidad):
+    _, comps, filtros = _read(reader, question)
+    assert comps == ["red_entidades"]
+    assert filtros.get("entidad") == entidad
+
+
+def test_two_actors_related_still_have_no_single_filter(reader):
+    _, comps, filtros = _read(reader, "red de relaciones entre China y Rusia en seguridad espacial")
+    assert comps == ["red_entidades"]
+    assert "entidad" not in filtros
+
+
+@pytest.mark.parametrize(
+    ("question", "entidad", "lugar"),
+    [
+        ("cronología de los bombardeos de EE.UU. en Yemen desde 2010", "country:USA", "country:YEM"),
+        ("línea de tiempo de las operaciones militares de Rusia en Siria", "country:RUS", "country:SYR"),
+    ],
+)
+def test_an_actor_country_and_the_country_where_it_acts(reader, question, entidad, lugar):
+    _, comps, filtros = _read(reader, question)
+    assert comps == ["linea_tiempo"]
+    assert filtros.get("entidad") == entidad
+    assert filtros.get("lugar") == lugar
+
+
+def test_two_countries_compared_are_no_place(reader):
+    _, _, filtros = _read(reader, "compara en una línea de tiempo a Brasil y Chile")
+    assert "lugar" not in filtros
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Muéstrame las menciones de Argentina y explícame qué dicen de su defensa",
+        "visualiza las menciones de Chile",
+        "enséñame las apariciones de Tumaco",
+    ],
+)
+def test_show_the_mentions_of_a_place_is_its_map(reader, question):
+    _, comps, filtros = _read(reader, question)
+    assert comps == ["mapa_lugares"]
+    assert filtros.get("lugar")
+    assert "entidad" not in filtros
