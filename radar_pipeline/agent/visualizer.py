@@ -21,7 +21,7 @@ from dataclasses import replace
 from urllib.parse import urlencode
 
 from radar_pipeline.agent.intent import classify, stated_phenomenon
-from radar_pipeline.agent.periods import year_span
+from radar_pipeline.agent.periods import parse_period, year_span
 from radar_pipeline.agent.understanding import EntityRef, PlaceRef, QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
 from radar_pipeline.textfold import fold_question
@@ -213,10 +213,20 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
     # their aggregates have no phenomenon column, so an implied one would filter nothing
     phen = stated_phenomenon(question)
     period = facts.period
+    span_text = question
+    if (
+        intent.view_text is not None
+        and period is not None
+        and fold_question(period.text) not in fold_question(intent.view_text)
+    ):
+        # "la línea de tiempo de los tests ASAT y explícame qué pasó con el test ruso de 2021": a
+        # period only in the part to explain is a requirement of the answer, not the view's filter
+        period = parse_period(intent.view_text, period.reference_year)
+        span_text = intent.view_text
     desde, hasta = (period.desde, period.hasta) if period else (None, None)
     if period is None:
         # "solo 2022 y 2023", "drones 2010 2020": a view over loose years spans them
-        years = year_span(question)
+        years = year_span(span_text)
         if len(years) >= 2:
             desde, hasta = min(years), max(years)
     entity, place = facts.entity, facts.place

@@ -125,3 +125,28 @@ def test_show_the_mentions_of_a_place_is_its_map(reader, question):
     assert comps == ["mapa_lugares"]
     assert filtros.get("lugar")
     assert "entidad" not in filtros
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Muéstrame la cronología de las pruebas antisatélite y explícame qué hizo India en 2019",
+        "enséñame la línea de tiempo de los drones militares y explícame qué pasó en 2020",
+    ],
+)
+def test_a_year_only_in_the_explanation_is_a_requirement_not_the_views_period(reader, question):
+    facts = reader.read(question)
+    plan = router.plan(question, facts)
+    assert plan.ruta == "both"
+    assert any(str(y) in str(r) for r in plan.requirements for y in (2019, 2020))
+    _, comps, filtros = _read(reader, question)
+    assert comps == ["linea_tiempo"]
+    assert "desde" not in filtros and "hasta" not in filtros
+
+
+def test_a_year_in_the_view_part_stays_its_period(reader):
+    _, comps, filtros = _read(
+        reader, "Muéstrame la línea de tiempo de las pruebas ASAT desde 2007 y explícame qué pasó"
+    )
+    assert comps == ["linea_tiempo"]
+    assert filtros.get("desde") == 2007
