@@ -1,7 +1,7 @@
 """Stage-2 evaluation: does the agent read real questions the way an analyst means them?
 
 Question sets (``evals/stage2/``, written by people who did not see the system; see its README):
-six sets (dev, heldout, test, final, final2, final3), all tuning sets now: each was scored once on first
+seven sets (dev, heldout, test, final, final2, final3, final4), all tuning sets now: each was scored once on first
 contact and its misses then fixed by kind. A new set is scored with one command (below). Each item
 has the expected ``route``,
 for visual items the acceptable first ``components`` and the ``filters`` the question states
@@ -20,7 +20,7 @@ Two parts:
   estado per route, share of answers whose every sentence cites a passage read in that run,
   premise handling, latency p50/p95 and model calls per route.
 
-``python evals/stage2.py [--set dev|heldout|test|final|final2|final3|all]`` prints the reading scores as
+``python evals/stage2.py [--set dev|heldout|test|final|final2|final3|final4|all]`` prints the reading scores as
 JSON and writes ``evals/reports/stage2_reading.json``; ``python evals/stage2.py --questions FILE
 --out REPORT`` scores any question file of the same schema (a new blind set: one command, no index
 needed). ``--typos`` adds the typo tolerance's corrections over the sets read (and the Codefest dev
@@ -52,6 +52,7 @@ SETS = {
     "final": ROOT / "evals" / "stage2" / "questions_final.jsonl",
     "final2": ROOT / "evals" / "stage2" / "questions_final2.jsonl",
     "final3": ROOT / "evals" / "stage2" / "questions_final3.jsonl",
+    "final4": ROOT / "evals" / "stage2" / "questions_final4.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")

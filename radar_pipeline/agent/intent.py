@@ -122,6 +122,11 @@ _PLACES_HEAD = re.compile(
 _MENTIONS_HEAD = re.compile(
     r"^\W*(?:(?:las|los)\s+)?(?:menciones|mencion|apariciones|mentions)\s+(?:de|del|a|al|of)(?!\w)"
 )
+# "Visualiza las menciones de Brasil", "muéstrame las apariciones de Tumaco": a request to show the
+# mentions of a place or country (the map of places, as "Menciones de <lugar>")
+_SHOW_MENTIONS = re.compile(
+    r"^\W*(?:por favor\W+)?\w+\s+(?:(?:las|los|the)\s+)?(?:menciones|apariciones|mentions)\s+(?:de|del|a|al|of)(?!\w)"
+)
 # "… en los documentos / en el corpus" closing a telegraphic request
 _IN_THE_CORPUS = re.compile(
     r"(?<!\w)(?:en|in) (?:los |el |las |the )?(?:documentos|corpus|textos|informes|fuentes|documents)\W*$"
@@ -233,9 +238,17 @@ _INTO_VIEW = re.compile(r"\s+(?:(?:lo|la|los|las|it|them)\s+)?(?:en|in|on|no|na)
 _SECOND_CLAUSE = re.compile(r"(?:[?;,.:]\s*(?:¿\s*)?(?:y |e |and )?|(?<!\w)(?:y|e|and) (?:¿\s*)?)(?:[\w¿]+ ){0,3}$")
 
 
-def classify(question: str, *, has_armed_group: bool = False, has_place: bool = False, _whole: bool = True) -> Intent:
+def classify(
+    question: str,
+    *,
+    has_armed_group: bool = False,
+    has_place: bool = False,
+    has_country: bool = False,
+    _whole: bool = True,
+) -> Intent:
     """Route and components of ``question`` (rules; see the module doc). ``has_armed_group`` /
-    ``has_place``: the question names an armed group / a Colombian place (``QuestionFacts``).
+    ``has_place`` / ``has_country``: the question names an armed group / a Colombian place / a
+    country (``QuestionFacts``).
 
     The question is read folded with typos in the view vocabulary's trigger words corrected
     (``understanding.ViewVocabulary.correct``: "precencia" → "presencia"). Views named outright
@@ -262,7 +275,9 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
         # that only asks to be shown something ("Show me y explícame …") names no view of its own.
         cut = content_at.start() if show or second is None or second.start() == 0 else second.start()
         view = question[: _orig_offset(question, folded, cut)]
-        head = classify(view, has_armed_group=has_armed_group, has_place=has_place, _whole=False)
+        head = classify(
+            view, has_armed_group=has_armed_group, has_place=has_place, has_country=has_country, _whole=False
+        )
         # without a request to show, only a first part that plainly asks for a view counts (a
         # place, a presence, the alerts, a named view): "¿cómo ha crecido…? ¿y por qué?" is content
         strong = (":explícito", ":mapa", ":presencia", ":dónde", ":pide lugares")
@@ -354,6 +369,9 @@ def classify(question: str, *, has_armed_group: bool = False, has_place: bool = 
         )
     ):
         # "Menciones de El Tambo en los documentos", telegraphic "Tumaco en el corpus"
+        add(_map_kind(folded, has_armed_group), "menciones de un lugar")
+    if not comps and show and (has_place or has_country) and _SHOW_MENTIONS.search(folded):
+        # "Visualiza las menciones de Brasil (y explica…)": the mentions of a place are its map
         add(_map_kind(folded, has_armed_group), "menciones de un lugar")
     # (the flags describe the whole question, so never for a part of it)
     if not comps and _whole and not content and has_armed_group and has_place and len(folded.split()) <= 8:

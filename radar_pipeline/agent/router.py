@@ -433,11 +433,24 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
         return Plan("off_topic", "text", reason="fuera de tema")  # "capital de Francia", "receta de pasta italiana"
     if re.search(r"(?<!\w)(?:" + _CHATTER + r")(?!\w)", folded) and not _STRONG_DOMAIN.search(folded):
         return Plan("off_topic", "text", reason="fuera de tema")
-    ruta = intent.classify(
+    read = intent.classify(
         q,
         has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
         has_place=bool(facts and (facts.places or facts.ambiguous)),  # "¿qué grupos hay en Miraflores?" (two of them)
-    ).route
+        has_country=bool(facts) and any(e.category == "country" for e in facts.entities),
+    )
+    ruta = read.route
+    if (
+        read.view_text is not None
+        and period is not None
+        and period.closed
+        and period.desde == period.hasta
+        and fold_question(period.text) not in fold_question(read.view_text)
+        and not any(r.label == str(period.desde) for r in reqs)
+    ):
+        # "la línea de tiempo de los tests ASAT y explícame qué pasó con el test ruso de 2021": the
+        # year is not the view's period (visualizer.propose) but what the explanation must cover
+        reqs.append(Requirement("year", str(period.desde), (str(period.desde),)))
     from radar_pipeline.agent.premise import extract_premise  # premise → writer → router: import late
 
     if ruta == "visualization" and extract_premise(q) is not None:

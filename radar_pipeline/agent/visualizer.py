@@ -21,7 +21,7 @@ from dataclasses import replace
 from urllib.parse import urlencode
 
 from radar_pipeline.agent.intent import classify, stated_phenomenon
-from radar_pipeline.agent.periods import year_span
+from radar_pipeline.agent.periods import parse_period, year_span
 from radar_pipeline.agent.understanding import EntityRef, PlaceRef, QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
 from radar_pipeline.textfold import fold_question
@@ -142,8 +142,10 @@ def _paired(question: str, entity: EntityRef) -> bool:
     entry, and a view over two actors has no single entity filter."""
     folded, name = fold_question(question), re.escape(fold_question(entity.matched))
     art = r"(?:(?:el|la|los|las|the)\s+)?"
+    # "entre Estados Unidos y otros actores": one actor and the rest is no pair
+    rest = r"(?!(?:(?:los|las|el|the)\s+)?(?:otros|otras|demas|resto|other|others|the rest)(?!\w))"
     return bool(
-        re.search(rf"(?<!\w)(?:entre|between)\s+{art}{name}\s+(?:y|e|and)\s+\w", folded)
+        re.search(rf"(?<!\w)(?:entre|between)\s+{art}{name}\s+(?:y|e|and)\s+{rest}\w", folded)
         or re.search(rf"(?<!\w)(?:entre|between)\s+{art}[\w ]{{2,40}}?\s+(?:y|e|and)\s+{art}{name}(?!\w)", folded)
     )
 
@@ -162,6 +164,31 @@ _COMENTION = re.compile(
 )
 
 
+def _actor_and_country(question: str, facts: QuestionFacts) -> tuple[EntityRef, PlaceRef] | None:
+    """``(actor, place)`` when the question names two countries, one as the place where something
+    happens ("ataques con drones de EE.UU. en Pakistán") and the other not: the dashboard narrows
+    any view to the documents naming a country (``api/dashboard/data/docsets.naming_place``), so the
+    stated place is the place filter and the other country the entity. None otherwise (one
+    country, a pair compared, or no "en <país>")."""
+    countries = list({e.value: e for e in facts.entities if e.category == "country"}.values())
+    if len(countries) != 2:
+        return None
+    folded = fold_question(question)
+    if re.search(r"(?<!\w)(?:entre|between|vs|versus|frente a|compar\w*)(?!\w)", folded):
+        return None
+    art = r"(?:(?:el|la|los|las|the|o|a)\s+)?"
+    located = [
+        c
+        for c in countries
+        if re.search(rf"(?<!\w)(?:en|in|em|no|na)\s+{art}{re.escape(fold_question(c.matched))}(?!\w)", folded)
+    ]
+    if len(located) != 1:
+        return None
+    (where,) = located
+    (actor,) = [c for c in countries if c is not where]
+    return actor, PlaceRef(where.value, where.name, "country", where.matched)
+
+
 def _located_country(question: str, first: str) -> bool:
     """Whether a country the question names is the territory of the view: the first view is the map
     of places (``documents_per_place`` filters on a country's ``place_id``; the timeline, network,
@@ -175,16 +202,31 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
     ``facts`` (``QuestionReader.read``). A view is always proposed: a question routed here with no
     component rule gets the timeline (or the place map when it names a place)."""
     armed = any(e.category == "armed_group" for e in facts.entities)
-    intent = classify(question, has_armed_group=armed, has_place=bool(facts.places or facts.ambiguous))
+    intent = classify(
+        question,
+        has_armed_group=armed,
+        has_place=bool(facts.places or facts.ambiguous),
+        has_country=any(e.category == "country" for e in facts.entities),
+    )
     comps = intent.components or (["mapa_lugares"] if facts.places else ["linea_tiempo"])
     # only a phenomenon the question states: alerts and armed presence are territorial anyway and
     # their aggregates have no phenomenon column, so an implied one would filter nothing
     phen = stated_phenomenon(question)
     period = facts.period
+    span_text = question
+    if (
+        intent.view_text is not None
+        and period is not None
+        and fold_question(period.text) not in fold_question(intent.view_text)
+    ):
+        # "la línea de tiempo de los tests ASAT y explícame qué pasó con el test ruso de 2021": a
+        # period only in the part to explain is a requirement of the answer, not the view's filter
+        period = parse_period(intent.view_text, period.reference_year)
+        span_text = intent.view_text
     desde, hasta = (period.desde, period.hasta) if period else (None, None)
     if period is None:
         # "solo 2022 y 2023", "drones 2010 2020": a view over loose years spans them
-        years = year_span(question)
+        years = year_span(span_text)
         if len(years) >= 2:
             desde, hasta = min(years), max(years)
     entity, place = facts.entity, facts.place
@@ -196,6 +238,8 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         entity = view_facts.entity or _view_subject(intent.view_text, view_facts, comps[0])
     elif entity is None:
         entity = _view_subject(question, facts, comps[0])
+    if entity is None and place is None and intent.view_text is None:
+        entity, place = _actor_and_country(question, facts) or (None, None)
     if entity is not None and _paired(question, entity):
         entity = None  # "relaciones entre el ELN y las disidencias": two actors, no single filter
     if entity is not None and place is None and entity.category == "country" and _located_country(question, comps[0]):

@@ -2,7 +2,10 @@
 each fixed as a kind: typos in a view's key word, relative and open periods in every phrasing
 family, views named by a synonym (Spanish, English, Portuguese) from ``views.yaml``, places written
 "<municipio>, <departamento>", a municipality given as an example or only in the part to explain,
-two requested views in the order asked, and a group's bare short form ("las disidencias").
+two requested views in the order asked, and a group's bare short form ("las disidencias"); and
+those the seventh set (final4) found: a sub-topic of one phenomenon states it (also misspelt), one
+actor and "otros actores", an actor country and the country where it acts, "visualiza las
+menciones de <país>", a year only in the part to explain.
 
 Every question here was written for this file; none is copied from a question set.
 """
@@ -496,3 +499,126 @@ def test_a_political_party_or_an_hour_in_history_is_no_chatter(reader):
         "¿A qué hora se lanzó el misil antisatélite ruso según los informes?",
     ):
         assert router.plan(question, reader.read(question)).kind == "question", question
+
+
+# --------------------------------------------------------------------------- final4 kinds
+@pytest.mark.parametrize(
+    ("question", "phenomenon"),
+    [
+        ("cronología de los sistemas de armas autónomas letales", "ai_military"),
+        ("matriz de calor de los documentos sobre armas autonomas", "ai_military"),
+        ("mapa de países con políticas nacionales de inteligencia artificial", "ai_military"),
+        ("timeline of documents on lethal autonomous weapons", "ai_military"),
+        ("linha do tempo dos drones militares", "ai_military"),
+        ("red de actores de las megaconstelaciones", "space_security"),
+        ("timeline of satellite constellations and orbital collisions", "space_security"),
+        ("evolución de las menciones del síndrome de Kessler", "space_security"),
+        ("línea de tiempo de seguridad espasial", "space_security"),  # a typo in the phrase
+        ("red de actores en seguridad espaciall desde 2020", "space_security"),
+        ("mapa de la deforestación en los documentos", "territorial"),
+        ("evolución de los documentos sobre zonas de reserva campesina", "territorial"),
+        ("línea de tiempo de la minería ilícita", "territorial"),
+    ],
+)
+def test_a_sub_topic_of_one_phenomenon_states_it(question, phenomenon):
+    assert intent.stated_phenomenon(question) == phenomenon
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "línea de tiempo de los drones",  # drones are civil too: no scope
+        "matriz de calor de drones",
+        "mapa de las menciones de un régimen especial",  # "especial" is no typo of "espacial"
+        "evolución de las zonas económicas especiales",
+        "red de actores que militan en partidos",
+        "timeline of the laws on land",
+    ],
+)
+def test_no_phenomenon_from_words_that_do_not_state_one(question):
+    assert intent.stated_phenomenon(question) is None
+
+
+def test_a_sub_topic_sets_the_view_filter(reader):
+    _, comps, filtros = _read(reader, "Muéstrame la evolución de los documentos sobre armas autónomas desde 2015")[:3]
+    assert comps == ["linea_tiempo"]
+    assert filtros.get("fenomeno") == "ai_military"
+    assert filtros.get("desde") == 2015
+
+
+@pytest.mark.parametrize(
+    ("question", "entidad"),
+    [
+        ("red de vínculos entre China y los demás actores del sector espacial", "country:CHN"),
+        ("grafo de relaciones entre Rusia y otros países en seguridad espacial", "country:RUS"),
+        ("network of relations between the United States and other actors", "country:USA"),
+    ],
+)
+def test_one_actor_and_the_others_is_that_actors_filter(reader, question, entidad):
+    _, comps, filtros = _read(reader, question)[:3]
+    assert comps == ["red_entidades"]
+    assert filtros.get("entidad") == entidad
+
+
+def test_two_actors_related_still_have_no_single_filter(reader):
+    _, comps, filtros = _read(reader, "red de relaciones entre China y Rusia en seguridad espacial")[:3]
+    assert comps == ["red_entidades"]
+    assert "entidad" not in filtros
+
+
+@pytest.mark.parametrize(
+    ("question", "entidad", "lugar"),
+    [
+        ("cronología de los bombardeos de EE.UU. en Yemen desde 2010", "country:USA", "country:YEM"),
+        ("línea de tiempo de las operaciones militares de Rusia en Siria", "country:RUS", "country:SYR"),
+    ],
+)
+def test_an_actor_country_and_the_country_where_it_acts(reader, question, entidad, lugar):
+    _, comps, filtros = _read(reader, question)[:3]
+    assert comps == ["linea_tiempo"]
+    assert filtros.get("entidad") == entidad
+    assert filtros.get("lugar") == lugar
+
+
+def test_two_countries_compared_are_no_place(reader):
+    _, _, filtros = _read(reader, "compara en una línea de tiempo a Brasil y Chile")[:3]
+    assert "lugar" not in filtros
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Muéstrame las menciones de Argentina y explícame qué dicen de su defensa",
+        "visualiza las menciones de Chile",
+        "enséñame las apariciones de Tumaco",
+    ],
+)
+def test_show_the_mentions_of_a_place_is_its_map(reader, question):
+    _, comps, filtros = _read(reader, question)[:3]
+    assert comps == ["mapa_lugares"]
+    assert filtros.get("lugar")
+    assert "entidad" not in filtros
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Muéstrame la cronología de las pruebas antisatélite y explícame qué hizo India en 2019",
+        "enséñame la línea de tiempo de los drones militares y explícame qué pasó en 2020",
+    ],
+)
+def test_a_year_only_in_the_explanation_is_a_requirement_not_the_views_period(reader, question):
+    facts = reader.read(question)
+    plan = router.plan(question, facts)
+    assert plan.ruta == "both"
+    assert any(str(y) in str(r) for r in plan.requirements for y in (2019, 2020))
+    _, comps, filtros = _read(reader, question)[:3]
+    assert comps == ["linea_tiempo"]
+    assert "desde" not in filtros and "hasta" not in filtros
+
+
+def test_a_year_in_the_view_part_stays_its_period(reader):
+    question = "Muéstrame la línea de tiempo de las pruebas ASAT desde 2007 y explícame qué pasó"
+    _, comps, filtros, _ = _read(reader, question)
+    assert comps == ["linea_tiempo"]
+    assert filtros.get("desde") == 2007
