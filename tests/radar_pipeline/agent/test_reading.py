@@ -10,26 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent import intent, router, visualizer
+from radar_pipeline.agent import intent, router
 from radar_pipeline.agent.periods import parse_period
-from radar_pipeline.agent.understanding import QuestionReader
-
-
-@pytest.fixture(scope="module")
-def reader(shared_dir):
-    """The real gazetteer (../shared/geo) and entity dictionary; newest dated document: 2025."""
-    return QuestionReader.from_shared(shared_dir, reference_year=2025)
+from tests.radar_pipeline.agent.support_reading import read_question
 
 
 def _read(reader, question):
     """``(route, components, filters without empty values)`` as the agent's offline path reads them."""
-    facts = reader.read(question)
-    plan = router.plan(question, facts)
-    if plan.kind != "question" or plan.ruta == "text":
-        return plan.ruta if plan.kind == "question" else plan.kind, [], {}
-    comps, filtros = visualizer.propose(question, facts)
-    vis, _ = visualizer.validate(comps, filtros, reader)
-    return plan.ruta, [c["tipo"] for c in vis["componentes"]], {k: v for k, v in vis["filtros"].items() if v}
+    return read_question(reader, question)[:3]
 
 
 @pytest.mark.parametrize(

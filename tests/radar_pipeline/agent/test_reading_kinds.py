@@ -16,30 +16,11 @@ import pytest
 
 from radar_pipeline.agent import intent, router, visualizer
 from radar_pipeline.agent.periods import parse_period
-from radar_pipeline.agent.understanding import QuestionReader, load_view_vocabulary, view_vocabulary
+from radar_pipeline.agent.understanding import load_view_vocabulary, view_vocabulary
 from radar_pipeline.vocabulary import PHENOMENA
+from tests.radar_pipeline.agent.support_reading import read_question
 
-
-@pytest.fixture(scope="module")
-def reader(shared_dir):
-    """The real gazetteer (../shared/geo) and entity dictionary; newest dated document: 2025."""
-    return QuestionReader.from_shared(shared_dir, reference_year=2025)
-
-
-def _read(reader, question):
-    """``(route, components, filters without empty values, ambiguous names)`` as the agent's offline path reads them."""
-    facts = reader.read(question)
-    plan = router.plan(question, facts)
-    if plan.kind != "question" or plan.ruta == "text":
-        return (plan.ruta if plan.kind == "question" else plan.kind), [], {}, [a.matched for a in facts.ambiguous]
-    comps, filtros = visualizer.propose(question, facts)
-    vis, _ = visualizer.validate(comps, filtros, reader)
-    return (
-        plan.ruta,
-        [c["tipo"] for c in vis["componentes"]],
-        {k: v for k, v in vis["filtros"].items() if v},
-        [a.matched for a in facts.ambiguous],
-    )
+_read = read_question  # (route, components, filters, ambiguous names)
 
 
 # --------------------------------------------------------------------------- the vocabulary is data
