@@ -20,7 +20,14 @@ from radar_pipeline.claims.store import check_evidence, check_single_current, pr
 from resources import DatabaseResource
 
 GROUP = "knowledge"
-REPORT = Path(__file__).resolve().parents[1] / "evals" / "reports" / "claims_eval.json"
+REPORT_NAME = "claims_eval.json"
+
+
+def report_path() -> Path:
+    """Where ``claims_evaluation`` writes its report: ``StorageSettings.reports`` (``<home>/reports``)."""
+    from radar_pipeline.config import StorageSettings
+
+    return StorageSettings().reports / REPORT_NAME
 
 
 def _engine(database: DatabaseResource) -> sa.Engine:
@@ -113,8 +120,9 @@ def claims_evaluation(database: DatabaseResource) -> dg.MaterializeResult:
         "provenance": prov,
         "aliases": aliases.score(aliases.build_sample(engine), aliases.gazetteer_index(engine)),
     }
-    REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+    out = report_path()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
     a = report["aliases"]["with_department"]
     return dg.MaterializeResult(
         metadata={
@@ -123,7 +131,7 @@ def claims_evaluation(database: DatabaseResource) -> dg.MaterializeResult:
             "alias_precision": dg.MetadataValue.float(float(a["precision"] or 0.0)),
             "alias_recall": dg.MetadataValue.float(float(a["recall"] or 0.0)),
             "report": dg.MetadataValue.json(report),
-            "report_path": dg.MetadataValue.path(str(REPORT)),
+            "report_path": dg.MetadataValue.path(str(out)),
         }
     )
 

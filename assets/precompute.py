@@ -8,7 +8,6 @@ read the ``<table>_current`` views for the current state.
 """
 
 import json
-from pathlib import Path
 
 import dagster as dg
 import sqlalchemy as sa
@@ -309,7 +308,9 @@ def precompute_evaluation(
         gazetteer=cfg.gazetteer().with_decoys(dictionary.alias_phrases()),
         boilerplate=cfg.boilerplate(),
     )
-    out = Path(__file__).resolve().parents[1] / "evals" / "reports" / "precompute_eval.json"
+    from radar_pipeline.config import StorageSettings
+
+    out = StorageSettings().reports / "precompute_eval.json"  # <home>/reports, never the checkout
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
     table = [

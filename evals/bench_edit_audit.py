@@ -37,9 +37,9 @@ exit status 0 when every check passed, 1 otherwise. ``--revert`` restores the or
 (refusing when the file changed since the edit), re-materializes (unless ``--no-materialize``) and adds
 a ``revert`` section to the report.
 
-The materialization's ``claims_evaluation`` and ``precompute_evaluation`` assets write
-``evals/reports/claims_eval.json`` / ``precompute_eval.json`` in this checkout; they are restored
-afterwards and the run's versions kept in the work dir, so the audit leaves the repository as it was.
+The materialization's ``claims_evaluation`` and ``precompute_evaluation`` assets write their reports
+under the home (``<home>/reports``, ``StorageSettings.reports``); older checkouts wrote them into
+``evals/reports``, so the audit still restores those two files if a run changed them.
 
 Refuses to start while a Dagster daemon heartbeats on the home's instance (``radar up`` / ``radar ui``:
 its corpus sensor would race the edit) or a run is in progress, unless ``--allow-daemon``.

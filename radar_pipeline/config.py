@@ -40,6 +40,16 @@ class StorageSettings(BaseSettings):
     home: Path = PROJECT_ROOT / ".radar"
     shared_dir: Path = PROJECT_ROOT.parent / "shared"
     corpus_dir: Path | None = None
+    reports_dir: Path | None = None
+    """``RADAR_REPORTS_DIR``: where evaluation assets write their JSON reports (default ``<home>/reports``)"""
+
+    @property
+    def reports(self) -> Path:
+        """Folder of the JSON reports the evaluation assets write for this home (``RADAR_REPORTS_DIR``,
+        default ``<home>/reports``). Never the checkout's ``evals/reports``: a materialization of a
+        test or scratch home must not overwrite the reports committed from a named run; copy a
+        report there on purpose."""
+        return (self.reports_dir or self.home / "reports").resolve()
 
     @property
     def corpus(self) -> Path:

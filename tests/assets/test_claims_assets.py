@@ -3,6 +3,8 @@ their evaluation, with the blocking checks passing; a second run changes nothing
 
 from __future__ import annotations
 
+import json
+
 import dagster as dg
 import pytest
 import sqlalchemy as sa
@@ -42,7 +44,7 @@ def _run(pg_url: str, shared_dir, tmp_path) -> dg.ExecuteInProcessResult:
 
 
 def test_claims_group_materializes_with_passing_checks(engine, pg_url, shared_dir, tmp_path, monkeypatch):
-    monkeypatch.setattr(claim_assets, "REPORT", tmp_path / "claims_eval.json")
+    monkeypatch.setenv("RADAR_REPORTS_DIR", str(tmp_path / "reports"))
     T.drop_precompute_schema(engine)  # rows another test left would become claims here
     add_document(engine, "radar/territorial/data/presencia_2023.csv", [RECORD], is_tabular=True)
     add_document(
@@ -62,6 +64,10 @@ def test_claims_group_materializes_with_passing_checks(engine, pg_url, shared_di
     assert mat.metadata["by_predicate"].value["present_in"] == 1
     (ev,) = result.asset_materializations_for_node("claims_evaluation")
     assert ev.metadata["provenance_coverage"].value == 1.0
+    # the report goes to the home's reports folder, never into the checkout's evals/reports
+    written = tmp_path / "reports" / "claims_eval.json"
+    assert ev.metadata["report_path"].value == str(written)
+    assert json.loads(written.read_text(encoding="utf-8"))["provenance"]["coverage"] == 1.0
     with engine.connect() as conn:
         n = conn.execute(sa.text("SELECT count(*) FROM claims")).scalar_one()
     again = _run(pg_url, shared_dir, tmp_path)
