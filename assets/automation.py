@@ -48,7 +48,7 @@ CORPUS_SENSOR_ASSETS = ("source_files", "documents", "pages", "chunks", "embeddi
 # ... and, in the same run after them, the search indexes (unpartitioned: they read every bucket):
 # a change is searchable when that run ends, without waiting for an automation tick and a second
 # run's process start (~20-35 s under load, bench_freshness). Two such runs never write the index
-# directory at once: those assets share the `radar_index_dir` concurrency pool (dagster.yaml, 1).
+# directory at once: those assets hold its writer lock (stores.integrity.index_write_lock).
 CORPUS_RUN_INDEXES = ("bm25_index", "faiss_index", "pgvector_index")
 EVALUATION_SCHEDULE_CRON = "0 4 * * 0"  # Sundays 04:00
 # More touched buckets than this (a first build, a bulk copy) → one run over the whole range

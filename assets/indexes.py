@@ -22,17 +22,18 @@ from radar_pipeline.stages import (
     export_pg_bm25,
     export_rerank_vectors,
 )
+from radar_pipeline.stores.integrity import index_write_lock
 from radar_pipeline.stores.pg_store import ensure_hnsw_index, hnsw_index_name
 from resources import DatabaseResource, EncoderResource, IndexStoreResource, RerankerResource
 
-# The assets that write the index directory (files swapped in and sealed in one manifest): one step
-# at a time across runs (Dagster concurrency pool, limit 1 in dagster.yaml), since the corpus
-# sensor's runs and the index automation's may both build them.
-INDEX_DIR_POOL = "radar_index_dir"
+# The assets that write the index directory (files swapped in and sealed in one manifest) hold its
+# writer lock (stores.integrity.index_write_lock): one at a time across runs, since the corpus
+# sensor's runs and the index automation's may both build them. An OS file lock rather than a Dagster
+# concurrency pool: a pool slot held by a run killed outright (kill -9 without run monitoring) was
+# never released, and the next run waited for ever (tests/assets/test_faults.py).
 
 
 @dg.asset(
-    pool=INDEX_DIR_POOL,
     op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"bm25"},
@@ -48,12 +49,12 @@ def bm25_index(
     index_store: IndexStoreResource,
 ) -> dg.MaterializeResult:
     name = encoder.get_encoder().name
-    stats = build_lexical_index(database.engine(), name, index_store.for_encoder(name), log=context.log.info)
+    with index_write_lock(index_store.for_encoder(name)) as index_dir:
+        stats = build_lexical_index(database.engine(), name, index_dir, log=context.log.info)
     return dg.MaterializeResult(metadata={**to_metadata(stats), "dagster/row_count": stats["rows"]})
 
 
 @dg.asset(
-    pool=INDEX_DIR_POOL,
     op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"faiss"},
@@ -68,14 +69,15 @@ def faiss_index(
     index_store: IndexStoreResource,
 ) -> dg.MaterializeResult:
     enc = encoder.get_encoder()
-    stats = build_faiss_index(
-        database.engine(),
-        enc.name,
-        index_store.for_encoder(enc.name),
-        log=context.log.info,
-        encoder_version=enc.version,
-        retrieval=retrieval_fingerprint_config(),
-    )
+    with index_write_lock(index_store.for_encoder(enc.name)) as index_dir:
+        stats = build_faiss_index(
+            database.engine(),
+            enc.name,
+            index_dir,
+            log=context.log.info,
+            encoder_version=enc.version,
+            retrieval=retrieval_fingerprint_config(),
+        )
     return dg.MaterializeResult(
         metadata={**to_metadata(stats), "encoder": enc.name, "dagster/row_count": stats["rows"]}
     )
@@ -178,7 +180,6 @@ def rerank_vectors(
 
 
 @dg.asset(
-    pool=INDEX_DIR_POOL,
     op_tags=PRODUCER_OP_TAGS,
     group_name="indexes",
     kinds={"numpy"},
@@ -198,7 +199,6 @@ def rerank_index(
     if rr is None:
         context.log.info("rerank_index: re-ranker switched off (kind=none)")
         return dg.MaterializeResult(metadata={"encoder": "none"})
-    out = export_rerank_vectors(
-        database.engine(), rr.name, index_store.for_encoder(encoder.get_encoder().name), log=context.log.info
-    )
+    with index_write_lock(index_store.for_encoder(encoder.get_encoder().name)) as index_dir:
+        out = export_rerank_vectors(database.engine(), rr.name, index_dir, log=context.log.info)
     return dg.MaterializeResult(metadata={**to_metadata(out), "dagster/row_count": out["rows"]})

@@ -26,7 +26,8 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 MANIFEST_FILE = "manifest.json"
@@ -104,6 +105,25 @@ def atomic_write_dir(path: Path, writer: Callable[[Path], object]) -> Path:
     _fsync(path.parent)
     shutil.rmtree(old, ignore_errors=True)
     return path
+
+
+WRITE_LOCK = ".write.lock"
+
+
+@contextmanager
+def index_write_lock(index_dir: Path, timeout_s: float = -1) -> Iterator[Path]:
+    """Hold the index directory's writer lock (``<index_dir>/.write.lock``) for the block: one
+    writer of the passage table, BM25, FAISS and re-ranker export at a time, across runs and
+    processes. An OS file lock (``filelock``, ``fcntl.flock`` on POSIX): the kernel releases it when
+    its process dies, even by SIGKILL, so a killed run never leaves the next one waiting (a Dagster
+    concurrency-pool slot held by a run killed outright stays claimed until run monitoring frees it).
+    ``timeout_s`` < 0 waits as long as it takes; raises ``filelock.Timeout`` otherwise."""
+    from filelock import FileLock
+
+    index_dir = Path(index_dir)
+    index_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(index_dir / WRITE_LOCK), timeout=timeout_s):
+        yield index_dir
 
 
 def remove_stale_temporaries(index_dir: Path) -> list[str]:

@@ -1,0 +1,60 @@
+"""The index directory's writer lock: one writer at a time, and a writer killed outright (SIGKILL)
+never leaves the next one waiting — the failure mode of the Dagster concurrency pool it replaced."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from filelock import Timeout
+
+from radar_pipeline.stores.integrity import WRITE_LOCK, index_write_lock
+
+HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from radar_pipeline.stores.integrity import index_write_lock
+    with index_write_lock(sys.argv[1]):
+        print("held", flush=True)
+        time.sleep(600)
+    """
+)
+
+
+def _hold(index_dir):
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(index_dir)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.getcwd()},
+    )
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_a_second_writer_waits_while_the_first_holds_the_lock(tmp_path):
+    holder = _hold(tmp_path)
+    try:
+        with pytest.raises(Timeout):
+            with index_write_lock(tmp_path, timeout_s=0.5):
+                pass
+    finally:
+        holder.terminate()
+        holder.wait(10)
+    with index_write_lock(tmp_path, timeout_s=5) as d:  # released on a normal exit
+        assert d == tmp_path and (tmp_path / WRITE_LOCK).exists()
+
+
+def test_a_writer_killed_outright_releases_the_lock(tmp_path):
+    holder = _hold(tmp_path)
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait(10)
+    t0 = time.monotonic()
+    with index_write_lock(tmp_path, timeout_s=5):
+        pass
+    assert time.monotonic() - t0 < 5  # the kernel released the killed process's lock
