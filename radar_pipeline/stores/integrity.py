@@ -107,12 +107,16 @@ def atomic_write_dir(path: Path, writer: Callable[[Path], object]) -> Path:
     return path
 
 
-WRITE_LOCK = ".write.lock"
+def write_lock_path(index_dir: Path) -> Path:
+    """The writer lock of ``index_dir``: ``<parent>/<name>.write.lock``, beside the directory and not
+    inside it, so the index holds only its sealed files."""
+    index_dir = Path(index_dir)
+    return index_dir.parent / f"{index_dir.name}.write.lock"
 
 
 @contextmanager
 def index_write_lock(index_dir: Path, timeout_s: float = -1) -> Iterator[Path]:
-    """Hold the index directory's writer lock (``<index_dir>/.write.lock``) for the block: one
+    """Hold the index directory's writer lock (``write_lock_path``) for the block: one
     writer of the passage table, BM25, FAISS and re-ranker export at a time, across runs and
     processes. An OS file lock (``filelock``, ``fcntl.flock`` on POSIX): the kernel releases it when
     its process dies, even by SIGKILL, so a killed run never leaves the next one waiting (a Dagster
@@ -122,7 +126,7 @@ def index_write_lock(index_dir: Path, timeout_s: float = -1) -> Iterator[Path]:
 
     index_dir = Path(index_dir)
     index_dir.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(index_dir / WRITE_LOCK), timeout=timeout_s):
+    with FileLock(str(write_lock_path(index_dir)), timeout=timeout_s):
         yield index_dir
 
 

@@ -13,7 +13,7 @@ import time
 import pytest
 from filelock import Timeout
 
-from radar_pipeline.stores.integrity import WRITE_LOCK, index_write_lock
+from radar_pipeline.stores.integrity import index_write_lock, write_lock_path
 
 HOLDER = textwrap.dedent(
     """
@@ -27,6 +27,7 @@ HOLDER = textwrap.dedent(
 
 
 def _hold(index_dir):
+    index_dir.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(index_dir)],
         stdout=subprocess.PIPE,
@@ -38,23 +39,24 @@ def _hold(index_dir):
 
 
 def test_a_second_writer_waits_while_the_first_holds_the_lock(tmp_path):
-    holder = _hold(tmp_path)
+    holder = _hold(tmp_path / "usem3")
     try:
         with pytest.raises(Timeout):
-            with index_write_lock(tmp_path, timeout_s=0.5):
+            with index_write_lock(tmp_path / "usem3", timeout_s=0.5):
                 pass
     finally:
         holder.terminate()
         holder.wait(10)
-    with index_write_lock(tmp_path, timeout_s=5) as d:  # released on a normal exit
-        assert d == tmp_path and (tmp_path / WRITE_LOCK).exists()
+    with index_write_lock(tmp_path / "usem3", timeout_s=5) as d:  # released on a normal exit
+        assert d == tmp_path / "usem3" and write_lock_path(d).exists()
+    assert not list(d.iterdir())  # the lock lives beside the index, not in it
 
 
 def test_a_writer_killed_outright_releases_the_lock(tmp_path):
-    holder = _hold(tmp_path)
+    holder = _hold(tmp_path / "usem3")
     os.kill(holder.pid, signal.SIGKILL)
     holder.wait(10)
     t0 = time.monotonic()
-    with index_write_lock(tmp_path, timeout_s=5):
+    with index_write_lock(tmp_path / "usem3", timeout_s=5):
         pass
     assert time.monotonic() - t0 < 5  # the kernel released the killed process's lock
