@@ -38,8 +38,8 @@ exit status 0 when every check passed, 1 otherwise. ``--revert`` restores the or
 a ``revert`` section to the report.
 
 The materialization's ``claims_evaluation`` and ``precompute_evaluation`` assets write their reports
-under the home (``<home>/reports``, ``StorageSettings.reports``); older checkouts wrote them into
-``evals/reports``, so the audit still restores those two files if a run changed them.
+under the home (``<home>/reports``, ``StorageSettings.reports``), so the audit leaves the checkout's
+``evals/reports`` as it was.
 
 Refuses to start while a Dagster daemon heartbeats on the home's instance (``radar up`` / ``radar ui``:
 its corpus sensor would race the edit) or a run is in progress, unless ``--allow-daemon``.
@@ -58,7 +58,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -97,8 +96,7 @@ REQUIRED_CHECKS = (
     "one_current_version_per_claim",
     "no_forced_merge",
 )
-IN_PROCESS = {"execution": {"config": {"in_process": {}}}}  # as assets.automation's sensor runs
-REPO_REPORTS = ("claims_eval.json", "precompute_eval.json")  # written into the checkout by assets
+IN_PROCESS = {"execution": {"config": {"in_process": {}}}}  # every step in the run's process (radar_local config)
 # a whole number token: not part of a word or of a longer figure ("3,5", "1.500"), may follow a
 # CSV comma
 _BEFORE, _AFTER = r"(?<!\w)(?<!\d[.,])", r"(?!\w)(?![.,]\d)"
@@ -582,8 +580,8 @@ def without_evaluations() -> str:
 def materialize(
     home: Home, select: str, budget_minutes: float, missing_limit: int, label: str, in_process: bool = False
 ) -> dict:
-    """``radar materialize --select SELECT``, timed, with the Dagster run read back. The checkout's
-    evaluation reports the assets rewrite are restored (the run's copies kept in the work dir)."""
+    """``radar materialize --select SELECT``, timed, with the Dagster run read back (the evaluation
+    assets write their reports under the home, not into the checkout)."""
     cov = rerank_coverage(home.engine)
     missing = max(
         [cov["distinct_texts"] - v for v in cov["vectors_per_encoder"].values()] + [0]
@@ -595,9 +593,6 @@ def materialize(
     if budget is None and missing > missing_limit:
         env["RADAR_RERANK_BUDGET_MINUTES"] = str(budget_minutes)
         budget = str(budget_minutes)
-    saved = {
-        n: (ROOT / "evals" / "reports" / n).read_bytes() for n in REPO_REPORTS if (ROOT / "evals/reports" / n).exists()
-    }
     log(
         f"{'dagster asset materialize (in process)' if in_process else 'radar materialize'} --select '{select}' (re-ranker budget {budget or 'none'} min; {missing} texts lack a vector)"
     )
@@ -618,13 +613,6 @@ def materialize(
     else:
         rc, out, seconds = home.radar(["materialize", "--select", select], f"materialize-{label}.err", env=env)
     (home.work / f"materialize-{label}.out").write_text(out, encoding="utf-8")
-    restored = []
-    for n, data in saved.items():
-        p = ROOT / "evals" / "reports" / n
-        if p.exists() and p.read_bytes() != data:
-            shutil.copy(p, home.work / f"{label}-{n}")
-            p.write_bytes(data)
-            restored.append(n)
     log(f"materialize exit {rc} in {seconds:.0f} s")
     return {
         "select": select,
@@ -634,7 +622,6 @@ def materialize(
         "rerank_budget_minutes": budget,
         "rerank_texts_missing_before": missing,
         "coverage_before": cov,
-        "reports_restored": restored,
         "dagster": dagster_report(home, t0 - 1),
     }
 
