@@ -47,13 +47,22 @@ _SHOW = (
     r"(?<!\w)(?:muestra(?!n(?!\w)|s(?!\w))\w*|muestrame\w*|muestralo|ensena\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
     r"quiero ver|quisiera ver|necesito ver|me gustaria ver|ver en (?:el|un) mapa|ubica\w*|localiza\w*|"
     r"en (?:el|un) mapa|tablero|dashboard|show me|show (?:it|them|the)|display\w*|visuali[sz]e|plot|chart|"
-    r"mostr[ae]\w*|exib\w*|ver no mapa|quero ver|"
+    r"mostr[ae](?!(?:ron|ba|ban|do|da|dos|das|mos)(?!\w))\w*|exib\w*|ver no mapa|quero ver|"
     # making a picture: "dibuja", "genera la red", "hazme una gráfica", "sácame el mapa", "ponme en un mapa"
     r"(?<!\w)(?:dibuja(?:me)?|generame|haz(?:me)?|sacame|armame|creame) (?:un|una|el|la|los|las)(?!\w)|"
     # "genera la red…", "arma un mapa…": these verbs are also indicative ("¿qué riesgos genera la…?"),
     # so only with a view as their object
     r"(?<!\w)(?:genera|saca|arma|crea|construye) (?:un|una|el|la) (?:red|mapa|grafic\w*|matriz|linea|cuadrante)|"
-    r"(?<!\w)(?:ponme|ponlo|ponla|ponlos|ponlas|plotea\w*|draw|graficos?|graficas?)(?!\w))"
+    r"(?<!\w)(?:ponme|ponlo|ponla|ponlos|ponlas|plotea\w*|draw|graficos?|graficas?)(?!\w)|"
+    # the infinitive of a request, as in notes and task lists: "Ver la evolución de…", "dibujar la
+    # red", "desplegar el mapa", "hacer un mapa de…" (the bare "ver" only opening a sentence with
+    # its object: "ver qué dicen" asks to be told, "veo que…" is no request)
+    r"(?:^|[.;:¿!]\s*)(?:(?:y|e|primero|luego|despues|ahora)\s+)?(?:ver|veamos|mirar|miremos|revisar en)\s+"
+    r"(?:el|la|los|las|un|una|en|como|cuant\w*|donde|por donde|la evolucion)(?!\w)|"
+    r"(?<!\w)(?:dejame|permiteme|podemos|puedo|podria|podrias|me dejas) ver(?!\w)|"
+    r"(?<!\w)(?:dibujar|dibujarme)(?!\w)|"
+    r"(?<!\w)(?:hacer|generar|sacar|armar|crear|construir|elabora\w*|produc\w*|prepara\w*|montar|monta(?:me)?|despleg\w*|despliega\w*) "
+    r"(?:un|una|el|la|los|las) (?:red|redes|mapa\w*|grafic\w*|matriz|linea|cuadrante|tabla|cronologia|serie|vista|visualizacion)(?!\w))"
 )
 # the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
 _ALERTS = (
@@ -99,7 +108,10 @@ _TIMELINE = (
     r"(?:ha|han) (?:aumentado|crecido|disminuido|bajado|caido|subido)|aumento|(?<!\w)cae|(?<!\w)caen|"
     r"trend\w*|changed?) .{0,60}"
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen)|(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
-    r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)"
+    r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|"
+    # "¿los documentos sobre drones van bajando?": a count going up or down
+    rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions) .{{0,60}}(?:van|va|siguen|sigue|estan|esta|vienen|viene)? ?"
+    r"(?:subiendo|bajando|en aumento|en ascenso|en descenso|aumentando|creciendo|cayendo|disminuyendo)(?!\w)"
 )
 # Who the quadrant ranks: actors, entities, groups, organisations, countries, programmes
 _WHO_NOUNS = (

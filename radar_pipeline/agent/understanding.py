@@ -252,6 +252,11 @@ class QuestionReader:
             # of another phenomenon is the context; only the short form standing alone counts
             # ("las disidencias del partido" qualifies it with something else)
             self._context_entities(question, facts, spans, seen, alone=True)
+        elif named_group:
+            # "las alertas que nombran a las disidencias y al ELN": beside another armed group the
+            # short form standing alone is a group too (qualified, "las disidencias del EMC", it
+            # is the named group's)
+            self._context_entities(question, facts, spans, seen, alone=True)
         return spans
 
     def _other_phenomenon(self, folded: str, facts: QuestionFacts) -> bool:

@@ -161,6 +161,9 @@ _COMENTION = re.compile(
     # a Venezuela?" asks where the country itself is named, like "dónde")
     r"|(?:que|cuales|which|what) (?:paises|countries|departamentos|municipios|regiones|ciudades|departments|cities)"
     r"|(?:otros|otras|other) (?:paises|countries|lugares|places)"
+    # the places named in documents about a country: the country is their topic, the view's actor
+    # ("lugares mencionados en documentos sobre China")
+    r"|(?:lugares|sitios|places|ubicaciones|territorios)(?!\w).{0,60}(?<!\w)(?:sobre|acerca de|about|regarding|que tratan de)(?!\w)"
 )
 
 

@@ -5,7 +5,10 @@ family, views named by a synonym (Spanish, English, Portuguese) from ``views.yam
 two requested views in the order asked, and a group's bare short form ("las disidencias"); and
 those the seventh set (final4) found: a sub-topic of one phenomenon states it (also misspelt), one
 actor and "otros actores", an actor country and the country where it acts, "visualiza las
-menciones de <país>", a year only in the part to explain.
+menciones de <país>", a year only in the part to explain; and those the eighth (final5) found: an
+actor's direction asked either/or ("¿sube o baja…?", "en aumento") or against the others, an
+infinitive request to see and explain ("Ver la evolución… y explicar…", "Compara en el tiempo…"),
+and a country that is the topic of the documents whose places are mapped.
 
 Every question here was written for this file; none is copied from a question set.
 """
@@ -603,3 +606,65 @@ def test_a_year_in_the_view_part_stays_its_period(reader):
     _, comps, filtros, _ = _read(reader, question)
     assert comps == ["linea_tiempo"]
     assert filtros.get("desde") == 2007
+
+
+# ------------------------------------------------- kinds the eighth blind set (final5) found
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        # an actor's direction asked either/or or as "en aumento": the quadrant's trend axis
+        ("¿La Segunda Marquetalia va subiendo o bajando?", "cuadrante"),
+        ("qué actores de la seguridad espacial van en aumento", "cuadrante"),
+        ("grupos armados con muchas menciones y en ascenso", "cuadrante"),
+        # one actor placed among the others
+        ("¿Cómo está el ELN comparado con el resto de grupos?", "cuadrante"),
+        # a count of documents going down is the timeline, not an actor's trend
+        ("¿los documentos sobre armas autónomas van bajando?", "linea_tiempo"),
+    ],
+)
+def test_an_actors_direction_is_the_quadrant_and_a_counts_the_timeline(reader, question, first):
+    route, comps, _, _ = _read(reader, question)
+    assert route == "visualization" and comps[:1] == [first], (question, route, comps)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Ver la cronología de las pruebas antisatélite y explicar por qué preocupan",
+        "ver en el mapa las alertas del Cauca y resumir qué riesgos señalan",
+        "Hacer una red de los actores de IA militar y comentar los vínculos más fuertes",
+        "Compara a lo largo del tiempo los documentos sobre China y Rusia y explica la diferencia",
+    ],
+)
+def test_an_infinitive_request_to_see_and_explain_is_both(reader, question):
+    route, comps, _, _ = _read(reader, question)
+    assert route == "both" and comps, (question, route, comps)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué capacidades mostraron los ejercicios de la OTAN con IA?",  # past tense: no request
+        "Si Rusia va a desplegar armas en órbita, ¿qué dicen los tratados?",  # deploying weapons, not a view
+        "ver qué dicen los informes de la ESA sobre fragmentaciones",  # "ver qué dicen" asks to be told
+    ],
+)
+def test_past_or_deploy_verbs_are_no_request_to_see(reader, question):
+    assert _read(reader, question)[0] == "text", question
+
+
+def test_a_comparison_over_time_is_the_timeline_without_the_compared_entities(reader):
+    route, comps, filtros, _ = _read(
+        reader, "Compara en el tiempo las alertas que nombran a las disidencias y al ELN desde 2018 y explica"
+    )
+    assert (route, comps[:1]) == ("both", ["linea_tiempo"])
+    assert filtros.get("desde") == 2018 and "entidad" not in filtros
+
+
+def test_a_country_that_is_the_documents_topic_is_the_actor_of_the_places_map(reader):
+    _, comps, filtros, _ = _read(reader, "sitios nombrados en los textos sobre Rusia desde 2015")
+    assert comps[:1] == ["mapa_lugares"]
+    assert filtros.get("entidad") == "country:RUS" and "lugar" not in filtros
+    # the country asked about as the place stays the place
+    _, comps, filtros, _ = _read(reader, "¿Dónde se nombra a Rusia en los documentos?")
+    assert filtros.get("lugar") == "country:RUS"
