@@ -53,6 +53,9 @@ SETS = {
     "final2": ROOT / "evals" / "stage2" / "questions_final2.jsonl",
     "final3": ROOT / "evals" / "stage2" / "questions_final3.jsonl",
     "final4": ROOT / "evals" / "stage2" / "questions_final4.jsonl",
+    "final5": ROOT / "evals" / "stage2" / "questions_final5.jsonl",
+    "final6": ROOT / "evals" / "stage2" / "questions_final6.jsonl",
+    "final7": ROOT / "evals" / "stage2" / "questions_final7.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")

@@ -67,9 +67,9 @@ _SHOW = (
 # the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
 _ALERTS = (
     r"alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
-    r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|emitio|emitieron)\s+"
+    r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*|emitio|emitieron)\s+"
     r"(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
-    r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*)(?!\w)"
+    r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*)(?!\w)"
 )
 _PRESENCE = (
     r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
@@ -77,11 +77,11 @@ _PRESENCE = (
     r"(?:hay|existen|quedan|persisten|siguen|operan|actuan) (?:\w+ ){0,2}grupos? armad|"
     r"^\W*(?:los )?grupos? armad\w* (?:en|activos en|presentes en)(?!\w)|"
     r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
-    r"(?:actores|organizaciones|estructuras) armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
+    r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
     r"(?<!\w)donde(?!\w)|por donde|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios|partes)|"
-    r"que (?:paises|departamentos|municipios|lugares|regiones) (?:se |aparecen|son|recibieron|tienen)|"
+    r"que (?:paises|departamentos|municipios|lugares|sitios|regiones) (?:se |aparecen|son|recibieron|tienen)|"
     r"(?:documentos|textos) (?:que )?(?:nombran|mencionan)|(?:nombran|mencionan|nombrad\w*|mencionad\w*) (?:a |al )?[a-z]|"
     r"cuantos documentos|en cuantos documentos|se nombran|se mencionan|municipios colombianos|"
     r"(?<!\w)where(?!\w)|(?<!\w)onde(?!\w)|(?:which|what) (?:departments|municipalities|countries|regions|places)|"
@@ -102,13 +102,23 @@ _DOC_NOUNS = (
     r"documentos|publicaciones|textos|informes|reportes|literatura|bibliografia|produccion|estudios|articulos|"
     r"papers|fuentes|investigaciones|trabajos|documents|publications|reports|literature|articles|publicacoes|relatorios"
 )
+# How much a topic is written about, in analysts' words: "el tema de la basura espacial", "lo de los
+# drones", "el interés por…", "el debate sobre…": a change in it is a count over time
+_ATTENTION = r"(?<!\w)(?:el tema|los temas|lo de|el interes|el debate|la discusion|la conversacion|la relevancia)(?!\w)"
+# When the documents appeared: "¿cuándo se publicaron los documentos sobre Tumaco?"
+_WHEN_PUBLISHED = re.compile(
+    r"(?<!\w)cuando (?:se )?(?:publicaron|publico|aparecieron|aparecio|salieron|salio|se escribieron|se escribio)(?!\w)"
+    r"|(?<!\w)(?:en|de) que (?:anos|fechas) (?:se )?(?:publicaron|son|aparecieron|salieron)(?!\w)"
+)
 _TIMELINE = (
     # a change over time of how much is written: "evolución / tendencia / cómo va" + a counted noun
-    r"(?:evoluc\w*|ha cambiado|han cambiado|cambio|varia\w*|tendencia|trayectoria|como (?:va|ha ido|viene|evoluciona\w*)|"
+    r"(?:evoluc\w*|cambi(?:o|ado|ando|aron|a|an)|varia\w*|tendencia|trayectoria|como (?:va|ha ido|viene|evoluciona\w*)|"
     r"(?:ha|han) (?:aumentado|crecido|disminuido|bajado|caido|subido)|aumento|(?<!\w)cae|(?<!\w)caen|"
     r"trend\w*|changed?) .{0,60}"
-    rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen)|(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
+    rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen|{_ATTENTION})|(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
     r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|"
+    # "lo de las megaconstelaciones crece o no?": the attention a topic gets, going up or down
+    rf"{_ATTENTION} .{{0,60}}(?:crece\w*|crecio|aumenta\w*|disminuye\w*|sube|suben|baja|bajan|cae|caen)(?!\w)|"
     # "¿los documentos sobre drones van bajando?": a count going up or down
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions) .{{0,60}}(?:van|va|siguen|sigue|estan|esta|vienen|viene)? ?"
     r"(?:subiendo|bajando|en aumento|en ascenso|en descenso|aumentando|creciendo|cayendo|disminuyendo)(?!\w)"
@@ -129,6 +139,15 @@ _PLACES_HEAD = re.compile(
     r"^\W*(?:(?:los|las)\s+)?(?:lugares|municipios|departamentos|regiones|ciudades|territorios|places)\s+"
     r"(?:(?:mas|que mas)\s+)?(?:mencionad\w*|nombrad\w*|citad\w*|que aparecen|que se (?:mencionan|nombran)|mentioned|named|"
     r"con (?:(?:mas|mayor numero de)\s+)?(?:alertas?|presencia|menciones))(?!\w)"
+    # "municipios de Nariño con grupos armados", "departamentos donde hay alertas"
+    r"|^\W*(?:(?:los|las)\s+)?(?:lugares|sitios|municipios|departamentos|regiones|ciudades|territorios|veredas|zonas)\s+"
+    r"(?:(?:de|del|en)\s+[^,?;]{1,40}?\s+)?(?:con|donde (?:hay|opera\w*|actua\w*)|en (?:los|las) que (?:hay|opera\w*))\s+"
+    r"(?:(?:mas|presencia de|alertas? de)\s+)?(?:grupos? armad\w*|alertas?|presencia|actores armad\w*|disidencias|eln|clan)"
+)
+# A request whose head noun is a change over time: "evolución de las pruebas ASAT desde 2005 (y
+# explícame…)", "trayectoria del ELN en los documentos": the timeline, named by its noun
+_TIMELINE_HEAD = re.compile(
+    r"^\W*(?:(?:la|una)\s+)?(?:evolucion|trayectoria|evolucao)(?:\s+(?:anual|temporal|historica))?\s+(?:de|del|da|do)(?!\w)"
 )
 # "Menciones de El Tambo en los documentos": the mentions of a place, a map of it
 _MENTIONS_HEAD = re.compile(
@@ -147,13 +166,13 @@ _IN_THE_CORPUS = re.compile(
 _ASKS_PLACES = re.compile(
     r"^\W*(?:(?:y|and|e) )?(?:(?:dime|muestrame|quiero saber|necesito saber|quisiera saber|sabes|tell me|show me)\W+)?"
     r"(?:(?:en|de|in|em) )?(?:que|cuales|which|what|quais)(?: (?:son|fueron|serian|are|were))?(?: (?:los|las|the|os|as))? "
-    r"(?:paises|departamentos|municipios|lugares|regiones|zonas|territorios|veredas|corregimientos|subregiones|ciudades|"
+    r"(?:paises|departamentos|municipios|lugares|sitios|regiones|zonas|territorios|veredas|corregimientos|subregiones|ciudades|"
     r"countries|departments|municipalities|regions|places|cities|regioes)(?!\w)"
 )
 _CONTENT = (
     r"(?<!\w)(?:que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
     r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que|porque|resume\w*|resumen|"
-    r"describe\w*|como (?:se (?!distribuy)|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
+    r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr)|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
     r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
     r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
     r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)|explain\w*|summari[sz]e|"
@@ -164,9 +183,9 @@ _CONTENT = (
     r"que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
     r"que (?:reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
-    r"(?:que|cuales) (?!(?:paises|departamentos|municipios|lugares|regiones|zonas|territorios|actores|entidades|grupos|"
+    r"(?:que|cuales) (?!(?:se|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
-    r"[a-z]+(?: [a-z]+){0,4}? se (?:mencionan|nombran|citan)|"
+    r"[a-z]+(?: [a-z]+){0,4}? (?:se )?(?:mencionan|nombran|citan)(?! (?:a|al)(?!\w))|"
     # how a group or a system works is explained, not mapped: "¿cómo opera la red de…?"
     r"como (?:opera\w*|actua\w*|funciona\w*|financia\w*|se financia\w*|recluta\w*|se organiza\w*|controla\w*|"
     r"utiliza\w*|usan?|emplea\w*|aprovecha\w*|ejerce\w*|impone\w*|mantiene\w*|logra\w*)|"
@@ -175,7 +194,10 @@ _CONTENT = (
     # a comparison asked after a view ("la línea de tiempo … y compara Brasil con Chile"), not a
     # comparison placed in one ("compáralos en el mapa")
     r"(?:(?<=,) |y )compar(?:a|e|en|ame)(?:la|lo|las|los)?(?!\w)(?! en (?:el|la|un|una)(?!\w))|"
-    r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*)"
+    r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*|"
+    # a telegraphic "… + explicación", "red y contexto de lo que pasó", "matriz con breve análisis"
+    r"(?:\+|(?<!\w)y|(?<!\w)con|(?<!\w)mas) (?:(?:un|una|el|la|su|tu) )?(?:breve |corta |pequena |rapida )?"
+    r"(?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|contexto|comentario|lectura)(?!\w))"
 )
 
 # Shorthand analysts type, read as the words it stands for before any rule runs. Upper-case
@@ -247,7 +269,7 @@ def _orig_offset(question: str, folded: str, folded_pos: int) -> int:
 _INTO_VIEW = re.compile(r"\s+(?:(?:lo|la|los|las|it|them)\s+)?(?:en|in|on|no|na)\s+(?:(?:el|la|un|una|the|a|o)\s+)?")
 # A content clause that opens a second question: "…en Florencia? ¿y qué dicen…", "…, y por qué…"
 # ("…, y cuáles son las razones": up to three words may open it before the content cue)
-_SECOND_CLAUSE = re.compile(r"(?:[?;,.:]\s*(?:¿\s*)?(?:y |e |and )?|(?<!\w)(?:y|e|and) (?:¿\s*)?)(?:[\w¿]+ ){0,3}$")
+_SECOND_CLAUSE = re.compile(r"(?:[?;,.:+]\s*(?:¿\s*)?(?:y |e |and )?|(?<!\w)(?:y|e|and) (?:¿\s*)?)(?:[\w¿]+ ){0,3}$")
 
 
 def classify(
@@ -297,8 +319,9 @@ def classify(
             (r.endswith(strong) if not show else not r.endswith(":pide ver algo")) for r in head.reasons
         ):
             return Intent("both", head.components, head.reasons + ["vista de la primera parte"], view)
-    telegraphic = re.match(
-        r"^\W*(?:(?:ok|y|ahora|bueno|listo|entonces|la|una|el|and|now|the)\W+)*(?:red|grafo|network)(?!\w)", folded
+    telegraphic = re.search(
+        r"(?:^|[?!.;:])\W*(?:(?:ok|y|ahora|bueno|listo|entonces|la|una|el|and|now|the)\W+)*(?:red|grafo|network)(?!\w)",
+        folded,
     )
     spans = vocab.named_views(folded)
     starts = {start for start, _, comp in spans if comp != "map"}
@@ -323,6 +346,8 @@ def classify(
             add(_map_kind(folded, has_armed_group), "mapa")
         else:
             add(comp, "explícito")
+    if not comps and _TIMELINE_HEAD.search(folded):
+        add("linea_tiempo", "explícito")  # "evolución de las pruebas ASAT desde 2005"
     explicit = bool(comps)
     content = re.search(_CONTENT, folded) is not None
     if not comps and _PLACES_HEAD.search(folded):
@@ -342,13 +367,20 @@ def classify(
     if "matriz_calor" in cued:
         add("matriz_calor", "categorías")
     counted_change = re.search(_TIMELINE, folded) is not None
-    if "cuadrante" in cued and not (counted_change and not re.search(_WHO_NOUNS, folded) and not has_armed_group):
+    # "compara si Rusia o China muestran más tendencia al alza…": named actors weighed against each other
+    actors_compared = (has_country or has_armed_group) and re.search(
+        r"(?<!\w)(?:compar\w*|cual de|quien|frente a|versus|vs)(?!\w)", folded
+    )
+    if "cuadrante" in cued and not (
+        counted_change and not re.search(_WHO_NOUNS, folded) and not has_armed_group and not actors_compared
+    ):
         # "¿han disminuido los documentos…?" is a change in how much is written (the timeline);
         # the quadrant's trend is of actors ("¿qué actores crecen…?")
         add("cuadrante", "tendencia")
     if (
         "linea_tiempo" in cued
         or re.search(_TIMELINE, folded)
+        or _WHEN_PUBLISHED.search(folded)
         or (show and re.search(r"evoluc\w*|tendencia|a lo largo|historia", folded))
     ):
         add("linea_tiempo", "evolución")

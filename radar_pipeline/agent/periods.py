@@ -176,6 +176,9 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
     years up to ``ref``; "hace N units" alone → that one year; "el año pasado" → ``ref``-1; "este
     año", "el último año", "en lo que va del año" → ``ref``. N is digits or a number word (uno…veinte)."""
     last = r"(?:ultim[oa]s?|pasad[oa]s?|past|last|recent(?:es)?|mas recientes)"
+    if re.search(r"(?<!\w)(?:anos?|anual\w*|years?)(?!\w)", folded):
+        # "año a año, últimos 5": the unit said once, elsewhere in the question, is the count's unit
+        folded = re.sub(rf"(?<!\w)(ultim[oa]s|last|past) ({_N})(?=\W*$|\s*[,;.?!])", r"\1 \2 anos", folded)
     lead = r"(?:(?:en|durante|de|in|over|during|for|na|nas|no|nos)\s)?(?:(?:el|la|los|las|the|o|a|os|as)\s)?"
     rules: list[tuple[str, str]] = [
         # "los últimos cinco años", "las dos últimas décadas", "the last two decades", "los 5 años más recientes"

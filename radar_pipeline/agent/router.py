@@ -264,7 +264,8 @@ def extract_requirements(question: str, period: Period | None = None) -> list[Re
 
 # --------------------------------------------------------------------------- routing
 _GREETING = re.compile(
-    r"^(?:hola|holi|buen(?:os|as)? (?:dias|tardes|noches)|saludos|hey|hi|hello|good (?:morning|afternoon|evening)|"
+    # an interjection may open it: "oye, ¿cómo estás?", "bueno, hola"
+    r"^(?:(?:oye|oiga|ey|eh|mira|bueno|ok|okay|listo|ah|ahh|uy|hey)\W+)?(?:hola|holi|buen(?:os|as)? (?:dias|tardes|noches)|saludos|hey|hi|hello|good (?:morning|afternoon|evening)|"
     r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde)\b"
 )
 _THANKS = re.compile(
@@ -341,8 +342,13 @@ _OFF_TOPIC = re.compile(
     r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
     r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
     r"maquillaje|moda|celebridad\w*|farandula|videojuego\w*|video game\w*|mascota\w*|perro\w*|gato\w*|vacaciones|"
-    r"hotel\w*|restaurante\w*|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
+    r"hotel\w*|restaurante\w*|almorzar|almuerzo\w*|cenar|desayunar|donde comer|turismo|playas?|tiquetes?|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
     r"matematica\w*|ecuacion|integral de|derivada|programa en python|codigo en|javascript)"
+)
+# A direction asked with a confirmation tag: "¿crece o no?", "¿va subiendo, no?"
+_TREND_TAG = re.compile(
+    r"(?<!\w)(?:crece\w*|sube\w*|suben|subiendo|baja\w*|aumenta\w*|disminuye\w*|cae|caen|decae\w*)\s*,?\s*"
+    r"(?:o no|o que|no|verdad)(?!\w)"
 )
 _PHEN_RULES = {
     "ai_military": r"inteligencia artificial|(?<!\w)ia(?!\w)|(?<!\w)ai(?!\w)|dron\w*|autonom\w*|algoritm\w*|semiconductor\w*|aprendizaje automatico|machine learning|armas autonomas|enjambre\w*|targeting|nbqr|cbrn",
@@ -453,8 +459,11 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
         reqs.append(Requirement("year", str(period.desde), (str(period.desde),)))
     from radar_pipeline.agent.premise import extract_premise  # premise → writer → router: import late
 
-    if ruta == "visualization" and extract_premise(q) is not None:
-        ruta = "text"  # a premise is judged against cited passages, which a view cannot do
+    premise = extract_premise(q) if ruta == "visualization" else None
+    if premise is not None and not (premise.kind == "confirmacion" and _TREND_TAG.search(fold_question(q))):
+        # a premise is judged against cited passages, which a view cannot do; "¿lo de las
+        # megaconstelaciones crece o no?" asks a direction, which is a view, not a claim to check
+        ruta = "text"
     forms = [q.strip(" ¿?")]
     second = _second_clause(q)
     if second:

@@ -221,9 +221,12 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         intent.view_text is not None
         and period is not None
         and fold_question(period.text) not in fold_question(intent.view_text)
+        and (period.closed and period.desde == period.hasta)
     ):
         # "la línea de tiempo de los tests ASAT y explícame qué pasó con el test ruso de 2021": a
-        # period only in the part to explain is a requirement of the answer, not the view's filter
+        # year only in the part to explain is a requirement of the answer, not the view's filter (a
+        # range or an open period there, "…y explica los patrones entre 2018 y 2022", still bounds
+        # the view the explanation reads)
         period = parse_period(intent.view_text, period.reference_year)
         span_text = intent.view_text
     desde, hasta = (period.desde, period.hasta) if period else (None, None)

@@ -141,7 +141,13 @@ class Gazetteer:
             return None
         written = " ".join(m.matched.split())
         pids = [
-            pid for pid, cs in m.payloads if cs is None or (cs == written and not _in_caps_run(text, m.start, m.end))
+            pid
+            for pid, cs in m.payloads
+            if cs is None
+            or (cs == written and not _in_caps_run(text, m.start, m.end))
+            # a question typed without capitals ("drones de eeuu"): an abbreviation of four letters or
+            # more is no common word in any case ("usa", "us" are, so three letters keep their case)
+            or (not case_known and cs.lower() == written.lower() and sum(c.isalpha() for c in cs) >= 4)
         ]
         if not pids:
             self.stats["case"] += 1

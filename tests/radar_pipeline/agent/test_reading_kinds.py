@@ -668,3 +668,95 @@ def test_a_country_that_is_the_documents_topic_is_the_actor_of_the_places_map(re
     # the country asked about as the place stays the place
     _, comps, filtros, _ = _read(reader, "¿Dónde se nombra a Rusia en los documentos?")
     assert filtros.get("lugar") == "country:RUS"
+
+
+# ------------------------------------- kinds the ninth and tenth blind sets (final6, final7) found
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        # a telegraphic view word after the question, with "y/+ explicación/análisis/contexto"
+        ("¿con quién aparece el ELN? red + breve análisis", "both", "red_entidades"),
+        ("alertas del Chocó en el mapa y contexto de lo que pasó", "both", "mapa_alertas"),
+        # the noun of a change over time heads the request
+        ("evolución de los documentos sobre enjambres desde 2016 y explícame los picos", "both", "linea_tiempo"),
+        # how much a topic is written about, changing ("el tema de", "lo de", "la atención")
+        ("cómo ha ido cambiando el tema de las armas espaciales desde 2012", "visualization", "linea_tiempo"),
+        ("lo de la minería ilegal sube o no?", "visualization", "linea_tiempo"),
+        ("¿Cuándo se publicaron los informes que nombran a Buenaventura?", "visualization", "linea_tiempo"),
+        # places heading a telegraphic request, qualified by armed groups
+        ("municipios del Cauca con grupos armados desde 2021", "visualization", "mapa_presencia"),
+        ("de los informes de 2022, ¿cuáles son los sitios más citados?", "visualization", "mapa_lugares"),
+        # every form of "advertir" is the alerts' verb
+        (
+            "¿En qué municipios ha advertido la Defensoría riesgos para líderes sociales?",
+            "visualization",
+            "mapa_alertas",
+        ),
+        # "¿cómo se conectan / se reparten…?" is a view, not an explanation
+        ("Muéstrame cómo se vinculan los actores de la IA militar", "visualization", "red_entidades"),
+        ("¿Cómo se reparten las menciones de China entre categorías?", "visualization", "matriz_calor"),
+        ("¿Qué tecnologías aparecen más ligadas a cada actor en el Putumayo?", "visualization", "matriz_calor"),
+        # two named actors weighed on a trend: the quadrant, even about documents
+        ("¿Quién va más al alza en los documentos sobre satélites, Rusia o India?", "visualization", "cuadrante"),
+        ("los grupos más calientes del último año en lo territorial", "visualization", "cuadrante"),
+        ("el ELN va en alza o de bajada?", "visualization", "cuadrante"),
+    ],
+)
+def test_views_asked_in_analysts_shorthand(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+@pytest.mark.parametrize(
+    ("question", "phenomenon"),
+    [
+        ("red de actores en lo espacial", "space_security"),
+        ("matriz de categorías p/ lo territorial", "territorial"),
+        ("entidades que salen en los informes espaciales", "space_security"),
+        ("cronología de las economías ilegales en la Amazonía", "territorial"),
+        ("actores de los drones en conflictos armados por año", "ai_military"),
+    ],
+)
+def test_a_domain_named_in_shorthand_states_the_phenomenon(question, phenomenon):
+    assert intent.stated_phenomenon(question) == phenomenon
+
+
+def test_what_the_documents_mention_is_content_not_a_map(reader):
+    assert _read(reader, "entre 2016 y 2020 qué delitos ambientales mencionan los informes del Guaviare?")[0] == "text"
+    # naming a place still asks where: "¿qué documentos mencionan a Tumaco?"
+    assert _read(reader, "¿qué documentos mencionan a Tumaco?")[0] == "visualization"
+
+
+def test_a_trend_asked_with_a_tag_is_no_premise(reader):
+    route, comps, _, _ = _read(reader, "lo de los enjambres de drones crece o no? por año")
+    assert route == "visualization" and comps[:1] == ["linea_tiempo"]
+
+
+def test_an_off_topic_place_question_opens_no_map(reader):
+    facts = reader.read("¿me recomiendas dónde almorzar en Medellín?")
+    assert router.plan("¿me recomiendas dónde almorzar en Medellín?", facts).kind == "off_topic"
+
+
+def test_a_range_in_the_part_to_explain_still_bounds_the_view(reader):
+    _, comps, filtros, _ = _read(
+        reader, "¿Dónde alertó la Defensoría por reclutamiento? Quiero el mapa y una explicación de 2017 a 2021"
+    )
+    assert comps[:1] == ["mapa_alertas"]
+    assert (filtros.get("desde"), filtros.get("hasta")) == (2017, 2021)
+
+
+def test_the_unit_said_once_counts_for_the_last_n():
+    p = parse_period("cobertura del ELN año a año, últimos 4", 2025)
+    assert (p.desde, p.hasta) == (2022, 2025)
+    assert parse_period("los últimos 3 informes", 2025) is None
+
+
+def test_a_long_abbreviation_typed_lower_case_is_the_country(reader):
+    assert any(e.value == "country:USA" for e in reader.read("drones de eeuu en somalia").entities)
+    assert not any(e.value == "country:USA" for e in reader.read("el ejército usa drones").entities)
+
+
+def test_a_greeting_after_an_interjection_is_a_greeting(reader):
+    assert router.plan("oye, ¿cómo estás?", reader.read("oye, ¿cómo estás?")).kind == "greeting"
+    q = "oye, ¿qué grupos hay en Tumaco?"
+    assert router.plan(q, reader.read(q)).kind == "question"
