@@ -60,6 +60,8 @@ _SHOW = (
     r"(?:^|[.;:¿!]\s*)(?:(?:y|e|primero|luego|despues|ahora)\s+)?(?:ver|veamos|mirar|miremos|revisar en)\s+"
     r"(?:el|la|los|las|un|una|en|como|cuant\w*|donde|por donde|la evolucion)(?!\w)|"
     r"(?<!\w)(?:dejame|permiteme|podemos|puedo|podria|podrias|me dejas) ver(?!\w)|"
+    # "¿cómo se ve la red de China…?": how a view looks
+    r"(?<!\w)como se ve(?:n|ria)? (?:el|la|los|las) (?:red|mapa|matriz|linea|cuadrante|cronologia|grafic\w*)(?!\w)|"
     r"(?<!\w)(?:dibujar|dibujarme)(?!\w)|"
     r"(?<!\w)(?:hacer|generar|sacar|armar|crear|construir|elabora\w*|produc\w*|prepara\w*|montar|monta(?:me)?|despleg\w*|despliega\w*) "
     r"(?:un|una|el|la|los|las) (?:red|redes|mapa\w*|grafic\w*|matriz|linea|cuadrante|tabla|cronologia|serie|vista|visualizacion)(?!\w))"
@@ -76,6 +78,7 @@ _PRESENCE = (
     r"(?:que|cuales) grupos (?:armados )?(?:hay|estan|tienen|mandan|delinquen|se mueven|controlan)|"
     r"(?:hay|existen|quedan|persisten|siguen|operan|actuan) (?:\w+ ){0,2}grupos? armad|"
     r"^\W*(?:los )?grupos? armad\w* (?:en|activos en|presentes en)(?!\w)|"
+    r"^\W*(?:los )?grupos (?:activos |presentes )?en(?!\w)|"  # telegraphic "grupos en El Charco"
     r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
     r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
@@ -90,7 +93,7 @@ _WHERE = (
 )
 _NETWORK = (
     r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|"
-    r"junto (?:a|con)|"
+    r"junto (?:a|con)|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
     r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
     r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
     r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|acompanan)|(?:aliados|socios) de|"
@@ -109,6 +112,10 @@ _ATTENTION = r"(?<!\w)(?:el tema|los temas|lo de|el interes|el debate|la discusi
 _WHEN_PUBLISHED = re.compile(
     r"(?<!\w)cuando (?:se )?(?:publicaron|publico|aparecieron|aparecio|salieron|salio|se escribieron|se escribio)(?!\w)"
     r"|(?<!\w)(?:en|de) que (?:anos|fechas) (?:se )?(?:publicaron|son|aparecieron|salieron)(?!\w)"
+    # since when, and when it peaked: "¿desde cuándo se habla de…?", "¿en qué momento se dispararon…?"
+    r"|(?<!\w)desde cuando se (?:habla|menciona\w*|escribe|publica\w*|discute|nombra\w*)(?!\w)"
+    r"|(?<!\w)(?:en que momento|cuando) se (?:dispar\w*|multiplic\w*|dispar\w*|dispar)(?!\w)"
+    r"|(?<!\w)(?:picos?|repuntes?) (?:de|en) (?:las |los )?(?:publicaciones|documentos|menciones|textos|informes|atencion)(?!\w)"
 )
 _TIMELINE = (
     # a change over time of how much is written: "evolución / tendencia / cómo va" + a counted noun
@@ -172,7 +179,7 @@ _ASKS_PLACES = re.compile(
 _CONTENT = (
     r"(?<!\w)(?:que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
     r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que|porque|resume\w*|resumen|"
-    r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr)|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
+    r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr|ve(?:n|ria)? (?:el|la|los|las) )|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
     r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
     r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
     r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)|explain\w*|summari[sz]e|"
@@ -397,7 +404,7 @@ def classify(
         has_place
         or where
         or has_armed_group
-        or re.search(r"grupos? armad|que grupos|quien|^\W*(?:la )?presencia (?:de|del|armada)", folded)
+        or re.search(r"grupos? armad|actores armad|que grupos|quien|^\W*(?:la )?presencia (?:de|del|armada)", folded)
     ):
         add("mapa_presencia", "presencia")
     elif where:

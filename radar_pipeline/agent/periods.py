@@ -310,9 +310,12 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
     decade = _decade(folded)
     if decade:
         return decade
+    # a dated event between the word and the year: "antes del acuerdo de 2016", "después de la prueba
+    # india de 2019", "desde el informe de 2020" (the event's year bounds the period as the year would)
+    event = r"(?:(?:(?:el|la|los|las|the) )?(?:[a-z]+ ){1,4}?(?:de|del|en|of|in) )?"
     after_excl = (
         rf"(?:despues de|despues del|posterior(?:es)? al?|con posterioridad al?|luego de|luego del|tras|"
-        rf"depois de|depois do|apos|after|since the end of) {_ART}{_Y}"
+        rf"depois de|depois do|apos|after|since the end of) {event}{_ART}{_Y}"
     )
     m = re.search(after_excl, folded)
     if m:
@@ -323,13 +326,13 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
     m = re.search(rf"(?<![\w-]){_Y},? {_TO_NOW}", folded)  # "2015 en adelante", "2019 onwards"
     if m:
         return int(m.group(1)), None, m.group(0)
-    since = rf"(?:desde|a partir de|a partir del|since|from|starting in|beginning in) {_ART}{_Y}"
+    since = rf"(?:desde|a partir de|a partir del|since|from|starting in|beginning in) {event}{_ART}{_Y}"
     m = re.search(since, folded)
     if m:
         return int(m.group(1)), None, m.group(0)
     before = (
         rf"(?:antes de|antes del|previo al?|previos al?|previas al?|anterior(?:es)? al?|con anterioridad al?|"
-        rf"before|prior to|antes do) {_ART}{_Y}"
+        rf"before|prior to|antes do) {event}{_ART}{_Y}"
     )
     m = re.search(before, folded)
     if m:

@@ -760,3 +760,42 @@ def test_a_greeting_after_an_interjection_is_a_greeting(reader):
     assert router.plan("oye, ¿cómo estás?", reader.read("oye, ¿cómo estás?")).kind == "greeting"
     q = "oye, ¿qué grupos hay en Tumaco?"
     assert router.plan(q, reader.read(q)).kind == "question"
+
+
+# ------------------------------------------ kinds found by probing every view with our own phrasings
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("concentración de menciones de la OTAN por país", "mapa_lugares"),
+        ("¿Quiénes lideran la discusión sobre armas autónomas?", "cuadrante"),
+        ("¿Qué organizaciones emergen en lo espacial?", "cuadrante"),
+        ("top 5 actores en los documentos de seguridad espacial", "cuadrante"),
+        ("¿Qué temas dominan en los textos sobre las disidencias?", "matriz_calor"),
+        ("¿Quiénes rodean al Clan del Golfo en los documentos?", "red_entidades"),
+        ("¿Desde cuándo se habla de enjambres de drones?", "linea_tiempo"),
+        ("picos de menciones de la India en lo espacial", "linea_tiempo"),
+        ("¿Cómo se ve la red de Estados Unidos en IA militar?", "red_entidades"),
+        ("el panorama de actores armados en el Guaviare", "mapa_presencia"),
+        ("grupos en Tibú", "mapa_presencia"),
+    ],
+)
+def test_views_asked_without_their_usual_words(reader, question, first):
+    route, comps, _, _ = _read(reader, question)
+    assert route == "visualization" and comps[:1] == [first], (question, route, comps)
+
+
+def test_top_actors_linked_to_one_stay_the_network(reader):
+    assert _read(reader, "los top actores conectados con el ELN")[1][:1] == ["red_entidades"]
+
+
+@pytest.mark.parametrize(
+    ("question", "desde", "hasta"),
+    [
+        ("red del ELN antes del acuerdo de 2016", None, 2015),
+        ("alertas después de la prueba india de 2019", 2020, None),
+        ("documentos desde el informe de la ESA de 2020", 2020, None),
+    ],
+)
+def test_a_dated_event_bounds_the_period_like_its_year(question, desde, hasta):
+    p = parse_period(question, 2025)
+    assert (p.desde, p.hasta) == (desde, hasta)
