@@ -56,6 +56,8 @@ SETS = {
     "final5": ROOT / "evals" / "stage2" / "questions_final5.jsonl",
     "final6": ROOT / "evals" / "stage2" / "questions_final6.jsonl",
     "final7": ROOT / "evals" / "stage2" / "questions_final7.jsonl",
+    "final8": ROOT / "evals" / "stage2" / "questions_final8.jsonl",
+    "final9": ROOT / "evals" / "stage2" / "questions_final9.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")

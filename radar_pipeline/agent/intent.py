@@ -47,7 +47,7 @@ _SHOW = (
     r"(?<!\w)(?:muestra(?!n(?!\w)|s(?!\w))\w*|muestrame\w*|muestralo|ensena\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
     r"quiero ver|quisiera ver|necesito ver|me gustaria ver|ver en (?:el|un) mapa|ubica\w*|localiza\w*|"
     r"en (?:el|un) mapa|tablero|dashboard|show me|show (?:it|them|the)|display\w*|visuali[sz]e|plot|chart|"
-    r"mostr[ae](?!(?:ron|ba|ban|do|da|dos|das|mos)(?!\w))\w*|exib\w*|ver no mapa|quero ver|"
+    r"mostr[ae](?!(?:ron|ba|ban|do|da|dos|das|mos|m|ram)(?!\w))\w*|exib\w*|ver no mapa|quero ver|"
     # making a picture: "dibuja", "genera la red", "hazme una gráfica", "sácame el mapa", "ponme en un mapa"
     r"(?<!\w)(?:dibuja(?:me)?|generame|haz(?:me)?|sacame|armame|creame) (?:un|una|el|la|los|las)(?!\w)|"
     # "genera la red…", "arma un mapa…": these verbs are also indicative ("¿qué riesgos genera la…?"),
@@ -60,6 +60,8 @@ _SHOW = (
     r"(?:^|[.;:¿!]\s*)(?:(?:y|e|primero|luego|despues|ahora)\s+)?(?:ver|veamos|mirar|miremos|revisar en)\s+"
     r"(?:el|la|los|las|un|una|en|como|cuant\w*|donde|por donde|la evolucion)(?!\w)|"
     r"(?<!\w)(?:dejame|permiteme|podemos|puedo|podria|podrias|me dejas) ver(?!\w)|"
+    r"(?<!\w)(?:dame|deme|pasame|paseme|traeme|tráeme) (?:el|la|los|las|un|una) (?:mapa\w*|red|redes|matriz|linea|cuadrante|"
+    r"cronologia|evolucion|serie|grafic\w*|distribucion|ranking|tabla|vista)(?!\w)|"
     # "¿cómo se ve la red de China…?": how a view looks
     r"(?<!\w)como se ve(?:n|ria)? (?:el|la|los|las) (?:red|mapa|matriz|linea|cuadrante|cronologia|grafic\w*)(?!\w)|"
     r"(?<!\w)(?:dibujar|dibujarme)(?!\w)|"
@@ -86,7 +88,8 @@ _WHERE = (
     r"(?<!\w)donde(?!\w)|por donde|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios|partes)|"
     r"que (?:paises|departamentos|municipios|lugares|sitios|regiones) (?:se |aparecen|son|recibieron|tienen)|"
     r"(?:documentos|textos) (?:que )?(?:nombran|mencionan)|(?:nombran|mencionan|nombrad\w*|mencionad\w*) (?:a |al )?[a-z]|"
-    r"cuantos documentos|en cuantos documentos|se nombran|se mencionan|municipios colombianos|"
+    r"cuantos documentos|en cuantos documentos|en que (?:documentos|textos|informes) (?:se|aparece|sale)|"
+    r"se nombran|se mencionan|se nombra|se menciona|municipios colombianos|"
     r"(?<!\w)where(?!\w)|(?<!\w)onde(?!\w)|(?:which|what) (?:departments|municipalities|countries|regions|places)|"
     r"en que (?:veredas|corregimientos|subregiones|ciudades)|"
     r"em que (?:departamentos|municipios|paises|regioes)"
@@ -94,7 +97,8 @@ _WHERE = (
 _NETWORK = (
     r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|"
     r"junto (?:a|con)|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
-    r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
+    r"se relaciona\w*|relacionan|relaciones entre|relacion (?:aparece |hay |existe |se observa )?entre (?:china|rusia|estados unidos|eeuu|"
+    r"la otan|el eln|las farc|las disidencias|el clan|india|iran|israel|ucrania|brasil|chile|venezuela)|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
     r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
     r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|acompanan)|(?:aliados|socios) de|"
     r"(?:linked|related|connected|associated|tied) (?:to|with)|appears? (?:with|alongside)|with whom|"
@@ -103,7 +107,8 @@ _NETWORK = (
 # What analysts call the documents they count: "la literatura sobre…", "la producción académica"
 _DOC_NOUNS = (
     r"documentos|publicaciones|textos|informes|reportes|literatura|bibliografia|produccion|estudios|articulos|"
-    r"papers|fuentes|investigaciones|trabajos|documents|publications|reports|literature|articles|publicacoes|relatorios"
+    r"papers|fuentes|investigaciones|trabajos|documentacion|cobertura mediatica|documents|publications|reports|literature|"
+    r"articles|publicacoes|relatorios"
 )
 # How much a topic is written about, in analysts' words: "el tema de la basura espacial", "lo de los
 # drones", "el interés por…", "el debate sobre…": a change in it is a count over time
@@ -121,6 +126,7 @@ _TIMELINE = (
     # a change over time of how much is written: "evolución / tendencia / cómo va" + a counted noun
     r"(?:evoluc\w*|cambi(?:o|ado|ando|aron|a|an)|varia\w*|tendencia|trayectoria|como (?:va|ha ido|viene|evoluciona\w*)|"
     r"(?:ha|han) (?:aumentado|crecido|disminuido|bajado|caido|subido)|aumento|(?<!\w)cae|(?<!\w)caen|"
+    r"(?<!\w)(?:crecio|crecieron|cayo|cayeron|disminuyo|disminuyeron|subio|subieron|bajaron|aumentaron)(?!\w)|"
     r"trend\w*|changed?) .{0,60}"
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen|{_ATTENTION})|(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
     r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|"
@@ -187,7 +193,7 @@ _CONTENT = (
     r"(?:que )?me (?:explique\w*|explica\w*|cuente\w*|cuenta\w*|diga\w*|dice\w*|resuma\w*|resume\w*|describa\w*|aclare\w*)|"
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
     # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
-    r"que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
+    r"(?<!lo )que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
     r"que (?:reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
     r"(?:que|cuales) (?!(?:se|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
@@ -203,7 +209,7 @@ _CONTENT = (
     r"(?:(?<=,) |y )compar(?:a|e|en|ame)(?:la|lo|las|los)?(?!\w)(?! en (?:el|la|un|una)(?!\w))|"
     r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*|"
     # a telegraphic "… + explicación", "red y contexto de lo que pasó", "matriz con breve análisis"
-    r"(?:\+|(?<!\w)y|(?<!\w)con|(?<!\w)mas) (?:(?:un|una|el|la|su|tu) )?(?:breve |corta |pequena |rapida )?"
+    r"(?:(?<=\+ )|(?<=\+)|(?<=(?<!\w)y )|(?<=(?<!\w)con )|(?<=(?<!\w)mas ))(?:(?:un|una|el|la|su|tu) )?(?:breve |corta |pequena |rapida )?"
     r"(?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|contexto|comentario|lectura)(?!\w))"
 )
 
@@ -273,7 +279,9 @@ def _orig_offset(question: str, folded: str, folded_pos: int) -> int:
 
 
 # What joins a verb to the view it puts something in: "ubícalo en el cuadrante", "place it in the"
-_INTO_VIEW = re.compile(r"\s+(?:(?:lo|la|los|las|it|them)\s+)?(?:en|in|on|no|na)\s+(?:(?:el|la|un|una|the|a|o)\s+)?")
+_INTO_VIEW = re.compile(
+    r"\s+(?:(?:lo|la|los|las|it|them)\s+|(?:a|al)\s+(?:[^\s,;.?]+\s+){1,4}?)?(?:en|in|on|no|na)\s+(?:(?:el|la|un|una|the|a|o)\s+)?"
+)
 # A content clause that opens a second question: "…en Florencia? ¿y qué dicen…", "…, y por qué…"
 # ("…, y cuáles son las razones": up to three words may open it before the content cue)
 _SECOND_CLAUSE = re.compile(r"(?:[?;,.:+]\s*(?:¿\s*)?(?:y |e |and )?|(?<!\w)(?:y|e|and) (?:¿\s*)?)(?:[\w¿]+ ){0,3}$")

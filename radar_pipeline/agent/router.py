@@ -291,7 +291,8 @@ _REQUEST_VERB = re.compile(
     r"grafica\w*|pinta\w*|ubica\w*|resume\w*|haz|hazme|tell me|show me|explain|can you|could you|mostre|explique)(?!\w)"
 )
 _CAPABILITIES = re.compile(
-    r"(?:quien eres|que eres|que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
+    r"(?:quien eres|que eres|eres (?:una persona|un humano|humano|un robot|una ia|real)|como te llamas|cual es tu nombre|"
+    r"que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
 )
 _DOMAIN = re.compile(
     r"(?<!\w)(?:ia|ai|inteligencia|artificial|militar\w*|military|defensa|defense|defence|segur\w*|security|armad\w*|arma\w*|weapon\w*|"
@@ -342,7 +343,7 @@ _OFF_TOPIC = re.compile(
     r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
     r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
     r"maquillaje|moda|celebridad\w*|farandula|videojuego\w*|video game\w*|mascota\w*|perro\w*|gato\w*|vacaciones|"
-    r"hotel\w*|restaurante\w*|almorzar|almuerzo\w*|cenar|desayunar|donde comer|turismo|playas?|tiquetes?|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
+    r"(?:tu|su) (?:\w+ )?favorit[oa]s?|hotel\w*|restaurante\w*|almorzar|almuerzo\w*|cenar|desayunar|donde comer|turismo|playas?|tiquetes?|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
     r"matematica\w*|ecuacion|integral de|derivada|programa en python|codigo en|javascript)"
 )
 # A direction asked with a confirmation tag: "¿crece o no?", "¿va subiendo, no?"
@@ -420,7 +421,8 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     topical = _DOMAIN.search(folded) is not None
     named = any(ns.named_in(folded) for ns in name_sets())
     has_domain = topical or named
-    if _GREETING.search(folded) and len(words) <= 8 and not has_domain:
+    if _GREETING.search(folded) and (len(words) <= 8 or not _REQUEST_VERB.search(folded)) and not has_domain:
+        # "buenos días Radar, ¿cómo me le va? hoy vengo con varias cositas": a longer greeting too
         return Plan("greeting", "text", reason="saludo")
     thanks = _THANKS.search(folded)
     rest = folded[thanks.end() :] if thanks else ""

@@ -227,12 +227,20 @@ class QuestionReader:
         spans: list[tuple[int, int]] = []
         if self.entities is None:
             return spans
-        texts = [question] if case_known else [question, question.upper()]
+        # an acronym typed in lower case is read upper-cased ("presencia del eln en Arauca"); in a
+        # question written with capitals only a one-word acronym of 3+ letters counts from that pass
+        texts = [question, question.upper()]
         seen: set[str] = set()
         for text in texts:
             for phen in [phenomenon] if phenomenon else ["territorial", "ai_military", "space_security"]:
                 for hit in self.entities.find(text, phenomenon=phen):
                     if text is not question and fold_phrase(hit.matched) in _LOWER_ACRONYM_STOP:
+                        continue
+                    if (
+                        text is not question
+                        and case_known
+                        and (len(hit.matched) < 3 or " " in hit.matched.strip() or not hit.matched.isalpha())
+                    ):
                         continue
                     if hit.entity_id in seen:
                         continue

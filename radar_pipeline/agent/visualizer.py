@@ -117,6 +117,9 @@ _SUBJECT_BEFORE = re.compile(
 )
 
 
+_DRONES = re.compile(r"(?<!\w)(?:drones?|dron)(?!\w)", re.IGNORECASE)
+
+
 def _view_subject(text: str, facts: QuestionFacts, first: str) -> EntityRef | None:
     """A program or technology as the view's filter when it is what the view shows: the centre of
     a network ("la red del programa Replicator", "¿con quién sale mencionado Replicator?") or the
@@ -126,8 +129,11 @@ def _view_subject(text: str, facts: QuestionFacts, first: str) -> EntityRef | No
     if len(whats) != 1:
         return None
     (what,) = whats.values()
-    if stated_phenomenon(what.matched) is not None:
-        return None  # "línea de tiempo de la basura espacial": a sub-topic that states the phenomenon
+    if stated_phenomenon(_DRONES.sub(" ", what.matched)) is not None:
+        # "línea de tiempo de la basura espacial": a sub-topic that states the phenomenon is the
+        # scope, not a filter; drones are a technology the view can show ("matriz de calor drones",
+        # "enjambres de drones") as well as a word that states military AI, so they stay the subject
+        return None
     at = text.find(what.matched)
     if at < 0:
         return None
@@ -192,12 +198,34 @@ def _actor_and_country(question: str, facts: QuestionFacts) -> tuple[EntityRef, 
     return actor, PlaceRef(where.value, where.name, "country", where.matched)
 
 
+# A country as the agent of what the documents report: "los ataques con drones de Estados Unidos", "las
+# pruebas antisatélite de Rusia", "la estrategia de IA de Chile": the actor, not the place mapped
+_AGENT_OF = re.compile(
+    r"(?<!\w)(?:ataques?|bombardeos?|pruebas?|ensayos?|tests?|programas?|estrategias?|operaciones|drones|satelites|armas|"
+    r"misiles|politicas?|doctrinas?|fuerzas?|ejercitos?|capacidades|inversiones|despliegues?)(?:\s+[^\s,;.?]+){0,3}\s+"
+    r"(?:de|del|de los|de la|de las|por parte de(?: la| los)?)\s*$"
+)
+
+
 def _located_country(question: str, first: str) -> bool:
     """Whether a country the question names is the territory of the view: the first view is the map
     of places (``documents_per_place`` filters on a country's ``place_id``; the timeline, network,
     matrix and quadrant have no place column, so a country there is the actor) and the question
     does not ask for the places named with it."""
     return first == "mapa_lugares" and not _COMENTION.search(fold_question(question))
+
+
+def _agent_country(question: str, entity) -> bool:
+    """Whether the country ``entity`` is written as the agent of a reported action ("los ataques con
+    drones de Estados Unidos"): then it stays the entity even on the map of places."""
+    at = question.find(entity.matched)
+    return at > 0 and _AGENT_OF.search(fold_question(question[:at]) + " ") is not None
+
+
+def _written_in(name: str, text: str) -> bool:
+    """Whether ``name`` is written in ``text`` as whole words, whatever the case ("eln" in "presencia
+    del ELN"; "Tame" is not in "departamento")."""
+    return re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", text.lower()) is not None
 
 
 def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
@@ -240,7 +268,8 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         # "la red de actores alrededor de Rusia … y explica qué papel juega China", "la red del
         # programa Replicator y explícame su relación con el Pentágono": the filter comes from the
         # part that asks for the view; the explanation's actors are not
-        view_facts = replace(facts, entities=[e for e in facts.entities if e.matched in intent.view_text])
+        # (compared without case: a name found in a question typed in lower case is matched upper-cased)
+        view_facts = replace(facts, entities=[e for e in facts.entities if _written_in(e.matched, intent.view_text)])
         entity = view_facts.entity or _view_subject(intent.view_text, view_facts, comps[0])
     elif entity is None:
         entity = _view_subject(question, facts, comps[0])
@@ -248,17 +277,23 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         entity, place = _actor_and_country(question, facts) or (None, None)
     if entity is not None and _paired(question, entity):
         entity = None  # "relaciones entre el ELN y las disidencias": two actors, no single filter
-    if entity is not None and place is None and entity.category == "country" and _located_country(question, comps[0]):
+    if (
+        entity is not None
+        and place is None
+        and entity.category == "country"
+        and _located_country(question, comps[0])
+        and not _agent_country(question, entity)
+    ):
         # "¿Dónde se nombra a Venezuela?": the country is the territory the map of places shows
         # (the dashboard's place filter takes countries); an actor of other views stays the entity
         place = PlaceRef(entity.value, entity.name, "country", entity.matched)
         entity = None
-    if intent.view_text is not None and entity is not None and entity.matched not in intent.view_text:
+    if intent.view_text is not None and entity is not None and not _written_in(entity.matched, intent.view_text):
         entity = None  # named only in the part to explain ("…y explícame qué dice la ESA"): no view filter
     if intent.view_text is not None and facts.places:
         # likewise a place: "la presencia del ELN en Arauca y explícame por qué se concentra en
         # Saravena": the municipalities are what the explanation is about, the map is of Arauca
-        in_view = [p for p in facts.places if p.matched in intent.view_text]
+        in_view = [p for p in facts.places if _written_in(p.matched, intent.view_text)]
         if in_view and len(in_view) < len(facts.places):
             place = replace(facts, places=in_view).place
     filtros = {

@@ -212,7 +212,8 @@ def test_cruce_needs_entities_or_categories():
 def test_a_space_subtopic_states_the_phenomenon():
     assert intent.stated_phenomenon("línea de tiempo de los desechos orbitales") == "space_security"
     assert intent.stated_phenomenon("presencia en temas territoriales") == "territorial"
-    assert intent.stated_phenomenon("drones y satélites") is None
+    # (round 7: "drones" now states military AI, see evals/stage2/README.md; satellites alone state nothing)
+    assert intent.stated_phenomenon("satélites comerciales y sensores") is None
 
 
 @pytest.mark.parametrize(
@@ -511,8 +512,6 @@ def test_a_sub_topic_of_one_phenomenon_states_it(question, phenomenon):
 @pytest.mark.parametrize(
     "question",
     [
-        "línea de tiempo de los drones",  # drones are civil too: no scope
-        "matriz de calor de drones",
         "mapa de las menciones de un régimen especial",  # "especial" is no typo of "espacial"
         "evolución de las zonas económicas especiales",
         "red de actores que militan en partidos",
@@ -799,3 +798,77 @@ def test_top_actors_linked_to_one_stay_the_network(reader):
 def test_a_dated_event_bounds_the_period_like_its_year(question, desde, hasta):
     p = parse_period(question, 2025)
     assert (p.desde, p.hasta) == (desde, hasta)
+
+
+# ---------------------------------------- kinds the eleventh and twelfth blind sets (final8, final9) found
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        ("dame la cronología de las pruebas ASAT y explícame los hitos", "both", "linea_tiempo"),
+        ("¿En qué textos se menciona Briceño?", "visualization", "mapa_lugares"),
+        ("¿Qué clases de hechos aparecen más con el ELN?", "visualization", "matriz_calor"),
+        (
+            "¿Qué relación hay entre China y Estados Unidos en los documentos de IA militar?",
+            "visualization",
+            "red_entidades",
+        ),
+        ("cruce entre países y tipos de programa en lo espacial", "visualization", "matriz_calor"),
+        ("Desglose por categoría de lo que se dice del Clan del Golfo", "visualization", "matriz_calor"),
+        ("Ubica a China en el cuadrante de la seguridad espacial", "visualization", "cuadrante"),
+        ("presencia de las disidencias en el Meta + contexto: qué buscan allí", "both", "mapa_presencia"),
+        ("¿Creció o cayó con los años la documentación sobre la OTAN?", "visualization", "linea_tiempo"),
+    ],
+)
+def test_views_the_last_blind_sets_asked_for(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+def test_a_relation_between_topics_stays_content(reader):
+    assert _read(reader, "¿Qué relación hay entre la minería ilegal y la deforestación?")[0] == "text"
+
+
+def test_a_country_as_the_agent_of_what_is_mapped_stays_the_actor(reader):
+    _, comps, filtros, _ = _read(reader, "¿Dónde se mencionan las pruebas antisatélite de la India? en el mapa")
+    assert comps[:1] == ["mapa_lugares"]
+    assert filtros.get("entidad") == "country:IND" and "lugar" not in filtros
+    assert _read(reader, "¿Dónde se nombra a la India en los documentos?")[2].get("lugar") == "country:IND"
+
+
+@pytest.mark.parametrize(
+    ("question", "phenomenon"),
+    [
+        ("red de actores sobre debris", "space_security"),
+        ("timeline del contraespacio ruso", "space_security"),
+        ("killer robots en los documentos, matriz", "ai_military"),
+        ("línea de tiempo de drones", "ai_military"),
+    ],
+)
+def test_more_words_that_state_a_phenomenon(question, phenomenon):
+    assert intent.stated_phenomenon(question) == phenomenon
+
+
+def test_a_one_word_technology_is_the_views_subject_and_states_its_phenomenon(reader):
+    _, comps, filtros, _ = _read(reader, "matriz de calor drones")
+    assert comps[:1] == ["matriz_calor"]
+    assert filtros.get("entidad") == "military_drones" and filtros.get("fenomeno") == "ai_military"
+
+
+def test_an_acronym_typed_lower_case_in_a_capitalised_question_is_read(reader):
+    facts = reader.read("presencia del eln en el departamento de Arauca")
+    assert any(e.value == "eln" for e in facts.entities)
+    # a place name inside a longer word is not written in the view's part ("Tame" in "departamento")
+    _, _, filtros, _ = _read(
+        reader, "Muéstrame la presencia del ELN en el departamento de Arauca y explícame por qué crece en Tame"
+    )
+    assert filtros.get("lugar") == "department:81"
+
+
+def test_who_the_assistant_is_and_its_favourites_are_smalltalk(reader):
+    for q in ("oye, ¿cómo te llamas? ¿eres una persona?", "¿cuál es tu película favorita?"):
+        assert router.plan(q, reader.read(q)).kind in ("capabilities", "off_topic"), q
+
+
+def test_portuguese_mostram_is_no_request(reader):
+    q = "O que os relatórios mostram sobre mineração ilegal em 2020?"
+    assert _read(reader, q)[0] == "text"
