@@ -81,7 +81,7 @@ _PRESENCE = (
     r"(?:hay|existen|quedan|persisten|siguen|operan|actuan) (?:\w+ ){0,2}grupos? armad|"
     r"^\W*(?:los )?grupos? armad\w* (?:en|activos en|presentes en)(?!\w)|"
     r"^\W*(?:los )?grupos (?:activos |presentes )?en(?!\w)|"  # telegraphic "grupos en El Charco"
-    r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
+    r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)armed groups?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
     r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
@@ -121,6 +121,9 @@ _WHEN_PUBLISHED = re.compile(
     r"|(?<!\w)desde cuando se (?:habla|menciona\w*|escribe|publica\w*|discute|nombra\w*)(?!\w)"
     r"|(?<!\w)(?:en que momento|cuando) se (?:dispar\w*|multiplic\w*|dispar\w*|dispar)(?!\w)"
     r"|(?<!\w)(?:picos?|repuntes?) (?:de|en) (?:las |los )?(?:publicaciones|documentos|menciones|textos|informes|atencion)(?!\w)"
+    # how much, and more or less than before: "¿qué tanto se habla de…?", "¿hay más o menos documentos que antes?"
+    r"|(?<!\w)(?:que tanto|cuanto) se (?:habla|menciona|escribe|publica|discute)(?!\w)"
+    r"|(?<!\w)(?:mas|menos) (?:o (?:mas|menos) )?(?:documentos|publicaciones|menciones|textos|informes) que (?:antes|hace)(?!\w)"
 )
 _TIMELINE = (
     # a change over time of how much is written: "evolución / tendencia / cómo va" + a counted noun
@@ -405,7 +408,15 @@ def classify(
     presence = re.search(_PRESENCE, folded) is not None
     where = "map" in cued or re.search(_WHERE, folded) is not None
     if alerts and (
-        where or show or has_place or re.search(r"hubo|cuantas|recibieron|emitid\w*|por departamento", folded)
+        where
+        or show
+        or has_place
+        or re.search(r"hubo|cuantas|recibieron|emitid\w*|por departamento", folded)
+        # telegraphic "alertas de la Defensoría en el Catatumbo" (a subregion with no code)
+        or (
+            not content_at
+            and re.match(r"^\W*(?:las )?alertas?(?!\w).{0,60}(?<!\w)en (?:el |la |los |las )?[a-z]", folded)
+        )
     ):
         add("mapa_alertas", "alertas")
     elif presence and (

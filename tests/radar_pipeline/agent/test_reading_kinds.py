@@ -872,3 +872,25 @@ def test_who_the_assistant_is_and_its_favourites_are_smalltalk(reader):
 def test_portuguese_mostram_is_no_request(reader):
     q = "O que os relatórios mostram sobre mineração ilegal em 2020?"
     assert _read(reader, q)[0] == "text"
+
+
+# ------------------------------------------------- round 8: views asked as how much / who most
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("¿Cuánto se escribe sobre la guerra espacial?", "linea_tiempo"),
+        ("¿hay menos publicaciones que antes sobre enjambres?", "linea_tiempo"),
+        ("¿Cuál es más nombrado, la OTAN o el Pentágono?", "cuadrante"),
+        ("¿Qué organización acumula más menciones en IA militar?", "cuadrante"),
+        ("los actores más influyentes en lo espacial", "cuadrante"),
+        ("¿Qué entidades pierden visibilidad desde 2020?", "cuadrante"),
+        ("¿De qué se habla más en los textos sobre Chile?", "matriz_calor"),
+        ("Where do armed groups operate in Cauca?", "mapa_presencia"),
+        ("¿Cómo se distribuyen territorialmente las alertas por reclutamiento?", "mapa_alertas"),
+        ("alertas de la Defensoría en el Magdalena Medio", "mapa_alertas"),
+        ("ranking de países más mencionados en lo espacial", "mapa_lugares"),
+    ],
+)
+def test_views_asked_as_how_much_or_who_most(reader, question, first):
+    route, comps, _, _ = _read(reader, question)
+    assert route == "visualization" and comps[:1] == [first], (question, route, comps)
