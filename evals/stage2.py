@@ -44,6 +44,7 @@ if str(ROOT) not in sys.path:
 
 from radar_pipeline.agent import router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
 from radar_pipeline.agent.understanding import QuestionReader  # noqa: E402 - after the sys.path set-up above
+from radar_pipeline.textfold import fold_question  # noqa: E402
 
 SETS = {
     "dev": ROOT / "evals" / "stage2" / "questions_dev.jsonl",
@@ -58,6 +59,8 @@ SETS = {
     "final7": ROOT / "evals" / "stage2" / "questions_final7.jsonl",
     "final8": ROOT / "evals" / "stage2" / "questions_final8.jsonl",
     "final9": ROOT / "evals" / "stage2" / "questions_final9.jsonl",
+    "final10": ROOT / "evals" / "stage2" / "questions_final10.jsonl",
+    "final11": ROOT / "evals" / "stage2" / "questions_final11.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")
@@ -98,6 +101,15 @@ def _expected_place(item: dict, value: str | None, reader: QuestionReader) -> st
         pid = f"{level}:{code.zfill(2) if level == 'department' else code.zfill(5)}"
         if reader.gazetteer is None or pid in reader.gazetteer.places:
             return pid
+    if not item.get("place_level") and reader.gazetteer is not None:
+        # the schema gives a Colombian place its level and code: a lugar without them is a country
+        # ("libano" is Lebanon, not Líbano, Tolima)
+        key = fold_question(value)
+        for p in reader.gazetteer.places.values():
+            if p.level == "country" and (
+                fold_question(p.name) == key or any(fold_question(t) == key for t, _ in p.aliases)
+            ):
+                return p.place_id
     return reader.resolve_place(value) or f"?{value}"
 
 

@@ -44,7 +44,8 @@ from radar_pipeline.agent.understanding import view_vocabulary
 __all__ = ["Intent", "classify", "expand_shorthand", "stated_phenomenon"]
 
 _SHOW = (
-    r"(?<!\w)(?:muestra(?!n(?!\w)|s(?!\w))\w*|muestrame\w*|muestralo|ensena\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
+    r"(?<!\w)(?:muestra(?!n(?!\w)|s(?!\w))\w*|muestrame\w*|muestralo|muestre\w*|muestren|ensena\w*|ensene\w*|grafiqu\w*|"
+    r"ubiqu\w*|localic\w*|dibuje\w*|visualice\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
     r"quiero ver|quisiera ver|necesito ver|me gustaria ver|ver en (?:el|un) mapa|ubica\w*|localiza\w*|"
     r"en (?:el|un) mapa|tablero|dashboard|show me|show (?:it|them|the)|display\w*|visuali[sz]e|plot|chart|"
     r"mostr[ae](?!(?:ron|ba|ban|do|da|dos|das|mos|m|ram)(?!\w))\w*|exib\w*|ver no mapa|quero ver|"
@@ -65,7 +66,8 @@ _SHOW = (
     # "¿cómo se ve la red de China…?": how a view looks
     r"(?<!\w)como se ve(?:n|ria)? (?:el|la|los|las) (?:red|mapa|matriz|linea|cuadrante|cronologia|grafic\w*)(?!\w)|"
     r"(?<!\w)(?:dibujar|dibujarme)(?!\w)|"
-    r"(?<!\w)(?:hacer|generar|sacar|armar|crear|construir|elabora\w*|produc\w*|prepara\w*|montar|monta(?:me)?|despleg\w*|despliega\w*) "
+    r"(?<!\w)(?:hacer|generar|sacar|armar|crear|construir|elabora\w*|elabore\w*|produc\w*|prepara\w*|prepare\w*|montar|monta(?:me)?|"
+    r"despleg\w*|despliega\w*|genere\w*|haga(?:me)?|saque\w*|arme\w*|cree(?:me)?|construya\w*) "
     r"(?:un|una|el|la|los|las) (?:red|redes|mapa\w*|grafic\w*|matriz|linea|cuadrante|tabla|cronologia|serie|vista|visualizacion)(?!\w))"
 )
 # the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
@@ -92,6 +94,7 @@ _WHERE = (
     r"se nombran|se mencionan|se nombra|se menciona|municipios colombianos|"
     r"(?<!\w)where(?!\w)|(?<!\w)onde(?!\w)|(?:which|what) (?:departments|municipalities|countries|regions|places)|"
     r"en que (?:veredas|corregimientos|subregiones|ciudades)|"
+    r"por (?:que|cuales) (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)|"
     r"em que (?:departamentos|municipios|paises|regioes)"
 )
 _NETWORK = (
@@ -100,6 +103,7 @@ _NETWORK = (
     r"se relaciona\w*|relacionan|relaciones entre|relacion (?:aparece |hay |existe |se observa )?entre (?:china|rusia|estados unidos|eeuu|"
     r"la otan|el eln|las farc|las disidencias|el clan|india|iran|israel|ucrania|brasil|chile|venezuela)|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
     r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
+    r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|se nombran|se citan|salen|figuran|acompanan)(?: \w+)? (?:con|junto)(?!\w)|"
     r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|acompanan)|(?:aliados|socios) de|"
     r"(?:linked|related|connected|associated|tied) (?:to|with)|appears? (?:with|alongside)|with whom|"
     r"(?<!\w)with which (?:actors|groups|entities|countries)|com quem|ligad\w* a"
@@ -112,7 +116,10 @@ _DOC_NOUNS = (
 )
 # How much a topic is written about, in analysts' words: "el tema de la basura espacial", "lo de los
 # drones", "el interés por…", "el debate sobre…": a change in it is a count over time
-_ATTENTION = r"(?<!\w)(?:el tema|los temas|lo de|el interes|el debate|la discusion|la conversacion|la relevancia)(?!\w)"
+_ATTENTION = (
+    r"(?<!\w)(?:el tema|los temas|lo de|el interes|el debate|la discusion|la conversacion|la relevancia|"
+    r"lo publicado|lo escrito|lo que se publica|lo que se escribe)(?!\w)"
+)
 # When the documents appeared: "¿cuándo se publicaron los documentos sobre Tumaco?"
 _WHEN_PUBLISHED = re.compile(
     r"(?<!\w)cuando (?:se )?(?:publicaron|publico|aparecieron|aparecio|salieron|salio|se escribieron|se escribio)(?!\w)"
@@ -186,8 +193,8 @@ _ASKS_PLACES = re.compile(
     r"countries|departments|municipalities|regions|places|cities|regioes)(?!\w)"
 )
 _CONTENT = (
-    r"(?<!\w)(?:que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
-    r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que|porque|resume\w*|resumen|"
+    r"(?<!\w)(?:(?<!lo )que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
+    r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que(?! (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)(?!\w))|porque|resume\w*|resumen|"
     r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr|ve(?:n|ria)? (?:el|la|los|las) )|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
     r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
     r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
@@ -199,7 +206,7 @@ _CONTENT = (
     r"(?<!lo )que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
     r"que (?:reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
-    r"(?:que|cuales) (?!(?:se|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
+    r"(?:que|cuales) (?!(?:se|mas|menos|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
     r"[a-z]+(?: [a-z]+){0,4}? (?:se )?(?:mencionan|nombran|citan)(?! (?:a|al)(?!\w))|"
     # how a group or a system works is explained, not mapped: "¿cómo opera la red de…?"
@@ -211,7 +218,12 @@ _CONTENT = (
     # comparison placed in one ("compáralos en el mapa")
     r"(?:(?<=,) |y )compar(?:a|e|en|ame)(?:la|lo|las|los)?(?!\w)(?! en (?:el|la|un|una)(?!\w))|"
     r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*|"
+    # the usted forms and infinitives of explaining: "y comente…", "y analice…", "mostrarlos y resumir"
+    r"(?<!\w)(?:comente\w*|comentar|analice\w*|analizar|resumir|interprete\w*|interpretar|valore\w*|valorar|evalue\w*|"
+    r"sintetice\w*|sintetizar|describa\w*|detalle\w*|detallar|aclare\w*|aclarar)(?!\w)|"
     # a telegraphic "… + explicación", "red y contexto de lo que pasó", "matriz con breve análisis"
+    r"(?<!\w)(?:dame|deme|danos|denos|agrega|agregue|anade|anada|incluye|incluya)\s+(?:(?:un|una|el|la|algo de|algun|alguna)\s+)?"
+    r"(?:breve |corto |corta )?(?:contexto|explicacion|resumen|analisis|interpretacion|lectura|sintesis)(?!\w)|"
     r"(?:(?<=\+ )|(?<=\+)|(?<=(?<!\w)y )|(?<=(?<!\w)con )|(?<=(?<!\w)mas ))(?:(?:un|una|el|la|su|tu) )?(?:breve |corta |pequena |rapida )?"
     r"(?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|contexto|comentario|lectura)(?!\w))"
 )
@@ -267,7 +279,8 @@ def _map_kind(folded: str, has_armed_group: bool) -> str:
     if re.search(_ALERTS, folded):
         return "mapa_alertas"
     if re.search(_PRESENCE, folded) or (
-        has_armed_group and re.search(r"municipios?|donde|where|(?<!\w)onde(?!\w)", folded)
+        has_armed_group
+        and re.search(r"municipios?|donde|where|(?<!\w)onde(?!\w)|huella territorial|se mueve\w*|territorios?", folded)
     ):
         return "mapa_presencia"
     return "mapa_lugares"

@@ -271,7 +271,8 @@ _GREETING = re.compile(
 _THANKS = re.compile(
     r"^(?:muchas |mil |un millon de |muchisimas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b"
     # a farewell anywhere in a short message: "Listo, chao, nos vemos mañana"
-    r"|(?<!\w)(?:chao|adios|hasta luego|hasta manana|hasta pronto|nos vemos|bye|goodbye|tchau|ate logo)(?!\w)"
+    r"|(?<!\w)(?:chao|adios|hasta luego|hasta manana|hasta pronto|nos vemos|bye|goodbye|tchau|ate logo|eso es todo|"
+    r"es todo por hoy|por hoy es todo|nada mas por hoy|that's all|thats all)(?!\w)"
 )
 # Thanks anywhere in a short message ("ok gracias", "Perfecto, muchas gracias por la información");
 # "gracias a…" is a preposition ("gracias a los drones…"), not thanks.

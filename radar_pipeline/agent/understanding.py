@@ -68,6 +68,29 @@ __all__ = [
 # acronyms that are also everyday words: never taken from an all-lower-case question
 _LOWER_ACRONYM_STOP = {"esa", "ese", "eso", "un", "us", "eu", "pla", "aeb", "ia", "ai", "la", "el", "mas", "ue"}
 _DEFAULT_SCOPE_COUNTRY = "COL"
+# Country adjectives (Spanish, English, Portuguese), folded: the countries the corpus reports on most
+_DEMONYMS: tuple[tuple[str, re.Pattern], ...] = tuple(
+    (iso, re.compile(rf"(?<!\w)(?:{words})(?!\w)"))
+    for iso, words in (
+        ("CHN", r"chin[oa]s|chino|chinese|chines[ae]s?"),
+        ("RUS", r"rus[oa]s?|russian|russ[oa]s?"),
+        ("USA", r"estadounidenses?|norteamericanos?|norteamericanas?|americanos?|american|us-led|norte-americanos?"),
+        ("IRN", r"irani(?:es)?|iranian"),
+        ("ISR", r"israeli(?:es)?|israelense"),
+        ("UKR", r"ucranian[oa]s?|ukrainian"),
+        ("PRK", r"norcorean[oa]s?|north korean"),
+        ("BRA", r"brasilen[oa]s?|brasileir[oa]s?|brazilian"),
+        ("VEN", r"venezolan[oa]s?|venezuelan"),
+        ("GBR", r"britanic[oa]s?|british"),
+        ("FRA", r"frances(?:es|a|as)?|french"),
+        ("JPN", r"japones(?:es|a|as)?|japanese"),
+    )
+)
+# "(no el departamento de Bolívar)", "no la capital": a place set aside by the question itself
+_NEGATED_PLACE = re.compile(
+    r"\(?\s*(?<!\w)(?:no|not|nao)\s+(?:el|la|al|en el|the)\s+(?:departamento|municipio|depto|department|municipality)"
+    r"\s+(?:de(?:l)?\s+|of\s+)?[^(),;.?]{1,40}\)?"
+)
 _TERRITORIAL_CUES = re.compile(
     r"grupos? armad|presencia|municipio|alertas? temprana|defensoria|vereda|corregimiento|operan|opera en"
 )
@@ -218,8 +241,38 @@ class QuestionReader:
         words = re.findall(r"\w+", question)
         case_known = any(w[:1].isupper() and not w.isupper() for w in words[1:])
         entity_spans = self._entities(question, facts, phenomenon, case_known)
-        self._places(question, facts, entity_spans, case_known)
+        self._demonym_country(question, facts, entity_spans)
+        # a place the question sets aside ("el municipio de Bolívar, en el Cauca (no el departamento
+        # de Bolívar)") is no candidate
+        negated = [(m.start(), m.end()) for m in _NEGATED_PLACE.finditer(question)]
+        self._places(question, facts, entity_spans + negated, case_known)
         return facts
+
+    @staticmethod
+    def is_demonym(text: str) -> bool:
+        """Whether ``text`` is a country adjective ("chinos", "estadounidenses"), not a name."""
+        folded = fold_spans(text).strip()
+        return any(rx.fullmatch(folded) for _, rx in _DEMONYMS)
+
+    def _demonym_country(self, question: str, facts: QuestionFacts, spans: list[tuple[int, int]]) -> None:
+        """A country named by its adjective ("los programas contraespaciales chinos", "pruebas
+        antisatélite rusas", "Chinese counterspace programs") when the question names no country:
+        the country is the actor, as if named. ``_DEMONYMS`` lists the adjectives of the countries the
+        corpus reports on most; a lower-case "india"/"china" is the country's own name already."""
+        if self.gazetteer is None or any(e.category == "country" for e in facts.entities):
+            return
+        folded = fold_spans(question)
+        found = {}
+        for iso, rx in _DEMONYMS:
+            m = rx.search(folded)
+            if m and f"country:{iso}" in self.gazetteer.places:
+                found[iso] = m
+        if len(found) != 1:
+            return  # none, or a comparison of two: no single actor
+        ((iso, m),) = found.items()
+        place = self.gazetteer.places[f"country:{iso}"]
+        facts.entities.append(EntityRef(place.place_id, place.name, question[m.start() : m.end()], "country"))
+        spans.append((m.start(), m.end()))
 
     def _entities(
         self, question: str, facts: QuestionFacts, phenomenon: str | None, case_known: bool

@@ -167,9 +167,6 @@ _COMENTION = re.compile(
     # a Venezuela?" asks where the country itself is named, like "dónde")
     r"|(?:que|cuales|which|what) (?:paises|countries|departamentos|municipios|regiones|ciudades|departments|cities)"
     r"|(?:otros|otras|other) (?:paises|countries|lugares|places)"
-    # the places named in documents about a country: the country is their topic, the view's actor
-    # ("lugares mencionados en documentos sobre China")
-    r"|(?:lugares|sitios|places|ubicaciones|territorios)(?!\w).{0,60}(?<!\w)(?:sobre|acerca de|about|regarding|que tratan de)(?!\w)"
 )
 
 
@@ -215,11 +212,27 @@ def _located_country(question: str, first: str) -> bool:
     return first == "mapa_lugares" and not _COMENTION.search(fold_question(question))
 
 
+# The documents' topic: "lugares mencionados en documentos sobre China" (the places named in documents
+# about China: China is their actor); "¿qué lugares de Brasil aparecen en los documentos sobre…?"
+# keeps Brasil the place
+_TOPIC_OF = re.compile(
+    r"(?<!\w)(?:documentos|docs|textos|informes|reportes|publicaciones|fuentes|documents|reports)\s+"
+    r"(?:(?:que tratan|que hablan|relativos|referidos|centrados)\s+)?(?:sobre|acerca de|de|a|en|about|on)\s+"
+    r"(?:(?:la|el|los|las|the)\s+)?$"
+)
+
+
 def _agent_country(question: str, entity) -> bool:
     """Whether the country ``entity`` is written as the agent of a reported action ("los ataques con
-    drones de Estados Unidos"): then it stays the entity even on the map of places."""
+    drones de Estados Unidos") or as the documents' topic ("documentos sobre China"): then it stays
+    the entity even on the map of places."""
+    if QuestionReader.is_demonym(entity.matched):
+        return True  # "los ataques con drones estadounidenses": an adjective names an actor, never a place
     at = question.find(entity.matched)
-    return at > 0 and _AGENT_OF.search(fold_question(question[:at]) + " ") is not None
+    if at <= 0:
+        return False
+    before = fold_question(question[:at]) + " "
+    return _AGENT_OF.search(before) is not None or _TOPIC_OF.search(before) is not None
 
 
 def _written_in(name: str, text: str) -> bool:

@@ -894,3 +894,64 @@ def test_portuguese_mostram_is_no_request(reader):
 def test_views_asked_as_how_much_or_who_most(reader, question, first):
     route, comps, _, _ = _read(reader, question)
     assert route == "visualization" and comps[:1] == [first], (question, route, comps)
+
+
+# ---------------------------------------- kinds the thirteenth and fourteenth blind sets (final10, final11) found
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        # the usted forms: "Muestre… y analice…", "Visualice… y comente…", "Grafique…"
+        ("Muestre la cronología de las pruebas ASAT y analice los hitos", "both", "linea_tiempo"),
+        ("Visualice la red de la OTAN y comente sus vínculos", "both", "red_entidades"),
+        ("Grafique la evolución de los documentos sobre Starlink", "visualization", "linea_tiempo"),
+        ("ubíqueme las alertas del Cauca y deme un breve contexto", "both", "mapa_alertas"),
+        # "lo que dicen" is what a view shows
+        ("línea de tiempo de lo que dicen los informes sobre la OTAN", "visualization", "linea_tiempo"),
+        # "por qué municipios" is where
+        ("¿Por qué municipios se mueve el ELN?", "visualization", "mapa_presencia"),
+        ("¿Cuál es la huella territorial del Clan del Golfo?", "visualization", "mapa_presencia"),
+        # topics an actor is in
+        ("¿en qué temas sale más la OTAN?", "visualization", "matriz_calor"),
+        ("Compara Chile y Brasil por tipo de tema en IA militar", "visualization", "matriz_calor"),
+        ("¿Qué temas ligados a las disidencias de las FARC sobresalen en el Cauca?", "visualization", "matriz_calor"),
+        # co-mentioned actors, and growth of what is published
+        ("qué actores se nombran con el ELN en los documentos", "visualization", "red_entidades"),
+        (
+            "¿Qué ha crecido más: lo publicado sobre drones o lo escrito sobre satélites?",
+            "visualization",
+            "linea_tiempo",
+        ),
+        ("Which actors are trending in space security?", "visualization", "cuadrante"),
+    ],
+)
+def test_views_the_thirteenth_and_fourteenth_sets_asked_for(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+def test_a_country_adjective_names_the_actor(reader):
+    _, comps, filtros, _ = _read(reader, "map of places mentioned with Russian anti-satellite tests")
+    assert comps[:1] == ["mapa_lugares"] and filtros.get("entidad") == "country:RUS" and "lugar" not in filtros
+    # two adjectives compared: no single actor
+    assert not any(e.category == "country" for e in reader.read("programas chinos y rusos").entities)
+
+
+def test_a_country_as_the_documents_topic_and_as_the_place(reader):
+    assert _read(reader, "lugares citados en los informes sobre Irán")[2].get("entidad") == "country:IRN"
+    assert (
+        _read(reader, "¿Qué lugares de Perú aparecen en los informes sobre minería?")[2].get("lugar") == "country:PER"
+    )
+
+
+def test_a_place_the_question_sets_aside_is_no_candidate(reader):
+    facts = reader.read("grupos en el municipio de Sucre, en el Cauca (no el departamento de Sucre)")
+    assert [p.place_id for p in facts.places if p.level != "department" or p.place_id == "department:70"] == [
+        "municipality:19785"
+    ]
+
+
+def test_that_is_all_is_a_farewell(reader):
+    assert (
+        router.plan("ok, perfecto. eso es todo por hoy", reader.read("ok, perfecto. eso es todo por hoy")).kind
+        == "thanks"
+    )
