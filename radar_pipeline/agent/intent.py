@@ -83,12 +83,14 @@ _PRESENCE = (
     r"(?:hay|existen|quedan|persisten|siguen|operan|actuan) (?:\w+ ){0,2}grupos? armad|"
     r"^\W*(?:los )?grupos? armad\w* (?:en|activos en|presentes en)(?!\w)|"
     r"^\W*(?:los )?grupos (?:activos |presentes )?en(?!\w)|"  # telegraphic "grupos en El Charco"
+    # "algo gráfico de los grupos armados en el Cauca", "el panorama de grupos armados en…"
+    r"(?:grafic\w*|visual|mapa|vista|panorama|foto|algo) (?:de|sobre) (?:los )?grupos armad\w* (?:en|del|de la)(?!\w)|"
     r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)armed groups?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
     r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
     r"(?<!\w)donde(?!\w)|por donde|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios|partes)|"
-    r"que (?:paises|departamentos|municipios|lugares|sitios|regiones) (?:se |aparecen|son|recibieron|tienen)|"
+    r"que (?:paises|departamentos|municipios|lugares|sitios|regiones) (?:se |aparecen|salen|figuran|son|recibieron|tienen|mas(?!\w))|"
     r"(?:documentos|textos) (?:que )?(?:nombran|mencionan)|(?:nombran|mencionan|nombrad\w*|mencionad\w*) (?:a |al )?[a-z]|"
     r"cuantos documentos|en cuantos documentos|en que (?:documentos|textos|informes) (?:se|aparece|sale)|"
     r"se nombran|se mencionan|se nombra|se menciona|municipios colombianos|"

@@ -176,6 +176,12 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
     years up to ``ref``; "hace N units" alone → that one year; "el año pasado" → ``ref``-1; "este
     año", "el último año", "en lo que va del año" → ``ref``. N is digits or a number word (uno…veinte)."""
     last = r"(?:ultim[oa]s?|pasad[oa]s?|past|last|recent(?:es)?|mas recientes)"
+    # months, at the year granularity of the views: "los últimos 24 meses" spans 2 calendar years
+    folded = re.sub(
+        r"(?<!\w)(\d{1,3}) (?:meses|months|meses)(?!\w)",
+        lambda m: f"{max(1, -(-int(m.group(1)) // 12))} anos",
+        folded,
+    )
     if re.search(r"(?<!\w)(?:anos?|anual\w*|years?)(?!\w)", folded):
         # "año a año, últimos 5": the unit said once, elsewhere in the question, is the count's unit
         folded = re.sub(rf"(?<!\w)(ultim[oa]s|last|past) ({_N})(?=\W*$|\s*[,;.?!])", r"\1 \2 anos", folded)
@@ -201,6 +207,9 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
         (rf"(?<!\w){_N} {_UNIT} ago", "ago"),
         # "desde el año pasado": from that year on, like "desde 2024"
         (r"(?:desde|a partir de|a partir del) (?:el )?ano (?:pasado|anterior)|since last year", "since_prev"),
+        # "hasta el año pasado": open start; "antes del año pasado": up to the year before it
+        (r"(?:hasta|until|through|up to|ate) (?:el |o )?ano (?:pasado|anterior|passado)|until last year", "until_prev"),
+        (r"antes del? (?:el )?ano (?:pasado|anterior)|before last year", "before_prev"),
         (r"(?:en |durante |de )?(?:el |del )?ano (?:pasado|anterior)|last year|(?:no |o )?ano passado", "prev"),
         (
             r"(?:en |durante )?(?:este|el presente|el actual) ano|this year|en lo que va del? ano|(?:neste|este) ano",
@@ -217,6 +226,10 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
             return ref - 1, ref - 1, m.group(0).strip()
         if kind == "since_prev":
             return ref - 1, None, m.group(0).strip()
+        if kind == "until_prev":
+            return None, ref - 1, m.group(0).strip()
+        if kind == "before_prev":
+            return None, ref - 2, m.group(0).strip()
         if kind == "this":
             return ref, ref, m.group(0).strip()
         if kind == "unit":

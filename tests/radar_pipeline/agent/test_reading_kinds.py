@@ -955,3 +955,36 @@ def test_that_is_all_is_a_farewell(reader):
         router.plan("ok, perfecto. eso es todo por hoy", reader.read("ok, perfecto. eso es todo por hoy")).kind
         == "thanks"
     )
+
+
+# ------------------------------------------ round 10 (no set read): months, "hasta el año pasado", naive requests
+@pytest.mark.parametrize(
+    ("question", "desde", "hasta"),
+    [
+        ("alertas de los últimos 24 meses", 2024, 2025),
+        ("red de la OTAN hasta el año pasado", None, 2024),
+        ("documentos antes del año pasado", None, 2023),
+    ],
+)
+def test_months_and_last_year_as_bounds(question, desde, hasta):
+    p = parse_period(question, 2025)
+    assert (p.desde, p.hasta) == (desde, hasta)
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("quiero ver algo gráfico de los grupos armados en el Meta", "mapa_presencia"),
+        ("¿cómo puedo ver qué departamentos salen más en las alertas?", "mapa_alertas"),
+        ("¿tienes algo que me muestre los temas por entidad?", "matriz_calor"),
+    ],
+)
+def test_naive_requests_for_a_view(reader, question, first):
+    route, comps, _, _ = _read(reader, question)
+    assert route == "visualization" and comps[:1] == [first], (question, route, comps)
+
+
+def test_what_finances_armed_groups_in_a_place_stays_content(reader):
+    assert (
+        _read(reader, "qué economías ilegales financian a los grupos armados en Tumaco según los informes")[0] == "text"
+    )
