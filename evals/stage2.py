@@ -61,6 +61,9 @@ SETS = {
     "final9": ROOT / "evals" / "stage2" / "questions_final9.jsonl",
     "final10": ROOT / "evals" / "stage2" / "questions_final10.jsonl",
     "final11": ROOT / "evals" / "stage2" / "questions_final11.jsonl",
+    "final12": ROOT / "evals" / "stage2" / "questions_final12.jsonl",
+    "final13": ROOT / "evals" / "stage2" / "questions_final13.jsonl",
+    "final14": ROOT / "evals" / "stage2" / "questions_final14.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")

@@ -61,6 +61,7 @@ _SHOW = (
     r"(?:^|[.;:¿!]\s*)(?:(?:y|e|primero|luego|despues|ahora)\s+)?(?:ver|veamos|mirar|miremos|revisar en)\s+"
     r"(?:el|la|los|las|un|una|en|como|cuant\w*|donde|por donde|la evolucion)(?!\w)|"
     r"(?<!\w)(?:dejame|permiteme|podemos|puedo|podria|podrias|me dejas) ver(?!\w)|"
+    r"(?:^|[.;:¿!]\s*)ver (?:y|e) (?:explicar|entender|analizar|comentar)(?!\w)|"
     r"(?<!\w)(?:dame|deme|pasame|paseme|traeme|tráeme) (?:el|la|los|las|un|una) (?:mapa\w*|red|redes|matriz|linea|cuadrante|"
     r"cronologia|evolucion|serie|grafic\w*|distribucion|ranking|tabla|vista)(?!\w)|"
     # "¿cómo se ve la red de China…?": how a view looks
@@ -72,7 +73,7 @@ _SHOW = (
 )
 # the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
 _ALERTS = (
-    r"alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
+    r"avisos? de riesgo|informes? de riesgo|alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
     r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*|emitio|emitieron)\s+"
     r"(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
     r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*)(?!\w)"
@@ -86,24 +87,26 @@ _PRESENCE = (
     # "algo gráfico de los grupos armados en el Cauca", "el panorama de grupos armados en…"
     r"(?:grafic\w*|visual|mapa|vista|panorama|foto|algo) (?:de|sobre) (?:los )?grupos armad\w* (?:en|del|de la)(?!\w)|"
     r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)armed groups?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
-    r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
+    r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|"
+    r"(?:zonas?|areas?) de (?:influencia|control|dominio|operacion)|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
     r"(?<!\w)donde(?!\w)|por donde|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios|partes)|"
     r"que (?:paises|departamentos|municipios|lugares|sitios|regiones) (?:se |aparecen|salen|figuran|son|recibieron|tienen|mas(?!\w))|"
-    r"(?:documentos|textos) (?:que )?(?:nombran|mencionan)|(?:nombran|mencionan|nombrad\w*|mencionad\w*) (?:a |al )?[a-z]|"
+    r"(?:documentos|textos) (?:que )?(?:(?:lo|la|los|las) )?(?:nombran|mencionan)|(?:nombran|mencionan|nombrad\w*|mencionad\w*) (?:a |al )?[a-z]|"
     r"cuantos documentos|en cuantos documentos|en que (?:documentos|textos|informes) (?:se|aparece|sale)|"
     r"se nombran|se mencionan|se nombra|se menciona|municipios colombianos|"
     r"(?<!\w)where(?!\w)|(?<!\w)onde(?!\w)|(?:which|what) (?:departments|municipalities|countries|regions|places)|"
     r"en que (?:veredas|corregimientos|subregiones|ciudades)|"
     r"por (?:que|cuales) (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)|"
+    r"en (?:que|cuales) partes? (?:del pais|de colombia|del territorio|del mundo)|"
     r"em que (?:departamentos|municipios|paises|regioes)"
 )
 _NETWORK = (
     r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|"
     r"junto (?:a|con)|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
-    r"se relaciona\w*|relacionan|relaciones entre|relacion (?:aparece |hay |existe |se observa )?entre (?:china|rusia|estados unidos|eeuu|"
-    r"la otan|el eln|las farc|las disidencias|el clan|india|iran|israel|ucrania|brasil|chile|venezuela)|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
+    r"(?:salen|aparecen|figuran|se mencionan|se nombran|estan) juntos|en los mismos (?:documentos|textos|informes)|"
+    r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
     r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
     r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|se nombran|se citan|salen|figuran|acompanan)(?: \w+)? (?:con|junto)(?!\w)|"
     r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|acompanan)|(?:aliados|socios) de|"
@@ -119,7 +122,7 @@ _DOC_NOUNS = (
 # How much a topic is written about, in analysts' words: "el tema de la basura espacial", "lo de los
 # drones", "el interés por…", "el debate sobre…": a change in it is a count over time
 _ATTENTION = (
-    r"(?<!\w)(?:el tema|los temas|lo de|el interes|el debate|la discusion|la conversacion|la relevancia|"
+    r"(?<!\w)(?:el tema|los temas|lo de|el interes|la relevancia|"
     r"lo publicado|lo escrito|lo que se publica|lo que se escribe)(?!\w)"
 )
 # When the documents appeared: "¿cuándo se publicaron los documentos sobre Tumaco?"
@@ -131,26 +134,29 @@ _WHEN_PUBLISHED = re.compile(
     r"|(?<!\w)(?:en que momento|cuando) se (?:dispar\w*|multiplic\w*|dispar\w*|dispar)(?!\w)"
     r"|(?<!\w)(?:picos?|repuntes?) (?:de|en) (?:las |los )?(?:publicaciones|documentos|menciones|textos|informes|atencion)(?!\w)"
     # how much, and more or less than before: "¿qué tanto se habla de…?", "¿hay más o menos documentos que antes?"
-    r"|(?<!\w)(?:que tanto|cuanto) se (?:habla|menciona|escribe|publica|discute)(?!\w)"
+    r"|(?<!\w)(?:que tanto|cuanto) se (?:ha )?(?:habla|hablado|menciona\w*|escribe|escrito|publica\w*|discut\w*)(?!\w)"
+    r"|(?<!\w)cuando (?:se )?(?:empezo|empezaron|comenzo|comenzaron) a (?:aparecer|hablar\w*|mencionar\w*|publicar\w*|sonar|nombrar\w*)(?!\w)"
+    r"|(?<!\w)(?:curva|grafica|serie) de (?:cuanto|cuantas|cuantos|como)(?!\w)"
     r"|(?<!\w)(?:mas|menos) (?:o (?:mas|menos) )?(?:documentos|publicaciones|menciones|textos|informes) que (?:antes|hace)(?!\w)"
 )
 _TIMELINE = (
     # a change over time of how much is written: "evolución / tendencia / cómo va" + a counted noun
-    r"(?:evoluc\w*|cambi(?:o|ado|ando|aron|a|an)|varia\w*|tendencia|trayectoria|como (?:va|ha ido|viene|evoluciona\w*)|"
+    r"(?:evoluc\w*|cambi(?:o|ado|ando|aron|a|an)|varia\w*|tendencia|trayectoria|como (?:va|ha ido|viene|venia|iba|fue|evoluciona\w*)|"
     r"(?:ha|han) (?:aumentado|crecido|disminuido|bajado|caido|subido)|aumento|(?<!\w)cae|(?<!\w)caen|"
     r"(?<!\w)(?:crecio|crecieron|cayo|cayeron|disminuyo|disminuyeron|subio|subieron|bajaron|aumentaron)(?!\w)|"
     r"trend\w*|changed?) .{0,60}"
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen|{_ATTENTION})|(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
     r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|"
     # "lo de las megaconstelaciones crece o no?": the attention a topic gets, going up or down
-    rf"{_ATTENTION} .{{0,60}}(?:crece\w*|crecio|aumenta\w*|disminuye\w*|sube|suben|baja|bajan|cae|caen)(?!\w)|"
+    rf"{_ATTENTION} .{{0,60}}(?:crece\w*|crecio|aumenta\w*|disminuye\w*|sube|suben|baja|bajan|cae|caen|"
+    r"(?:ha|han) (?:crecido|bajado|subido|aumentado|disminuido|caido))(?!\w)|"
     # "¿los documentos sobre drones van bajando?": a count going up or down
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions) .{{0,60}}(?:van|va|siguen|sigue|estan|esta|vienen|viene)? ?"
     r"(?:subiendo|bajando|en aumento|en ascenso|en descenso|aumentando|creciendo|cayendo|disminuyendo)(?!\w)"
 )
 # Who the quadrant ranks: actors, entities, groups, organisations, countries, programmes
 _WHO_NOUNS = (
-    r"(?<!\w)(?:actor\w*|entidad\w*|grupos?|organizacion\w*|paises|programas?|tecnologias?|actors?|entities|"
+    r"(?<!\w)(?:actor\w*|entidad\w*|grupos?|organizacion\w*|paises|potencias|programas?|tecnologias?|actors?|entities|"
     r"groups?|atores)(?!\w)"
 )
 # A link between actors, stronger than a co-mention ("junto a"): what makes "¿qué países…?" a network
@@ -204,11 +210,12 @@ _CONTENT = (
     # "que me expliques", "me cuentas", "quiero entender": a request to be told, in any person or mood
     r"(?:que )?me (?:explique\w*|explica\w*|cuente\w*|cuenta\w*|diga\w*|dice\w*|resuma\w*|resume\w*|describa\w*|aclare\w*)|"
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
+    r"^\W*dime y (?=muestra|ensena|ubica|grafica)|"
     # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
     r"(?<!lo )que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
     r"que (?:reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
-    r"(?:que|cuales) (?!(?:se|mas|menos|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
+    r"(?:que|cuales) (?!(?:se|mas|menos|lo|la|los|las|le|les|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
     r"[a-z]+(?: [a-z]+){0,4}? (?:se )?(?:mencionan|nombran|citan)(?! (?:a|al)(?!\w))|"
     # how a group or a system works is explained, not mapped: "¿cómo opera la red de…?"
@@ -243,6 +250,7 @@ _SHORTHAND: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"(?<!\w)mpio\.?(?!\w)", re.I), "municipio"),
     (re.compile(r"(?<!\w)docs(?!\w)", re.I), "documentos"),
     (re.compile(r"(?<!\w)info(?!\w)", re.I), "información"),
+    (re.compile(r"(?<!\w)(?:dnde|dnd|dond|dónd)(?!\w)", re.I), "donde"),
     (re.compile(r"(?<!\w)(?:xq|pq|xk)(?!\w)", re.I), "por qué"),
     (re.compile(r"(?<=\w )[xX](?= \w)"), "por"),
     (re.compile(r"(?<!\w)[qk](?!\w)", re.I), "que"),
@@ -298,7 +306,7 @@ def _orig_offset(question: str, folded: str, folded_pos: int) -> int:
 
 # What joins a verb to the view it puts something in: "ubícalo en el cuadrante", "place it in the"
 _INTO_VIEW = re.compile(
-    r"\s+(?:(?:lo|la|los|las|it|them)\s+|(?:a|al)\s+(?:[^\s,;.?]+\s+){1,4}?)?(?:en|in|on|no|na)\s+(?:(?:el|la|un|una|the|a|o)\s+)?"
+    r"\s+(?:(?:lo|la|los|las|it|them)\s+|(?:(?:a|al)\s+)?(?:[^\s,;.?]+\s+){1,4}?)?(?:en|in|on|no|na)\s+(?:(?:el|la|un|una|the|a|o)\s+)?"
 )
 # A content clause that opens a second question: "…en Florencia? ¿y qué dicen…", "…, y por qué…"
 # ("…, y cuáles son las razones": up to three words may open it before the content cue)
@@ -389,7 +397,17 @@ def classify(
     if asks_places:
         # "¿Qué países se mencionan junto a la India…?", "dime qué municipios…": it asks for places;
         # the rest qualifies them, and only a content cue after the place question makes it text
-        if asks_places.group(0).endswith(("paises", "countries")) and _LINKED.search(folded, asks_places.end()):
+        if (
+            asks_places.group(0).endswith(("paises", "countries"))
+            and (
+                _LINKED.search(folded, asks_places.end())
+                # "¿qué países, empresas u organizaciones se nombran junto a Rusia?": actors, not places
+                or re.match(
+                    r",? (?:\w+ )?(?:y |u |o )?(?:empresas|organizaciones|actores|entidades|instituciones)",
+                    folded[asks_places.end() :],
+                )
+            )
+        ):
             # "¿Qué países aparecen conectados con China…?": countries are actors; a link to one is
             # the network (a co-mention, "junto a la India", stays the map of places)
             add("red_entidades", "países vinculados")
@@ -404,8 +422,20 @@ def classify(
     actors_compared = (has_country or has_armed_group) and re.search(
         r"(?<!\w)(?:compar\w*|cual de|quien|frente a|versus|vs)(?!\w)", folded
     )
-    if "cuadrante" in cued and not (
-        counted_change and not re.search(_WHO_NOUNS, folded) and not has_armed_group and not actors_compared
+    # "¿cuándo empezó a aparecer el Clan del Golfo y cómo ha ido creciendo?", "el tema del ELN ha crecido
+    # o ha bajado? muéstramelo en el tiempo": one actor's course in time is the timeline; the quadrant
+    # weighs several ("¿quiénes suben?", "los actores en alza")
+    one_actor_in_time = (
+        ("linea_tiempo" in cued or _WHEN_PUBLISHED.search(folded) is not None)
+        and not re.search(
+            r"(?<!\w)(?:quien\w*|cuales|cual de|actores|entidades|organizaciones|potencias|grupos|paises)(?!\w)", folded
+        )
+        and not actors_compared
+    )
+    if (
+        "cuadrante" in cued
+        and not one_actor_in_time
+        and not (counted_change and not re.search(_WHO_NOUNS, folded) and not has_armed_group and not actors_compared)
     ):
         # "¿han disminuido los documentos…?" is a change in how much is written (the timeline);
         # the quadrant's trend is of actors ("¿qué actores crecen…?")
@@ -417,7 +447,21 @@ def classify(
         or (show and re.search(r"evoluc\w*|tendencia|a lo largo|historia", folded))
     ):
         add("linea_tiempo", "evolución")
-    if "red_entidades" in cued or re.search(_NETWORK, folded):
+    if (
+        "red_entidades" in cued
+        or re.search(_NETWORK, folded)
+        # "¿qué relaciones hay entre el Clan del Golfo, el ELN y las disidencias?": between actors (between
+        # topics, "la minería ilegal y la deforestación", it stays content)
+        or (
+            (has_armed_group or has_country)
+            and re.search(r"relacion(?:es)? (?:(?:aparece\w*|hay|existe\w*|se observa\w*|tiene\w*)\s+)?entre", folded)
+            # an actor and a territory or an economy ("entre el ELN y el territorio venezolano") is content
+            and not re.search(
+                r"entre .{0,80}(?<!\w)(?:territorio|region|zona|frontera|economi\w*|mineria|deforestacion|narcotrafico|coca)",
+                folded,
+            )
+        )
+    ):
         add("red_entidades", "relaciones")
     alerts = re.search(_ALERTS, folded) is not None
     presence = re.search(_PRESENCE, folded) is not None
@@ -446,10 +490,10 @@ def classify(
     if (
         not comps
         and _whole
-        and has_place
+        and (has_place or has_country)
         and not content
         and (
-            _MENTIONS_HEAD.search(folded)
+            (_MENTIONS_HEAD.search(folded) and (has_place or has_country))
             or (not has_armed_group and len(folded.split()) <= 6 and _IN_THE_CORPUS.search(folded))
         )
     ):

@@ -288,7 +288,7 @@ _NEW_REQUEST = re.compile(
 )
 # A request verb (imperative or "can you…"): a new request even without a question mark
 _REQUEST_VERB = re.compile(
-    r"(?<!\w)(?:dime|muestra\w*|muestrame|explica\w*|necesito|quiero|puedes|podrias|busca\w*|compara\w*|dame|"
+    r"(?<!\w)(?:dime|muestra\w*|muestrame|explica(?:me|melo|mela|nos|r)?|necesito|quiero|puedes|podrias|busca\w*|compara\w*|dame|"
     r"grafica\w*|pinta\w*|ubica\w*|resume\w*|haz|hazme|tell me|show me|explain|can you|could you|mostre|explique)(?!\w)"
 )
 _CAPABILITIES = re.compile(
@@ -315,6 +315,7 @@ _CHATTER = (
     r"que temperatura|temperatura (?:hace|de hoy|en|para|manana)|hace (?:frio|calor)|(?:va a |vai )?(?:llover|chover)|"
     r"lluvia\w*|lloviendo|soleado|nublado|previsao do tempo|tempo (?:em|para|hoje|amanha)|weather|forecast|"
     r"is it (?:going to )?rain\w*|temperature (?:in|today|tomorrow)|"
+    r"peliculas?|peli|series? de (?:tv|television|netflix)|netflix|fin de semana|"
     r"seleccion colombia|selecao|(?:la|una|the) liga|champions(?: league)?|copa (?:america|libertadores|del mundo|do mundo)|"
     r"goleador\w*|mundial|world cup|who won the (?:match|game|final|league|cup)|quien va a ganar (?:el|la)|"
     r"partido de (?:futbol|ayer|hoy)|campeonato|"
@@ -329,6 +330,11 @@ _CHATTER = (
     r"empanada\w*|pan|torta|postre|sopa|arroz|pollo|carne|pescado|ensalada|salsa|cafe|jugo|bebida|coctel|plato|comida)|"
     r"receita\w*|comida|ingredientes|ingredients|"
     r"(?:precio|cotizacion|valor|cuanto esta|cuanto vale) (?:del |el )?(?:dolar|euro|bitcoin)|dolar hoy|tasa de cambio|bitcoin"
+)
+# A leisure recommendation is off topic whatever its subject ("una película de guerra", "una serie sobre espías")
+_LEISURE = re.compile(
+    r"(?<!\w)recomienda\w* (?:una|un|alguna|algun|unas|unos) (?:buena |buen )?(?:pelicula|peli|serie|novela|cancion|"
+    r"restaurante|plan|viaje|videojuego|juego)s?(?!\w)"
 )
 _STRONG_DOMAIN = re.compile(
     r"(?<!\w)(?:militar\w*|military|defensa|defense|defence|armad\w*|armas?|weapon\w*|guerra\w*|war|conflict\w*|dron\w*|"
@@ -442,6 +448,8 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
         return Plan("off_topic", "text", reason="fuera de tema")  # "capital de Francia", "receta de pasta italiana"
     if re.search(r"(?<!\w)(?:" + _CHATTER + r")(?!\w)", folded) and not _STRONG_DOMAIN.search(folded):
         return Plan("off_topic", "text", reason="fuera de tema")
+    if _LEISURE.search(folded):
+        return Plan("off_topic", "text", reason="fuera de tema")  # "¿me recomiendas una película de guerra…?"
     read = intent.classify(
         q,
         has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),

@@ -86,6 +86,9 @@ _DEMONYMS: tuple[tuple[str, re.Pattern], ...] = tuple(
         ("JPN", r"japones(?:es|a|as)?|japanese"),
     )
 )
+_PLACE_NOUN_BEFORE = (
+    r"(?<!\w)(?:amazonia|frontera|territorio|costa|selva|region|zona|lado|parte|litoral|cuenca|orbita)\s+$"
+)
 # "(no el departamento de Bolívar)", "no la capital": a place set aside by the question itself
 _NEGATED_PLACE = re.compile(
     r"\(?\s*(?<!\w)(?:no|not|nao)\s+(?:el|la|al|en el|the)\s+(?:departamento|municipio|depto|department|municipality)"
@@ -265,6 +268,9 @@ class QuestionReader:
         found = {}
         for iso, rx in _DEMONYMS:
             m = rx.search(folded)
+            # "la Amazonía brasileña", "la frontera venezolana": the adjective of a place, not an actor
+            if m and re.search(_PLACE_NOUN_BEFORE, folded[: m.start()]):
+                continue
             if m and f"country:{iso}" in self.gazetteer.places:
                 found[iso] = m
         if len(found) != 1:

@@ -219,6 +219,13 @@ _TOPIC_OF = re.compile(
     r"(?<!\w)(?:documentos|docs|textos|informes|reportes|publicaciones|fuentes|documents|reports)\s+"
     r"(?:(?:que tratan|que hablan|relativos|referidos|centrados)\s+)?(?:sobre|acerca de|de|a|en|about|on)\s+"
     r"(?:(?:la|el|los|las|the)\s+)?$"
+    # "los documentos de seguridad espacial donde figura Rusia": the documents the actor is in
+    r"|(?<!\w)(?:documentos|docs|textos|informes|reportes|publicaciones)\b.{0,60}(?<!\w)(?:donde|en (?:los|las) que|en que)\s+"
+    r"(?:figura|figuran|aparece|aparecen|sale|salen|se menciona|se nombra)\s+(?:(?:la|el)\s+)?$"
+)
+# A country named only as what a place borders: "San Miguel (Putumayo), frontera con Ecuador"
+_BORDER_OF = re.compile(
+    r"(?<!\w)(?:frontera|fronteras|limite|limites|limitrofe\w*|border)\s+(?:con|with)\s+(?:(?:el|la|the)\s+)?$"
 )
 
 
@@ -288,6 +295,12 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         entity = _view_subject(question, facts, comps[0])
     if entity is None and place is None and intent.view_text is None:
         entity, place = _actor_and_country(question, facts) or (None, None)
+    if (
+        entity is not None
+        and entity.category == "country"
+        and _BORDER_OF.search(fold_question(question[: max(0, question.find(entity.matched))]) + " ")
+    ):
+        entity = None  # the border of a place: context, not the view's actor
     if entity is not None and _paired(question, entity):
         entity = None  # "relaciones entre el ELN y las disidencias": two actors, no single filter
     if (

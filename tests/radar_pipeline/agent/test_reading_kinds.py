@@ -988,3 +988,77 @@ def test_what_finances_armed_groups_in_a_place_stays_content(reader):
     assert (
         _read(reader, "qué economías ilegales financian a los grupos armados en Tumaco según los informes")[0] == "text"
     )
+
+
+# --------------------------- kinds the fifteenth to seventeenth blind sets (final12-final14) found
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        # one actor's course in time, asked as when it started or whether it grew
+        ("¿Cuándo empezó a sonar la OTAN en el corpus y cómo ha ido creciendo?", "visualization", "linea_tiempo"),
+        (
+            "el tema de las disidencias ha crecido o ha bajado? muéstramelo en el tiempo",
+            "visualization",
+            "linea_tiempo",
+        ),
+        ("curva de cuánto se ha hablado de Starlink", "visualization", "linea_tiempo"),
+        ("hasta 2018, ¿cómo venía la producción de documentos sobre ASAT?", "visualization", "linea_tiempo"),
+        # several actors' direction stays the quadrant
+        ("ver y explicar: quiénes suben y quiénes bajan entre los actores espaciales", "both", "cuadrante"),
+        ("¿qué potencias vienen pisando fuerte en IA militar?", "visualization", "cuadrante"),
+        ("que entidades son tendencia desde 2020", "visualization", "cuadrante"),
+        # places and alerts in everyday words
+        ("Distribución departamental de las alertas desde 2019", "visualization", "mapa_alertas"),
+        ("¿en qué parte del país hay más avisos de riesgo?", "visualization", "mapa_alertas"),
+        ("dnde estan los elenos, por municipio", "visualization", "mapa_presencia"),
+        ("¿Cuál es la zona de influencia del Clan del Golfo?", "visualization", "mapa_presencia"),
+        ("Tumaco: documentos que lo nombran desde 2015", "visualization", "mapa_lugares"),
+        # co-appearance and relations between actors
+        (
+            "¿Qué relaciones hay entre la OTAN, Rusia y China según los documentos? visualízalo",
+            "visualization",
+            "red_entidades",
+        ),
+        ("quiero ver qué países salen juntos en lo espacial", "visualization", "red_entidades"),
+        ("¿Qué otros actores aparecen en los mismos documentos que el ELN?", "visualization", "red_entidades"),
+        ("¿Qué países, empresas u organizaciones se nombran junto a China?", "visualization", "red_entidades"),
+        ("¿Con quién aparece más mencionada la OTAN?", "visualization", "red_entidades"),
+        # topics per actor
+        ("una tabla que cruce los grupos armados con los tipos de hechos", "visualization", "matriz_calor"),
+        ("comparar en qué asuntos se concentran Chile y Brasil en IA", "visualization", "matriz_calor"),
+        ("Muéstrame los temas que más pesan para la OTAN", "visualization", "matriz_calor"),
+        ("dime y muéstrame con quién aparece el ELN en Arauca", "both", "red_entidades"),
+    ],
+)
+def test_views_the_fifteenth_to_seventeenth_sets_asked_for(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+def test_a_relation_between_an_actor_and_a_territory_stays_content(reader):
+    assert _read(reader, "¿qué relación hay entre el ELN y el territorio venezolano?")[0] == "text"
+    assert _read(reader, "¿Cómo cambió la discusión en la ONU sobre armas autónomas entre 2019 y 2023?")[0] == "text"
+
+
+def test_countries_as_border_place_adjective_and_documents_the_actor_is_in(reader):
+    _, _, filtros, _ = _read(reader, "alertas en Ipiales, Nariño, frontera con Ecuador, desde 2020")
+    assert "entidad" not in filtros and filtros.get("lugar") == "municipality:52356"
+    assert not any(e.category == "country" for e in reader.read("deforestación en la Amazonía brasileña").entities)
+    _, _, filtros, _ = _read(
+        reader, "¿Qué lugares aparecen en los documentos de IA militar donde figura China? en el mapa"
+    )
+    assert filtros.get("entidad") == "country:CHN" and "lugar" not in filtros
+    assert _read(reader, "documentos que mencionan a Brasil, en el mapa")[2].get("lugar") == "country:BRA"
+
+
+def test_more_phenomenon_phrases(reader):
+    assert intent.stated_phenomenon("cuántos documentos hablan de basura en órbita") == "space_security"
+    assert intent.stated_phenomenon("los actores del espacio que crecen") == "space_security"
+    assert intent.stated_phenomenon("heatmap de categorías territoriales") == "territorial"
+
+
+def test_leisure_and_thanks_for_an_explanation_are_smalltalk(reader):
+    q = "¿me recomiendas una serie de espías para el fin de semana?"
+    assert router.plan(q, reader.read(q)).kind == "off_topic"
+    q = "Gracias, muy útil la explicación."
+    assert router.plan(q, reader.read(q)).kind == "thanks"
