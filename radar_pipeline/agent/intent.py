@@ -44,7 +44,7 @@ from radar_pipeline.agent.understanding import view_vocabulary
 __all__ = ["Intent", "classify", "expand_shorthand", "stated_phenomenon"]
 
 _SHOW = (
-    r"(?<!\w)(?:muestra(?!n(?!\w)|s(?!\w))\w*|muestrame\w*|muestralo|muestre\w*|muestren|ensena\w*|ensene\w*|grafiqu\w*|"
+    r"(?<!\w)(?:(?:me|nos) muestras|muestra(?!n(?!\w)|s(?!\w))\w*|muestrame\w*|muestralo|muestre\w*|muestren|ensena\w*|ensene\w*|grafiqu\w*|"
     r"ubiqu\w*|localic\w*|dibuje\w*|visualice\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
     r"quiero ver|quisiera ver|necesito ver|me gustaria ver|ver en (?:el|un) mapa|ubica\w*|localiza\w*|"
     r"en (?:el|un) mapa|tablero|dashboard|show me|show (?:it|them|the)|display\w*|visuali[sz]e|plot|chart|"
@@ -88,7 +88,8 @@ _PRESENCE = (
     r"(?:grafic\w*|visual|mapa|vista|panorama|foto|algo) (?:de|sobre) (?:los )?grupos armad\w* (?:en|del|de la)(?!\w)|"
     r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)armed groups?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
     r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|"
-    r"(?:zonas?|areas?) de (?:influencia|control|dominio|operacion)|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
+    r"(?:zonas?|areas?) de (?:influencia|control|dominio|operacion)|"
+    r"(?:movimiento|actividad|accionar|expansion) de (?:los )?grupos armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
     r"(?<!\w)donde(?!\w)|por donde|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios|partes)|"
@@ -97,7 +98,7 @@ _WHERE = (
     r"cuantos documentos|en cuantos documentos|en que (?:documentos|textos|informes) (?:se|aparece|sale)|"
     r"se nombran|se mencionan|se nombra|se menciona|municipios colombianos|"
     r"(?<!\w)where(?!\w)|(?<!\w)onde(?!\w)|(?:which|what) (?:departments|municipalities|countries|regions|places)|"
-    r"en que (?:veredas|corregimientos|subregiones|ciudades)|"
+    r"en que (?:veredas|corregimientos|subregiones|ciudades|sitios)|"
     r"por (?:que|cuales) (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)|"
     r"en (?:que|cuales) partes? (?:del pais|de colombia|del territorio|del mundo)|"
     r"em que (?:departamentos|municipios|paises|regioes)"
@@ -105,6 +106,7 @@ _WHERE = (
 _NETWORK = (
     r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|"
     r"junto (?:a|con)|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
+    r"(?:quien|quienes) (?:anda|andan|se junta|se juntan|trabaja|trabajan|colabora|colaboran|se alia|se alian) con|"
     r"(?:salen|aparecen|figuran|se mencionan|se nombran|estan) juntos|en los mismos (?:documentos|textos|informes)|"
     r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
     r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
@@ -122,7 +124,7 @@ _DOC_NOUNS = (
 # How much a topic is written about, in analysts' words: "el tema de la basura espacial", "lo de los
 # drones", "el interés por…", "el debate sobre…": a change in it is a count over time
 _ATTENTION = (
-    r"(?<!\w)(?:el tema|los temas|lo de|el interes|la relevancia|"
+    r"(?<!\w)(?:el tema|los temas|lo de|el interes|la relevancia|la preocupacion|la atencion|"
     r"lo publicado|lo escrito|lo que se publica|lo que se escribe)(?!\w)"
 )
 # When the documents appeared: "¿cuándo se publicaron los documentos sobre Tumaco?"
@@ -134,6 +136,8 @@ _WHEN_PUBLISHED = re.compile(
     r"|(?<!\w)(?:en que momento|cuando) se (?:dispar\w*|multiplic\w*|dispar\w*|dispar)(?!\w)"
     r"|(?<!\w)(?:picos?|repuntes?) (?:de|en) (?:las |los )?(?:publicaciones|documentos|menciones|textos|informes|atencion)(?!\w)"
     # how much, and more or less than before: "¿qué tanto se habla de…?", "¿hay más o menos documentos que antes?"
+    r"|(?<!\w)(?:que tan (?:seguido|frecuente\w*)|con que frecuencia|cada cuanto)(?!\w)"
+    r"|(?<!\w)que tanto (?:ha|han) (?:crecido|aumentado|bajado|disminuido|cambiado|caido|subido)(?!\w)"
     r"|(?<!\w)(?:que tanto|cuanto) se (?:ha )?(?:habla|hablado|menciona\w*|escribe|escrito|publica\w*|discut\w*)(?!\w)"
     r"|(?<!\w)cuando (?:se )?(?:empezo|empezaron|comenzo|comenzaron) a (?:aparecer|hablar\w*|mencionar\w*|publicar\w*|sonar|nombrar\w*)(?!\w)"
     r"|(?<!\w)(?:curva|grafica|serie) de (?:cuanto|cuantas|cuantos|como)(?!\w)"
@@ -202,11 +206,12 @@ _ASKS_PLACES = re.compile(
 )
 _CONTENT = (
     r"(?<!\w)(?:(?<!lo )que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
-    r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que(?! (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)(?!\w))|porque|resume\w*|resumen|"
-    r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr|ve(?:n|ria)? (?:el|la|los|las) )|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
+    r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que(?! (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)(?!\w))|porque|resume(?!n (?:visual|grafic))\w*|"
+    r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr|compar\w* .{0,60}en cuanto a (?:menciones|volumen|peso|visibilidad)|ve(?:n|ria)? (?:el|la|los|las) )|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
     r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
     r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
-    r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)|explain\w*|summari[sz]e|"
+    r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)"
+    r"(?! (?:visual|grafic\w*))|explain\w*|summari[sz]e|"
     # "que me expliques", "me cuentas", "quiero entender": a request to be told, in any person or mood
     r"(?:que )?me (?:explique\w*|explica\w*|cuente\w*|cuenta\w*|diga\w*|dice\w*|resuma\w*|resume\w*|describa\w*|aclare\w*)|"
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
@@ -251,6 +256,8 @@ _SHORTHAND: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"(?<!\w)docs(?!\w)", re.I), "documentos"),
     (re.compile(r"(?<!\w)info(?!\w)", re.I), "información"),
     (re.compile(r"(?<!\w)(?:dnde|dnd|dond|dónd)(?!\w)", re.I), "donde"),
+    (re.compile(r"(?<!\w)(?:kiero|qiero|kero|qero)(?!\w)", re.I), "quiero"),
+    (re.compile(r"(?<=\w )[dD](?= \w)"), "de"),
     (re.compile(r"(?<!\w)(?:xq|pq|xk)(?!\w)", re.I), "por qué"),
     (re.compile(r"(?<=\w )[xX](?= \w)"), "por"),
     (re.compile(r"(?<!\w)[qk](?!\w)", re.I), "que"),

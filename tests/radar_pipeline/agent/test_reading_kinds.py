@@ -1062,3 +1062,27 @@ def test_leisure_and_thanks_for_an_explanation_are_smalltalk(reader):
     assert router.plan(q, reader.read(q)).kind == "off_topic"
     q = "Gracias, muy útil la explicación."
     assert router.plan(q, reader.read(q)).kind == "thanks"
+
+
+# ------------------------------------------ round 12 (no set read): phone typing and everyday words
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        ("kiero ver como va lo d los enjambres de drones", "visualization", "linea_tiempo"),
+        ("quien anda con las disidencias en los docs", "visualization", "red_entidades"),
+        ("¿me muestras en qué sitios hay más actividad de grupos armados?", "visualization", "mapa_presencia"),
+        ("¿qué tan seguido aparece la OTAN en los papeles sobre el espacio?", "visualization", "linea_tiempo"),
+        ("¿quiénes son los que más suenan en lo territorial?", "visualization", "cuadrante"),
+        ("me gustaría ver un resumen visual de las alertas del Cauca", "visualization", "mapa_alertas"),
+        ("¿cómo se compara la OTAN con Rusia en cuanto a menciones?", "visualization", "cuadrante"),
+        ("¿qué tanto ha crecido la preocupación por las armas autónomas?", "visualization", "linea_tiempo"),
+        ("cuáles son los temas que más se tocan sobre Starlink", "visualization", "matriz_calor"),
+    ],
+)
+def test_views_asked_in_phone_typing_and_everyday_words(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+def test_a_summary_asked_in_words_stays_content(reader):
+    assert _read(reader, "hazme un resumen de las alertas del Cauca")[0] != "visualization"
