@@ -64,6 +64,9 @@ SETS = {
     "final12": ROOT / "evals" / "stage2" / "questions_final12.jsonl",
     "final13": ROOT / "evals" / "stage2" / "questions_final13.jsonl",
     "final14": ROOT / "evals" / "stage2" / "questions_final14.jsonl",
+    "final15": ROOT / "evals" / "stage2" / "questions_final15.jsonl",
+    "final16": ROOT / "evals" / "stage2" / "questions_final16.jsonl",
+    "final17": ROOT / "evals" / "stage2" / "questions_final17.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")

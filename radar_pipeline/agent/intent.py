@@ -40,6 +40,7 @@ import re
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent.understanding import view_vocabulary
+from radar_pipeline.textfold import fold_question
 
 __all__ = ["Intent", "classify", "expand_shorthand", "stated_phenomenon"]
 
@@ -58,10 +59,10 @@ _SHOW = (
     # the infinitive of a request, as in notes and task lists: "Ver la evolución de…", "dibujar la
     # red", "desplegar el mapa", "hacer un mapa de…" (the bare "ver" only opening a sentence with
     # its object: "ver qué dicen" asks to be told, "veo que…" is no request)
-    r"(?:^|[.;:¿!]\s*)(?:(?:y|e|primero|luego|despues|ahora)\s+)?(?:ver|veamos|mirar|miremos|revisar en)\s+"
+    r"(?:(?<=^)|(?<=[.;:¿!])|(?<=[.;:¿!] ))(?:(?:y|e|primero|luego|despues|ahora)\s+)?(?:ver|veamos|mirar|miremos|revisar en)\s+"
     r"(?:el|la|los|las|un|una|en|como|cuant\w*|donde|por donde|la evolucion)(?!\w)|"
     r"(?<!\w)(?:dejame|permiteme|podemos|puedo|podria|podrias|me dejas) ver(?!\w)|"
-    r"(?:^|[.;:¿!]\s*)ver (?:y|e) (?:explicar|entender|analizar|comentar)(?!\w)|"
+    r"(?:(?<=^)|(?<=[.;:¿!])|(?<=[.;:¿!] ))ver (?:y|e) (?:explicar|entender|analizar|comentar|resumir)(?!\w)|"
     r"(?<!\w)(?:dame|deme|pasame|paseme|traeme|tráeme) (?:el|la|los|las|un|una) (?:mapa\w*|red|redes|matriz|linea|cuadrante|"
     r"cronologia|evolucion|serie|grafic\w*|distribucion|ranking|tabla|vista)(?!\w)|"
     # "¿cómo se ve la red de China…?": how a view looks
@@ -89,7 +90,8 @@ _PRESENCE = (
     r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)armed groups?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
     r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|"
     r"(?:zonas?|areas?) de (?:influencia|control|dominio|operacion)|"
-    r"(?:movimiento|actividad|accionar|expansion) de (?:los )?grupos armad\w*|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
+    r"(?:movimiento|actividad|accionar|expansion) de (?:los )?grupos armad\w*|"
+    r"(?<!\w)(?:esta|estan|sigue|siguen|anda|andan) (?:presentes? |activos? |todavia |aun )?en (?!juego|riesgo|peligro|duda|debate|crisis|contra|manos|camino|proceso)|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
     r"(?<!\w)donde(?!\w)|por donde|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios|partes)|"
@@ -105,7 +107,7 @@ _WHERE = (
 )
 _NETWORK = (
     r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|"
-    r"junto (?:a|con)|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
+    r"junto (?:a|con)|al lado de|a la par de|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
     r"(?:quien|quienes) (?:anda|andan|se junta|se juntan|trabaja|trabajan|colabora|colaboran|se alia|se alian) con|"
     r"(?:salen|aparecen|figuran|se mencionan|se nombran|estan) juntos|en los mismos (?:documentos|textos|informes)|"
     r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
@@ -124,8 +126,8 @@ _DOC_NOUNS = (
 # How much a topic is written about, in analysts' words: "el tema de la basura espacial", "lo de los
 # drones", "el interés por…", "el debate sobre…": a change in it is a count over time
 _ATTENTION = (
-    r"(?<!\w)(?:el tema|los temas|lo de|el interes|la relevancia|la preocupacion|la atencion|"
-    r"lo publicado|lo escrito|lo que se publica|lo que se escribe)(?!\w)"
+    r"(?<!\w)(?:el tema|los temas|lo de|lo del|el interes|la relevancia|la preocupacion|la atencion|"
+    r"lo publicado|lo escrito|lo que se publica|lo que se escribe|lo que se dice|lo que se habla)(?!\w)"
 )
 # When the documents appeared: "¿cuándo se publicaron los documentos sobre Tumaco?"
 _WHEN_PUBLISHED = re.compile(
@@ -133,6 +135,7 @@ _WHEN_PUBLISHED = re.compile(
     r"|(?<!\w)(?:en|de) que (?:anos|fechas) (?:se )?(?:publicaron|son|aparecieron|salieron)(?!\w)"
     # since when, and when it peaked: "¿desde cuándo se habla de…?", "¿en qué momento se dispararon…?"
     r"|(?<!\w)desde cuando se (?:habla|menciona\w*|escribe|publica\w*|discute|nombra\w*)(?!\w)"
+    r"|(?<!\w)cuando se (?:hablo|menciono|publico|escribio|nombro|discutio) mas(?!\w)"
     r"|(?<!\w)(?:en que momento|cuando) se (?:dispar\w*|multiplic\w*|dispar\w*|dispar)(?!\w)"
     r"|(?<!\w)(?:picos?|repuntes?) (?:de|en) (?:las |los )?(?:publicaciones|documentos|menciones|textos|informes|atencion)(?!\w)"
     # how much, and more or less than before: "¿qué tanto se habla de…?", "¿hay más o menos documentos que antes?"
@@ -154,6 +157,8 @@ _TIMELINE = (
     # "lo de las megaconstelaciones crece o no?": the attention a topic gets, going up or down
     rf"{_ATTENTION} .{{0,60}}(?:crece\w*|crecio|aumenta\w*|disminuye\w*|sube|suben|baja|bajan|cae|caen|"
     r"(?:ha|han) (?:crecido|bajado|subido|aumentado|disminuido|caido))(?!\w)|"
+    # "¿está subiendo o bajando lo que se publica sobre…?": the direction before what is counted
+    rf"(?:subiendo|bajando|creciendo|aumentando|cayendo|disminuyendo) .{{0,30}}{_ATTENTION}|"
     # "¿los documentos sobre drones van bajando?": a count going up or down
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions) .{{0,60}}(?:van|va|siguen|sigue|estan|esta|vienen|viene)? ?"
     r"(?:subiendo|bajando|en aumento|en ascenso|en descenso|aumentando|creciendo|cayendo|disminuyendo)(?!\w)"
@@ -193,13 +198,18 @@ _MENTIONS_HEAD = re.compile(
 _SHOW_MENTIONS = re.compile(
     r"^\W*(?:por favor\W+)?\w+\s+(?:(?:las|los|the)\s+)?(?:menciones|apariciones|mentions)\s+(?:de|del|a|al|of)(?!\w)"
 )
+# "Muéstrame los lugares que aparecen en…", "ubícame los municipios…": the places are the object shown
+_SHOW_PLACES = re.compile(
+    r"(?<!\w)(?:muestra\w*|muestre\w*|ensena\w*|ubica\w*|ubique\w*|dame|quiero ver|visualiza\w*|senala\w*|marca\w*) "
+    r"(?:\w+ )?(?:los|las) (?:lugares|sitios|municipios|departamentos|paises|regiones|ciudades|zonas)(?!\w)"
+)
 # "… en los documentos / en el corpus" closing a telegraphic request
 _IN_THE_CORPUS = re.compile(
     r"(?<!\w)(?:en|in) (?:los |el |las |the )?(?:documentos|corpus|textos|informes|fuentes|documents)\W*$"
 )
 # A question whose asked noun is places: "¿qué países…?", "¿en qué municipios…?", "which regions…"
 _ASKS_PLACES = re.compile(
-    r"^\W*(?:(?:y|and|e) )?(?:(?:dime|muestrame|quiero saber|necesito saber|quisiera saber|sabes|tell me|show me)\W+)?"
+    r"(?:^|[,;:?]\s*)\W*(?:(?:y|and|e) )?(?:(?:dime|muestrame|quiero saber|necesito saber|quisiera saber|sabes|tell me|show me)\W+)?"
     r"(?:(?:en|de|in|em) )?(?:que|cuales|which|what|quais)(?: (?:son|fueron|serian|are|were))?(?: (?:los|las|the|os|as))? "
     r"(?:paises|departamentos|municipios|lugares|sitios|regiones|zonas|territorios|veredas|corregimientos|subregiones|ciudades|"
     r"countries|departments|municipalities|regions|places|cities|regioes)(?!\w)"
@@ -215,12 +225,14 @@ _CONTENT = (
     # "que me expliques", "me cuentas", "quiero entender": a request to be told, in any person or mood
     r"(?:que )?me (?:explique\w*|explica\w*|cuente\w*|cuenta\w*|diga\w*|dice\w*|resuma\w*|resume\w*|describa\w*|aclare\w*)|"
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
+    r"que (?:va a|van a) (?:pasar|suceder|ocurrir)|que pasara|que ocurrira|que sucedera|"
+    r"(?:que|cual|cuales) (?:patron|patrones) (?:ves|observas|hay|identificas|encuentras)|"
     r"^\W*dime y (?=muestra|ensena|ubica|grafica)|"
     # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
     r"(?<!lo )que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
     r"que (?:reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
-    r"(?:que|cuales) (?!(?:se|mas|menos|lo|la|los|las|le|les|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
+    r"(?:que|cuales) (?!(?:se|mas|menos|lo|la|los|las|le|les|partes|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
     r"[a-z]+(?: [a-z]+){0,4}? (?:se )?(?:mencionan|nombran|citan)(?! (?:a|al)(?!\w))|"
     # how a group or a system works is explained, not mapped: "¿cómo opera la red de…?"
@@ -257,6 +269,9 @@ _SHORTHAND: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"(?<!\w)info(?!\w)", re.I), "información"),
     (re.compile(r"(?<!\w)(?:dnde|dnd|dond|dónd)(?!\w)", re.I), "donde"),
     (re.compile(r"(?<!\w)(?:kiero|qiero|kero|qero)(?!\w)", re.I), "quiero"),
+    (re.compile(r"(?<!\w)kienes(?!\w)", re.I), "quienes"),
+    (re.compile(r"(?<!\w)(?:kien|qien)(?!\w)", re.I), "quien"),
+    (re.compile(r"(?<!\w)ults?\.?(?= \d| (?:dos|tres|cinco|diez) )", re.I), "últimos"),
     (re.compile(r"(?<=\w )[dD](?= \w)"), "de"),
     (re.compile(r"(?<!\w)(?:xq|pq|xk)(?!\w)", re.I), "por qué"),
     (re.compile(r"(?<=\w )[xX](?= \w)"), "por"),
@@ -363,8 +378,15 @@ def classify(
         # without a request to show, only a first part that plainly asks for a view counts (a
         # place, a presence, the alerts, a named view): "¿cómo ha crecido…? ¿y por qué?" is content
         strong = (":explícito", ":mapa", ":presencia", ":dónde", ":pide lugares")
-        if head.components and any(
-            (r.endswith(strong) if not show else not r.endswith(":pide ver algo")) for r in head.reasons
+        # "¿qué actores crecen … y por qué?", "con quién se relaciona X y qué alianzas…": a who/which
+        # question is a view however it is cued ("¿cómo ha crecido…? ¿y por qué?" is not)
+        asks_who = re.match(
+            r"^\W*(?:(?:y|e)\s+)?(?:con quien\w*|quien\w*|(?:que|cuales) (?:actores|entidades|grupos|organizaciones|paises|potencias|temas|categorias))(?!\w)",
+            fold_question(view),
+        )
+        if head.components and (
+            (asks_who and any(r.startswith(("cuadrante:", "red_entidades:", "matriz_calor:")) for r in head.reasons))
+            or any((r.endswith(strong) if not show else not r.endswith(":pide ver algo")) for r in head.reasons)
         ):
             return Intent("both", head.components, head.reasons + ["vista de la primera parte"], view)
     telegraphic = re.search(
@@ -398,7 +420,7 @@ def classify(
         add("linea_tiempo", "explícito")  # "evolución de las pruebas ASAT desde 2005"
     explicit = bool(comps)
     content = re.search(_CONTENT, folded) is not None
-    if not comps and _PLACES_HEAD.search(folded):
+    if not comps and (_PLACES_HEAD.search(folded) or _SHOW_PLACES.search(folded)):
         add(_map_kind(folded, has_armed_group), "pide lugares")
     asks_places = _ASKS_PLACES.search(folded)
     if asks_places:
@@ -433,7 +455,7 @@ def classify(
     # o ha bajado? muéstramelo en el tiempo": one actor's course in time is the timeline; the quadrant
     # weighs several ("¿quiénes suben?", "los actores en alza")
     one_actor_in_time = (
-        ("linea_tiempo" in cued or _WHEN_PUBLISHED.search(folded) is not None)
+        ("linea_tiempo" in cued or _WHEN_PUBLISHED.search(folded) is not None or counted_change)
         and not re.search(
             r"(?<!\w)(?:quien\w*|cuales|cual de|actores|entidades|organizaciones|potencias|grupos|paises)(?!\w)", folded
         )
@@ -510,7 +532,16 @@ def classify(
         # "Visualiza las menciones de Brasil (y explica…)": the mentions of a place are its map
         add(_map_kind(folded, has_armed_group), "menciones de un lugar")
     # (the flags describe the whole question, so never for a part of it)
-    if not comps and _whole and not content and has_armed_group and has_place and len(folded.split()) <= 8:
+    if (
+        not comps
+        and _whole
+        and not content
+        and (has_armed_group or re.search(r"grupos? armad", folded))
+        and has_place
+        and len(folded.split()) <= 12
+        # telegraphic: no question word ("¿qué economías financian a las disidencias en…?" asks what)
+        and not re.match(r"^\W*(?:que|cual|cuales|como|por que|quien|quienes|cuanto|cuantos|cuantas)(?!\w)", folded)
+    ):
         add("mapa_presencia", "grupo y lugar")  # telegraphic "disidencias en el Guaviare", "ELN Arauca"
     if not comps and show and not re.search(r"(?<!\w)(?:dime|di|cuentame|explicame)(?!\w)", folded):
         add("linea_tiempo", "pide ver algo")  # "muéstrame …" names no view: the timeline of its topic

@@ -175,7 +175,7 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
     decade", "nos últimos dez anos") and "desde hace N units" / "N units para acá" → the last N×unit
     years up to ``ref``; "hace N units" alone → that one year; "el año pasado" → ``ref``-1; "este
     año", "el último año", "en lo que va del año" → ``ref``. N is digits or a number word (uno…veinte)."""
-    last = r"(?:ultim[oa]s?|pasad[oa]s?|past|last|recent(?:es)?|mas recientes)"
+    last = r"(?:ultim[oa]s?|ults?\.?|pasad[oa]s?|past|last|recent(?:es)?|mas recientes)"
     # months, at the year granularity of the views: "los últimos 24 meses" spans 2 calendar years
     folded = re.sub(
         r"(?<!\w)(\d{1,3}) (?:meses|months|meses)(?!\w)",

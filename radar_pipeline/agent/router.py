@@ -266,7 +266,7 @@ def extract_requirements(question: str, period: Period | None = None) -> list[Re
 _GREETING = re.compile(
     # an interjection may open it: "oye, ¿cómo estás?", "bueno, hola"
     r"^(?:(?:oye|oiga|ey|eh|mira|bueno|ok|okay|listo|ah|ahh|uy|hey)\W+)?(?:hola|holi|buen(?:os|as)? (?:dias|tardes|noches)|saludos|hey|hi|hello|good (?:morning|afternoon|evening)|"
-    r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde)\b"
+    r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde|buenas|quiubo|quihubo|que hubo|que mas pues|que onda)\b"
 )
 _THANKS = re.compile(
     r"^(?:muchas |mil |un millon de |muchisimas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b"
@@ -343,14 +343,14 @@ _STRONG_DOMAIN = re.compile(
     r"seguridad|security|ataque\w*|attack\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*)(?!\w)"
 )
 _OFF_TOPIC = re.compile(
-    r"(?:que tiempo (?:va a )?(?:hace|hara|hacer)|pronostico del tiempo|va a llover|temperatura de hoy|(?:el|del) clima (?:en|de|para|este|hoy|manana)|"
+    r"(?:que tiempo (?:va a )?(?:hace|hara|hacer)|que clima|clima (?:hace|hoy)|pronostico del tiempo|va a llover|temperatura de hoy|(?:el|del) clima (?:en|de|para|este|hoy|manana)|"
     r"como (?:va a estar|estara) el clima|quien gano|clasico|mundial de futbol|liga (?:betplay|de futbol)|(?<!\w)gol(?:es)?(?!\w))|"
     r"(?<!\w)(?:" + _CHATTER + r")(?!\w)|"
     r"(?<!\w)(?:receta\w*|recipe\w*|cocina\w*|cook\w*|futbol|football|soccer|partido de|equipo de futbol|horoscopo|"
     r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
     r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
     r"maquillaje|moda|celebridad\w*|farandula|videojuego\w*|video game\w*|mascota\w*|perro\w*|gato\w*|vacaciones|"
-    r"(?:tu|su) (?:\w+ )?favorit[oa]s?|hotel\w*|restaurante\w*|almorzar|almuerzo\w*|cenar|desayunar|donde comer|turismo|playas?|tiquetes?|capital de|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
+    r"(?:tu|su) (?:\w+ )?favorit[oa]s?|hotel\w*|restaurante\w*|almorzar|almuerzo\w*|cenar|desayunar|donde comer|turismo|playas?|tiquetes?|capital de(?!l\b)|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
     r"matematica\w*|ecuacion|integral de|derivada|programa en python|codigo en|javascript)"
 )
 # A direction asked with a confirmation tag: "¿crece o no?", "¿va subiendo, no?"
@@ -471,9 +471,13 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     from radar_pipeline.agent.premise import extract_premise  # premise → writer → router: import late
 
     premise = extract_premise(q) if ruta == "visualization" else None
-    if premise is not None and not (premise.kind == "confirmacion" and _TREND_TAG.search(fold_question(q))):
+    if premise is not None and not (
+        premise.kind == "confirmacion"
+        and (_TREND_TAG.search(fold_question(q)) or any(c.startswith("mapa_") for c in read.components))
+    ):
         # a premise is judged against cited passages, which a view cannot do; "¿lo de las
-        # megaconstelaciones crece o no?" asks a direction, which is a view, not a claim to check
+        # megaconstelaciones crece o no?" asks a direction, and "¿el Clan del Golfo está en Segovia o
+        # no?" where a group is: views, not claims to check
         ruta = "text"
     forms = [q.strip(" ¿?")]
     second = _second_clause(q)

@@ -1086,3 +1086,61 @@ def test_views_asked_in_phone_typing_and_everyday_words(reader, question, route,
 
 def test_a_summary_asked_in_words_stays_content(reader):
     assert _read(reader, "hazme un resumen de las alertas del Cauca")[0] != "visualization"
+
+
+# ---------------------------- kinds the eighteenth to twentieth blind sets (final15-final17) found
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        (
+            "Muéstrame los municipios que aparecen en los documentos sobre minería ilegal",
+            "visualization",
+            "mapa_lugares",
+        ),
+        ("hasta 2019, ¿qué departamentos tuvieron más alertas por reclutamiento?", "visualization", "mapa_alertas"),
+        ("¿el ELN está en Tame o no?", "visualization", "mapa_presencia"),
+        ("tibu grupos armados desde 2020", "visualization", "mapa_presencia"),
+        ("con kien sale mas el clan del golfo", "visualization", "red_entidades"),
+        ("¿Qué organizaciones aparecen siempre al lado de Rusia?", "visualization", "red_entidades"),
+        ("q temas tocan los informes sobre la OTAN", "visualization", "matriz_calor"),
+        ("¿Qué aspectos predominan en lo que se escribe de las disidencias?", "visualization", "matriz_calor"),
+        ("comparar de qué se habla sobre Chile y Brasil, tema por tema", "visualization", "matriz_calor"),
+        ("¿Qué entidades están tomando fuerza y cuáles se están apagando?", "visualization", "cuadrante"),
+        ("¿Quién es protagonista hoy en lo espacial?", "visualization", "cuadrante"),
+        ("¿Cuándo se habló más de la India en temas del espacio?", "visualization", "linea_tiempo"),
+        ("¿Cómo ha evolucionado lo que se dice de la OTAN?", "visualization", "linea_tiempo"),
+        ("¿Está subiendo o bajando lo que se publica sobre armas autónomas?", "visualization", "linea_tiempo"),
+        ("como fue creciendo lo del ELN desde el 2018", "visualization", "linea_tiempo"),
+        ("q actores crecen en lo espacial y xq", "both", "cuadrante"),
+        ("con quien se relaciona el ELN y q alianzas mencionan los docs", "both", "red_entidades"),
+        ("alertas en Tumaco: ver y resumir q riesgos advierten", "both", "mapa_alertas"),
+    ],
+)
+def test_views_the_eighteenth_to_twentieth_sets_asked_for(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿qué economías ilegales financian a los grupos armados en el Meta?",  # asks what, not where
+        "¿Qué riesgos para los líderes sociales describen las alertas sobre Tumaco?",
+        "cuando la OTAN cambie su doctrina, q va a pasar con los drones",  # a prediction
+    ],
+)
+def test_questions_that_stay_content(reader, question):
+    assert _read(reader, question)[0] == "text", question
+
+
+def test_more_phenomena_shorthand_periods_and_smalltalk(reader):
+    assert intent.stated_phenomenon("conexiones de la NASA con otros actores en el espacio") == "space_security"
+    assert intent.stated_phenomenon("¿Qué actores espaciales crecen?") == "space_security"
+    assert intent.stated_phenomenon("la inteligencia artificial en lo militar") == "ai_military"
+    p = parse_period("mapa de alertas ult 10 años", 2025)
+    assert (p.desde, p.hasta) == (2016, 2025)
+    for q in ("buenas, ¿qué más pues?", "q clima hace hoy en medellin"):
+        assert router.plan(q, reader.read(q)).kind in ("greeting", "off_topic"), q
+    # a Colombian department's capital is no trivia question
+    q = "¿Cómo ha cambiado con el tiempo lo que se dice de Mocoa, la capital del Putumayo?"
+    assert router.plan(q, reader.read(q)).kind == "question"
