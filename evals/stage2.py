@@ -67,6 +67,9 @@ SETS = {
     "final15": ROOT / "evals" / "stage2" / "questions_final15.jsonl",
     "final16": ROOT / "evals" / "stage2" / "questions_final16.jsonl",
     "final17": ROOT / "evals" / "stage2" / "questions_final17.jsonl",
+    "final18": ROOT / "evals" / "stage2" / "questions_final18.jsonl",
+    "final19": ROOT / "evals" / "stage2" / "questions_final19.jsonl",
+    "final20": ROOT / "evals" / "stage2" / "questions_final20.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")

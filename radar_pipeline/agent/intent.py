@@ -60,8 +60,10 @@ _SHOW = (
     # red", "desplegar el mapa", "hacer un mapa de…" (the bare "ver" only opening a sentence with
     # its object: "ver qué dicen" asks to be told, "veo que…" is no request)
     r"(?:(?<=^)|(?<=[.;:¿!])|(?<=[.;:¿!] ))(?:(?:y|e|primero|luego|despues|ahora)\s+)?(?:ver|veamos|mirar|miremos|revisar en)\s+"
-    r"(?:el|la|los|las|un|una|en|como|cuant\w*|donde|por donde|la evolucion)(?!\w)|"
+    r"(?:el|la|los|las|un|una|en|como|cuant\w*|donde|por donde|la evolucion|alertas|presencia|menciones|grupos|actores|documentos)(?!\w)|"
     r"(?<!\w)(?:dejame|permiteme|podemos|puedo|podria|podrias|me dejas) ver(?!\w)|"
+    r"(?<!\w)(?:senalame|senalanos|marcame|indicame en el mapa)(?!\w)|"
+    r"(?<!\w)(?:quiero|necesito|quisiera|me gustaria tener) (?:el|la|un|una) (?:red|mapa|matriz|linea de tiempo|cuadrante|cronologia|grafic\w*)(?!\w)|"
     r"(?:(?<=^)|(?<=[.;:¿!])|(?<=[.;:¿!] ))ver (?:y|e) (?:explicar|entender|analizar|comentar|resumir)(?!\w)|"
     r"(?<!\w)(?:dame|deme|pasame|paseme|traeme|tráeme) (?:el|la|los|las|un|una) (?:mapa\w*|red|redes|matriz|linea|cuadrante|"
     r"cronologia|evolucion|serie|grafic\w*|distribucion|ranking|tabla|vista)(?!\w)|"
@@ -74,7 +76,7 @@ _SHOW = (
 )
 # the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
 _ALERTS = (
-    r"avisos? de riesgo|informes? de riesgo|alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
+    r"avisos? de riesgo|informes? de riesgo|defensoria.{0,40}riesgos?|alertsa|alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
     r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*|emitio|emitieron)\s+"
     r"(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
     r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*)(?!\w)"
@@ -109,6 +111,8 @@ _NETWORK = (
     r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|"
     r"junto (?:a|con)|al lado de|a la par de|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
     r"(?:quien|quienes) (?:anda|andan|se junta|se juntan|trabaja|trabajan|colabora|colaboran|se alia|se alian) con|"
+    r"(?:quien|quienes) (?:se nombran|se mencionan|aparecen|salen|figuran) (?:con|junto)|(?<!\w)y (?:quien|quienes) mas(?!\w)|"
+    r"shows? up (?:with|alongside)|(?<!\w)alongside(?!\w)|(?<!\w)connections?(?!\w)|"
     r"(?:salen|aparecen|figuran|se mencionan|se nombran|estan) juntos|en los mismos (?:documentos|textos|informes)|"
     r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
     r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
@@ -136,6 +140,7 @@ _WHEN_PUBLISHED = re.compile(
     # since when, and when it peaked: "¿desde cuándo se habla de…?", "¿en qué momento se dispararon…?"
     r"|(?<!\w)desde cuando se (?:habla|menciona\w*|escribe|publica\w*|discute|nombra\w*)(?!\w)"
     r"|(?<!\w)cuando se (?:hablo|menciono|publico|escribio|nombro|discutio) mas(?!\w)"
+    r"|(?<!\w)(?:se habla|se menciona\w*|se escribe|aparece\w*|se nombra\w*) cada vez (?:mas|menos)(?!\w)"
     r"|(?<!\w)(?:en que momento|cuando) se (?:dispar\w*|multiplic\w*|dispar\w*|dispar)(?!\w)"
     r"|(?<!\w)(?:picos?|repuntes?) (?:de|en) (?:las |los )?(?:publicaciones|documentos|menciones|textos|informes|atencion)(?!\w)"
     # how much, and more or less than before: "¿qué tanto se habla de…?", "¿hay más o menos documentos que antes?"
@@ -152,7 +157,8 @@ _TIMELINE = (
     r"(?:ha|han) (?:aumentado|crecido|disminuido|bajado|caido|subido)|aumento|(?<!\w)cae|(?<!\w)caen|"
     r"(?<!\w)(?:crecio|crecieron|cayo|cayeron|disminuyo|disminuyeron|subio|subieron|bajaron|aumentaron)(?!\w)|"
     r"trend\w*|changed?) .{0,60}"
-    rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen|{_ATTENTION})|(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
+    rf"(?<!segun )(?<!segun los )(?<!segun las )(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen|{_ATTENTION})|"
+    rf"(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
     r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|"
     # "lo de las megaconstelaciones crece o no?": the attention a topic gets, going up or down
     rf"{_ATTENTION} .{{0,60}}(?:crece\w*|crecio|aumenta\w*|disminuye\w*|sube|suben|baja|bajan|cae|caen|"
@@ -161,11 +167,14 @@ _TIMELINE = (
     rf"(?:subiendo|bajando|creciendo|aumentando|cayendo|disminuyendo) .{{0,30}}{_ATTENTION}|"
     # "¿los documentos sobre drones van bajando?": a count going up or down
     rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions) .{{0,60}}(?:van|va|siguen|sigue|estan|esta|vienen|viene)? ?"
-    r"(?:subiendo|bajando|en aumento|en ascenso|en descenso|aumentando|creciendo|cayendo|disminuyendo)(?!\w)"
+    r"(?:subiendo|bajando|en aumento|en ascenso|en descenso|aumentando|creciendo|cayendo|disminuyendo|"
+    r"subieron|bajaron|aumentaron|cayeron|crecieron|disminuyeron)(?!\w)|"
+    # "documentos sobre Rusia en los últimos 10 años, ¿cómo van?"
+    rf"(?:{_DOC_NOUNS}|menciones) .{{0,80}}como (?:van|va|vienen|viene|han ido|ha ido|evolucionan)(?!\w)"
 )
 # Who the quadrant ranks: actors, entities, groups, organisations, countries, programmes
 _WHO_NOUNS = (
-    r"(?<!\w)(?:actor\w*|entidad\w*|grupos?|organizacion\w*|paises|potencias|programas?|tecnologias?|actors?|entities|"
+    r"(?<!\w)(?:quien|quienes|actor\w*|entidad\w*|grupos?|organizacion\w*|paises|potencias|programas?|tecnologias?|actors?|entities|"
     r"groups?|atores)(?!\w)"
 )
 # A link between actors, stronger than a co-mention ("junto a"): what makes "¿qué países…?" a network
@@ -176,7 +185,7 @@ _LINKED = re.compile(
 # nombrados en las alertas", "departamentos con alertas por…": a map of those places, whatever
 # qualifies them
 _PLACES_HEAD = re.compile(
-    r"^\W*(?:(?:los|las)\s+)?(?:lugares|municipios|departamentos|regiones|ciudades|territorios|places)\s+"
+    r"^\W*(?:(?:los|las)\s+)?(?:lugares|sitios|municipios|departamentos|regiones|ciudades|territorios|places)\s+"
     r"(?:(?:mas|que mas)\s+)?(?:mencionad\w*|nombrad\w*|citad\w*|que aparecen|que se (?:mencionan|nombran)|mentioned|named|"
     r"con (?:(?:mas|mayor numero de)\s+)?(?:alertas?|presencia|menciones))(?!\w)"
     # "municipios de Nariño con grupos armados", "departamentos donde hay alertas"
@@ -187,7 +196,7 @@ _PLACES_HEAD = re.compile(
 # A request whose head noun is a change over time: "evolución de las pruebas ASAT desde 2005 (y
 # explícame…)", "trayectoria del ELN en los documentos": the timeline, named by its noun
 _TIMELINE_HEAD = re.compile(
-    r"^\W*(?:(?:la|una)\s+)?(?:evolucion|trayectoria|evolucao)(?:\s+(?:anual|temporal|historica))?\s+(?:de|del|da|do)(?!\w)"
+    r"^\W*(?:(?:la|una)\s+)?(?:evolucion|trayectoria|evolucao)(?:\s+(?:anual|temporal|historica|en el tiempo|a lo largo del tiempo))?\s+(?:de|del|da|do)(?!\w)"
 )
 # "Menciones de El Tambo en los documentos": the mentions of a place, a map of it
 _MENTIONS_HEAD = re.compile(
@@ -270,6 +279,7 @@ _SHORTHAND: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"(?<!\w)(?:dnde|dnd|dond|dónd)(?!\w)", re.I), "donde"),
     (re.compile(r"(?<!\w)(?:kiero|qiero|kero|qero)(?!\w)", re.I), "quiero"),
     (re.compile(r"(?<!\w)kienes(?!\w)", re.I), "quienes"),
+    (re.compile(r"(?<!\w)seg\.?(?= espacial| del espacio| ciudadana)", re.I), "seguridad"),
     (re.compile(r"(?<!\w)(?:kien|qien)(?!\w)", re.I), "quien"),
     (re.compile(r"(?<!\w)ults?\.?(?= \d| (?:dos|tres|cinco|diez) )", re.I), "últimos"),
     (re.compile(r"(?<=\w )[dD](?= \w)"), "de"),
@@ -302,7 +312,7 @@ class Intent:
 def stated_phenomenon(question: str) -> str | None:
     """The phenomenon the question names as its scope ("IA militar", "seguridad espacial",
     "fenómeno territorial"), or None; implied topics (a drone, an armed group) do not count."""
-    folded, _ = view_vocabulary().correct(question)
+    folded, _ = view_vocabulary().correct(expand_shorthand(question))
     hits = view_vocabulary().stated_phenomena(folded)
     return hits[0] if len(hits) == 1 else None
 
@@ -362,7 +372,13 @@ def classify(
             comps.append(name)
             reasons.append(f"{name}:{why}")
 
-    show = re.search(_SHOW, folded) is not None
+    # "quiero entender, sin gráficos, qué…": a view declined is no request
+    show = (
+        re.search(
+            _SHOW, re.sub(r"sin (?:graficos?|graficas?|mapas?|visualizaci\w+|tablas?|dibujos?|vistas?)", " ", folded)
+        )
+        is not None
+    )
     content_at = re.search(_CONTENT, folded)
     second = _SECOND_CLAUSE.search(folded[: content_at.start()]) if content_at is not None else None
     if content_at and content_at.start() > 0 and (show or second):
@@ -381,11 +397,22 @@ def classify(
         # "¿qué actores crecen … y por qué?", "con quién se relaciona X y qué alianzas…": a who/which
         # question is a view however it is cued ("¿cómo ha crecido…? ¿y por qué?" is not)
         asks_who = re.match(
-            r"^\W*(?:(?:y|e)\s+)?(?:con quien\w*|quien\w*|(?:que|cuales) (?:actores|entidades|grupos|organizaciones|paises|potencias|temas|categorias))(?!\w)",
+            r"^\W*(?:(?:y|e)\s+)?(?:(?:de|en|sobre)\s+)?(?:con quien\w*|quien\w*|(?:que|cuales) (?:actores|entidades|grupos|organizaciones|paises|potencias|temas|categorias))(?!\w)",
             fold_question(view),
+        )
+        # a telegraphic view part ("menciones de Rusia en el tiempo y explica…"): no question word, no "?"
+        telegraphic_view = (
+            "?" not in view
+            and not re.match(
+                r"^\W*(?:que|cual|cuales|como|cuando|cuanto|cuantos|cuantas|por que|quien|quienes|donde|hay|ha|han|se|"
+                r"ya que|dado que|puesto que|si|aunque|debido a|tras|despues de|considerando)(?!\w)",
+                fold_question(view),
+            )
+            and not all(r.endswith(":pide ver algo") for r in head.reasons)
         )
         if head.components and (
             (asks_who and any(r.startswith(("cuadrante:", "red_entidades:", "matriz_calor:")) for r in head.reasons))
+            or telegraphic_view
             or any((r.endswith(strong) if not show else not r.endswith(":pide ver algo")) for r in head.reasons)
         ):
             return Intent("both", head.components, head.reasons + ["vista de la primera parte"], view)
@@ -500,10 +527,12 @@ def classify(
         or show
         or has_place
         or re.search(r"hubo|cuantas|recibieron|emitid\w*|por departamento", folded)
-        # telegraphic "alertas de la Defensoría en el Catatumbo" (a subregion with no code)
+        # telegraphic "alertas de la Defensoría en el Catatumbo" (a subregion with no code), "alertas de
+        # riesgo inminente del último año"
         or (
             not content_at
-            and re.match(r"^\W*(?:las )?alertas?(?!\w).{0,60}(?<!\w)en (?:el |la |los |las )?[a-z]", folded)
+            and re.match(r"^\W*(?:las )?(?:alertas?|alertsa|avisos? de riesgo)(?!\w)", folded)
+            and len(folded.split()) <= 12
         )
     ):
         add("mapa_alertas", "alertas")
@@ -528,6 +557,17 @@ def classify(
     ):
         # "Menciones de El Tambo en los documentos", telegraphic "Tumaco en el corpus"
         add(_map_kind(folded, has_armed_group), "menciones de un lugar")
+    if (
+        not comps
+        and (has_place or has_country)
+        and re.search(
+            r"(?:aparece|sale|figura|se menciona|se nombra)n? en (?:los |el )?(?:documentos|textos|informes|corpus)|"
+            r"cuant[oa]s (?:documentos |textos )?(?:lo|la|los|las) (?:nombran|mencionan)",
+            folded,
+        )
+    ):
+        # "¿Ucrania aparece en los documentos? ¿cuántos la nombran?": where a place is named
+        add("mapa_lugares", "menciones de un lugar")
     if not comps and show and (has_place or has_country) and _SHOW_MENTIONS.search(folded):
         # "Visualiza las menciones de Brasil (y explica…)": the mentions of a place are its map
         add(_map_kind(folded, has_armed_group), "menciones de un lugar")

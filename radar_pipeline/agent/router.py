@@ -315,7 +315,7 @@ _CHATTER = (
     r"que temperatura|temperatura (?:hace|de hoy|en|para|manana)|hace (?:frio|calor)|(?:va a |vai )?(?:llover|chover)|"
     r"lluvia\w*|lloviendo|soleado|nublado|previsao do tempo|tempo (?:em|para|hoje|amanha)|weather|forecast|"
     r"is it (?:going to )?rain\w*|temperature (?:in|today|tomorrow)|"
-    r"peliculas?|peli|series? de (?:tv|television|netflix)|netflix|fin de semana|"
+    r"peliculas?|peli|series? de (?:tv|television|netflix)|netflix|fin de semana|(?:que|q) hora es|"
     r"seleccion colombia|selecao|(?:la|una|the) liga|champions(?: league)?|copa (?:america|libertadores|del mundo|do mundo)|"
     r"goleador\w*|mundial|world cup|who won the (?:match|game|final|league|cup)|quien va a ganar (?:el|la)|"
     r"partido de (?:futbol|ayer|hoy)|campeonato|"

@@ -188,6 +188,16 @@ def _actor_and_country(question: str, facts: QuestionFacts) -> tuple[EntityRef, 
         for c in countries
         if re.search(rf"(?<!\w)(?:en|in|em|no|na)\s+{art}{re.escape(fold_question(c.matched))}(?!\w)", folded)
     ]
+    # "en Yemen y Somalia": a country coordinated with a located one is located too
+    for c in countries:
+        if c not in located and any(
+            re.search(
+                rf"(?<!\w){re.escape(fold_question(o.matched))}\s*(?:,|y|e|o|and)\s+{art}{re.escape(fold_question(c.matched))}(?!\w)",
+                folded,
+            )
+            for o in located
+        ):
+            located.append(c)
     if len(located) != 1:
         return None
     (where,) = located
@@ -239,7 +249,15 @@ def _agent_country(question: str, entity) -> bool:
     if at <= 0:
         return False
     before = fold_question(question[:at]) + " "
-    return _AGENT_OF.search(before) is not None or _TOPIC_OF.search(before) is not None
+    # the documents' topic only when other places are what is asked ("lugares mencionados en documentos
+    # sobre China"); "ubica los documentos que hablan de Brasil" locates Brazil itself
+    asks_other_places = re.search(
+        r"(?<!\w)(?:lugares|sitios|places|ubicaciones|territorios|municipios|departamentos|regiones|ciudades)(?!\w)",
+        before,
+    )
+    return _AGENT_OF.search(before) is not None or (
+        asks_other_places is not None and _TOPIC_OF.search(before) is not None
+    )
 
 
 def _written_in(name: str, text: str) -> bool:

@@ -1144,3 +1144,52 @@ def test_more_phenomena_shorthand_periods_and_smalltalk(reader):
     # a Colombian department's capital is no trivia question
     q = "¿Cómo ha cambiado con el tiempo lo que se dice de Mocoa, la capital del Putumayo?"
     assert router.plan(q, reader.read(q)).kind == "question"
+
+
+# ------------------------ kinds the twenty-first to twenty-third blind sets (final18-final20) found
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        ("Evolución en el tiempo de las alertas en Tumaco, y un resumen de lo que advierten", "both", "linea_tiempo"),
+        ("¿Se habla cada vez más de la OTAN o es algo estable?", "visualization", "linea_tiempo"),
+        ("compara la OTAN y Rusia según el tipo de actividad", "visualization", "matriz_calor"),
+        ("¿Qué relación hay entre Rusia y China? Quiero la red y una explicación.", "both", "red_entidades"),
+        ("en qué regiones vio la defensoría riesgo en 2022", "visualization", "mapa_alertas"),
+        ("connections: who shows up alongside NATO?", "visualization", "red_entidades"),
+        ("¿Perú aparece en los documentos? ¿cuántos lo nombran?", "visualization", "mapa_lugares"),
+        ("¿qué entidades están emergiendo en lo espacial?", "visualization", "cuadrante"),
+        ("Señálame dónde se concentran las alertas y explícame qué riesgos describen", "both", "mapa_alertas"),
+        ("china y quienes mas?? en los textos de seguridad espacial", "visualization", "red_entidades"),
+        ("Quiero ver si las menciones de la OTAN subieron o bajaron desde 2015", "visualization", "linea_tiempo"),
+        ("quién viene subiendo en lo territorial? y quién ya está consolidado", "visualization", "cuadrante"),
+        ("de que categorias se habla mas en IA militar, y por que", "both", "matriz_calor"),
+        ("documentos sobre la OTAN en los ultimos 10 años, como van", "visualization", "linea_tiempo"),
+        ("alertas de riesgo inminente del ultimo ano", "visualization", "mapa_alertas"),
+        ("sitios q aparecen en los informes de drones", "visualization", "mapa_lugares"),
+        ("quienes se nombran con el eln antes de 2016", "visualization", "red_entidades"),
+        ("ver alertas en tumaco y resumir los riesgos q señalan", "both", "mapa_alertas"),
+        ("menciones de china en el tiempo y explica q paso con su prueba asat de 2007", "both", "linea_tiempo"),
+    ],
+)
+def test_views_the_twenty_first_to_twenty_third_sets_asked_for(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+def test_declined_views_premises_and_requests_without_a_view(reader):
+    assert _read(reader, "Quiero entender, sin gráficos, qué papel tiene la IA en el mando y control")[0] == "text"
+    assert _read(reader, "Ya que China lanzó su estación en 2021, junto con Rusia, ¿qué planean ahora?")[0] == "text"
+    route, comps, _, _ = _read(reader, "Show me y explícame los documentos que mencionan Tumaco")
+    assert route == "both" and comps[:1] == ["mapa_lugares"]
+
+
+def test_places_countries_and_phenomena_of_the_last_sets(reader):
+    # "le toca" is a verb, not Toca (Boyacá)
+    assert _read(reader, "quiero ver por categorías qué le toca a cada grupo armado")[2].get("lugar") is None
+    # two coordinated countries: no single place, no actor
+    filtros = _read(reader, "sitios q aparecen en los reportes de ataques con drones en yemen y pakistan")[2]
+    assert "lugar" not in filtros and "entidad" not in filtros
+    # "ubica los documentos que hablan de Brasil" locates Brazil
+    assert _read(reader, "Ubica los documentos que hablan de Chile en temas de IA")[2].get("lugar") == "country:CHL"
+    assert intent.stated_phenomenon("menciones de rusia en el tiempo, seg espacial") == "space_security"
+    assert router.plan("q hora es en lima", reader.read("q hora es en lima")).kind == "off_topic"
