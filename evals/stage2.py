@@ -70,6 +70,10 @@ SETS = {
     "final18": ROOT / "evals" / "stage2" / "questions_final18.jsonl",
     "final19": ROOT / "evals" / "stage2" / "questions_final19.jsonl",
     "final20": ROOT / "evals" / "stage2" / "questions_final20.jsonl",
+    "final21": ROOT / "evals" / "stage2" / "questions_final21.jsonl",
+    "final22": ROOT / "evals" / "stage2" / "questions_final22.jsonl",
+    "final23": ROOT / "evals" / "stage2" / "questions_final23.jsonl",
+    "final24": ROOT / "evals" / "stage2" / "questions_final24.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")

@@ -76,7 +76,7 @@ _SHOW = (
 )
 # the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
 _ALERTS = (
-    r"avisos? de riesgo|informes? de riesgo|defensoria.{0,40}riesgos?|alertsa|alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
+    r"avisos? de riesgo|advertencias? de riesgo|avisos? de la defensoria|riesgo (?:inminente|estructural)|informes? de riesgo|defensoria.{0,40}riesgos?|alertsa|alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
     r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*|emitio|emitieron)\s+"
     r"(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
     r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*)(?!\w)"
@@ -93,6 +93,10 @@ _PRESENCE = (
     r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|"
     r"(?:zonas?|areas?) de (?:influencia|control|dominio|operacion)|"
     r"(?:movimiento|actividad|accionar|expansion) de (?:los )?grupos armad\w*|"
+    # "¿en qué pueblos anda metido el ELN?", "grupos ilegales en…", "¿quiénes andan armados por…?", "tienen
+    # estructuras", "what municipalities does the ELN control"
+    r"(?<!\w)andan? metid\w*|andan? armad\w*|grupos? ilegales|al margen de la ley|tienen? estructuras|"
+    r"(?:does|do) .{0,30}(?<!\w)control(?!\w)|"
     r"(?<!\w)(?:esta|estan|sigue|siguen|anda|andan) (?:presentes? |activos? |todavia |aun )?en (?!juego|riesgo|peligro|duda|debate|crisis|contra|manos|camino|proceso)|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
 _WHERE = (
@@ -102,7 +106,7 @@ _WHERE = (
     r"cuantos documentos|en cuantos documentos|en que (?:documentos|textos|informes) (?:se|aparece|sale)|"
     r"se nombran|se mencionan|se nombra|se menciona|municipios colombianos|"
     r"(?<!\w)where(?!\w)|(?<!\w)onde(?!\w)|(?:which|what) (?:departments|municipalities|countries|regions|places)|"
-    r"en que (?:veredas|corregimientos|subregiones|ciudades|sitios)|"
+    r"en que (?:veredas|corregimientos|subregiones|ciudades|sitios|pueblos)|"
     r"por (?:que|cuales) (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)|"
     r"en (?:que|cuales) partes? (?:del pais|de colombia|del territorio|del mundo)|"
     r"em que (?:departamentos|municipios|paises|regioes)"
@@ -140,6 +144,8 @@ _WHEN_PUBLISHED = re.compile(
     # since when, and when it peaked: "¿desde cuándo se habla de…?", "¿en qué momento se dispararon…?"
     r"|(?<!\w)desde cuando se (?:habla|menciona\w*|escribe|publica\w*|discute|nombra\w*)(?!\w)"
     r"|(?<!\w)cuando se (?:hablo|menciono|publico|escribio|nombro|discutio) mas(?!\w)"
+    r"|(?<!\w)cuando se (?:concentr\w*|dispar\w*|acumul\w*)(?!\w)"
+    r"|(?<!\w)(?:como|cual) (?:fue|ha sido|es|era) la (?:tendencia|evolucion|trayectoria) de(?:l)?(?!\w)"
     r"|(?<!\w)(?:se habla|se menciona\w*|se escribe|aparece\w*|se nombra\w*) cada vez (?:mas|menos)(?!\w)"
     r"|(?<!\w)(?:en que momento|cuando) se (?:dispar\w*|multiplic\w*|dispar\w*|dispar)(?!\w)"
     r"|(?<!\w)(?:picos?|repuntes?) (?:de|en) (?:las |los )?(?:publicaciones|documentos|menciones|textos|informes|atencion)(?!\w)"
@@ -235,11 +241,12 @@ _CONTENT = (
     r"(?:que )?me (?:explique\w*|explica\w*|cuente\w*|cuenta\w*|diga\w*|dice\w*|resuma\w*|resume\w*|describa\w*|aclare\w*)|"
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
     r"que (?:va a|van a) (?:pasar|suceder|ocurrir)|que pasara|que ocurrira|que sucedera|"
-    r"(?:que|cual|cuales) (?:patron|patrones) (?:ves|observas|hay|identificas|encuentras)|"
+    r"(?:que|cual|cuales) (?:patron|patrones) (?:ves|observas|hay|identificas|encuentras|se ven|se observan|aparecen)|"
+    r"(?<!\w)(?:y|e) (?:entender|comprender) |que hacen? (?:alli|ahi|alla|en ese|en esa|en esos)|"
     r"^\W*dime y (?=muestra|ensena|ubica|grafica)|"
     # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
-    r"(?<!lo )que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
-    r"que (?:reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
+    r"(?<!lo )(?<!ver )(?<!temas )(?<!categorias )que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
+    r"que (?:reporta|reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
     r"(?:que|cuales) (?!(?:se|mas|menos|lo|la|los|las|le|les|partes|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
@@ -284,7 +291,7 @@ _SHORTHAND: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"(?<!\w)ults?\.?(?= \d| (?:dos|tres|cinco|diez) )", re.I), "últimos"),
     (re.compile(r"(?<=\w )[dD](?= \w)"), "de"),
     (re.compile(r"(?<!\w)(?:xq|pq|xk)(?!\w)", re.I), "por qué"),
-    (re.compile(r"(?<=\w )[xX](?= \w)"), "por"),
+    (re.compile(r"(?<=[\w,;] )[xX](?= \w)"), "por"),
     (re.compile(r"(?<!\w)[qk](?!\w)", re.I), "que"),
     (re.compile(r"(?<!\w)pa'?l(?!\w)", re.I), "para el"),
 )
@@ -510,7 +517,11 @@ def classify(
         # topics, "la minería ilegal y la deforestación", it stays content)
         or (
             (has_armed_group or has_country)
-            and re.search(r"relacion(?:es)? (?:(?:aparece\w*|hay|existe\w*|se observa\w*|tiene\w*)\s+)?entre", folded)
+            and re.search(
+                r"relacion(?:es)? (?:(?:aparece\w*|hay|existe\w*|se observa\w*|tiene\w*)\s+)?entre|"
+                r"relacion(?:es)? (?:tiene|tienen|mantiene\w*) .{0,40}con (?:otros|otras|los demas|las demas)",
+                folded,
+            )
             # an actor and a territory or an economy ("entre el ELN y el territorio venezolano") is content
             and not re.search(
                 r"entre .{0,80}(?<!\w)(?:territorio|region|zona|frontera|economi\w*|mineria|deforestacion|narcotrafico|coca)",

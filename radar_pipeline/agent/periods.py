@@ -396,6 +396,8 @@ def parse_period(question: str, reference_year: int | None = None) -> Period | N
     folded = re.sub(r"(?:ley|decreto|resolucion|conpes|directiva|sentencia)\s+[\w.\-]+\s+de\s+\d{4}", " ", folded)
     for rx, full in _SPOKEN:
         folded = rx.sub(full, folded)
+    # "antes d 2018", "desde d 2019": a lone "d" typed for "de"
+    folded = re.sub(r"(?<=\w )d(?= \d)", "de", folded)
     rel = _relative(folded, reference_year)
     if rel is not None:
         a, b, text = rel

@@ -422,6 +422,14 @@ def extract_premise(question: str) -> Premise | None:
     "¿Por qué …?" question is not negated, or when the premise has fewer than two content terms.
     """
     q = " ".join((question or "").split()).strip()
+    # a courtesy formula is no premise: "Si no es mucha molestia, quisiera ver…", "Si es posible, …"
+    q = re.sub(
+        r"^[¿¡\s]*(?:si no es (?:mucha )?molestia|si es posible|si fuera posible|si puede(?:s)?|si no le importa|"
+        r"si no te importa|si me haces el favor|si me hace el favor)\s*,?\s*",
+        "",
+        q,
+        flags=re.IGNORECASE,
+    )
     # "Como X, ¿…?" is a premise only as written without an accent or an opening "¿" ("¿Cómo…?" asks how)
     # and only before a question ("Como X, ¿qué…?"), not "Como analista, necesito ver…"
     causal_como = re.match(r"^[Cc]omo\s[^,]{6,},.*(?:¿|\?\s*$)", q) is not None

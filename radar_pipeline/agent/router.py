@@ -292,7 +292,7 @@ _REQUEST_VERB = re.compile(
     r"grafica\w*|pinta\w*|ubica\w*|resume\w*|haz|hazme|tell me|show me|explain|can you|could you|mostre|explique)(?!\w)"
 )
 _CAPABILITIES = re.compile(
-    r"(?:quien eres|que eres|eres (?:una persona|un humano|humano|un robot|una ia|real)|como te llamas|cual es tu nombre|"
+    r"(?:quien eres|que eres|quien te (?:programo|creo|hizo|entreno|diseno|construyo)|eres (?:una persona|un humano|humano|un robot|una ia|real)|como te llamas|cual es tu nombre|"
     r"que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
 )
 _DOMAIN = re.compile(
@@ -438,7 +438,24 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     if thanks and (len(words) <= 8 or "?" not in q) and not has_domain and not follow_up:
         return Plan("thanks", "text", reason="agradecimiento")  # not "Gracias, ¿y qué pasó en 2021?"
     thanked = _THANKS_ANYWHERE.search(folded)
-    if thanked and "?" not in q and not _NEW_REQUEST.search(folded[thanked.end() :]) and len(words) <= 16:
+    if (
+        thanked
+        and "?" not in q
+        and not _NEW_REQUEST.search(folded[thanked.end() :])
+        and len(words) <= 16
+        # "…; primero el mapa, gracias": a request closed with thanks (thanks first is only thanks)
+        and not (
+            has_domain
+            and re.search(
+                r"\w",
+                re.sub(
+                    r"(?:muchas|muchisimas|mil|un millon de|ok|bueno|listo|perfecto|vale)\W*",
+                    "",
+                    folded[: thanked.start()],
+                ),
+            )
+        )
+    ):
         return Plan("thanks", "text", reason="agradecimiento")  # "muchas gracias por tu respuesta sobre los drones"
     if _CAPABILITIES.search(folded) and not has_domain:
         return Plan("capabilities", "text", reason="capacidades")

@@ -248,6 +248,10 @@ class QuestionReader:
         # a place the question sets aside ("el municipio de Bolívar, en el Cauca (no el departamento
         # de Bolívar)") is no candidate
         negated = [(m.start(), m.end()) for m in _NEGATED_PLACE.finditer(question)]
+        # "municipios de Colombia" is the country (the default scope), not Colombia, Huila
+        negated += [
+            (m.start(), m.end()) for m in re.finditer(r"(?i)(?<!\w)colombia(?!\s*[,(]?\s*huila)(?!\w)", question)
+        ]
         # a verb after a clitic pronoun is no place ("qué le toca a cada grupo": Toca, Boyacá)
         negated += [(m.start(1), m.end(1)) for m in re.finditer(r"(?<!\w)(?:le|les|me|te|nos|se) ([a-zñ]+)", question)]
         self._places(question, facts, entity_spans + negated, case_known)

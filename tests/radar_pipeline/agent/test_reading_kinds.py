@@ -1193,3 +1193,60 @@ def test_places_countries_and_phenomena_of_the_last_sets(reader):
     assert _read(reader, "Ubica los documentos que hablan de Chile en temas de IA")[2].get("lugar") == "country:CHL"
     assert intent.stated_phenomenon("menciones de rusia en el tiempo, seg espacial") == "space_security"
     assert router.plan("q hora es en lima", reader.read("q hora es en lima")).kind == "off_topic"
+
+
+# ------------------------ kinds the twenty-fourth to twenty-seventh blind sets (final21-final24) found
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        ("intensity vs trend de la OTAN", "visualization", "cuadrante"),
+        ("¿En qué pueblos anda metido el Clan del Golfo? Quiero verlo.", "visualization", "mapa_presencia"),
+        ("grupos ilegales en tumaco nariño... quienes estan ahi", "visualization", "mapa_presencia"),
+        ("What municipalities does the ELN control in Arauca?", "visualization", "mapa_presencia"),
+        (
+            "Quisiera ver, por departamento, las advertencias de riesgo de los últimos cinco años",
+            "visualization",
+            "mapa_alertas",
+        ),
+        ("¿Dónde se concentraron los avisos de la Defensoría en 2023?", "visualization", "mapa_alertas"),
+        ("riesgo inminente vs estructural en el cauca, verlo en el mapa", "visualization", "mapa_alertas"),
+        ("¿Cómo fue la tendencia de Rusia en seguridad espacial entre 2015 y 2022?", "visualization", "linea_tiempo"),
+        ("¿Cuándo se concentraron los documentos sobre la OTAN?", "visualization", "linea_tiempo"),
+        ("¿Qué relación tiene el Clan del Golfo con otros grupos? algo gráfico", "visualization", "red_entidades"),
+        ("desglose por temas de lo que dicen sobre China entre 2018 y 2022", "visualization", "matriz_calor"),
+        ("quiero ver por temas qué se dice de la OTAN, con una explicación corta", "both", "matriz_calor"),
+        ("otan vs rusia vs china en lo espacial, x categoria", "visualization", "matriz_calor"),
+        ("¿India está cobrando más relevancia en lo espacial?", "visualization", "cuadrante"),
+        ("Me gustaría ver la matriz de la OTAN y entender qué temas dominan", "both", "matriz_calor"),
+        ("¿Dónde está el Clan del Golfo y qué hace allí según los documentos?", "both", "mapa_presencia"),
+        ("Presencia de grupos armados en Tibú; primero el mapa, gracias.", "visualization", "mapa_presencia"),
+    ],
+)
+def test_views_the_twenty_fourth_to_twenty_seventh_sets_asked_for(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+def test_courtesy_is_no_premise_and_thanks_first_is_thanks(reader):
+    q = "Si no es mucha molestia, quisiera ver las alertas del Cauca anteriores a 2018."
+    route, comps, filtros, _ = _read(reader, q)
+    assert (route, comps[:1], filtros.get("hasta")) == ("visualization", ["mapa_alertas"], 2017)
+    for q in ("gracias, muy útil el mapa", "¿Quién te programó?"):
+        assert router.plan(q, reader.read(q)).kind in ("thanks", "capabilities"), q
+    assert (
+        _read(reader, "q reporta el IDEAM sobre deforestacion en la amazonia y su relacion con grupos armados")[0]
+        == "text"
+    )
+
+
+def test_phenomena_periods_and_places_of_the_last_sets(reader):
+    assert intent.stated_phenomenon("¿Con quién aparece la India cuando se habla del espacio?") == "space_security"
+    assert intent.stated_phenomenon("q temas tocan los docs de rusia sobre el espacio") == "space_security"
+    assert intent.stated_phenomenon("cuadrante intensidad vs tendencia en territorial") == "territorial"
+    assert intent.stated_phenomenon("documentos de inteligencia artificial para defensa") == "ai_military"
+    p = parse_period("mapa alertas defensoria antes d 2018", 2025)
+    assert (p.desde, p.hasta) == (None, 2017)
+    # "municipios de Colombia" is the country's scope, not Colombia (Huila)
+    assert (
+        _read(reader, "¿qué municipios de Colombia se mencionan en los documentos de tierras?")[2].get("lugar") is None
+    )
