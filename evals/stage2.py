@@ -74,6 +74,10 @@ SETS = {
     "final22": ROOT / "evals" / "stage2" / "questions_final22.jsonl",
     "final23": ROOT / "evals" / "stage2" / "questions_final23.jsonl",
     "final24": ROOT / "evals" / "stage2" / "questions_final24.jsonl",
+    "final25": ROOT / "evals" / "stage2" / "questions_final25.jsonl",
+    "final26": ROOT / "evals" / "stage2" / "questions_final26.jsonl",
+    "final27": ROOT / "evals" / "stage2" / "questions_final27.jsonl",
+    "final28": ROOT / "evals" / "stage2" / "questions_final28.jsonl",
 }
 FILTER_KEYS = ("fenomeno", "desde", "hasta", "entidad", "lugar")
 _CITE = re.compile(r"\[([0-9a-f]{16}):([0-9a-f]{16}-\d+)\]")

@@ -76,7 +76,7 @@ _SHOW = (
 )
 # the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
 _ALERTS = (
-    r"avisos? de riesgo|advertencias? de riesgo|avisos? de la defensoria|riesgo (?:inminente|estructural)|informes? de riesgo|defensoria.{0,40}riesgos?|alertsa|alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
+    r"avisos? de riesgo|advertencias? de riesgo|avisos? (?:\w+ ){0,3}?(?:de )?la defensoria|riesgo (?:inminente|estructural)|informes? de riesgo|defensoria.{0,40}riesgos?|alertsa|alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
     r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*|emitio|emitieron)\s+"
     r"(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
     r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*)(?!\w)"
@@ -95,7 +95,7 @@ _PRESENCE = (
     r"(?:movimiento|actividad|accionar|expansion) de (?:los )?grupos armad\w*|"
     # "¿en qué pueblos anda metido el ELN?", "grupos ilegales en…", "¿quiénes andan armados por…?", "tienen
     # estructuras", "what municipalities does the ELN control"
-    r"(?<!\w)andan? metid\w*|andan? armad\w*|grupos? ilegales|al margen de la ley|tienen? estructuras|"
+    r"(?<!\w)(?:andan?|esta|estan) metid\w*|andan? armad\w*|conviv\w*|(?:estan|hay|operan) (?:los )?grupos armad|grupos? ilegales|al margen de la ley|tienen? estructuras|"
     r"(?:does|do) .{0,30}(?<!\w)control(?!\w)|"
     r"(?<!\w)(?:esta|estan|sigue|siguen|anda|andan) (?:presentes? |activos? |todavia |aun )?en (?!juego|riesgo|peligro|duda|debate|crisis|contra|manos|camino|proceso)|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
 )
@@ -112,12 +112,13 @@ _WHERE = (
     r"em que (?:departamentos|municipios|paises|regioes)"
 )
 _NETWORK = (
-    r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises)|con quien\w*|"
+    r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises|programas|tecnologias)(?![^?]{0,30}conviv)|"
+    r"con quien\w*|"
     r"junto (?:a|con)|al lado de|a la par de|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
     r"(?:quien|quienes) (?:anda|andan|se junta|se juntan|trabaja|trabajan|colabora|colaboran|se alia|se alian) con|"
     r"(?:quien|quienes) (?:se nombran|se mencionan|aparecen|salen|figuran) (?:con|junto)|(?<!\w)y (?:quien|quienes) mas(?!\w)|"
     r"shows? up (?:with|alongside)|(?<!\w)alongside(?!\w)|(?<!\w)connections?(?!\w)|"
-    r"(?:salen|aparecen|figuran|se mencionan|se nombran|estan) juntos|en los mismos (?:documentos|textos|informes)|"
+    r"(?:salen|aparecen|figuran|se mencionan|se nombran|estan) junt[oa]s|en los mismos (?:documentos|textos|informes)|"
     r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
     r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
     r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|se nombran|se citan|salen|figuran|acompanan)(?: \w+)? (?:con|junto)(?!\w)|"
@@ -152,7 +153,10 @@ _WHEN_PUBLISHED = re.compile(
     # how much, and more or less than before: "¿qué tanto se habla de…?", "¿hay más o menos documentos que antes?"
     r"|(?<!\w)(?:que tan (?:seguido|frecuente\w*)|con que frecuencia|cada cuanto)(?!\w)"
     r"|(?<!\w)que tanto (?:ha|han) (?:crecido|aumentado|bajado|disminuido|cambiado|caido|subido)(?!\w)"
-    r"|(?<!\w)(?:que tanto|cuanto) se (?:ha )?(?:habla|hablado|menciona\w*|escribe|escrito|publica\w*|discut\w*)(?!\w)"
+    r"|(?<!\w)(?:que tanto|cuanto) se (?:ha )?(?:habla|hablado|menciona\w*|escribe|escrito|publica\w*|discut\w*)(?!\w)(?! junt)"
+    # "¿cómo fue la cosa con X desde 2017 para acá?", "¿qué pasó con las menciones de X en 2021?"
+    r"|(?<!\w)(?:como|que tal) (?:fue|ha sido|va|viene|ha ido) la cosa con(?!\w)"
+    r"|(?<!\w)(?:que paso|que ocurrio|que ha pasado) con (?:las menciones|los documentos|la cobertura|lo publicado)(?!\w)"
     r"|(?<!\w)cuando (?:se )?(?:empezo|empezaron|comenzo|comenzaron) a (?:aparecer|hablar\w*|mencionar\w*|publicar\w*|sonar|nombrar\w*)(?!\w)"
     r"|(?<!\w)(?:curva|grafica|serie) de (?:cuanto|cuantas|cuantos|como)(?!\w)"
     r"|(?<!\w)(?:mas|menos) (?:o (?:mas|menos) )?(?:documentos|publicaciones|menciones|textos|informes) que (?:antes|hace)(?!\w)"
@@ -233,22 +237,23 @@ _CONTENT = (
     r"(?<!\w)(?:(?<!lo )que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
     r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que(?! (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)(?!\w))|porque|resume(?!n (?:visual|grafic))\w*|"
     r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr|compar\w* .{0,60}en cuanto a (?:menciones|volumen|peso|visibilidad)|ve(?:n|ria)? (?:el|la|los|las) )|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
-    r"en que se diferencian|cuales son las principales|quisiera entender|analiza\w*|dime que|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
+    r"en que se diferencian|cuales son las principales|quisiera entender(?! con quien| donde| en que| cuales| que actores| quienes)|analiza\w*|dime que(?! (?:actores|grupos|entidades|paises|municipios|departamentos|lugares|temas|categorias|organizaciones))|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
     r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
     r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)"
     r"(?! (?:visual|grafic\w*))|explain\w*|summari[sz]e|"
     # "que me expliques", "me cuentas", "quiero entender": a request to be told, in any person or mood
     r"(?:que )?me (?:explique\w*|explica\w*|cuente\w*|cuenta\w*|diga\w*|dice\w*|resuma\w*|resume\w*|describa\w*|aclare\w*)|"
-    r"(?:quiero|quisiera|necesito) (?:entender|comprender)|"
+    r"(?:quiero|quisiera|necesito) (?:entender|comprender)(?! con quien| donde| en que| cuales| que actores| quienes)|"
     r"que (?:va a|van a) (?:pasar|suceder|ocurrir)|que pasara|que ocurrira|que sucedera|"
     r"(?:que|cual|cuales) (?:patron|patrones) (?:ves|observas|hay|identificas|encuentras|se ven|se observan|aparecen)|"
+    r"que (?:ha|han) pasado (?:alli|ahi|alla|con|en)|que (?:ha|han) dicho|que dijo|que dijeron|"
     r"(?<!\w)(?:y|e) (?:entender|comprender) |que hacen? (?:alli|ahi|alla|en ese|en esa|en esos)|"
     r"^\W*dime y (?=muestra|ensena|ubica|grafica)|"
     # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
     r"(?<!lo )(?<!ver )(?<!temas )(?<!categorias )que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
     r"que (?:reporta|reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
     # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
-    r"(?:que|cuales) (?!(?:se|mas|menos|lo|la|los|las|le|les|partes|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
+    r"(?:que|cuales) (?!(?:se|mas|menos|tanto|tan|lo|la|los|las|le|les|partes|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
     r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
     r"[a-z]+(?: [a-z]+){0,4}? (?:se )?(?:mencionan|nombran|citan)(?! (?:a|al)(?!\w))|"
     # how a group or a system works is explained, not mapped: "¿cómo opera la red de…?"
@@ -286,6 +291,7 @@ _SHORTHAND: tuple[tuple[re.Pattern, str], ...] = (
     (re.compile(r"(?<!\w)(?:dnde|dnd|dond|dónd)(?!\w)", re.I), "donde"),
     (re.compile(r"(?<!\w)(?:kiero|qiero|kero|qero)(?!\w)", re.I), "quiero"),
     (re.compile(r"(?<!\w)kienes(?!\w)", re.I), "quienes"),
+    (re.compile(r"(?<=\w )ay(?= en )", re.I), "hay"),
     (re.compile(r"(?<!\w)seg\.?(?= espacial| del espacio| ciudadana)", re.I), "seguridad"),
     (re.compile(r"(?<!\w)(?:kien|qien)(?!\w)", re.I), "quien"),
     (re.compile(r"(?<!\w)ults?\.?(?= \d| (?:dos|tres|cinco|diez) )", re.I), "últimos"),
@@ -579,6 +585,14 @@ def classify(
     ):
         # "¿Ucrania aparece en los documentos? ¿cuántos la nombran?": where a place is named
         add("mapa_lugares", "menciones de un lugar")
+    if (
+        not comps
+        and show
+        and (has_place or has_country)
+        and re.search(r"(?:lo )?que se (?:dice|habla|menciona|escribe) (?:de|del|sobre)(?!\w)", folded)
+    ):
+        # "Muéstrame lo que se dice de Barbacoas", "¿Qué se dice de Guapi? muéstrame": where it is named
+        add("mapa_lugares", "menciones de un lugar")
     if not comps and show and (has_place or has_country) and _SHOW_MENTIONS.search(folded):
         # "Visualiza las menciones de Brasil (y explica…)": the mentions of a place are its map
         add(_map_kind(folded, has_armed_group), "menciones de un lugar")
@@ -594,7 +608,14 @@ def classify(
         and not re.match(r"^\W*(?:que|cual|cuales|como|por que|quien|quienes|cuanto|cuantos|cuantas)(?!\w)", folded)
     ):
         add("mapa_presencia", "grupo y lugar")  # telegraphic "disidencias en el Guaviare", "ELN Arauca"
-    if not comps and show and not re.search(r"(?<!\w)(?:dime|di|cuentame|explicame)(?!\w)", folded):
+    if (
+        not comps
+        and show
+        and (
+            not re.search(r"(?<!\w)(?:dime|di|cuentame|explicame)(?!\w)", folded)
+            or re.search(r"(?<!\w)(?:grafic\w*|grafiqu\w*|plotea\w*|chart|plot)(?!\w)", folded)
+        )
+    ):
         add("linea_tiempo", "pide ver algo")  # "muéstrame …" names no view: the timeline of its topic
     if not comps:
         return Intent("text", [], ["sin vista"])

@@ -396,8 +396,12 @@ def parse_period(question: str, reference_year: int | None = None) -> Period | N
     folded = re.sub(r"(?:ley|decreto|resolucion|conpes|directiva|sentencia)\s+[\w.\-]+\s+de\s+\d{4}", " ", folded)
     for rx, full in _SPOKEN:
         folded = rx.sub(full, folded)
-    # "antes d 2018", "desde d 2019": a lone "d" typed for "de"
+    # "antes d 2018", "desde d 2019": a lone "d" typed for "de"; "dsde" for "desde"
     folded = re.sub(r"(?<=\w )d(?= \d)", "de", folded)
+    folded = re.sub(r"(?<!\w)(?:dsde|dsd|desd)(?= \d)", "desde", folded)
+    # "¿se publicó más antes de 2018 o después?": a year to compare around, not a period
+    if re.search(r"(?:antes|despues) de(?:l)? (?:ano )?\d{4} o (?:despues|antes|luego)", folded):
+        return None
     rel = _relative(folded, reference_year)
     if rel is not None:
         a, b, text = rel

@@ -333,6 +333,7 @@ _CHATTER = (
 )
 # A leisure recommendation is off topic whatever its subject ("una película de guerra", "una serie sobre espías")
 _LEISURE = re.compile(
+    r"(?<!\w)(?:cuentame|dime|echame|hazme|escribeme) un (?:chiste|poema|cuento|chascarrillo|haiku)(?!\w)|"
     r"(?<!\w)recomienda\w* (?:una|un|alguna|algun|unas|unos) (?:buena |buen )?(?:pelicula|peli|serie|novela|cancion|"
     r"restaurante|plan|viaje|videojuego|juego)s?(?!\w)"
 )

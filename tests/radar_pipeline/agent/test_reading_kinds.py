@@ -1250,3 +1250,41 @@ def test_phenomena_periods_and_places_of_the_last_sets(reader):
     assert (
         _read(reader, "¿qué municipios de Colombia se mencionan en los documentos de tierras?")[2].get("lugar") is None
     )
+
+
+# -------------------- kinds the twenty-eighth to thirty-first blind sets (final25-final28) found
+@pytest.mark.parametrize(
+    ("question", "route", "first"),
+    [
+        ("con cuales grupos armados convive el municipio de Tibú?", "visualization", "mapa_presencia"),
+        ("¿en qué pueblos está metido el Clan del Golfo?", "visualization", "mapa_presencia"),
+        ("¿Cómo quedaron repartidas por el país las alertas de 2023?", "visualization", "mapa_alertas"),
+        ("¿Cómo fue la cosa con el ELN desde 2016 para acá?", "visualization", "linea_tiempo"),
+        ("China: con qué programas o tecnologías la mencionan en temas de espacio", "visualization", "red_entidades"),
+        ("Quiero una vista de actores contra tipos de tema en lo espacial", "visualization", "matriz_calor"),
+        ("Which topics, por actor, en lo territorial?", "visualization", "matriz_calor"),
+        ("comparame por temas a la OTAN y a Rusia", "visualization", "matriz_calor"),
+        ("Muéstrame lo que se dice de Tumaco y resúmeme el contexto", "both", "mapa_lugares"),
+        ("¿Qué pasó con las menciones de China en lo espacial en 2020? Grafícalo y explícame", "both", "linea_tiempo"),
+        ("¿Qué tanto se mencionan juntas la OTAN y Rusia?", "visualization", "red_entidades"),
+        ("¿Qué actores del conflicto vienen ganando espacio desde 2019?", "visualization", "cuadrante"),
+        ("q grupos ay en tumaco", "visualization", "mapa_presencia"),
+        ("Necesito la curva temporal de publicaciones sobre drones de 2015 a 2020", "visualization", "linea_tiempo"),
+        ("Quisiera entender con quién se menciona a la OTAN; ¿me muestra la red?", "visualization", "red_entidades"),
+        ("Dime qué actores son tendencia en lo espacial", "visualization", "cuadrante"),
+        ("¿Qué avisos ha dado la Defensoría sobre Tumaco?", "visualization", "mapa_alertas"),
+    ],
+)
+def test_views_the_twenty_eighth_to_thirty_first_sets_asked_for(reader, question, route, first):
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
+def test_content_jokes_and_comparison_years(reader):
+    assert _read(reader, "¿Qué ha dicho la NASA sobre el crecimiento de los desechos en órbita?")[0] == "text"
+    q = "Cuéntame un chiste sobre satélites, que el día ha sido largo."
+    assert router.plan(q, reader.read(q)).kind == "off_topic"
+    assert parse_period("¿Se publicó más sobre el ELN antes de 2018 o después?", 2025) is None
+    p = parse_period("documentos que nombran a Venezuela dsde 2018", 2025)
+    assert (p.desde, p.hasta) == (2018, None)
+    assert intent.stated_phenomenon("informes sobre tierras y conflicto") == "territorial"
