@@ -11,6 +11,7 @@ is the caller's choice).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -60,7 +61,14 @@ class Spool:
             for rec in records:
                 try:
                     apply(rec)
-                except Exception:  # noqa: BLE001 - still unreachable: keep this record and the rest
+                except Exception as exc:  # noqa: BLE001 - still unreachable: keep this record and the rest
+                    logging.getLogger("radar.spool").warning(
+                        "spool %s: replay stopped at record %d of %d (%s); kept for the next try",
+                        self.path,
+                        done + 1,
+                        len(records),
+                        type(exc).__name__,
+                    )
                     break
                 done += 1
             rest = records[done:]

@@ -99,3 +99,21 @@ def test_traces_and_audit_rows_survive_an_outage(engine, tmp_path):
         ).scalar()
     assert runs == ["r1", "r2", "r3"] and steps == 1 and audited == 2
     assert store.spool.pending() == 0 and audit.spool.pending() == 0
+
+
+def test_a_trace_stored_and_spooled_at_once_does_not_block_the_spool(engine, tmp_path):
+    # PostgreSQL stopping during a commit: the row is stored but the client saw an error and spooled
+    # it too. Replaying it must not stop the spool at a duplicate key (every later trace would stay
+    # on disk for ever; seen in tests/api/test_faults.py under load).
+    spool = Spool(tmp_path / "traces.jsonl")
+    store = TraceStore(engine, spool=spool)  # (creates the agent tables)
+    with engine.begin() as conn:  # the session's database may hold these ids from an earlier run
+        conn.execute(sa.text("DELETE FROM agent_runs WHERE run_id LIKE 'dup-%'"))
+    assert store.save(_run("dup-0001"), [])
+    spool.add({"run": _run("dup-0001"), "steps": []})  # the same run, spooled as well
+    spool.add({"run": _run("dup-0002"), "steps": []})  # a later run that did fail
+    assert store.save(_run("dup-0003"), [])
+    assert spool.pending() == 0 and not spool.path.exists()
+    with engine.connect() as conn:
+        ids = {r[0] for r in conn.execute(sa.text("SELECT run_id FROM agent_runs WHERE run_id LIKE 'dup-%'"))}
+    assert ids == {"dup-0001", "dup-0002", "dup-0003"}

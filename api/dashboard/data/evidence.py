@@ -4,6 +4,7 @@ Rows, their evidence and the passages are read only from the collections the cal
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import sqlalchemy as sa
@@ -111,7 +112,13 @@ class Evidence:
                 )
                 if label not in it["rows"]:
                     it["rows"].append(label)
-        ordered = sorted(items.values(), key=lambda i: (i["doc_id"] or "", _seq(i["chunk_id"])))
+        # a total order that does not depend on the rows' storage order (a query without ORDER BY
+        # returns them in whatever order the database keeps them, which differs between two databases
+        # holding the same rows): passages by document, passage number and quote; each passage's rows
+        # by label
+        for it in items.values():
+            it["rows"].sort(key=lambda lab: json.dumps(lab, sort_keys=True, ensure_ascii=False, default=str))
+        ordered = sorted(items.values(), key=lambda i: (i["doc_id"] or "", _seq(i["chunk_id"]), i["quote"] or ""))
         page = ordered[offset : offset + limit]
         meta = self._passages([i["chunk_id"] for i in page if i["chunk_id"]])
         for i in page:
