@@ -317,7 +317,11 @@ class Views:
                 t.c.n_passages,
                 t.c.n_documents,
                 *([t.c.evidence] if docs is not None else []),
-            ).where(current(t), t.c.phenomenon == _scope(f)),
+            )
+            .where(current(t), t.c.phenomenon == _scope(f))
+            # an order of the rows' content, not of their storage (which differs between two databases
+            # holding the same rows)
+            .order_by(t.c.kind, t.c.entity_a, t.c.entity_b),
             t,
         )
         rows = self._narrow_rows(rows, docs)
@@ -340,7 +344,9 @@ class Views:
                 t.c.n_documents,
                 t.c.n_passages,
                 *([t.c.evidence] if docs is not None else []),
-            ).where(current(t), t.c.column_kind == kind),
+            )
+            .where(current(t), t.c.column_kind == kind)
+            .order_by(t.c.entity_id, t.c.category),  # content order, as in the network view
             t,
         )
         return {"rows": self._narrow_rows(rows, docs), "column_kind": kind, "narrowed_by": narrowed}
