@@ -26,6 +26,12 @@ from tests.radar_pipeline.agent.support_reading import read_question
 _read = read_question  # (route, components, filters, ambiguous names)
 
 
+def _assert_view(reader, question: str, route: str, first: str) -> None:
+    """``question`` is read with ``route`` and ``first`` as its first dashboard component."""
+    got_route, comps, _, _ = _read(reader, question)
+    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+
+
 # --------------------------------------------------------------------------- the vocabulary is data
 def test_view_vocabulary_is_the_yaml_and_names_known_components():
     vocab = view_vocabulary()
@@ -702,8 +708,7 @@ def test_a_country_that_is_the_documents_topic_is_the_actor_of_the_places_map(re
     ],
 )
 def test_views_asked_in_analysts_shorthand(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 @pytest.mark.parametrize(
@@ -820,8 +825,7 @@ def test_a_dated_event_bounds_the_period_like_its_year(question, desde, hasta):
     ],
 )
 def test_views_the_last_blind_sets_asked_for(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 def test_a_relation_between_topics_stays_content(reader):
@@ -925,8 +929,7 @@ def test_views_asked_as_how_much_or_who_most(reader, question, first):
     ],
 )
 def test_views_the_thirteenth_and_fourteenth_sets_asked_for(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 def test_a_country_adjective_names_the_actor(reader):
@@ -1031,8 +1034,7 @@ def test_what_finances_armed_groups_in_a_place_stays_content(reader):
     ],
 )
 def test_views_the_fifteenth_to_seventeenth_sets_asked_for(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 def test_a_relation_between_an_actor_and_a_territory_stays_content(reader):
@@ -1080,8 +1082,7 @@ def test_leisure_and_thanks_for_an_explanation_are_smalltalk(reader):
     ],
 )
 def test_views_asked_in_phone_typing_and_everyday_words(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 def test_a_summary_asked_in_words_stays_content(reader):
@@ -1117,8 +1118,7 @@ def test_a_summary_asked_in_words_stays_content(reader):
     ],
 )
 def test_views_the_eighteenth_to_twentieth_sets_asked_for(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 @pytest.mark.parametrize(
@@ -1172,8 +1172,7 @@ def test_more_phenomena_shorthand_periods_and_smalltalk(reader):
     ],
 )
 def test_views_the_twenty_first_to_twenty_third_sets_asked_for(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 def test_declined_views_premises_and_requests_without_a_view(reader):
@@ -1223,8 +1222,7 @@ def test_places_countries_and_phenomena_of_the_last_sets(reader):
     ],
 )
 def test_views_the_twenty_fourth_to_twenty_seventh_sets_asked_for(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 def test_courtesy_is_no_premise_and_thanks_first_is_thanks(reader):
@@ -1276,8 +1274,7 @@ def test_phenomena_periods_and_places_of_the_last_sets(reader):
     ],
 )
 def test_views_the_twenty_eighth_to_thirty_first_sets_asked_for(reader, question, route, first):
-    got_route, comps, _, _ = _read(reader, question)
-    assert (got_route, comps[:1]) == (route, [first]), (question, got_route, comps)
+    _assert_view(reader, question, route, first)
 
 
 def test_content_jokes_and_comparison_years(reader):
