@@ -7,6 +7,8 @@ in a temporary data directory. Each test that needs tables gets a fresh schema (
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -39,6 +41,32 @@ def pytest_runtest_makereport(item, call):
         rep.outcome = "failed"
         reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
         rep.longrepr = f"skipped in a run that allows no skips (RADAR_NO_SKIPS=1): {reason}"
+
+
+# The signal dispositions the test process started with. Dagster, run in-process (``dg.materialize``),
+# maps SIGTERM to SIGINT's disposition on its way out (``dagster._utils.interrupts``) and leaves it
+# so; when pytest was started with SIGINT ignored (a background job of a non-interactive shell,
+# ``make test &``, many CI runners), SIGTERM is then ignored too, and every process a later test
+# starts inherits the ignored SIGTERM across exec: ``terminate()`` no longer stops it.
+_SIGNALS = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+
+def restore_signal_dispositions() -> None:
+    """Give SIGINT and SIGTERM back the dispositions the test process started with (``_SIGNALS``);
+    a no-op off the main thread (only it may set them)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig, disposition in _SIGNALS.items():
+        if disposition is not None and signal.getsignal(sig) != disposition:
+            signal.signal(sig, disposition)
+
+
+@pytest.fixture(autouse=True)
+def _signal_dispositions():
+    """After each test, the start-up signal dispositions (``restore_signal_dispositions``): a test's
+    in-process Dagster run never changes how the processes that later tests start stop."""
+    yield
+    restore_signal_dispositions()
 
 
 @pytest.fixture(scope="session")
