@@ -179,9 +179,9 @@ def test_11_segmentation_of_backtracking_page_is_fast_and_lossless(extracted):
     text = doc.text
     assert "412] y 14 sin dato" in text
     for lang in ("es", "en", None):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
         sents = split_sentences(text, lang)
-        assert time.perf_counter() - t0 < 2.0
+        assert time.thread_time() - t0 < 2.0
         assert "".join(sents) == text
         assert any("412] y 14 sin dato" in s for s in sents)
 
@@ -189,9 +189,9 @@ def test_11_segmentation_of_backtracking_page_is_fast_and_lossless(extracted):
 def test_11_worse_pattern_still_fast():
     nums = " ".join(str(100 + 7 * i) for i in range(40))
     text = f"Víctimas por municipio.[{nums}] y 14 sin dato. Total..[{nums}, 12 - 13] x. Fin."
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
     sents = split_sentences(text, "es")
-    assert time.perf_counter() - t0 < 2.0
+    assert time.thread_time() - t0 < 2.0
     assert "".join(sents) == text
 
 
