@@ -22,13 +22,29 @@ SHARED = Path(os.environ.get("RADAR_SHARED_DIR", Path(__file__).resolve().parent
 # Tests that load a heavy real model, run OCR, drive a browser or materialize the whole Dagster
 # graph are marked ``slow``: ``make test`` (CI) runs everything, ``make test-fast`` deselects them.
 SLOW_FIXTURES = {"minilm_encoder", "e5_encoder", "browser", "page"}
+# Tests that need the real PostgreSQL (``pg_url``, directly or through another fixture) are marked
+# ``pg``, those that load the real USE encoder ``model``, those of tests/assets (Dagster definitions
+# loaded and run in-process, 10-40 s each) ``dagster``: ``make test-quick`` deselects the three
+# (with ``slow``), leaving the tests that need no server, no model and no Dagster run.
+PG_FIXTURES = {"pg_url"}
+MODEL_FIXTURES = {"use_encoder"}
+DAGSTER_DIR = Path(__file__).resolve().parent / "assets"
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test that uses a heavy fixture ``slow`` (modules mark themselves otherwise)."""
+    """Mark every test that uses a heavy fixture ``slow`` (modules mark themselves otherwise); every
+    test that needs PostgreSQL ``pg`` or the USE encoder ``model`` (fixture closure), and every test
+    of tests/assets ``dagster``."""
     for item in items:
-        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        used = set(getattr(item, "fixturenames", ()))
+        if SLOW_FIXTURES & used:
             item.add_marker(pytest.mark.slow)
+        if PG_FIXTURES & used:
+            item.add_marker(pytest.mark.pg)
+        if MODEL_FIXTURES & used:
+            item.add_marker(pytest.mark.model)
+        if DAGSTER_DIR in Path(item.path).parents:
+            item.add_marker(pytest.mark.dagster)
 
 
 @pytest.hookimpl(hookwrapper=True)

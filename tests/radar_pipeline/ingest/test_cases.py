@@ -48,7 +48,9 @@ def _ocr_forbidden(monkeypatch):
 # --- general rule: nothing unstorable reaches the stores ------------------------------------------
 
 
-@pytest.mark.parametrize("name", ALL_CASES)
+@pytest.mark.parametrize(  # the cases that run OCR are slow, as every OCR test (conftest.py)
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in OCR_CASES else n for n in ALL_CASES]
+)
 def test_general_rule_no_nul_ligature_c1_nan(name, extracted):
     if name in OCR_CASES:
         from .support_ingest import tesseract_ready
