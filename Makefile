@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: up install system-deps dashboard materialize serve test test-fast lint bench ui
+.PHONY: up install system-deps dashboard materialize serve test test-fast test-quick lint bench ui
 
 ## Set everything up, then run Radar: the Dagster daemon (UI on :3000) builds and keeps current every
 ## asset on ../shared/corpus (or RADAR_CORPUS_DIR) while the API and the dashboard serve on
@@ -33,12 +33,19 @@ $(VENV)/.installed: pyproject.toml $(BIN)/activate
 	touch $@
 
 # The dashboard's JS library (d3, from npm) and the boundaries simplified from ../shared/geo,
-# copied into git-ignored static folders; nothing is loaded from a CDN at run time.
+# copied into git-ignored static folders; nothing is loaded from a CDN at run time. Rebuilt only
+# when build.py, the npm install or a boundary file is newer than the last build (build.py writes
+# static/geo/sources.json last, so a failed build is redone on the next call).
+SHARED_GEO := $(or $(RADAR_SHARED_DIR),../shared)/geo
+DASHBOARD_BUILT := api/dashboard/static/geo/sources.json
+
 api/dashboard/node_modules/.package-lock.json: api/dashboard/package-lock.json
 	npm ci --prefix api/dashboard --no-audit --no-fund
 
-dashboard: system-deps $(VENV)/.installed api/dashboard/node_modules/.package-lock.json
+$(DASHBOARD_BUILT): api/dashboard/build.py api/dashboard/node_modules/.package-lock.json $(wildcard $(SHARED_GEO)/*) | $(VENV)/.installed
 	$(BIN)/python api/dashboard/build.py
+
+dashboard: system-deps $(VENV)/.installed $(DASHBOARD_BUILT)
 
 install: system-deps $(VENV)/.installed dashboard
 
@@ -58,9 +65,21 @@ ui: install
 test: install lint
 	RADAR_REQUIRE_BROWSER=1 RADAR_NO_SKIPS=1 $(BIN)/python -m pytest -q
 
-## The inner loop: everything except the tests marked slow (heavy models, OCR, browser, load).
+# pytest-xdist (the test extra) when the venv has it: one worker per core, each test file on one
+# worker (its module fixtures built once); each worker starts its own embedded PostgreSQL.
+XDIST = $(shell $(BIN)/python -c 'import xdist' 2>/dev/null && echo "-n auto --dist loadfile")
+
+## Everything except the tests marked slow (heavy models, OCR, browser, load), in parallel. Installs
+## and builds only what changed since the last call (nothing, usually).
 test-fast: install
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" $(XDIST)
+
+## The inner loop: the tests that need no PostgreSQL, no model and no Dagster run (markers pg,
+## model, dagster, slow: tests/conftest.py), in parallel, with no install or build step; needs a
+## venv made once by `make install`. Extra pytest arguments: make test-quick ARGS="-k chunk".
+test-quick:
+	@test -x $(BIN)/python || { echo "test-quick: no $(VENV) here; run 'make install' once first"; exit 1; }
+	$(BIN)/python -m pytest -q -m "not slow and not pg and not model and not dagster" $(XDIST) $(ARGS)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -11,8 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -175,6 +178,29 @@ def worker(
     os.execve(sys.executable, cmd, env)
 
 
+@contextmanager
+def stoppable_children() -> Iterator[None]:
+    """While it is open, the processes this one starts inherit neither an ignored SIGINT nor an
+    ignored SIGTERM: a child this process means to stop with ``terminate()`` stops.
+
+    A background job of a non-interactive shell (``radar up &``) starts with SIGINT ignored, and an
+    ignored disposition survives exec: ``dagster dev`` then also maps SIGTERM to it
+    (``dagster._utils.interrupts.setup_interrupt_handlers``), ignores both, and ``up``'s
+    ``terminate()`` would wait its 60 s and kill it outright, leaving the webserver and daemon it
+    started running (the port held). An ignored disposition here becomes Python's handler for the
+    block (reset to the default in a child at exec), and is ignored again after it."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    for s, handler in saved.items():
+        if handler == signal.SIG_IGN:
+            signal.signal(s, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            if handler == signal.SIG_IGN:
+                signal.signal(s, handler)
+
+
 def _dagster_dev_cmd(host: str, port: int) -> list[str]:
     return [_dagster_bin(), "dev", "-w", "workspace.yaml", "-h", host, "-p", str(port)]
 
@@ -201,7 +227,8 @@ def up(
     settings = get_settings()
     env = dagster_env(settings)
     typer.echo(f"Dagster UI on http://127.0.0.1:{ui_port}; API and dashboard on http://127.0.0.1:{port}/tablero/")
-    dagster = subprocess.Popen(_dagster_dev_cmd("127.0.0.1", ui_port), cwd=PROJECT_ROOT, env=env)
+    with stoppable_children():
+        dagster = subprocess.Popen(_dagster_dev_cmd("127.0.0.1", ui_port), cwd=PROJECT_ROOT, env=env)
     try:
         from radar_cli.agent_commands import serve as _serve
 

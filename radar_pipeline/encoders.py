@@ -148,11 +148,11 @@ class SentenceTransformerEncoder:
         max_seq_length: int = 512,
         threads: int | None = None,
     ):
+        if pooling not in ("cls", "mean", "max"):  # before the import of torch and transformers (seconds)
+            raise ValueError(f"unknown pooling {pooling!r}; expected cls, mean or max")
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.sentence_transformer import modules as models
 
-        if pooling not in ("cls", "mean", "max"):
-            raise ValueError(f"unknown pooling {pooling!r}; expected cls, mean or max")
         if threads:
             import torch
 

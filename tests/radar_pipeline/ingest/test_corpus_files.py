@@ -71,9 +71,9 @@ def test_xlsx_with_merges_to_column_xfd_is_fast(corpus_dir):
     # merged ranges such as A1:XFD1 must not expand the sheet to 16,384 columns
     import time
 
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
     doc = extract(corpus_dir / "radar/ai_military/Experimentation_Results_1_UCAV_2_Targets_1AA_1APC_.xlsx")
-    assert time.perf_counter() - t0 < 10
+    assert time.thread_time() - t0 < 10
     assert doc.status == "ok" and doc.records
     cols = doc.metadata["tables"][0]["columns"]
     assert len(cols) < 50 and all("\n" not in c for c in cols)

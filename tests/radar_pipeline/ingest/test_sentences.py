@@ -48,18 +48,18 @@ def test_pysbd_placeholder_characters_in_text_are_harmless():
 def test_long_text_guard_is_fast_and_lossless():
     para = "El informe de la Defensoría describe el desplazamiento en el Catatumbo. " * 40
     text = "\n\n".join([para] * 60)  # ~170k chars
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
     sents = split_sentences(text, "es")
-    assert time.perf_counter() - t0 < 20
+    assert time.thread_time() - t0 < 20
     assert "".join(sents) == text
     assert len(sents) > 1000
 
 
 def test_one_huge_paragraph_is_cut_into_blocks_at_sentence_ends():
     text = "Frase número uno del bloque. " * 1500  # one 43k-char paragraph, no line breaks
-    t0 = time.perf_counter()
+    t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
     sents = split_sentences(text, "es")
-    assert time.perf_counter() - t0 < 10
+    assert time.thread_time() - t0 < 10
     assert "".join(sents) == text
     assert set(sents) == {"Frase número uno del bloque. "}  # no sentence cut at a block edge
 

@@ -215,9 +215,9 @@ def test_08v_rotation_recorded(rotate, skew):
 def test_11v_numeric_runs_fast_and_lossless(n, digits, dots):
     text = V.backtracking_text(n, digits, dots)
     for lang in ("es", "en", "pt"):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()  # CPU time of this thread: other processes' load does not count
         sents = split_sentences(text, lang)
-        assert time.perf_counter() - t0 < 2.0
+        assert time.thread_time() - t0 < 2.0
         assert "".join(sents) == text
         assert any("] y 7 sin dato." in s for s in sents)
 

@@ -1,4 +1,5 @@
-"""Insert crafted rows into the core tables (documents, pages, chunks) of the test database."""
+"""Insert crafted rows into the core tables (documents, pages, chunks) of the test database; rewrite a
+database in another storage order (``scramble_storage``)."""
 
 from __future__ import annotations
 
@@ -99,3 +100,28 @@ def add_document(
         if rows:
             conn.execute(db.chunks.insert(), rows)
     return doc_id
+
+
+def scramble_storage(engine: sa.Engine) -> None:
+    """Rewrite every table of ``engine`` with its rows in reverse storage order, then ANALYZE.
+
+    Two databases holding the same rows keep them in different physical orders (updates, autovacuum
+    freeing space at a different moment, a different insertion history) and may plan the same query
+    differently (autoanalyze ran or not): a query without ORDER BY then returns its rows in a
+    different order. Reversing one side makes any answer that depends on storage order differ on
+    every run, instead of on the run where autovacuum happened to differ."""
+    with engine.begin() as conn:
+        conn.execute(sa.text("SET LOCAL session_replication_role = replica"))  # no FK checks while rewriting
+        tables = conn.execute(
+            sa.text(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name"
+            )
+        ).scalars()
+        for t in list(tables):
+            conn.execute(sa.text(f'CREATE TEMP TABLE _rev ON COMMIT DROP AS SELECT * FROM "{t}" ORDER BY ctid DESC'))
+            conn.execute(sa.text(f'DELETE FROM "{t}"'))
+            conn.execute(sa.text(f'INSERT INTO "{t}" SELECT * FROM _rev ORDER BY ctid'))
+            conn.execute(sa.text("DROP TABLE _rev"))
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(sa.text("VACUUM ANALYZE"))

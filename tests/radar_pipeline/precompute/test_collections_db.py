@@ -18,6 +18,11 @@ restriction equals ``one``; ``split`` read as ``territorio`` equals the ``territ
 ``split`` read as ``alertas`` + ``tecnologia`` equals ``pair``. Row ids differ between databases
 (they are the folded rows' smallest ids) and are left out of the comparison; everything else —
 counts, medians, evidence lists in order — must be equal.
+
+``split`` is then rewritten with every table's rows in reverse storage order (``scramble_storage``):
+two databases holding the same rows keep them in different orders (autovacuum, updates, insertion
+history), and an answer that depends on that order (a query without ORDER BY feeding a list) differs
+between them only on the runs where autovacuum happened to differ; reversed, it differs every run.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from radar_pipeline.precompute.reader import AGGREGATES, PrecomputeReader
 from radar_pipeline.precompute.versioning import current_rows
 from tests.api.dashboard import support_corpus as corpus
 from tests.api.dashboard.support_server import fresh_database
+from tests.radar_pipeline.precompute.support_precompute import add_document, scramble_storage
 
 ALERTAS = ("codefest/F3/F3-ALERTAS-001.txt", "codefest/F3/F3-ALERTAS-012.txt")
 LINEAGE = {
@@ -77,8 +83,6 @@ def split_collection(path: str) -> str:
 
 
 def _materialize(pg_url, shared_dir, name: str, keep, collection) -> sa.Engine:
-    from tests.radar_pipeline.precompute.support_precompute import add_document
-
     engine = db.create_engine(fresh_database(pg_url, name))
     db.ensure_schema(engine)
     T.ensure_precompute_schema(engine)
@@ -109,6 +113,7 @@ def dbs(pg_url, shared_dir):
             pg_url, shared_dir, "radar_coll_pair", lambda p: split_collection(p) != "territorio", split_collection
         ),
     }
+    scramble_storage(out["split"])  # the same rows in the other storage order: order must not matter
     yield out
     for e in out.values():
         e.dispose()

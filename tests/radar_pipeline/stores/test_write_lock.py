@@ -15,15 +15,23 @@ from filelock import Timeout
 
 from radar_pipeline.stores.integrity import index_write_lock, write_lock_path
 
+# A writer that stops on SIGTERM through its ``with`` block (a normal exit that releases the lock).
+# It sets its SIGTERM handler itself: a child inherits an ignored SIGTERM from its parent across exec
+# (see ``_signal_dispositions`` in tests/conftest.py), so the default disposition is not a given.
 HOLDER = textwrap.dedent(
     """
-    import sys, time
+    import signal, sys, time
     from radar_pipeline.stores.integrity import index_write_lock
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with index_write_lock(sys.argv[1]):
         print("held", flush=True)
         time.sleep(600)
     """
 )
+# How long a stopped holder may take to exit. The wait returns as soon as it has exited (well under a
+# second on a quiet machine); the bound only limits how long a broken run hangs, so it is set for a
+# machine loaded by a parallel suite, not for a quiet one.
+EXIT_S = 60
 
 
 def _hold(index_dir):
@@ -46,7 +54,7 @@ def test_a_second_writer_waits_while_the_first_holds_the_lock(tmp_path):
                 pass
     finally:
         holder.terminate()
-        holder.wait(10)
+        assert holder.wait(EXIT_S) == 0  # exited through the with block: the lock released normally
     with index_write_lock(tmp_path / "usem3", timeout_s=5) as d:  # released on a normal exit
         assert d == tmp_path / "usem3" and write_lock_path(d).exists()
     assert not list(d.iterdir())  # the lock lives beside the index, not in it
@@ -55,7 +63,7 @@ def test_a_second_writer_waits_while_the_first_holds_the_lock(tmp_path):
 def test_a_writer_killed_outright_releases_the_lock(tmp_path):
     holder = _hold(tmp_path / "usem3")
     os.kill(holder.pid, signal.SIGKILL)
-    holder.wait(10)
+    holder.wait(EXIT_S)
     t0 = time.monotonic()
     with index_write_lock(tmp_path / "usem3", timeout_s=5):
         pass
