@@ -12,7 +12,8 @@ Three steps, each reproducible from the labelled Stage-2 sets (``evals/stage2/qu
      route, view *and* filters come out as the agent would give them;
    * the **first contact**: the frozen reader that scored each set before anyone read it
      (``evals/stage2_dump_reading.py`` run on that commit's code; 23 sets, final6-final28, listed
-     in ``FIRST_CONTACT``), with the rules' reasons, combined here with the held-out probabilities.
+     in ``FIRST_CONTACT``; the records are kept in ``evals/reports/stage2_first_contact/``), with
+     the rules' reasons, combined here with the held-out probabilities.
      There a changed view keeps the frozen reader's filters (its ``forced`` proposal when the
      route changed to a view): the filters that depend on the view (a country as place or actor)
      are not re-read. Scored with today's scorer and labels.
@@ -29,8 +30,9 @@ the report. Same training set, same settings → the same weights (lbfgs is dete
 
 Needs scikit-learn (training only; the agent reads the artifact with numpy)::
 
-    PYTHONPATH=$PWD python evals/stage2_learned.py loso --first-contact /tmp/reader_work
+    PYTHONPATH=$PWD python evals/stage2_learned.py loso
     PYTHONPATH=$PWD python evals/stage2_learned.py train
+    PYTHONPATH=$PWD python evals/stage2_learned.py thresholds   # the report's, into the artifact
 
 Writes ``evals/reports/stage2_learned.json`` (per set and per persona: rules, learned alone,
 combined; component + filters and route; leave-one-set-out and first contact).
@@ -468,6 +470,14 @@ def cmd_loso(args) -> int:
     judge = Outcomes(reader)
     # the current rules' readings (stage2_dump_reading.py with --root at this checkout): recorded
     # once, since reading 3,600 questions three times is minutes on a shared machine
+    if args.current is None:
+        args.current = args.cache_dir / f"current_rules_{training_hash(items)[:12]}.json"
+        if not args.current.exists():
+            import subprocess
+
+            cmd = [sys.executable, str(ROOT / "evals" / "stage2_dump_reading.py"), "--root", str(ROOT)]
+            cmd += [a for path in SETS.values() for a in ("--questions", str(path))] + ["--out", str(args.current)]
+            subprocess.run(cmd, check=True)
     current = {}
     for r in json.loads(Path(args.current).read_text())["rows"]:
         current.setdefault(r["id"], []).append(r)
@@ -612,6 +622,21 @@ def cmd_train(args) -> int:
     return 0
 
 
+def cmd_thresholds(args) -> int:
+    """Write the report's thresholds into the artifact's header (the weights unchanged)."""
+    thresholds = json.loads(args.report.read_text())["thresholds"]
+    thresholds = {k: (v if v is not None and v != math.inf else 2.0) for k, v in thresholds.items()}
+    with np.load(args.artifact, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(bytes(arrays["meta"]).decode("utf-8"))
+    meta["thresholds"] = thresholds
+    arrays["meta"] = np.frombuffer(json.dumps(meta, ensure_ascii=False, sort_keys=True).encode("utf-8"), dtype=np.uint8)
+    with open(args.artifact, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+    print(json.dumps({"artifact": str(args.artifact), "thresholds": thresholds}))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -622,12 +647,17 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--C", type=float, default=DEFAULTS["C"])
         p.add_argument("--cache-dir", type=Path, default=Path("/tmp/radar_learned_cache"))
     p = sub.choices["loso"]
-    p.add_argument("--first-contact", type=Path, default=Path("/tmp/reader_work"), help="first_<commit>.json files")
+    p.add_argument(
+        "--first-contact",
+        type=Path,
+        default=ROOT / "evals" / "reports" / "stage2_first_contact",
+        help="first_<commit>.json files (evals/stage2_dump_reading.py on each frozen commit)",
+    )
     p.add_argument(
         "--current",
         type=Path,
-        default=Path("/tmp/reader_work/current_rules.json"),
-        help="stage2_dump_reading.py output of this checkout's rules over all sets (in SETS order)",
+        default=None,
+        help="stage2_dump_reading.py output of this checkout's rules over all sets (default: made in --cache-dir)",
     )
     p.add_argument("--out", type=Path, default=REPORT)
     p.add_argument("--reverse", action="store_true", help="compute the folds from the last set (a second process)")
@@ -635,8 +665,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report", type=Path, default=REPORT, help="the loso report whose thresholds the artifact keeps")
     p.add_argument("--artifact", type=Path, default=L.ARTIFACT)
     p.add_argument("--latency-out", type=Path, default=ROOT / "evals" / "reports" / "stage2_learned_artifact.json")
+    p = sub.add_parser("thresholds")
+    p.add_argument("--report", type=Path, default=REPORT)
+    p.add_argument("--artifact", type=Path, default=L.ARTIFACT)
     args = ap.parse_args(argv)
-    return cmd_loso(args) if args.cmd == "loso" else cmd_train(args)
+    return {"loso": cmd_loso, "train": cmd_train, "thresholds": cmd_thresholds}[args.cmd](args)
 
 
 if __name__ == "__main__":
