@@ -56,6 +56,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 from evals.stage2 import SETS, load_questions, read_item, score_item  # noqa: E402
+from radar_pipeline import vocabulary  # noqa: E402
 from radar_pipeline.agent import learned as L  # noqa: E402
 from radar_pipeline.agent.understanding import QuestionReader  # noqa: E402
 
@@ -71,7 +72,8 @@ COMPONENTS = (
     "matriz_calor",
     "red_entidades",
 )
-PHENOMENA = ("none", "ai_military", "space_security", "territorial")
+# the phenomenon head's classes: none, then the closed vocabulary (radar_pipeline/vocabulary.py)
+PHENOMENON_CLASSES = ("none", *vocabulary.PHENOMENA)
 # the frozen reader (commit) that gave each set its first (blind) score: evals/stage2/README.md
 FIRST_CONTACT = {
     "47d2155": ("final6", "final7"),
@@ -224,7 +226,7 @@ def fit_heads(items: list[dict], counts: list, vectors: np.ndarray | None, setti
     idf = idf_of(counts, dim)
     x = design(counts, idf, vectors, settings["encoder_weight"])
     out: dict = {"idf": idf}
-    for head, classes in (("route", ROUTES), ("component", COMPONENTS), ("phenomenon", PHENOMENA)):
+    for head, classes in (("route", ROUTES), ("component", COMPONENTS), ("phenomenon", PHENOMENON_CLASSES)):
         ys = [labels(it)[head] for it in items]
         keep = [i for i, y in enumerate(ys) if y is not None]
         y = np.array([classes.index(ys[i]) for i in keep])
@@ -291,7 +293,7 @@ def heads_probabilities(heads: dict, counts: list, vectors: np.ndarray | None, s
 def reading_of(probs: dict, i: int, mode: str, thresholds: dict) -> L.LearnedReading:
     """The ``LearnedReading`` of row ``i`` of ``probs`` (as ``LearnedReader.read`` builds it)."""
     best = {}
-    for head, classes in (("route", ROUTES), ("component", COMPONENTS), ("phenomenon", PHENOMENA)):
+    for head, classes in (("route", ROUTES), ("component", COMPONENTS), ("phenomenon", PHENOMENON_CLASSES)):
         k = int(np.argmax(probs[head][i]))
         best[head] = (classes[k], float(probs[head][i][k]))
     return L.LearnedReading(
