@@ -20,6 +20,8 @@ Two parts:
   estado per route, share of answers whose every sentence cites a passage read in that run,
   premise handling, latency p50/p95 and model calls per route.
 
+``--reader rules|learned|combined`` scores the rules alone (default), the learned reader alone or their
+combination (``radar_pipeline/agent/learned.py``; ``evals/stage2_learned.py`` trains and measures it).
 ``python evals/stage2.py [--set dev|heldout|test|final|final2|final3|final4|all]`` prints the reading scores as
 JSON and writes ``evals/reports/stage2_reading.json``; ``python evals/stage2.py --questions FILE
 --out REPORT`` scores any question file of the same schema (a new blind set: one command, no index
@@ -568,10 +570,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--out", type=Path, default=ROOT / "evals" / "reports" / "stage2_reading.json")
     ap.add_argument("--show-errors", action="store_true")
+    ap.add_argument(
+        "--reader",
+        choices=["rules", "learned", "combined"],
+        default="rules",
+        help="the rules alone, the learned reader alone (its route, view and phenomenon; the rules' other "
+        "filters), or their combination (radar_pipeline/agent/learned.py; bundled artifact)",
+    )
     args = ap.parse_args(argv)
     from radar_pipeline.config import get_settings
 
     reader = QuestionReader.from_shared(get_settings().shared_dir, reference_year=args.reference_year or 2025)
+    if args.reader != "rules":
+        from radar_pipeline.agent.learned import LearnedReader
+
+        reader = reader.with_learned(LearnedReader(mode=args.reader))
     report = {}
     if args.questions:
         paths = {p.stem: p for p in args.questions}

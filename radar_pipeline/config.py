@@ -11,6 +11,7 @@ Every object reads environment variables prefixed ``RADAR_`` (plus ``DATABASE_UR
 * ``EmbeddingSettings``: texts encoded and stored per transaction (``RADAR_EMBED_COMMIT_ROWS``).
 * ``RerankBudget``: minutes one ``rerank_vectors`` materialization may encode (``RADAR_RERANK_BUDGET_MINUTES``).
 * ``RetrievalSettings``: which index the service reads, files or PostgreSQL (``RADAR_INDEX_BACKEND``).
+* ``ReadingSettings``: the learned question reader beside the rules (``RADAR_LEARNED_READER``).
 * ``EncoderSpec`` / ``RerankerSpec``: the two encoders (``RADAR_ENCODER_*`` / ``RADAR_RERANKER_*``).
 
 ``RadarSettings`` (from ``get_settings()``) is all of the ``RADAR_*`` concerns in one flat object,
@@ -137,6 +138,21 @@ class RetrievalSettings(BaseSettings):
     pgvector_ef_search: int = 400
 
 
+class ReadingSettings(BaseSettings):
+    """How the agent reads a question's route, view and phenomenon (``RADAR_LEARNED_READER``).
+
+    ``rules``: the rules alone. ``combined`` (default): the learned reader (``agent.learned``) decides
+    where the rules' reading is weak and the model is confident (thresholds chosen by
+    leave-one-set-out, ``evals/stage2_learned.py``; on the frozen readers' first contacts it raised
+    component + filters from 0.809 to 0.944 for naive users and 0.916 to 0.966 for the analyst
+    personas, ``evals/reports/stage2_learned.json``). ``learned``: the model alone (for evaluation).
+    """
+
+    model_config = _RADAR_ENV
+
+    learned_reader: Literal["rules", "combined", "learned"] = "combined"
+
+
 class EncoderSpec(BaseSettings):
     """Which dense encoder to use and how to pool/prefix it.
 
@@ -178,6 +194,7 @@ class RerankerSpec(EncoderSpec):
 
 
 class RadarSettings(
+    ReadingSettings,
     RetrievalSettings,
     RerankBudget,
     EmbeddingSettings,

@@ -41,6 +41,7 @@ import re
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent import intent
+from radar_pipeline.agent.learned import combine_route
 from radar_pipeline.agent.periods import Period, parse_period
 from radar_pipeline.agent.understanding import QuestionFacts, name_sets
 from radar_pipeline.textfold import fold_question
@@ -475,6 +476,8 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
         has_country=bool(facts) and any(e.category == "country" for e in facts.entities),
     )
     ruta = read.route
+    if facts is not None and facts.learned is not None:
+        ruta = combine_route(ruta, read.reasons, facts.learned)  # the learned reader, where the rules are weak
     if (
         read.view_text is not None
         and period is not None

@@ -159,6 +159,9 @@ class QuestionFacts:
     places: list[PlaceRef] = field(default_factory=list)
     ambiguous: list[AmbiguousPlace] = field(default_factory=list)
     entities: list[EntityRef] = field(default_factory=list)
+    # the learned reader's reading (``agent.learned.LearnedReading``) when the reader has one
+    # (``QuestionReader.with_learned``); ``router.plan`` and ``visualizer.propose`` combine it with the rules
+    learned: object | None = None
 
     @property
     def place(self) -> PlaceRef | None:
@@ -214,13 +217,17 @@ class QuestionReader:
         self.entities = entities
         self.gazetteer = gazetteer.with_decoys(entities.alias_phrases()) if gazetteer and entities else gazetteer
         self.reference_year = reference_year
+        self.learned = None  # an ``agent.learned.LearnedReader`` (``with_learned``), or None: rules alone
 
     @classmethod
     def default(cls) -> QuestionReader:
-        """A reader over ``RADAR_SHARED_DIR`` (``radar_pipeline.config``), no reference year."""
+        """A reader over ``RADAR_SHARED_DIR`` (``radar_pipeline.config``), no reference year, with
+        the learned reader of ``RADAR_LEARNED_READER`` (``agent.learned.reader_from_settings``)."""
+        from radar_pipeline.agent.learned import reader_from_settings
         from radar_pipeline.config import get_settings
 
-        return _default_reader(str(get_settings().shared_dir))
+        settings = get_settings()
+        return _default_reader(str(settings.shared_dir)).with_learned(reader_from_settings(settings))
 
     @classmethod
     def from_shared(cls, shared_dir: Path, reference_year: int | None = None) -> QuestionReader:
@@ -231,6 +238,14 @@ class QuestionReader:
         """The same reader with another reference year (cheap: matchers are shared)."""
         other = object.__new__(QuestionReader)
         other.entities, other.gazetteer, other.reference_year = self.entities, self.gazetteer, year
+        other.learned = self.learned
+        return other
+
+    def with_learned(self, learned) -> QuestionReader:
+        """The same reader whose ``read`` also attaches ``learned.read(question)`` (an
+        ``agent.learned.LearnedReader``; None: rules alone) to the facts (cheap: matchers are shared)."""
+        other = self.with_reference_year(self.reference_year)
+        other.learned = learned
         return other
 
     # ------------------------------------------------------------------ reading
@@ -255,6 +270,8 @@ class QuestionReader:
         # a verb after a clitic pronoun is no place ("qué le toca a cada grupo": Toca, Boyacá)
         negated += [(m.start(1), m.end(1)) for m in re.finditer(r"(?<!\w)(?:le|les|me|te|nos|se) ([a-zñ]+)", question)]
         self._places(question, facts, entity_spans + negated, case_known)
+        if self.learned is not None:
+            facts.learned = self.learned.read(question)
         return facts
 
     @staticmethod

@@ -21,6 +21,7 @@ from dataclasses import replace
 from urllib.parse import urlencode
 
 from radar_pipeline.agent.intent import classify, stated_phenomenon
+from radar_pipeline.agent.learned import combine_components, combine_phenomenon
 from radar_pipeline.agent.periods import parse_period, year_span
 from radar_pipeline.agent.understanding import EntityRef, PlaceRef, QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
@@ -281,6 +282,10 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
     # only a phenomenon the question states: alerts and armed presence are territorial anyway and
     # their aggregates have no phenomenon column, so an implied one would filter nothing
     phen = stated_phenomenon(question)
+    if facts.learned is not None:
+        # the learned reader where the rules are weak (agent.learned: a fallback or a cued view, no stated phenomenon)
+        comps = combine_components(comps, intent.reasons if intent.components else ["sin vista"], facts.learned)
+        phen = combine_phenomenon(phen, facts.learned)
     period = facts.period
     span_text = question
     if (
