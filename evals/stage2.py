@@ -20,6 +20,12 @@ Two parts:
   estado per route, share of answers whose every sentence cites a passage read in that run,
   premise handling, latency p50/p95 and model calls per route.
 
+Follow-up conversations (kind ``followup``: ``turns``, each a turn object with what it means once the
+previous turn is carried, and ``carried``: the filter names taken from before) are scored turn by
+turn through the runner's own merge (``score_followup``: ``followup_accuracy``,
+``followup_turn_accuracy``). A subregion place is ``"place_level": "subregion"`` with ``"divipola"``
+its municipalities' codes, comma-separated (the subregion id, or the same municipalities, is right).
+
 ``python evals/stage2.py [--set dev|heldout|test|final|final2|final3|final4|all]`` prints the reading scores as
 JSON and writes ``evals/reports/stage2_reading.json``; ``python evals/stage2.py --questions FILE
 --out REPORT`` scores any question file of the same schema (a new blind set: one command, no index
@@ -42,8 +48,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from radar_pipeline.agent import router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
-from radar_pipeline.agent.understanding import QuestionReader  # noqa: E402 - after the sys.path set-up above
+from radar_pipeline.agent import followup, router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.agent.understanding import QuestionReader, view_vocabulary  # noqa: E402 - after the sys.path set-up
+from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of, subregions  # noqa: E402
 from radar_pipeline.textfold import fold_question  # noqa: E402
 
 SETS = {
@@ -111,6 +118,13 @@ def _period_expected(f: dict, ref: int | None) -> tuple[list[tuple[int | None, i
 def _expected_place(item: dict, value: str | None, reader: QuestionReader) -> str | None:
     if value is None:
         return None
+    if item.get("place_level") == "subregion":
+        # a subregion: its municipalities' DIVIPOLA codes, comma-separated; the subregion id when one
+        # has exactly those municipalities, else the list as a place-set value
+        codes = sorted({str(c).strip().zfill(5) for c in str(item.get("divipola") or "").split(",") if c.strip()})
+        members = {f"municipality:{c}" for c in codes}
+        sub = next((s.place_id for s in subregions().values() if set(s.municipalities) == members), None)
+        return sub or (",".join(f"municipality:{c}" for c in codes) if codes else f"?{value}")
     code = item.get("divipola")
     if code:
         code = str(code)
@@ -128,6 +142,16 @@ def _expected_place(item: dict, value: str | None, reader: QuestionReader) -> st
             ):
                 return p.place_id
     return reader.resolve_place(value) or f"?{value}"
+
+
+def _same_place(got: str | None, expected: str | None) -> bool:
+    """Whether two place filter values are the same place: equal, or two place sets (a subregion,
+    a list of municipality ids) with the same municipalities."""
+    if got == expected:
+        return True
+    if is_place_set(got) and is_place_set(expected):
+        return set(municipalities_of(got) or ()) == set(municipalities_of(expected) or ())
+    return False
 
 
 def _expected_entities(item: dict, value: str | None, reader: QuestionReader) -> set[str]:
@@ -194,7 +218,7 @@ def score_item(item: dict, got: dict, reader: QuestionReader) -> dict:
         (gf.get("entidad") in exp_ent) if exp_ent else (gf.get("entidad") is None or gf.get("entidad") in tol_ent)
     )
     exp_place = _expected_place(item, f.get("lugar"), reader)
-    ok["lugar"] = gf.get("lugar") == exp_place
+    ok["lugar"] = _same_place(gf.get("lugar"), exp_place)
     if item.get("ambiguous_place"):
         ok["ambiguedad"] = gf.get("lugar") is None and bool(got["ambiguous"])
     row["filters_ok"] = ok
@@ -204,6 +228,54 @@ def score_item(item: dict, got: dict, reader: QuestionReader) -> dict:
     return row
 
 
+def score_followup(item: dict, reader: QuestionReader) -> dict:
+    """One follow-up conversation (kind ``followup``: ``turns``, each a turn object with the route,
+    components and filters it means once carried, and ``carried``: the filter names taken from the
+    turn before). Each turn is read as the agent reads it offline, the previous turn being what the
+    agent proposed for the turn before (``followup.follow``, the runner's own merge); a turn is
+    right when its route, first component, filters and carried filters all are."""
+    vocab = view_vocabulary()
+    prev: followup.PreviousTurn | None = None
+    turns = []
+    for n, turn in enumerate(item.get("turns") or []):
+        q = turn["question"]
+        facts = reader.read(q)
+        merged = followup.follow(q, facts, lambda p=prev: p, reader, vocab) if prev is not None else None
+        if merged is not None:
+            vis, _ = visualizer.validate(list(merged.componentes), dict(merged.filtros), reader)
+            got = {
+                "kind": "question",
+                "route": "visualization",
+                "components": [c["tipo"] for c in vis["componentes"]] if vis else [],
+                "filters": vis["filtros"] if vis else dict.fromkeys(FILTER_KEYS),
+                "ambiguous": [a.matched for a in facts.ambiguous],
+            }
+            carried = set(merged.carried) - {"vista"}
+        else:
+            got = read_item(turn, reader)
+            carried = set()
+        t_item = {"id": f"{item['id']}#{n}", "kind": turn.get("kind") or "visual", **turn}
+        row = score_item(t_item, got, reader)
+        row["carried_ok"] = carried == set(turn.get("carried") or [])
+        row["got_carried"] = sorted(carried)
+        row["turn_ok"] = row["route_ok"] and row.get("component_and_filters_ok", True) and row["carried_ok"]
+        turns.append(row)
+        prev = (
+            followup.PreviousTurn(q, got["route"], tuple(got["components"]), dict(got["filters"]))
+            if got["components"]
+            else None
+        )
+    return {
+        "id": item["id"],
+        "kind": "followup",
+        "route_ok": all(t["route_ok"] for t in turns),
+        "turns": turns,
+        "followup_ok": bool(turns) and all(t["turn_ok"] for t in turns),
+        "followup_turns_ok": sum(t["turn_ok"] for t in turns[1:]),
+        "followup_turns": max(len(turns) - 1, 0),
+    }
+
+
 def _share(rows: list[dict], key: str) -> float | None:
     vals = [r[key] for r in rows if key in r]
     return round(sum(vals) / len(vals), 4) if vals else None
@@ -211,6 +283,8 @@ def _share(rows: list[dict], key: str) -> float | None:
 
 def score_reading(items: list[dict], reader: QuestionReader) -> dict:
     """Aggregate reading scores (shares in [0, 1]) plus the per-item rows."""
+    conversations = [score_followup(it, reader) for it in items if it.get("kind") == "followup"]
+    items = [it for it in items if it.get("kind") != "followup"]
     rows = [score_item(it, read_item(it, reader), reader) for it in items]
     visual = [r for r in rows if "component_ok" in r]
     per_filter = {}
@@ -233,7 +307,17 @@ def score_reading(items: list[dict], reader: QuestionReader) -> dict:
         "component_accuracy_by_expected": {k: round(sum(v) / len(v), 4) for k, v in sorted(per_component.items())},
         "route_confusion": dict(Counter(f"{it['route']}->{r['got_route']}" for it, r in zip(items, rows, strict=True))),
         "reference_year": reader.reference_year,
-        "rows": rows,
+        # follow-up conversations: whole conversations right, and the follow-up turns right
+        "n_followups": len(conversations),
+        "followup_accuracy": _share(conversations, "followup_ok"),
+        "followup_turn_accuracy": (
+            round(
+                sum(c["followup_turns_ok"] for c in conversations) / sum(c["followup_turns"] for c in conversations), 4
+            )
+            if sum(c["followup_turns"] for c in conversations)
+            else None
+        ),
+        "rows": rows + conversations,
     }
 
 
@@ -275,7 +359,7 @@ def score_runs(items: list[dict], runner, *, label: str = "offline") -> dict:
     """Run every item through ``runner`` (an ``AgentRunner``) and aggregate: estados per route,
     cited-and-read share of answered text routes, premise handling, latency and model calls."""
     rows = []
-    for it in items:
+    for it in [it for it in items if it.get("kind") != "followup"]:  # conversations: score_followup
         t0 = time.perf_counter()
         res = runner.run(it["question"])
         ms = (time.perf_counter() - t0) * 1000
