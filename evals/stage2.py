@@ -626,6 +626,89 @@ def lexicon_collisions(paths: list[Path], *, min_count: int = 3, limit_bytes: in
     }
 
 
+def _text_of(path: Path) -> str:
+    """A ``.txt`` file's text, or the ``text``/``context``/``question`` fields of a ``.jsonl`` file."""
+    raw = Path(path).read_text(encoding="utf-8", errors="replace")
+    if not str(path).endswith(".jsonl"):
+        return raw
+    parts = []
+    for line in raw.splitlines():
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        parts += [str(obj[k]) for k in ("text", "context", "question") if k in obj]
+    return "\n".join(parts)
+
+
+def place_typos(
+    questions: list[str],
+    reader: QuestionReader,
+    paths: list[Path] | None = None,
+    *,
+    min_count: int = 3,
+    limit_bytes: int = 30_000_000,
+    max_sentences: int = 20_000,
+) -> dict:
+    """False hits of the fuzzy place fallback (``agent.place_resolver.FuzzyPlaces``), measured three ways:
+
+    * ``questions``: every correction it makes reading ``questions`` (the full resolver, its cue
+      and case guards): on sets written without misspelt places each is a false hit unless the
+      typed word is a misspelt place;
+    * ``sentences`` (with ``paths``): corrections over the first ``max_sentences`` sentences of the
+      text files (``FuzzyPlaces.find``: cue and case guards as for a question);
+    * ``lexicon`` (with ``paths``): every folded word or word pair of 5+ letters seen ``min_count``+
+      times in those files that ``FuzzyPlaces.nearest`` reads as a place (guards off: the words a
+      cue could expose). The reviewed real words go to ``question_places.yaml: not_place_typos``."""
+    fz = reader.places.fuzzy if reader.places is not None else None
+    if fz is None:
+        return {}
+    out: dict = {"questions": {"n": len(questions), "corrections": {}}}
+    q_counts: Counter = Counter()
+    for q in questions:
+        case_known = any(w[:1].isupper() and not w.isupper() for w in re.findall(r"\w+", q)[1:])
+        q_counts.update(f"{a}→{b}" for a, b in reader.places.resolve(q, [], case_known=case_known).corrections)
+    out["questions"]["corrections"] = dict(q_counts.most_common())
+    out["questions"]["n_corrections"] = sum(q_counts.values())
+    if not paths:
+        return out
+    words: Counter = Counter()
+    s_counts: Counter = Counter()
+    n_sent, read = 0, 0
+    for path in paths:
+        if read > limit_bytes:
+            break
+        raw = _text_of(path)
+        read += len(raw)
+        folded = fold_question(raw)
+        toks = re.findall(r"[^\W\d_]+", folded)
+        words.update(t for t in toks if len(t) >= 5)
+        words.update(f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False) if len(a) >= 3 and len(b) >= 3)
+        for sent in re.split(r"(?<=[.!?])\s+|\n+", raw):
+            if n_sent >= max_sentences:
+                break
+            if len(sent) < 20:
+                continue
+            n_sent += 1
+            s_counts.update(f"{t}→{a}" for _, _, t, a in fz.find(sent, [], [], True))
+    lex = {}
+    for w, n in words.items():
+        if n >= min_count and (hit := fz.nearest(w)) is not None:
+            lex[f"{w}→{hit}"] = n
+    out["sentences"] = {
+        "n": n_sent,
+        "n_corrections": sum(s_counts.values()),
+        "corrections": dict(s_counts.most_common()),
+    }
+    out["lexicon"] = {
+        "n_files": len(paths),
+        "n_words": sum(1 for n in words.values() if n >= min_count),
+        "n_collisions": len(lex),
+        "collisions": dict(sorted(lex.items(), key=lambda kv: -kv[1])),
+    }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--set", choices=[*SETS, "all"], default="all")
@@ -643,6 +726,11 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         default=None,
         help="with --typos: text files (.txt/.jsonl) whose real words must not be corrected; lists collisions",
+    )
+    ap.add_argument(
+        "--place-typos",
+        action="store_true",
+        help="report the fuzzy place fallback's corrections over the sets read (and, with --lexicon, the corpus)",
     )
     ap.add_argument(
         "--reference-year",
@@ -686,6 +774,9 @@ def main(argv: list[str] | None = None) -> int:
         report["typo_corrections"] = {name: typo_corrections(qs) for name, qs in questions.items()}
         if args.lexicon:
             report["typo_corrections"]["lexicon"] = lexicon_collisions(args.lexicon)
+    if args.place_typos:
+        questions = [it["question"] for path in paths.values() for it in load_questions(path) if "question" in it]
+        report["place_typos"] = place_typos(questions, reader, args.lexicon)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1))
     print(

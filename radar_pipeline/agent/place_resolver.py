@@ -20,7 +20,7 @@ reads it, from the gazetteer (``precompute.places``) and the subregions (``preco
 5. **fuzzy fallback** (``FuzzyPlaces``) — a misspelt name ("Putumallo", "Antiokia", "Tumako") is
    read as the one place name within Damerau-Levenshtein distance 1 (5-8 letters) or 2 (9+),
    only after a place cue ("en", "de", "municipio de", …), never for a word listed as a real word
-   (``places.yaml: not_place_typos``, measured over the question sets and the corpus: see
+   (``question_places.yaml: not_place_typos``, measured over the question sets and the corpus: see
    ``evals/stage2.py --place-typos``); its candidates then go through steps 2-4 like any name.
 
 The result (``QuestionPlaces``) lists the places the question names (``Place`` or ``Subregion``),

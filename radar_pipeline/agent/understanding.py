@@ -50,7 +50,6 @@ from radar_pipeline.agent.periods import Period, parse_period
 from radar_pipeline.agent.place_resolver import TERRITORIAL_CUES, FuzzyPlaces, PlaceResolver
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
 from radar_pipeline.precompute.places import (
-    DEFAULT_PLACES_PATH,
     Gazetteer,
     Place,
     build_gazetteer,
@@ -462,8 +461,9 @@ def _gazetteer(shared_dir: str) -> Gazetteer | None:
 
 @functools.lru_cache(maxsize=1)
 def _not_place_typos() -> frozenset[str]:
-    """``places.yaml: not_place_typos``, folded: real words the fuzzy place fallback never reads as a place."""
-    data = yaml.safe_load(DEFAULT_PLACES_PATH.read_text(encoding="utf-8")) or {}
+    """``question_places.yaml: not_place_typos``, folded: real words the fuzzy place fallback never
+    reads as a place (a file of its own: the gazetteer's ``places.yaml`` versions the precomputes)."""
+    data = yaml.safe_load(QUESTION_PLACES_PATH.read_text(encoding="utf-8")) or {}
     return frozenset(fold_phrase(str(w)) for w in data.get("not_place_typos") or [])
 
 
@@ -575,6 +575,7 @@ def _default_shared_dir(env_value: str | None) -> str:
 
 # --------------------------------------------------------------------------- view vocabulary
 VIEWS_PATH = Path(__file__).resolve().parents[1] / "precompute" / "data" / "views.yaml"
+QUESTION_PLACES_PATH = Path(__file__).resolve().parents[1] / "precompute" / "data" / "question_places.yaml"
 _TYPO_WORD = re.compile(r"(?<![\w-])[a-z]{6,}(?![\w-])")
 
 

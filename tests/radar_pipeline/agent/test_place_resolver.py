@@ -67,7 +67,7 @@ def test_a_department_set_aside_is_no_place_of_its_own(reader, question):
         ("presencia del ELN en el Bajo Cauca", "subregion:bajo_cauca_nordeste_antioqueno"),
         ("grupos armados en el Pacífico nariñense", "subregion:pacifico_frontera_narinense"),
         ("grupos armados en Urabá", "subregion:uraba_antioqueno"),
-        ("alertas en el sur de Córdoba desde 2019", "subregion:sur_de_cordoba"),
+        ("alertas en la subregión Sur de Córdoba desde 2019", "subregion:sur_de_cordoba"),
         ("muéstrame alertas en la subregión PDET de Arauca", "subregion:arauca"),
         ("armed groups in the Catatumbo region", "subregion:catatumbo"),
     ],
@@ -77,9 +77,27 @@ def test_subregions_are_sets_of_municipalities(reader, question, subregion):
 
 
 def test_a_department_named_alone_stays_the_department(reader):
-    # "Arauca", "Chocó", "Putumayo" name PDET subregions too: only "subregión … de" picks those
+    # "Arauca", "Chocó", "Putumayo" name PDET subregions too, and "el sur de Córdoba" is a part of
+    # the department as a person reads it: only "subregión … de" picks those subregions
     assert _place(reader, "presencia armada en Arauca") == "department:81"
     assert _place(reader, "mapa de alertas en el Chocó") == "department:27"
+    assert _place(reader, "Muéstrame dónde opera el ELN en el sur de Córdoba") == "department:23"
+    assert _place(reader, "alertas en el sur del Tolima") == "department:73"
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        # a municipality of the subregion named too is the place; the subregion only situates it
+        ("Para un informe sobre el Catatumbo: ¿qué alertas hay sobre Tibú?", "municipality:54810"),
+        ("Presencia armada en El Tarra, en pleno Catatumbo", "municipality:54250"),
+        ("mapa de menciones de Apartadó, en el Urabá antioqueño", "municipality:05045"),
+        # a department named apart is the place
+        ("Muéstrame el ELN en Norte de Santander y explica qué pasa en el Catatumbo", "department:54"),
+    ],
+)
+def test_a_more_precise_place_wins_over_the_subregion(reader, question, place):
+    assert _place(reader, question) == place
 
 
 @pytest.mark.parametrize(
