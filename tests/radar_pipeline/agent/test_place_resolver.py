@@ -29,6 +29,11 @@ def _place(reader, q):
         ("Presencia armada en Córdoba, el municipio del Quindío", "municipality:63212"),
         ("mapa de grupos en Argelia, Antioquia", "municipality:05055"),
         ("armed presence in Argelia, Cauca", "municipality:19050"),
+        ("Grupos armados en La Unión en Nariño", "municipality:52399"),
+        ("Alertas tempranas en Riosucio (Chocó)", "municipality:27615"),
+        ("Presencia armada en Riosucio, el del Chocó", "municipality:27615"),
+        # the one namesake left once a department is set aside
+        ("Alertas tempranas en Riosucio, no el de Caldas", "municipality:27615"),
         # the department against the municipality of the same name
         ("Alertas en el departamento de Córdoba, no el municipio del Quindío", "department:23"),
         ("¿Qué grupos hay en el municipio de Arauca?", "municipality:81001"),
