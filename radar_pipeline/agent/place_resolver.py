@@ -98,7 +98,16 @@ _FUZZY_CUE = re.compile(
 )
 # Spanish spellings of one sound, folded to one letter for the comparison: "Putumallo"/"Putumayo",
 # "Antiokia"/"Antioquia", "Cundinamarka", "Buenaventuta" stays a plain typo
-_SOUNDS = ((r"qu(?=[ei])", "k"), (r"c(?=[ei])", "s"), (r"c", "k"), (r"ll", "y"), (r"z", "s"), (r"v", "b"), (r"h", ""))
+_SOUNDS = (
+    (r"ch", "\x00"),  # "ch" is its own sound: kept apart from c/k and from the silent h
+    (r"qu(?=[ei])", "k"),
+    (r"c(?=[ei])", "s"),
+    (r"c", "k"),
+    (r"ll", "y"),
+    (r"z", "s"),
+    (r"v", "b"),
+    (r"h", ""),
+)
 
 
 def sound_key(word: str) -> str:
@@ -118,14 +127,14 @@ def _limit(n: int) -> int:
 
 def _aligned(typed: str, alias: str) -> bool:
     """Whether ``typed`` misspells ``alias`` word by word: as many words, each within its own
-    limit (``_limit``), directly or by sound (``sound_key``). "tierras a" is no "tierralta", "bogota
+    limit (``_limit``), directly or with the same sound (``sound_key``). "tierras a" is no "tierralta", "bogota
     hoy" no "bogota dc", "casa blanca" no "casabianca": a typo changes letters, not words."""
     tw, aw = typed.split(), alias.split()
     if len(tw) != len(aw):
         return False
     for t, a in zip(tw, aw, strict=True):
         lim = _limit(min(len(t), len(a)))
-        if DamerauLevenshtein.distance(t, a) > lim and DamerauLevenshtein.distance(sound_key(t), sound_key(a)) > lim:
+        if DamerauLevenshtein.distance(t, a) > lim and sound_key(t) != sound_key(a):
             return False
     return True
 
@@ -140,13 +149,18 @@ class FuzzyPlaces:
     exactly one alias is nearest (ties read nothing); thresholds as the view vocabulary's typo
     tolerance (``understanding.ViewVocabulary.correct``)."""
 
-    def __init__(self, names: dict[str, tuple[str, ...]], not_typos: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        names: dict[str, tuple[str, ...]],
+        not_typos: frozenset[str] = frozenset(),
+        known: frozenset[str] = frozenset(),
+    ):
         self.names = names
+        self.known = known  # every folded name of the gazetteer (countries, context-required ones): never a typo
         self.choices = tuple(sorted(names))
         self.sounds: dict[str, set[str]] = {}
         for n in self.choices:
             self.sounds.setdefault(sound_key(n), set()).add(n)
-        self.sound_choices = tuple(sorted(self.sounds))
         self.not_typos = not_typos
         self._cache: dict[str, str | None] = {}
 
@@ -162,14 +176,20 @@ class FuzzyPlaces:
                 key = fold_phrase(text)
                 if len(key.replace(" ", "")) >= 5 and key not in gazetteer.ctx_keys:
                     names.setdefault(key, []).append(p.place_id)
-        return cls({k: tuple(dict.fromkeys(v)) for k, v in names.items()}, not_typos)
+        known = frozenset(fold_phrase(t) for p in gazetteer.places.values() for t, _ in p.aliases)
+        return cls({k: tuple(dict.fromkeys(v)) for k, v in names.items()}, not_typos, known)
 
     def nearest(self, word: str) -> str | None:
         """The one alias ``word`` (folded) is a misspelling of, or None (see the class doc)."""
         if word in self._cache:
             return self._cache[word]
         out = None
-        if word not in self.names and word not in self.not_typos and not any(w in self.not_typos for w in word.split()):
+        if (
+            word not in self.names
+            and word not in self.known
+            and word not in self.not_typos
+            and not any(w in self.not_typos for w in word.split())
+        ):
             found = _fuzz_process.extract(
                 word, self.choices, scorer=DamerauLevenshtein.distance, score_cutoff=2, limit=None
             )
@@ -180,20 +200,8 @@ class FuzzyPlaces:
                 and cand[0] == word[0]
                 and _aligned(word, cand)
             ]
-            if not near:  # the same sound spelt otherwise, then the same thresholds over the sound keys
-                key = sound_key(word)
-                found = _fuzz_process.extract(
-                    key, self.sound_choices, scorer=DamerauLevenshtein.distance, score_cutoff=2, limit=None
-                )
-                near = [
-                    (dist, cand)
-                    for k, dist, _ in found
-                    for cand in self.sounds[k]
-                    if dist <= (2 if min(len(key), len(k)) >= 9 else 1)
-                    and k[:1] == key[:1]
-                    and cand != word
-                    and _aligned(word, cand)
-                ]
+            if not near:  # the same sound spelt otherwise ("Putumallo", "Antiokia"): equal sound keys only
+                near = [(0, cand) for cand in self.sounds.get(sound_key(word), ()) if cand != word]
             if near:
                 best = min(d for d, _ in near)
                 cands = {c for d, c in near if d == best}
