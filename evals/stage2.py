@@ -22,6 +22,13 @@ Two parts:
 
 ``--reader rules|learned|combined`` scores the rules alone (default), the learned reader alone or their
 combination (``radar_pipeline/agent/learned.py``; ``evals/stage2_learned.py`` trains and measures it).
+
+Follow-up conversations (kind ``followup``: ``turns``, each a turn object with what it means once the
+previous turn is carried, and ``carried``: the filter names taken from before) are scored turn by
+turn through the runner's own merge (``score_followup``: ``followup_accuracy``,
+``followup_turn_accuracy``). A subregion place is ``"place_level": "subregion"`` with ``"divipola"``
+its municipalities' codes, comma-separated (the subregion id, or the same municipalities, is right).
+
 ``python evals/stage2.py [--set dev|heldout|test|final|final2|final3|final4|all]`` prints the reading scores as
 JSON and writes ``evals/reports/stage2_reading.json``; ``python evals/stage2.py --questions FILE
 --out REPORT`` scores any question file of the same schema (a new blind set: one command, no index
@@ -44,8 +51,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from radar_pipeline.agent import router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
-from radar_pipeline.agent.understanding import QuestionReader  # noqa: E402 - after the sys.path set-up above
+from radar_pipeline.agent import followup, router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
+from radar_pipeline.agent.understanding import QuestionReader, view_vocabulary  # noqa: E402 - after the sys.path set-up
+from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of, subregions  # noqa: E402
 from radar_pipeline.textfold import fold_question  # noqa: E402
 
 SETS = {
@@ -113,6 +121,13 @@ def _period_expected(f: dict, ref: int | None) -> tuple[list[tuple[int | None, i
 def _expected_place(item: dict, value: str | None, reader: QuestionReader) -> str | None:
     if value is None:
         return None
+    if item.get("place_level") == "subregion":
+        # a subregion: its municipalities' DIVIPOLA codes, comma-separated; the subregion id when one
+        # has exactly those municipalities, else the list as a place-set value
+        codes = sorted({str(c).strip().zfill(5) for c in str(item.get("divipola") or "").split(",") if c.strip()})
+        members = {f"municipality:{c}" for c in codes}
+        sub = next((s.place_id for s in subregions().values() if set(s.municipalities) == members), None)
+        return sub or (",".join(f"municipality:{c}" for c in codes) if codes else f"?{value}")
     code = item.get("divipola")
     if code:
         code = str(code)
@@ -130,6 +145,16 @@ def _expected_place(item: dict, value: str | None, reader: QuestionReader) -> st
             ):
                 return p.place_id
     return reader.resolve_place(value) or f"?{value}"
+
+
+def _same_place(got: str | None, expected: str | None) -> bool:
+    """Whether two place filter values are the same place: equal, or two place sets (a subregion,
+    a list of municipality ids) with the same municipalities."""
+    if got == expected:
+        return True
+    if is_place_set(got) and is_place_set(expected):
+        return set(municipalities_of(got) or ()) == set(municipalities_of(expected) or ())
+    return False
 
 
 def _expected_entities(item: dict, value: str | None, reader: QuestionReader) -> set[str]:
@@ -196,7 +221,7 @@ def score_item(item: dict, got: dict, reader: QuestionReader) -> dict:
         (gf.get("entidad") in exp_ent) if exp_ent else (gf.get("entidad") is None or gf.get("entidad") in tol_ent)
     )
     exp_place = _expected_place(item, f.get("lugar"), reader)
-    ok["lugar"] = gf.get("lugar") == exp_place
+    ok["lugar"] = _same_place(gf.get("lugar"), exp_place)
     if item.get("ambiguous_place"):
         ok["ambiguedad"] = gf.get("lugar") is None and bool(got["ambiguous"])
     row["filters_ok"] = ok
@@ -206,6 +231,54 @@ def score_item(item: dict, got: dict, reader: QuestionReader) -> dict:
     return row
 
 
+def score_followup(item: dict, reader: QuestionReader) -> dict:
+    """One follow-up conversation (kind ``followup``: ``turns``, each a turn object with the route,
+    components and filters it means once carried, and ``carried``: the filter names taken from the
+    turn before). Each turn is read as the agent reads it offline, the previous turn being what the
+    agent proposed for the turn before (``followup.follow``, the runner's own merge); a turn is
+    right when its route, first component, filters and carried filters all are."""
+    vocab = view_vocabulary()
+    prev: followup.PreviousTurn | None = None
+    turns = []
+    for n, turn in enumerate(item.get("turns") or []):
+        q = turn["question"]
+        facts = reader.read(q)
+        merged = followup.follow(q, facts, lambda p=prev: p, reader, vocab) if prev is not None else None
+        if merged is not None:
+            vis, _ = visualizer.validate(list(merged.componentes), dict(merged.filtros), reader)
+            got = {
+                "kind": "question",
+                "route": "visualization",
+                "components": [c["tipo"] for c in vis["componentes"]] if vis else [],
+                "filters": vis["filtros"] if vis else dict.fromkeys(FILTER_KEYS),
+                "ambiguous": [a.matched for a in facts.ambiguous],
+            }
+            carried = set(merged.carried) - {"vista"}
+        else:
+            got = read_item(turn, reader)
+            carried = set()
+        t_item = {"id": f"{item['id']}#{n}", "kind": turn.get("kind") or "visual", **turn}
+        row = score_item(t_item, got, reader)
+        row["carried_ok"] = carried == set(turn.get("carried") or [])
+        row["got_carried"] = sorted(carried)
+        row["turn_ok"] = row["route_ok"] and row.get("component_and_filters_ok", True) and row["carried_ok"]
+        turns.append(row)
+        prev = (
+            followup.PreviousTurn(q, got["route"], tuple(got["components"]), dict(got["filters"]))
+            if got["components"]
+            else None
+        )
+    return {
+        "id": item["id"],
+        "kind": "followup",
+        "route_ok": all(t["route_ok"] for t in turns),
+        "turns": turns,
+        "followup_ok": bool(turns) and all(t["turn_ok"] for t in turns),
+        "followup_turns_ok": sum(t["turn_ok"] for t in turns[1:]),
+        "followup_turns": max(len(turns) - 1, 0),
+    }
+
+
 def _share(rows: list[dict], key: str) -> float | None:
     vals = [r[key] for r in rows if key in r]
     return round(sum(vals) / len(vals), 4) if vals else None
@@ -213,6 +286,8 @@ def _share(rows: list[dict], key: str) -> float | None:
 
 def score_reading(items: list[dict], reader: QuestionReader) -> dict:
     """Aggregate reading scores (shares in [0, 1]) plus the per-item rows."""
+    conversations = [score_followup(it, reader) for it in items if it.get("kind") == "followup"]
+    items = [it for it in items if it.get("kind") != "followup"]
     rows = [score_item(it, read_item(it, reader), reader) for it in items]
     visual = [r for r in rows if "component_ok" in r]
     per_filter = {}
@@ -235,7 +310,17 @@ def score_reading(items: list[dict], reader: QuestionReader) -> dict:
         "component_accuracy_by_expected": {k: round(sum(v) / len(v), 4) for k, v in sorted(per_component.items())},
         "route_confusion": dict(Counter(f"{it['route']}->{r['got_route']}" for it, r in zip(items, rows, strict=True))),
         "reference_year": reader.reference_year,
-        "rows": rows,
+        # follow-up conversations: whole conversations right, and the follow-up turns right
+        "n_followups": len(conversations),
+        "followup_accuracy": _share(conversations, "followup_ok"),
+        "followup_turn_accuracy": (
+            round(
+                sum(c["followup_turns_ok"] for c in conversations) / sum(c["followup_turns"] for c in conversations), 4
+            )
+            if sum(c["followup_turns"] for c in conversations)
+            else None
+        ),
+        "rows": rows + conversations,
     }
 
 
@@ -277,7 +362,7 @@ def score_runs(items: list[dict], runner, *, label: str = "offline") -> dict:
     """Run every item through ``runner`` (an ``AgentRunner``) and aggregate: estados per route,
     cited-and-read share of answered text routes, premise handling, latency and model calls."""
     rows = []
-    for it in items:
+    for it in [it for it in items if it.get("kind") != "followup"]:  # conversations: score_followup
         t0 = time.perf_counter()
         res = runner.run(it["question"])
         ms = (time.perf_counter() - t0) * 1000
@@ -544,6 +629,89 @@ def lexicon_collisions(paths: list[Path], *, min_count: int = 3, limit_bytes: in
     }
 
 
+def _text_of(path: Path) -> str:
+    """A ``.txt`` file's text, or the ``text``/``context``/``question`` fields of a ``.jsonl`` file."""
+    raw = Path(path).read_text(encoding="utf-8", errors="replace")
+    if not str(path).endswith(".jsonl"):
+        return raw
+    parts = []
+    for line in raw.splitlines():
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        parts += [str(obj[k]) for k in ("text", "context", "question") if k in obj]
+    return "\n".join(parts)
+
+
+def place_typos(
+    questions: list[str],
+    reader: QuestionReader,
+    paths: list[Path] | None = None,
+    *,
+    min_count: int = 3,
+    limit_bytes: int = 30_000_000,
+    max_sentences: int = 20_000,
+) -> dict:
+    """False hits of the fuzzy place fallback (``agent.place_resolver.FuzzyPlaces``), measured three ways:
+
+    * ``questions``: every correction it makes reading ``questions`` (the full resolver, its cue
+      and case guards): on sets written without misspelt places each is a false hit unless the
+      typed word is a misspelt place;
+    * ``sentences`` (with ``paths``): corrections over the first ``max_sentences`` sentences of the
+      text files (``FuzzyPlaces.find``: cue and case guards as for a question);
+    * ``lexicon`` (with ``paths``): every folded word or word pair of 5+ letters seen ``min_count``+
+      times in those files that ``FuzzyPlaces.nearest`` reads as a place (guards off: the words a
+      cue could expose). The reviewed real words go to ``question_places.yaml: not_place_typos``."""
+    fz = reader.places.fuzzy if reader.places is not None else None
+    if fz is None:
+        return {}
+    out: dict = {"questions": {"n": len(questions), "corrections": {}}}
+    q_counts: Counter = Counter()
+    for q in questions:
+        case_known = any(w[:1].isupper() and not w.isupper() for w in re.findall(r"\w+", q)[1:])
+        q_counts.update(f"{a}→{b}" for a, b in reader.places.resolve(q, [], case_known=case_known).corrections)
+    out["questions"]["corrections"] = dict(q_counts.most_common())
+    out["questions"]["n_corrections"] = sum(q_counts.values())
+    if not paths:
+        return out
+    words: Counter = Counter()
+    s_counts: Counter = Counter()
+    n_sent, read = 0, 0
+    for path in paths:
+        if read > limit_bytes:
+            break
+        raw = _text_of(path)
+        read += len(raw)
+        folded = fold_question(raw)
+        toks = re.findall(r"[^\W\d_]+", folded)
+        words.update(t for t in toks if len(t) >= 5)
+        words.update(f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False) if len(a) >= 3 and len(b) >= 3)
+        for sent in re.split(r"(?<=[.!?])\s+|\n+", raw):
+            if n_sent >= max_sentences:
+                break
+            if len(sent) < 20:
+                continue
+            n_sent += 1
+            s_counts.update(f"{t}→{a}" for _, _, t, a in fz.find(sent, [], [], True))
+    lex = {}
+    for w, n in words.items():
+        if n >= min_count and (hit := fz.nearest(w)) is not None:
+            lex[f"{w}→{hit}"] = n
+    out["sentences"] = {
+        "n": n_sent,
+        "n_corrections": sum(s_counts.values()),
+        "corrections": dict(s_counts.most_common()),
+    }
+    out["lexicon"] = {
+        "n_files": len(paths),
+        "n_words": sum(1 for n in words.values() if n >= min_count),
+        "n_collisions": len(lex),
+        "collisions": dict(sorted(lex.items(), key=lambda kv: -kv[1])),
+    }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--set", choices=[*SETS, "all"], default="all")
@@ -561,6 +729,11 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         default=None,
         help="with --typos: text files (.txt/.jsonl) whose real words must not be corrected; lists collisions",
+    )
+    ap.add_argument(
+        "--place-typos",
+        action="store_true",
+        help="report the fuzzy place fallback's corrections over the sets read (and, with --lexicon, the corpus)",
     )
     ap.add_argument(
         "--reference-year",
@@ -615,6 +788,9 @@ def main(argv: list[str] | None = None) -> int:
         report["typo_corrections"] = {name: typo_corrections(qs) for name, qs in questions.items()}
         if args.lexicon:
             report["typo_corrections"]["lexicon"] = lexicon_collisions(args.lexicon)
+    if args.place_typos:
+        questions = [it["question"] for path in paths.values() for it in load_questions(path) if "question" in it]
+        report["place_typos"] = place_typos(questions, reader, args.lexicon)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1))
     print(

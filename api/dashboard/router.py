@@ -70,7 +70,7 @@ def _filters(
             422,
             detail={
                 "code": "invalid_filter",
-                "message": "lugar: un place_id (department:18, municipality:52835, country:COL)",
+                "message": "lugar: un place_id (department:18, municipality:52835, country:COL) o una subregión (subregion:catatumbo)",
             },
         )
     if desde is not None and hasta is not None and desde > hasta:
@@ -137,7 +137,7 @@ def view(
     desde: Year = None,
     hasta: Year = None,
     entidad: Annotated[str | None, Query(max_length=80)] = None,
-    lugar: Annotated[str | None, Query(max_length=40)] = None,
+    lugar: Annotated[str | None, Query(max_length=4000)] = None,
     nivel: Annotated[Literal["country", "department", "municipality"] | None, Query()] = None,
     grupo: Annotated[str | None, Query(max_length=20)] = None,
     granularidad: Annotated[Literal["year", "month"], Query()] = "year",
@@ -164,7 +164,7 @@ def evidencia(
     desde: Year = None,
     hasta: Year = None,
     entidad: Annotated[str | None, Query(max_length=80)] = None,
-    lugar: Annotated[str | None, Query(max_length=40)] = None,
+    lugar: Annotated[str | None, Query(max_length=4000)] = None,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
 ) -> dict:

@@ -55,7 +55,13 @@ def read_aggregate(
     year_to: Annotated[int | None, Query(ge=1900, le=2100)] = None,
     entity: Annotated[str | None, Query(min_length=1, max_length=120, description="entity_id del diccionario")] = None,
     place: Annotated[
-        str | None, Query(min_length=1, max_length=120, description="nombre de lugar/departamento")
+        str | None,
+        Query(
+            min_length=1,
+            max_length=4000,
+            description="nombre de lugar/departamento, place_id (department:18), subregión (subregion:catatumbo) "
+            "o municipios separados por comas (municipality:54810,municipality:54001)",
+        ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=5000)] = 500,
 ) -> AggregateResponse:

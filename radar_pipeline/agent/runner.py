@@ -82,6 +82,7 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ValidationError
 
+from radar_pipeline.agent import followup as followups
 from radar_pipeline.agent import guards, messages, prompts, router, verifier, visualizer
 from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent.analyst import Analyst, Assignment, unmet
@@ -95,7 +96,7 @@ from radar_pipeline.agent.replies import (
 )
 from radar_pipeline.agent.tools import ToolBox
 from radar_pipeline.agent.trace import Step, TraceStore, provenance_record
-from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
+from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader, view_vocabulary
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
 from radar_pipeline.collection import AccessScope
 from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService, normalize_id
@@ -205,6 +206,7 @@ class _Ctx:
     termination: str = ""
     text: str = ""
     visual: dict | None = None
+    followup: followups.FollowUp | None = None  # this turn carries the previous turn's view and filters
     steps: list[Step] = field(default_factory=list)
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
     agents: list[str] = field(default_factory=list)
@@ -556,6 +558,17 @@ class AgentRunner:
                 reason, extra = self._degrade(ctx, "orquestador", failure, "enrutador por reglas")
                 detail.update(extra)
             ctx.step("orquestador", State.ORCHESTRATE, t0, termination_reason=reason, detail=detail)
+        if not ctx.retries and ctx.followup is None:
+            ctx.followup = self._followup(ctx)
+        if ctx.followup is not None:
+            # a follow-up changes the previous turn's view: a question with a view, whatever else was read
+            kind, ruta = "question", "visualization"
+            if ctx.steps:
+                ctx.steps[-1].detail["seguimiento"] = {
+                    "anterior": ctx.followup.previous,
+                    "mantiene": list(ctx.followup.carried),
+                    "cambia": list(ctx.followup.changed),
+                }
         ctx.ruta = ruta if kind == "question" else "text"
         ctx.formulations = forms
         if kind in ("greeting", "thanks", "capabilities"):
@@ -577,6 +590,24 @@ class AgentRunner:
         if ctx.retries:
             return State.RETRIEVE
         return State.VISUALIZE if ruta in ("visualization", "both") else State.RETRIEVE
+
+    def _followup(self, ctx: _Ctx) -> followups.FollowUp | None:
+        """The previous turn of this conversation (same credential, from the trace store) merged with
+        this turn when this turn is a follow-up (``agent.followup.follow``); None otherwise or without
+        a store. A store failure reads as no previous turn (logged): the question is then read alone."""
+        if self.store is None or not ctx.conversacion_id or ctx.facts is None:
+            return None
+
+        def previous() -> followups.PreviousTurn | None:
+            try:
+                return self.store.previous_view(
+                    ctx.conversacion_id, key_id=ctx.scope.key_id if ctx.scope is not None else None
+                )
+            except Exception:
+                log.warning("run %s: previous turn of %s not read", ctx.run_id, ctx.conversacion_id, exc_info=True)
+                return None
+
+        return followups.follow(ctx.question, ctx.facts, previous, self.reader, view_vocabulary())
 
     def _orchestrate_llm(self, ctx: _Ctx, rule_forms: list[str]) -> tuple[str, str, list[str]]:
         """The small model's ``(kind, ruta, formulations)``; ``rule_forms`` when it proposes none usable."""
@@ -625,6 +656,8 @@ class AgentRunner:
         if ctx.ruta == "both":
             return State.RETRIEVE
         text, nothing_materialized = messages.visualization_reply(ctx.visual)
+        if ctx.followup is not None:
+            text = ctx.followup.note + " " + text
         if nothing_materialized:
             raise _Stop("incompleta", "agregados_no_materializados", text)
         ctx.estado, ctx.termination, ctx.text = "respondida", "visualizacion", text
@@ -691,6 +724,9 @@ class AgentRunner:
         """
         if ctx.facts is None:
             ctx.facts = self.reader.read(ctx.question)
+        if ctx.followup is not None:  # the previous turn's view and filters, with this turn's changes
+            vis, rejected = visualizer.validate(list(ctx.followup.componentes), dict(ctx.followup.filtros), self.reader)
+            return vis, rejected, "seguimiento", None
         comps, filtros = visualizer.propose(ctx.question, ctx.facts)
         if not self._model_up(ctx):
             vis, rejected = visualizer.validate(comps, filtros, self.reader)

@@ -24,6 +24,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
+from radar_pipeline.agent.followup import PreviousTurn
 from radar_pipeline.spool import Spool
 
 log = logging.getLogger("radar.agent.trace")
@@ -319,6 +320,31 @@ class TraceStore:
                 .all()
             )
         return list(reversed(rows))
+
+    def previous_view(self, conversacion_id: str, *, key_id: str | None = None):
+        """The last run of ``conversacion_id`` asked with ``key_id`` (read per credential, as
+        ``recent_questions``: another key's runs never count) as a ``followup.PreviousTurn`` when it
+        answered with a view (its contract's ``visualizacion``); None when the conversation has no
+        run, or its last run showed no view (a text answer, a refusal, an error)."""
+        owner = agent_runs.c.key_id.is_(None) if key_id is None else agent_runs.c.key_id == key_id
+        with self.engine.connect() as conn:
+            row = (
+                conn.execute(
+                    sa.select(agent_runs.c.pregunta, agent_runs.c.ruta, agent_runs.c.estado, agent_runs.c.response)
+                    .where(agent_runs.c.conversacion_id == conversacion_id, owner)
+                    .order_by(agent_runs.c.started_at.desc())
+                    .limit(1)
+                )
+                .mappings()
+                .first()
+            )
+        if row is None or row["estado"] in ("bloqueada", "error"):
+            return None
+        vis = (row["response"] or {}).get("visualizacion") or {}
+        comps = tuple(c.get("tipo") for c in vis.get("componentes") or [] if c.get("tipo"))
+        if not comps:
+            return None
+        return PreviousTurn(row["pregunta"], row["ruta"], comps, dict(vis.get("filtros") or {}))
 
 
 def format_trace(trace: dict) -> str:

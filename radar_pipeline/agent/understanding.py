@@ -47,8 +47,15 @@ from rapidfuzz import process as _fuzz_process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from radar_pipeline.agent.periods import Period, parse_period
+from radar_pipeline.agent.place_resolver import TERRITORIAL_CUES, FuzzyPlaces, PlaceResolver
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
-from radar_pipeline.precompute.places import Gazetteer, Place, build_gazetteer, load_country_names
+from radar_pipeline.precompute.places import (
+    Gazetteer,
+    Place,
+    build_gazetteer,
+    load_country_names,
+)
+from radar_pipeline.precompute.places.subregions import PLACE_SET, Subregion, subregions
 from radar_pipeline.textfold import fold_phrase, fold_question, fold_spans
 
 __all__ = [
@@ -67,7 +74,6 @@ __all__ = [
 
 # acronyms that are also everyday words: never taken from an all-lower-case question
 _LOWER_ACRONYM_STOP = {"esa", "ese", "eso", "un", "us", "eu", "pla", "aeb", "ia", "ai", "la", "el", "mas", "ue"}
-_DEFAULT_SCOPE_COUNTRY = "COL"
 # Country adjectives (Spanish, English, Portuguese), folded: the countries the corpus reports on most
 _DEMONYMS: tuple[tuple[str, re.Pattern], ...] = tuple(
     (iso, re.compile(rf"(?<!\w)(?:{words})(?!\w)"))
@@ -93,25 +99,6 @@ _PLACE_NOUN_BEFORE = (
 _NEGATED_PLACE = re.compile(
     r"\(?\s*(?<!\w)(?:no|not|nao)\s+(?:el|la|al|en el|the)\s+(?:departamento|municipio|depto|department|municipality)"
     r"\s+(?:de(?:l)?\s+|of\s+)?[^(),;.?]{1,40}\)?"
-)
-_TERRITORIAL_CUES = re.compile(
-    r"grupos? armad|presencia|municipio|alertas? temprana|defensoria|vereda|corregimiento|operan|opera en"
-)
-# A plural of a department's parts right before a name: "municipios de Nariño" are Nariño's municipalities
-_PARTS_OF = re.compile(
-    r"(?<!\w)(?:municipios|veredas|corregimientos|subregiones|zonas|cabeceras|municipalities|municipios)"
-    r"(?: (?:\w+ ){0,2}?)? (?:de|del|de la|en el|en|of|do|da)\s*$"
-)
-# What may stand between a municipality and the department that qualifies it: "X, Dept",
-# "X (Dept", "X de/del Dept", "X en el Dept", "X —Dept", "X, departamento del Dept"
-_QUALIFIER_GAP = re.compile(
-    r"\s*(?:[,(\-/]|de|del|en|en el|en la)?\s*(?:(?:el )?(?:departamento|depto|dpto)(?: de| del)?\s*)?"
-)
-# Words that introduce an example inside a department: "en Caquetá, especialmente Cartagena del
-# Chairá" — the municipality illustrates the department, which stays the place
-_EXAMPLE_BEFORE = re.compile(
-    r"(?:especialmente|sobre todo|en particular|en especial|principalmente|por ejemplo|tales como|"
-    r"incluid[oa]s?|incluyendo|entre ellos|entre ellas|notably|especially|including)(?: (?:en|el|la|los|las|de|del|in))*\s*$"
 )
 # entities that name Radar's own data sources (the alert system), never a filter of a view
 _NOT_A_FILTER = {"defensoria_del_pueblo", "sistema_alertas_tempranas", "ciprat"}
@@ -218,6 +205,11 @@ class QuestionReader:
         self.gazetteer = gazetteer.with_decoys(entities.alias_phrases()) if gazetteer and entities else gazetteer
         self.reference_year = reference_year
         self.learned = None  # an ``agent.learned.LearnedReader`` (``with_learned``), or None: rules alone
+        self.places = (
+            PlaceResolver(self.gazetteer, fuzzy=FuzzyPlaces.from_gazetteer(self.gazetteer, _not_place_typos()))
+            if self.gazetteer is not None
+            else None
+        )
 
     @classmethod
     def default(cls) -> QuestionReader:
@@ -238,6 +230,7 @@ class QuestionReader:
         """The same reader with another reference year (cheap: matchers are shared)."""
         other = object.__new__(QuestionReader)
         other.entities, other.gazetteer, other.reference_year = self.entities, self.gazetteer, year
+        other.places = self.places
         other.learned = self.learned
         return other
 
@@ -334,7 +327,7 @@ class QuestionReader:
                     spans.append((hit.start, hit.end))
         named_group = any(e.category == "armed_group" for e in facts.entities)
         folded = fold_phrase(question)
-        if not named_group and _TERRITORIAL_CUES.search(folded):
+        if not named_group and TERRITORIAL_CUES.search(folded):
             # "las disidencias del Estado Mayor Central": a named group is what the short form qualifies
             self._context_entities(question, facts, spans, seen)
         elif not named_group and not self._other_phenomenon(folded, facts):
@@ -382,117 +375,44 @@ class QuestionReader:
     def _places(
         self, question: str, facts: QuestionFacts, entity_spans: list[tuple[int, int]], case_known: bool
     ) -> None:
-        if self.gazetteer is None:
+        """The question's places through the one place resolver (``agent.place_resolver``): places
+        and subregions into ``facts.places``, names left ambiguous into ``facts.ambiguous``, countries
+        other than Colombia into ``facts.entities``."""
+        if self.places is None:
             return
-        territorial = _TERRITORIAL_CUES.search(fold_phrase(question)) is not None
-        hits = self.gazetteer.find(question, decoy_spans=entity_spans, case_known=case_known)
-        named_depts = {(h.start, h.place.code) for h in hits if h.place is not None and h.place.level == "department"}
-        # a department left unresolved ("Nariño" is also a municipality; "Meta" lacks context) still
-        # qualifies the municipality written right before it: "La Unión de Nariño", "Puerto Rico,
-        # Meta", "Florencia (Caquetá)" — not one elsewhere ("el sur de Bolívar y Córdoba")
-        next_to = {
-            (h.start, h2.start, c.split(":")[1])
-            for h in hits
-            for h2 in hits
-            if h2.start > h.start
-            and _QUALIFIER_GAP.fullmatch(fold_phrase(question[h.start + len(h.matched) : h2.start]))
-            for c in h2.candidates
-            if c.startswith("department:")
-        }
-        qualifying: set[str] = set()
-        for hit in hits:
-            p = self._question_policy(hit, territorial)
-            if _PARTS_OF.search(fold_phrase(question[: hit.start])):
-                # "¿qué municipios de Nariño…?", "las veredas del Meta": the parts of a department
-                p = self._department_named(hit.matched) or p
-            qualified = self._qualified_by_department(
-                hit,
-                {c for start, c in named_depts if start != hit.start} | {c for a, _, c in next_to if a == hit.start},
+        found = self.places.resolve(question, entity_spans, case_known=case_known)
+        for p, matched in found.places:
+            if isinstance(p, Subregion):
+                facts.places.append(PlaceRef(p.place_id, p.label, "subregion", matched))
+            else:
+                facts.places.append(PlaceRef(p.place_id, p.name, p.level, matched, p.department_code))
+        for matched, cands in found.ambiguous:
+            facts.ambiguous.append(
+                AmbiguousPlace(matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))
             )
-            if qualified is not None and (p is None or p.level != "municipality"):
-                # "Puerto Rico, el municipio del Caquetá": the department named in the question picks
-                # the municipality, and only qualifies it (it is no place filter of its own)
-                p = qualified
-                qualifying.add(f"department:{qualified.department_code}")
-            if p is None:
-                cands = [self.gazetteer.places[c] for c in hit.candidates if c in self.gazetteer.places]
-                # in a sentence-case question a lower-case "la paz" is words; typed all in lower
-                # case, it may be the place, so the ambiguity is said
-                words_only = hit.matched.islower() and any(c.isupper() for c in question)
-                if len(cands) > 1 and not words_only:
-                    facts.ambiguous.append(
-                        AmbiguousPlace(hit.matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))
-                    )
-                continue
-            if (
-                p.level == "municipality"
-                and p.department_code in {c for _, c in named_depts} | {c for _, _, c in next_to}
-                and _EXAMPLE_BEFORE.search(fold_phrase(question[: hit.start]).rstrip(" ,"))
-            ):
-                continue  # an example of the department's municipalities, not the view's place
-            if p.level == "country":
-                if p.code != _DEFAULT_SCOPE_COUNTRY and not any(e.value == p.place_id for e in facts.entities):
-                    facts.entities.append(EntityRef(p.place_id, p.name, hit.matched, "country"))
-                continue
-            if not any(r.place_id == p.place_id for r in facts.places):
-                facts.places.append(PlaceRef(p.place_id, p.name, p.level, hit.matched, p.department_code))
-        if qualifying:
-            facts.places = [r for r in facts.places if r.place_id not in qualifying]
-
-    def _department_named(self, matched: str) -> Place | None:
-        """The department whose name (or alias) is ``matched``, or None."""
-        key = fold_phrase(matched)
-        return next(
-            (
-                p
-                for p in self.gazetteer.places.values()
-                if p.level == "department"
-                and (fold_phrase(p.name) == key or any(fold_phrase(t) == key for t, _ in p.aliases))
-            ),
-            None,
-        )
-
-    def _qualified_by_department(self, hit, named_depts: set[str]) -> Place | None:
-        """The one municipality among ``hit``'s candidates whose department the question also names."""
-        munis = [
-            self.gazetteer.places[c]
-            for c in hit.candidates
-            if c in self.gazetteer.places and self.gazetteer.places[c].level == "municipality"
-        ]
-        inside = [m for m in munis if m.department_code in named_depts]
-        return inside[0] if len(inside) == 1 and len(hit.candidates) > 1 else None
-
-    def _question_policy(self, hit, territorial: bool) -> Place | None:
-        """The gazetteer's passage rules, read for a question (which is short and has no context):
-
-        1. a name with one candidate left unresolved only for lack of context ("Tibú") → that place;
-        2. a department and same-named municipalities, no municipality cue ("Nariño") → the
-           department, as a person reads it ("el municipio de Nariño" already resolved by the cue);
-        3. a country that is also a Colombian municipality ("Argelia") in a territorial question
-           (armed groups, presence, alerts, municipalities) → ambiguous, not the country;
-        4. anything else unresolved stays unresolved (``QuestionFacts.ambiguous``)."""
-        places = self.gazetteer.places
-        cands = [places[c] for c in hit.candidates if c in places]
-        if hit.place is not None:
-            if hit.resolution == "country_default" and territorial and any(c.level == "municipality" for c in cands):
-                return None
-            return hit.place
-        if len(cands) == 1:
-            return cands[0]
-        depts = [c for c in cands if c.level == "department"]
-        if len(depts) == 1 and all(c.level in ("department", "municipality") for c in cands):
-            return depts[0]
-        return None
+        for p, matched in found.countries:
+            if not any(e.value == p.place_id for e in facts.entities):
+                facts.entities.append(EntityRef(p.place_id, p.name, matched, "country"))
 
     # ------------------------------------------------------------------ values
     def resolve_place(self, value: str) -> str | None:
-        """A filter value (place id, or a name such as ``narino``/``Tumaco``) → ``place_id``; None
-        when unknown or ambiguous."""
+        """A filter value (place id, a subregion id ``subregion:catatumbo``, municipality ids joined
+        by ``,``, or a name such as ``narino``/``Tumaco``/``Catatumbo``) → ``place_id`` (or the
+        place set as given); None when unknown or ambiguous."""
         if self.gazetteer is None or not value:
             return None
         if value in self.gazetteer.places:
             return value
+        if PLACE_SET.match(value):
+            if value.startswith("subregion:"):
+                return value if value in subregions() else None
+            return value if all(v in self.gazetteer.places for v in value.split(",")) else None
         key = fold_phrase(value)
+        sub = next((s for s in subregions().values() if key in s.names or key == fold_phrase(s.label)), None)
+        if sub is not None and not any(
+            fold_phrase(p.name) == key for p in self.gazetteer.places.values() if p.level == "department"
+        ):
+            return sub.place_id
         if key in ("bogota", "bogota d.c.", "bogota dc"):
             return "municipality:11001"
         found = [
@@ -542,6 +462,8 @@ class QuestionReader:
     def place_name(self, place_id: str) -> str:
         """Display name of a place id (the id itself when unknown)."""
         p = self.gazetteer.places.get(place_id) if self.gazetteer else None
+        if p is None and place_id in subregions():
+            return subregions()[place_id].label
         return p.name if p else place_id
 
 
@@ -552,6 +474,14 @@ def _gazetteer(shared_dir: str) -> Gazetteer | None:
     if not (geo / "Divipola.csv").exists():
         return None
     return build_gazetteer(geo)
+
+
+@functools.lru_cache(maxsize=1)
+def _not_place_typos() -> frozenset[str]:
+    """``question_places.yaml: not_place_typos``, folded: real words the fuzzy place fallback never
+    reads as a place (a file of its own: the gazetteer's ``places.yaml`` versions the precomputes)."""
+    data = yaml.safe_load(QUESTION_PLACES_PATH.read_text(encoding="utf-8")) or {}
+    return frozenset(fold_phrase(str(w)) for w in data.get("not_place_typos") or [])
 
 
 @functools.lru_cache(maxsize=1)
@@ -662,6 +592,7 @@ def _default_shared_dir(env_value: str | None) -> str:
 
 # --------------------------------------------------------------------------- view vocabulary
 VIEWS_PATH = Path(__file__).resolve().parents[1] / "precompute" / "data" / "views.yaml"
+QUESTION_PLACES_PATH = Path(__file__).resolve().parents[1] / "precompute" / "data" / "question_places.yaml"
 _TYPO_WORD = re.compile(r"(?<![\w-])[a-z]{6,}(?![\w-])")
 
 
@@ -723,6 +654,7 @@ class ViewVocabulary:
     triggers: frozenset[str]
     not_typos: frozenset[str]
     choices: tuple[str, ...] = ()  # ``triggers`` sorted (the candidates ``rapidfuzz`` scans)
+    bare: dict[str, re.Pattern] = field(default_factory=dict)  # ``bare_views``: follow-up turns only
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def named_views(self, folded: str) -> list[tuple[int, int, str]]:
@@ -827,6 +759,7 @@ def load_view_vocabulary(path: str | Path | None = None) -> ViewVocabulary:
         triggers=frozenset(w for w in triggers if len(w) >= 6),
         not_typos=not_typos,
         choices=tuple(sorted(w for w in triggers if len(w) >= 6)),
+        bare={c: p for c, v in (data.get("bare_views") or {}).items() if (p := _alternation(v))},
     )
 
 

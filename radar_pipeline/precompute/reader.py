@@ -34,11 +34,16 @@ from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.aggregates import quadrant_rows
 from radar_pipeline.precompute.alerts import names_place
 from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of
 from radar_pipeline.precompute.scoped import FOLDS, folded_evidence, in_scope, scoped
 from radar_pipeline.textfold import fold_phrase
 
 _ACCENTS = ("áéíóúüñàèìòùâêîôûãõç", "aeiouunaeiouaeiouaoc")
-PLACE_ID = re.compile(r"^(?:country|department|municipality):[A-Za-z0-9]{2,5}$")
+# a gazetteer place id, or a place set (a subregion id or municipality ids joined by ",": ``subregions.PLACE_SET``)
+PLACE_ID = re.compile(
+    r"^(?:(?:country|department|municipality):[A-Za-z0-9]{2,5}"
+    r"|subregion:[a-z_]{2,60}|municipality:\d{5}(?:,municipality:\d{5}){1,199})$"
+)
 _CACHE_S = 30.0
 
 
@@ -75,8 +80,9 @@ class Aggregate:
         return self.table.name
 
     def narrows_rows(self, f: Filters) -> bool:
-        """Whether ``f``'s place is a municipality this aggregate narrows row by row (``place_rows``)."""
-        return self.place_rows is not None and f.place is not None and f.place.startswith("municipality:")
+        """Whether ``f``'s place is a municipality (or a set of them: a subregion) this aggregate
+        narrows row by row (``place_rows``)."""
+        return self.place_rows is not None and municipalities_of(f.place) is not None
 
     def select(
         self, f: Filters, limit: int, scope: AccessScope | None = None, evidence: bool = True
@@ -120,6 +126,16 @@ class Aggregate:
                 ignored.append("entity")
         if self.narrows_rows(f) and PLACE_ID.match(f.place):
             applied["place"] = f.place
+        elif is_place_set(f.place):
+            # a subregion or a list of municipalities: any of its municipalities
+            members = municipalities_of(f.place) or ()
+            parts = [self.place_code(t.c, "municipality", m.split(":")[1]) for m in members] if self.place_code else []
+            parts = [p for p in parts if p is not None]
+            if parts:
+                conds.append(sa.or_(*parts))
+                applied["place"] = f.place
+            else:
+                ignored.append("place")
         elif f.place is not None and PLACE_ID.match(f.place) and self.place_code is not None:
             level, code = f.place.split(":", 1)
             cond = self.place_code(t.c, level, code)
@@ -444,7 +460,8 @@ class PrecomputeReader:
         (``None``). Raises ``NotMaterialized`` without ``early_warnings``."""
         t = scoped(T.early_warnings, scope)
         rows = self.rows(sa.select(t.c.alert_code, t.c.places, t.c.evidence).where(current(t)), t)
-        kept = {r["alert_code"]: r for r in rows if names_place(r, place_id)}
+        members = municipalities_of(place_id) or (place_id,)  # a subregion: any of its municipalities
+        kept = {r["alert_code"]: r for r in rows if any(names_place(r, m) for m in members)}
         evidence = {(e.get("doc_id"), e.get("chunk_id")) for r in kept.values() for e in r["evidence"] or []}
 
         def rewrite(row: dict) -> dict | None:

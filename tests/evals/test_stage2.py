@@ -168,3 +168,76 @@ def test_runs_and_degraded_runs_on_the_test_index(offline_service, reader):
     deg = stage2.score_degraded(items, make_runner, per_role=1)
     assert deg["n"] == len(stage2.DEGRADED_ROLES) + 1  # one run per failing role, plus the endpoint down
     assert deg["errors"] == 0 and deg["all_marked_degraded"]
+
+
+def _turn(question, components, filters, **kw):
+    return {
+        "kind": "visual",
+        "question": question,
+        "route": "visualization",
+        "components": components,
+        "filters": filters,
+        **kw,
+    }
+
+
+def test_followup_conversations_and_subregions_are_scored(reader):
+    conv = {
+        "id": "c-1",
+        "kind": "followup",
+        "turns": [
+            _turn(
+                "Mapa de presencia armada del ELN en el Cauca",
+                ["mapa_presencia"],
+                {"entidad": "eln", "lugar": "cauca"},
+                place_level="departamento",
+                divipola="19",
+                tolerated_filters={"fenomeno": "territorial"},
+            ),
+            _turn(
+                "¿Y en Nariño?",
+                ["mapa_presencia"],
+                {"entidad": "eln", "lugar": "nariño"},
+                place_level="departamento",
+                divipola="52",
+                carried=["entidad"],
+                tolerated_filters={"fenomeno": "territorial"},
+            ),
+            _turn(
+                "ahora desde 2015",
+                ["mapa_presencia"],
+                {"entidad": "eln", "lugar": "nariño", "desde": 2015},
+                place_level="departamento",
+                divipola="52",
+                carried=["entidad", "lugar"],
+                tolerated_filters={"fenomeno": "territorial"},
+            ),
+        ],
+    }
+    wrong = json.loads(json.dumps(conv))
+    wrong["id"] = "c-2"
+    wrong["turns"][1]["carried"] = []  # the item says nothing is carried: the turn is wrong
+    sub = _visual(
+        question="mapa de alertas tempranas en el Catatumbo",
+        components=["mapa_alertas"],
+        filters={"lugar": "catatumbo"},
+        place_level="subregion",
+        divipola="54206,54245,54250,54344,54670,54720,54800,54810",
+    )
+    listed = dict(sub, id="t2", divipola="54810,54206")  # other municipalities than the subregion's: wrong
+    rep = stage2.score_reading([conv, wrong, sub, listed], reader)
+    assert rep["n_followups"] == 2 and rep["followup_accuracy"] == 0.5
+    assert rep["followup_turn_accuracy"] == 0.75  # 3 of the 4 follow-up turns
+    rows = {r["id"]: r for r in rep["rows"]}
+    assert rows["c-1"]["followup_ok"] and rows["c-1"]["turns"][2]["got_carried"] == ["entidad", "lugar"]
+    assert rows["t"]["filters_ok"]["lugar"] and not rows["t2"]["filters_ok"]["lugar"]
+
+
+def test_place_typos_report(tmp_path, reader):
+    text = tmp_path / "corpus.txt"
+    text.write_text(
+        "El fin de semana hubo combates en Putumayo. La semana pasada, en la semana santa.\n" * 3, encoding="utf-8"
+    )
+    rep = stage2.place_typos(["presencia armada en Putumallo", "¿qué pasó el fin de semana?"], reader, [text])
+    assert rep["questions"]["corrections"] == {"Putumallo→putumayo": 1}
+    assert rep["sentences"]["n_corrections"] == 0 and rep["lexicon"]["n_collisions"] == 0

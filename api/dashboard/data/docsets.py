@@ -13,6 +13,7 @@ from radar_pipeline import db
 from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of
 from radar_pipeline.precompute.reader import PrecomputeReader, current
 
 
@@ -35,9 +36,11 @@ class DocSets:
 
     def naming_place(self, place_id: str) -> set[str]:
         """Documents naming the place or a place inside it: the evidence of its map row (scope ``all``);
-        ``place_id`` is a country, department or municipality id (empty set when nothing names it)."""
+        ``place_id`` is a country, department or municipality id, or a place set (a subregion: the
+        documents naming any of its municipalities); empty set when nothing names it."""
         t = self.reader.scoped(T.agg_documents_per_place, self.scope)
-        stmt = sa.select(t.c.evidence).where(t.c.place_id == place_id, t.c.phenomenon == "all", current(t))
+        ids = list(municipalities_of(place_id) or ()) if is_place_set(place_id) else [place_id]
+        stmt = sa.select(t.c.evidence).where(t.c.place_id.in_(ids), t.c.phenomenon == "all", current(t))
         return {e.get("doc_id") for r in self.reader.rows(stmt, T.agg_documents_per_place) for e in r["evidence"]}
 
     def in_period(self, f: Filters) -> set[str]:

@@ -17,6 +17,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from radar_pipeline.precompute import tables as T
+from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of, subregions
 from radar_pipeline.precompute.reader import PLACE_ID, NotMaterialized, PrecomputeReader, current
 from radar_pipeline.textfold import fold_phrase
 
@@ -32,16 +33,27 @@ def is_country(entity: str | None) -> bool:
 
 def place_names(reader: PrecomputeReader, place_ids: list[str]) -> dict[str, dict]:
     """``{place_id: {name, level, department_name}}`` for the ids the current gazetteer has (others
-    are left out; empty when it is not materialized)."""
-    ids = [p for p in place_ids if p and PLACE_ID.match(p)]
+    are left out; empty when it is not materialized). A subregion is named from the subregions file
+    (``{name, level: "subregion", department_name: None, municipios: [ids]}``)."""
+    out: dict[str, dict] = {}
+    for p in place_ids:
+        if p in subregions():
+            sub = subregions()[p]
+            out[p] = {
+                "name": sub.label,
+                "level": "subregion",
+                "department_name": None,
+                "municipios": list(sub.municipalities),
+            }
+    ids = [p for p in place_ids if p and PLACE_ID.match(p) and not is_place_set(p)]
     if not ids:
-        return {}
+        return out
     t = T.place_gazetteer
     stmt = sa.select(t.c.place_id, t.c.level, t.c.name, t.c.department_name).where(t.c.place_id.in_(ids), current(t))
     try:
-        return {r.pop("place_id"): r for r in reader.rows(stmt, t)}
+        return {**out, **{r.pop("place_id"): r for r in reader.rows(stmt, t)}}
     except NotMaterialized:
-        return {}
+        return out
 
 
 def resolve(reader: PrecomputeReader, entidad: str | None, lugar: str | None) -> dict:
@@ -49,7 +61,7 @@ def resolve(reader: PrecomputeReader, entidad: str | None, lugar: str | None) ->
     "nombres": {place_id: {name, level, department_name}}}``. A country id (``country:CHN``) or an
     entity name that is no dictionary entry but a country's name is returned in
     ``entidad_como_lugar`` (the page uses it as the entity filter); ``lugar`` may be a country,
-    department or municipality id or name (names: departments first, then countries, then
+    department or municipality id, a subregion id (``subregion:catatumbo``) or name (names: departments first, then countries, then
     municipalities — the agent sends ids, names are a fallback). Unknown values (or tables not
     materialized) → ``None``; ``nombres`` names the places returned."""
     out: dict[str, Any] = {"entidad": None, "lugar": None, "entidad_como_lugar": None}
@@ -60,7 +72,10 @@ def resolve(reader: PrecomputeReader, entidad: str | None, lugar: str | None) ->
         if out["entidad"] is None:
             out["entidad_como_lugar"] = reader.find_place(fold_phrase(entidad), ("country",))
     if lugar:
-        if PLACE_ID.match(lugar):
+        if is_place_set(lugar):  # a subregion, or municipality ids joined by ","
+            members = municipalities_of(lugar)
+            out["lugar"] = lugar if members and all(reader.has_place(m) for m in members[:1] + members[-1:]) else None
+        elif PLACE_ID.match(lugar):
             out["lugar"] = lugar if reader.has_place(lugar) else None
         else:
             key = fold_phrase(lugar)

@@ -21,6 +21,7 @@ from api.dashboard.data.places import is_country
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.alerts import names_place
 from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.places.subregions import municipalities_of
 from radar_pipeline.precompute.presence import GROUPS
 from radar_pipeline.precompute.reader import PrecomputeReader, current
 
@@ -55,8 +56,9 @@ def _scope(f: Filters) -> str:
 
 
 def municipality(f: Filters) -> str | None:
-    """The territory filter when it is a municipality (``municipality:52835``), else None."""
-    return f.place if f.place and f.place.startswith("municipality:") else None
+    """The territory filter when it is a municipality (``municipality:52835``) or a set of them (a
+    subregion, ``subregion:catatumbo``), else None."""
+    return f.place if municipalities_of(f.place) is not None else None
 
 
 def alert_kept(a: dict, f: Filters, ent_docs: set[str] | None) -> bool:
@@ -69,7 +71,7 @@ def alert_kept(a: dict, f: Filters, ent_docs: set[str] | None) -> bool:
     if ent_docs is not None and not ({d["doc_id"] for d in a.get("documents") or []} & ent_docs):
         return False
     muni = municipality(f)
-    return not muni or names_place(a, muni)
+    return not muni or any(names_place(a, m) for m in municipalities_of(muni) or ())
 
 
 def alerts_narrowed(f: Filters) -> bool:

@@ -287,3 +287,43 @@ def test_open_periods_filter_on_one_side(http, eng):
             i=n["id"],
         )
         assert n["n_documents"] == len(ev & docs)
+
+
+def test_a_subregion_narrows_like_its_municipalities(http, eng):
+    """A subregion (``subregion:<id>``, PDET) is the set of its municipalities end to end: the alerts
+    view, /aggregates and the timeline narrow to what names any of them; the resolver names it."""
+    from radar_pipeline.precompute.places.subregions import subregions
+
+    sub = subregions()["subregion:pacifico_frontera_narinense"]  # holds Tumaco (52835)
+    members = list(sub.municipalities)
+    naming = _scalar_set(
+        eng,
+        "SELECT alert_code FROM early_warnings_current w, jsonb_array_elements(w.places) p "
+        "WHERE p->>'place_id' = ANY(:m)",
+        m=members,
+    )
+    assert naming  # the crafted corpus' alert on Tumaco
+    alerts = http.get("/tablero/api/vista/alerts_per_department", params={"lugar": sub.place_id}).json()
+    assert alerts["narrowed_by"] == ["lugar"]
+    assert {c for r in alerts["rows"] for c in r["alert_codes"]} == naming
+    shared = http.get("/aggregates/alerts_per_department", params={"place": sub.place_id}).json()
+    assert shared["filters_applied"] == {"place": sub.place_id}
+    assert sorted((r["department_code"], r["alert_type"], r["n_alerts"]) for r in shared["rows"]) == sorted(
+        (r["department_code"], r["alert_type"], r["n_alerts"]) for r in alerts["rows"]
+    )
+    docs = set().union(*(_docs_naming(eng, m) for m in members))
+    years = _scalar_set(
+        eng, "SELECT DISTINCT year::text FROM publication_dates_current WHERE doc_id = ANY(:d)", d=list(docs)
+    )
+    tl = http.get("/tablero/api/vista/timeline", params={"lugar": sub.place_id}).json()
+    assert tl["narrowed_by"] == ["lugar"] and {r["period"] for r in tl["rows"]} == years
+    places = http.get("/aggregates/documents_per_place", params={"place": sub.place_id}).json()
+    assert places["filters_applied"] == {"place": sub.place_id}
+    assert {r["place_id"] for r in places["rows"]} <= set(members) and places["rows"]
+    # the same municipalities listed by id read alike
+    listed = ",".join(members)
+    again = http.get("/tablero/api/vista/alerts_per_department", params={"lugar": listed}).json()
+    assert {c for r in again["rows"] for c in r["alert_codes"]} == naming
+    r = http.get("/tablero/api/resolver", params={"lugar": sub.place_id}).json()
+    assert r["lugar"] == sub.place_id and r["nombres"][sub.place_id]["level"] == "subregion"
+    assert http.get("/tablero/api/vista/timeline", params={"lugar": "subregion:Bad-Id"}).status_code == 422

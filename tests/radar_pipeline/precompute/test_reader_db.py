@@ -111,3 +111,39 @@ def test_municipality_alerts_are_the_alerts_naming_it(pengine, config):
     out = reader.read("alerts_per_department", Filters(place=muni))
     assert out["materialized"] and {r["department_code"] for r in out["rows"]} == {muni.split(":")[1][:2]}
     assert out["filters_applied"] == {"place": muni}
+
+
+def test_a_subregion_or_a_list_of_municipalities_reads_as_any_of_them(pengine, config):
+    """A place set (``subregion:<id>`` or ``municipality:…,municipality:…``) narrows every aggregate
+    with a place to its municipalities: the places map to their rows, the alerts to the alerts naming
+    one of them, the armed presence to their DIVIPOLA codes."""
+    from radar_pipeline.precompute.alerts import names_place
+    from radar_pipeline.precompute.places.subregions import subregions
+
+    _crafted(pengine)
+    _run_all(pengine, config)
+    reader = PrecomputeReader(pengine)
+    warnings = current_rows(pengine, "early_warnings")
+    named = sorted(
+        {p["place_id"] for w in warnings for p in w["places"] or [] if p["place_id"].startswith("municipality:")}
+    )
+    places = {r["place_id"] for r in current_rows(pengine, "agg_documents_per_place")}
+    munis = sorted({p for p in places if p.startswith("municipality:")})
+    assert len(named) >= 2 and len(munis) >= 2
+    pair = named[:2]
+    value = ",".join(pair)
+    out = reader.read("alerts_per_department", Filters(place=value))
+    assert out["filters_applied"] == {"place": value}
+    expected = {w["alert_code"] for w in warnings if any(names_place(w, m) for m in pair)}
+    assert {c for r in out["rows"] for c in r["alert_codes"]} == expected
+    one = {c for r in reader.read("alerts_per_department", Filters(place=pair[0]))["rows"] for c in r["alert_codes"]}
+    assert one <= expected
+    out = reader.read("documents_per_place", Filters(place=",".join(munis[:2])))
+    assert {r["place_id"] for r in out["rows"]} == set(munis[:2]) and out["filters_applied"]
+    # a subregion holding one of the corpus' municipalities: that municipality's rows, none outside it
+    sub = next(s for s in subregions().values() if set(s.municipalities) & set(munis))
+    out = reader.read("documents_per_place", Filters(place=sub.place_id))
+    got = {r["place_id"] for r in out["rows"]}
+    assert got == set(sub.municipalities) & places and out["filters_applied"] == {"place": sub.place_id}
+    presence = reader.read("armed_presence", Filters(place=sub.place_id), limit=5000)
+    assert all(f"municipality:{r['divipola_code']}" in sub.municipalities for r in presence["rows"])

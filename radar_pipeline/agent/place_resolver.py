@@ -1,0 +1,497 @@
+"""The one place resolver of a question: which place (or subregion) the question means, as a person
+reads it, from the gazetteer (``precompute.places``) and the subregions (``precompute/data/subregions.yaml``).
+
+``PlaceResolver.resolve`` runs five explicit steps over a question:
+
+1. **candidate spans** — subregion names ("el Catatumbo", "Montes de María", "el Bajo Cauca",
+   "la subregión PDET de Arauca"), then the gazetteer's place names outside them and outside the
+   spans the caller excludes (entity mentions, places the question sets aside);
+2. **gazetteer candidates** — each name's places, with the gazetteer's passage rules (level cue,
+   a department next to it, country default: ``precompute.places`` rules 3-8) and the question
+   policy (``_question_policy``: a lone candidate, a department and its namesakes → the department);
+3. **qualifiers and appositions** that pick among homonyms: a department written next to the
+   name ("Toribío, Cauca", "Puerto Rico (Caquetá)", "Mercaderes, el del Cauca", "Bolívar del
+   Cauca", "Puerto Rico en el Meta", "Córdoba, el municipio del Quindío") selects the municipality
+   in it and is no place of its own; one set aside ("La Unión, no el de Nariño", "Bolívar, ni el de
+   Santander") removes that department's candidates and is no place either;
+4. **level choice** — a level cue ("el departamento de Córdoba", "el municipio de Arauca") keeps
+   that level; a department named with the plural of its parts ("municipios de Nariño") is the
+   department; otherwise a department and same-named municipalities → the department;
+5. **fuzzy fallback** (``FuzzyPlaces``) — a misspelt name ("Putumallo", "Antiokia", "Tumako") is
+   read as the one place name within Damerau-Levenshtein distance 1 (5-8 letters) or 2 (9+),
+   only after a place cue ("en", "de", "municipio de", …), never for a word listed as a real word
+   (``question_places.yaml: not_place_typos``, measured over the question sets and the corpus: see
+   ``evals/stage2.py --place-typos``); its candidates then go through steps 2-4 like any name.
+
+The result (``QuestionPlaces``) lists the places the question names (``Place`` or ``Subregion``),
+the names left ambiguous (with their candidates) and the countries (the caller makes them entities).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from rapidfuzz import process as _fuzz_process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from radar_pipeline.precompute.places import Gazetteer, Place, PlaceHit
+from radar_pipeline.precompute.places.subregions import Subregion, subregions
+from radar_pipeline.textfold import fold_phrase, fold_spans
+
+__all__ = ["FuzzyPlaces", "PlaceResolver", "QuestionPlaces", "TERRITORIAL_CUES"]
+
+DEFAULT_SCOPE_COUNTRY = "COL"
+TERRITORIAL_CUES = re.compile(
+    r"grupos? armad|presencia|municipio|alertas? temprana|defensoria|vereda|corregimiento|operan|opera en"
+)
+# A plural of a department's parts right before a name: "municipios de Nariño" are Nariño's municipalities
+_PARTS_OF = re.compile(
+    r"(?<!\w)(?:municipios|veredas|corregimientos|subregiones|zonas|cabeceras|municipalities|municipios)"
+    r"(?: (?:\w+ ){0,2}?)? (?:de|del|de la|en el|en|of|do|da)\s*$"
+)
+# What may stand between a municipality and the department that qualifies it (folded text):
+# "X, Dept", "X (Dept", "X de/del Dept", "X en el Dept", "X —Dept", "X, departamento del Dept",
+# and appositions: "X, el del Dept", "X, el de Dept", "X, la del Dept", "X, el municipio del Dept",
+# "X, el que queda en el Dept", "X (el del Dept"
+_QUALIFIER_GAP = re.compile(
+    r"\s*(?:[,(\-/]|de|del|en|en el|en la)?\s*"
+    r"(?:(?:el|la|ese|esa)\s+(?:(?:municipio|ciudad|pueblo|puerto)\s+)?(?:que (?:queda|esta) )?(?:de|del|de la|en|en el)\s*)?"
+    r"(?:(?:el )?(?:departamento|depto|dpto)\.?(?: de| del)?\s*)?"
+)
+# A department set aside after a name: "X, no el de Nariño", "X (no el del Cauca)", "X, ni el de
+# Santander", "X pero no el de Caldas", "X, no la de Sucre" (folded text between the name and the department)
+_EXCLUDING_GAP = re.compile(
+    r"\s*[,(]?\s*(?:pero\s+|y\s+)?(?:no|ni|not)\s+(?:el|la|al|en el|en la|the one)\s+"
+    r"(?:(?:municipio|ciudad|pueblo)\s+)?(?:de|del|de la|en|en el|in|of)\s+(?:(?:el )?(?:departamento|depto|dpto)\.?(?: de| del)?\s*)?"
+)
+# Words that introduce an example inside a department: "en Caquetá, especialmente Cartagena del
+# Chairá" — the municipality illustrates the department, which stays the place
+_EXAMPLE_BEFORE = re.compile(
+    r"(?:especialmente|sobre todo|en particular|en especial|principalmente|por ejemplo|tales como|"
+    r"incluid[oa]s?|incluyendo|entre ellos|entre ellas|notably|especially|including)(?: (?:en|el|la|los|las|de|del|in))*\s*$"
+)
+# "la subregión (PDET) de Arauca", "subregión del Chocó": a subregion named through the word
+# (its name may be a department's: Arauca, Chocó, Putumayo)
+_SUBREGION_WORD = re.compile(r"(?<!\w)(?:la )?subregion(?:es)?(?: pdet)? (?:de la |del |de |)")
+
+
+@dataclass
+class QuestionPlaces:
+    """What ``PlaceResolver.resolve`` found: ``places`` ``[(Place | Subregion, matched text)]`` in
+    question order; ``ambiguous`` ``[(matched, candidates)]`` (names with several candidates and
+    nothing in the question to choose); ``countries`` ``[(Place, matched)]`` (other than Colombia:
+    the caller's entity filter); ``qualifiers`` the department ids that only qualified another name;
+    ``corrections`` ``[(typed, read)]`` of the fuzzy fallback."""
+
+    places: list[tuple[Place | Subregion, str]] = field(default_factory=list)
+    ambiguous: list[tuple[str, tuple[Place, ...]]] = field(default_factory=list)
+    countries: list[tuple[Place, str]] = field(default_factory=list)
+    qualifiers: set[str] = field(default_factory=set)
+    corrections: list[tuple[str, str]] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------- fuzzy
+_FUZZY_CUE = re.compile(
+    r"(?<!\w)(?:en|de|del|desde|hacia|para|municipio de|municipio del|departamento de|departamento del|"
+    r"dpto de|depto de|in)\s+(?:el |la |los |las )?$"
+)
+# Spanish spellings of one sound, folded to one letter for the comparison: "Putumallo"/"Putumayo",
+# "Antiokia"/"Antioquia", "Cundinamarka", "Buenaventuta" stays a plain typo
+_SOUNDS = (
+    (r"ch", "\x00"),  # "ch" is its own sound: kept apart from c/k and from the silent h
+    (r"qu(?=[ei])", "k"),
+    (r"c(?=[ei])", "s"),
+    (r"c", "k"),
+    (r"ll", "y"),
+    (r"z", "s"),
+    (r"v", "b"),
+    (r"h", ""),
+)
+
+
+def sound_key(word: str) -> str:
+    """``word`` (folded) with Spanish homophone spellings unified (``_SOUNDS``): qu/k/c, c/s/z, ll/y, v/b, h."""
+    for rx, to in _SOUNDS:
+        word = re.sub(rx, to, word)
+    return word
+
+
+_LINK = {"de", "del", "la", "las", "los", "el", "y", "e"}
+
+
+def _limit(n: int) -> int:
+    """Edits allowed for a word of ``n`` letters: none up to 4, 1 for 5-8, 2 from 9."""
+    return 0 if n <= 4 else 1 if n <= 8 else 2
+
+
+def _aligned(typed: str, alias: str) -> bool:
+    """Whether ``typed`` misspells ``alias`` word by word: as many words, each within its own
+    limit (``_limit``), directly or with the same sound (``sound_key``). "tierras a" is no "tierralta", "bogota
+    hoy" no "bogota dc", "casa blanca" no "casabianca": a typo changes letters, not words."""
+    tw, aw = typed.split(), alias.split()
+    if len(tw) != len(aw):
+        return False
+    for t, a in zip(tw, aw, strict=True):
+        lim = _limit(min(len(t), len(a)))
+        if DamerauLevenshtein.distance(t, a) > lim and sound_key(t) != sound_key(a):
+            return False
+    return True
+
+
+class FuzzyPlaces:
+    """Misspelt Colombian place names (step 5 of the module doc).
+
+    ``names``: folded alias → place ids (departments and municipalities, aliases of 5+ letters
+    that need no context); ``not_typos``: folded real words never read as a place. A word (or two
+    or three words) typed after a place cue is read as the alias within Damerau-Levenshtein
+    distance ≤ 1 for 5-8 letters, ≤ 2 for 9+ (both lengths), with the same first letter, when
+    exactly one alias is nearest (ties read nothing); thresholds as the view vocabulary's typo
+    tolerance (``understanding.ViewVocabulary.correct``)."""
+
+    def __init__(
+        self,
+        names: dict[str, tuple[str, ...]],
+        not_typos: frozenset[str] = frozenset(),
+        known: frozenset[str] = frozenset(),
+    ):
+        self.names = names
+        self.known = known  # every folded name of the gazetteer (countries, context-required ones): never a typo
+        self.choices = tuple(sorted(names))
+        self.sounds: dict[str, set[str]] = {}
+        for n in self.choices:
+            self.sounds.setdefault(sound_key(n), set()).add(n)
+        self.not_typos = not_typos
+        self._cache: dict[str, str | None] = {}
+
+    @classmethod
+    def from_gazetteer(cls, gazetteer: Gazetteer, not_typos: frozenset[str] = frozenset()) -> FuzzyPlaces:
+        """The Colombian aliases of ``gazetteer`` (context-required names left out: "Meta", "Cali" are
+        too short to guess at) and the listed real words."""
+        names: dict[str, list[str]] = {}
+        for p in gazetteer.places.values():
+            if not p.is_colombian_subdivision:
+                continue
+            for text, _ in p.aliases:
+                key = fold_phrase(text)
+                if len(key.replace(" ", "")) >= 5 and key not in gazetteer.ctx_keys:
+                    names.setdefault(key, []).append(p.place_id)
+        known = frozenset(fold_phrase(t) for p in gazetteer.places.values() for t, _ in p.aliases)
+        return cls({k: tuple(dict.fromkeys(v)) for k, v in names.items()}, not_typos, known)
+
+    def nearest(self, word: str) -> str | None:
+        """The one alias ``word`` (folded) is a misspelling of, or None (see the class doc)."""
+        if word in self._cache:
+            return self._cache[word]
+        out = None
+        if (
+            word not in self.names
+            and word not in self.known
+            and word not in self.not_typos
+            and not any(w in self.not_typos for w in word.split())
+        ):
+            found = _fuzz_process.extract(
+                word, self.choices, scorer=DamerauLevenshtein.distance, score_cutoff=2, limit=None
+            )
+            near = [
+                (dist, cand)
+                for cand, dist, _ in found
+                if 0 < dist <= (2 if min(len(word), len(cand)) >= 9 else 1)
+                and cand[0] == word[0]
+                and _aligned(word, cand)
+            ]
+            if not near:  # the same sound spelt otherwise ("Putumallo", "Antiokia"): equal sound keys only
+                near = [(0, cand) for cand in self.sounds.get(sound_key(word), ()) if cand != word]
+            if near:
+                best = min(d for d, _ in near)
+                cands = {c for d, c in near if d == best}
+                out = next(iter(cands)) if len(cands) == 1 else None
+        if len(self._cache) < 65536:
+            self._cache[word] = out
+        return out
+
+    def find(
+        self, question: str, covered: list[tuple[int, int]], exact: list[tuple[int, int]], case_known: bool
+    ) -> list[tuple[int, int, str, str]]:
+        """``(start, end, typed, alias)`` of each misspelt place name in ``question``, right after a
+        place cue, outside the ``covered`` spans and the ``exact`` names (a longer misspelt name may
+        hold an exact one: "Santander de Quilichau" holds "Santander"); in a question written with
+        capitals the typed name must start with one. Up to four words, "de"/"del"/"la" inside."""
+        folded = fold_spans(question)
+        words = [(m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+", folded)]
+        out: list[tuple[int, int, str, str]] = []
+        taken_to = -1
+        for i, (ws, _we) in enumerate(words):
+            if ws < taken_to or folded[ws:_we] in _LINK or not _FUZZY_CUE.search(folded[max(0, ws - 40) : ws]):
+                continue
+            if case_known and not question[ws].isupper():
+                continue
+            for j in range(min(len(words), i + 4) - 1, i - 1, -1):
+                start, end = ws, words[j][1]
+                typed = " ".join(folded[a:b] for a, b in words[i : j + 1])
+                if folded[words[j][0] : words[j][1]] in _LINK or len(typed.replace(" ", "")) < 5:
+                    continue
+                if not re.fullmatch(r"[^\W\d_]+(?:[ ,]*[^\W\d_]+)*", folded[start:end].replace("  ", " ")) or any(
+                    c in folded[start:end] for c in ",.;:()?!"
+                ):
+                    continue
+                if any(s < end and start < e for s, e in covered):
+                    continue
+                if any(
+                    s < end and start < e and not (start <= s and e <= end and (s, e) != (start, end)) for s, e in exact
+                ):
+                    continue
+                alias = self.nearest(typed)
+                if alias is not None:
+                    out.append((start, end, question[start:end], alias))
+                    taken_to = end
+                    break
+        return out
+
+
+# ------------------------------------------------------------------------------------ resolver
+class PlaceResolver:
+    """The question's places in five steps (module doc). Immutable; thread-safe (the fuzzy cache
+    only grows)."""
+
+    def __init__(
+        self,
+        gazetteer: Gazetteer,
+        regions: dict[str, Subregion] | None = None,
+        fuzzy: FuzzyPlaces | None = None,
+    ):
+        self.gazetteer = gazetteer
+        self.subregions = subregions() if regions is None else regions
+        self.fuzzy = fuzzy
+        alts = sorted({n for s in self.subregions.values() for n in s.names}, key=len, reverse=True)
+        self._sub_names = (
+            re.compile(r"(?<!\w)(?:" + "|".join(re.escape(a) for a in alts) + r")(?!\w)") if alts else None
+        )
+        self._sub_by_name = {n: s for s in self.subregions.values() for n in s.names}
+        labels = sorted({fold_phrase(s.label) for s in self.subregions.values()}, key=len, reverse=True)
+        self._sub_labels = re.compile("|".join(re.escape(a) for a in labels)) if labels else None
+        self._sub_by_label = {fold_phrase(s.label): s for s in self.subregions.values()}
+
+    # -- step 1
+    def _subregion_spans(self, folded: str, excluded: list[tuple[int, int]]) -> list[tuple[int, int, Subregion]]:
+        out: list[tuple[int, int, Subregion]] = []
+        if self._sub_labels is not None:
+            for w in _SUBREGION_WORD.finditer(folded):
+                m = self._sub_labels.match(folded, w.end())
+                if m and not re.match(r"\w", folded[m.end() : m.end() + 1]):
+                    out.append((w.start(), m.end(), self._sub_by_label[m.group(0)]))
+        if self._sub_names is not None:
+            for m in self._sub_names.finditer(folded):
+                if any(s < m.end() and m.start() < e for s, e in excluded) or any(
+                    s <= m.start() < e for s, e, _ in out
+                ):
+                    continue
+                out.append((m.start(), m.end(), self._sub_by_name[m.group(0)]))
+        return sorted(out, key=lambda x: x[0])
+
+    def _fuzzy_hits(
+        self,
+        question: str,
+        covered: list[tuple[int, int]],
+        exact: list[tuple[int, int]],
+        case_known: bool,
+        out: QuestionPlaces,
+    ) -> list[PlaceHit]:
+        """Step 5's names as unresolved gazetteer hits: their candidates go through steps 2-4."""
+        if self.fuzzy is None:
+            return []
+        hits = []
+        for start, end, typed, alias in self.fuzzy.find(question, covered, exact, case_known):
+            pids = self.fuzzy.names[alias]
+            places = [self.gazetteer.places[p] for p in pids]
+            place = places[0] if len(places) == 1 else None
+            hits.append(PlaceHit(place, start, end, typed, "fuzzy" if place else "unresolved", tuple(sorted(pids))))
+            out.corrections.append((typed, alias))
+        return hits
+
+    def resolve(
+        self, question: str, excluded: list[tuple[int, int]], *, case_known: bool, territorial: bool | None = None
+    ) -> QuestionPlaces:
+        """The places of ``question`` (see the module doc). ``excluded``: spans that hold no place
+        (entity mentions, places set aside); ``case_known``: whether capitals carry meaning;
+        ``territorial``: whether the question is about armed groups/presence/alerts (default: read
+        from the question with ``TERRITORIAL_CUES``)."""
+        out = QuestionPlaces()
+        folded = fold_spans(question)
+        if territorial is None:
+            territorial = TERRITORIAL_CUES.search(fold_phrase(question)) is not None
+        # 1. candidate spans: subregions, then gazetteer names outside them, then misspelt names
+        subs = self._subregion_spans(folded, excluded)
+        sub_spans = [(s, e) for s, e, _ in subs]
+        hits = self.gazetteer.find(question, decoy_spans=list(excluded) + sub_spans, case_known=case_known)
+        fuzzy = self._fuzzy_hits(
+            question, list(excluded) + sub_spans, [(h.start, h.start + len(h.matched)) for h in hits], case_known, out
+        )
+        # an exact name inside a longer misspelt one ("Santander" in "Santander de Quilichau") is that name's
+        hits = [h for h in hits if not any(f.start <= h.start and h.start + len(h.matched) <= f.end for f in fuzzy)]
+        hits = sorted(hits + fuzzy, key=lambda h: h.start)
+        # 3. qualifiers: departments written next to a name (selecting or setting aside)
+        selects, sets_aside, consumed = self._qualifiers(question, hits)
+        where: dict[str, int] = {}  # place id → where the question names it
+        named_depts = {
+            (h.start, h.place.code)
+            for h in hits
+            if h.place is not None and h.place.level == "department" and h.start not in consumed
+        }
+        for hit in hits:
+            if hit.start in consumed:
+                continue
+            # 2. gazetteer candidates and the question policy
+            p = self._question_policy(hit, territorial)
+            # 4. level choice: the parts of a department name it ("municipios de Nariño")
+            if _PARTS_OF.search(fold_phrase(question[: hit.start])):
+                p = self._department_named(hit.matched) or p
+            # 3. a department the question names picks the municipality in it, and only qualifies it
+            # (it is no place filter of its own): "Puerto Rico, el municipio del Caquetá"
+            qualified = self._qualified_by_department(
+                hit, {c for start, c in named_depts if start != hit.start} | selects.get(hit.start, set())
+            )
+            if qualified is not None and (p is None or p.level != "municipality"):
+                p = qualified
+                out.qualifiers.add(f"department:{qualified.department_code}")
+            aside = sets_aside.get(hit.start, set())
+            if aside:
+                p = self._without(hit, p, aside)
+            if p is None:
+                self._ambiguous(question, hit, aside, out)
+                continue
+            if (
+                p.level == "municipality"
+                and p.department_code in {c for _, c in named_depts} | {c for v in selects.values() for c in v}
+                and _EXAMPLE_BEFORE.search(fold_phrase(question[: hit.start]).rstrip(" ,"))
+            ):
+                continue  # an example of the department's municipalities, not the view's place
+            if p.level == "country":
+                if p.code != DEFAULT_SCOPE_COUNTRY and not any(c.place_id == p.place_id for c, _ in out.countries):
+                    out.countries.append((p, hit.matched))
+                continue
+            if not any(q.place_id == p.place_id for q, _ in out.places):
+                out.places.append((p, hit.matched))
+                where[p.place_id] = hit.start
+        for s, e, sub in subs:
+            self._add_subregion(question, s, e, sub, out, where)
+        if out.qualifiers:
+            out.places = [(q, m) for q, m in out.places if q.place_id not in out.qualifiers]
+        return out
+
+    def _add_subregion(
+        self, question: str, start: int, end: int, sub: Subregion, out: QuestionPlaces, where: dict[str, int]
+    ) -> None:
+        """A subregion is the place unless the question names a more precise one: a municipality
+        inside it ("Tibú … en el Catatumbo", "Hacarí, en pleno Catatumbo") or a department named
+        apart ("el ELN en Norte de Santander … por qué en el Catatumbo"). A department of the
+        subregion written right after it qualifies it ("el Catatumbo, Norte de Santander")."""
+        if any(q.level == "municipality" and q.place_id in sub.municipalities for q, _ in out.places):
+            return
+        qualifying = set()
+        for q, _ in out.places:
+            if q.level != "department":
+                continue
+            gap = fold_phrase(question[end : where.get(q.place_id, -1)]) if where.get(q.place_id, -1) >= end else None
+            if q.code in sub.department_codes and gap is not None and _QUALIFIER_GAP.fullmatch(gap):
+                qualifying.add(q.place_id)
+            else:
+                return  # a department named apart is the place
+        if not any(q.place_id == sub.place_id for q, _ in out.places):
+            out.places.append((sub, question[start:end]))
+        out.qualifiers |= qualifying
+
+    # -- step 3
+    def _qualifiers(
+        self, question: str, hits: list[PlaceHit]
+    ) -> tuple[dict[int, set[str]], dict[int, set[str]], set[int]]:
+        """``(selecting, setting aside, consumed)`` by hit start: the department codes a later name
+        written after it as its qualifier can be ("Puerto Rico, Meta": Meta is unresolved alone);
+        the departments set aside right after it ("La Unión, no el de Nariño ni el del Valle"); the
+        starts of the names that only set a department aside (they name no place)."""
+        selects: dict[int, set[str]] = {}
+        sets_aside: dict[int, set[str]] = {}
+        consumed: set[int] = set()
+        for i, h in enumerate(hits):
+            end = h.start + len(h.matched)
+            chain = True
+            for h2 in hits[i + 1 :]:
+                gap = fold_phrase(question[end : h2.start])
+                depts = {c.split(":")[1] for c in h2.candidates if c.startswith("department:")}
+                if h2.place is not None and h2.place.level == "department":
+                    depts = {h2.place.code}
+                if chain and depts and _EXCLUDING_GAP.fullmatch(" " + gap + " "):
+                    sets_aside.setdefault(h.start, set()).update(depts)
+                    consumed.add(h2.start)
+                    end = h2.start + len(h2.matched)
+                    continue
+                chain = False
+                if depts and _QUALIFIER_GAP.fullmatch(fold_phrase(question[h.start + len(h.matched) : h2.start])):
+                    selects.setdefault(h.start, set()).update(depts)
+        return selects, sets_aside, consumed
+
+    def _qualified_by_department(self, hit: PlaceHit, depts: set[str]) -> Place | None:
+        """The one municipality among ``hit``'s candidates whose department the question also names."""
+        munis = [
+            self.gazetteer.places[c]
+            for c in hit.candidates
+            if c in self.gazetteer.places and self.gazetteer.places[c].level == "municipality"
+        ]
+        inside = [m for m in munis if m.department_code in depts]
+        return inside[0] if len(inside) == 1 and len(hit.candidates) > 1 else None
+
+    def _without(self, hit: PlaceHit, p: Place | None, aside: set[str]) -> Place | None:
+        """The place ``hit`` means once the departments ``aside`` are set aside: ``p`` when it lies
+        outside them, else the one candidate left (None: several left, or none)."""
+        places = self.gazetteer.places
+        cands = [places[c] for c in hit.candidates if c in places]
+        inside = lambda c: c.is_colombian_subdivision and (c.department_code or c.code) in aside  # noqa: E731
+        if p is not None and not inside(p):
+            return p
+        left = [c for c in cands if not inside(c)]
+        return left[0] if len(left) == 1 else None
+
+    def _ambiguous(self, question: str, hit: PlaceHit, aside: set[str], out: QuestionPlaces) -> None:
+        cands = [self.gazetteer.places[c] for c in hit.candidates if c in self.gazetteer.places]
+        cands = [c for c in cands if not (c.is_colombian_subdivision and (c.department_code or c.code) in aside)]
+        # in a sentence-case question a lower-case "la paz" is words; typed all in lower case, it
+        # may be the place, so the ambiguity is said
+        words_only = hit.matched.islower() and any(c.isupper() for c in question)
+        if len(cands) > 1 and not words_only:
+            out.ambiguous.append((hit.matched, tuple(cands)))
+
+    # -- step 2
+    def _question_policy(self, hit: PlaceHit, territorial: bool) -> Place | None:
+        """The gazetteer's passage rules, read for a question (which is short and has no context):
+
+        1. a name with one candidate left unresolved only for lack of context ("Tibú") → that place;
+        2. a department and same-named municipalities, no municipality cue ("Nariño") → the
+           department, as a person reads it ("el municipio de Nariño" already resolved by the cue);
+        3. a country that is also a Colombian municipality ("Argelia") in a territorial question
+           (armed groups, presence, alerts, municipalities) → ambiguous, not the country;
+        4. anything else unresolved stays unresolved (ambiguous)."""
+        places = self.gazetteer.places
+        cands = [places[c] for c in hit.candidates if c in places]
+        if hit.place is not None:
+            if hit.resolution == "country_default" and territorial and any(c.level == "municipality" for c in cands):
+                return None
+            return hit.place
+        if len(cands) == 1:
+            return cands[0]
+        depts = [c for c in cands if c.level == "department"]
+        if len(depts) == 1 and all(c.level in ("department", "municipality") for c in cands):
+            return depts[0]
+        return None
+
+    def _department_named(self, matched: str) -> Place | None:
+        """The department whose name (or alias) is ``matched``, or None."""
+        key = fold_phrase(matched)
+        return next(
+            (
+                p
+                for p in self.gazetteer.places.values()
+                if p.level == "department"
+                and (fold_phrase(p.name) == key or any(fold_phrase(t) == key for t, _ in p.aliases))
+            ),
+            None,
+        )
