@@ -270,7 +270,7 @@ def anchor_gaps(question: str, requirements, passages: list[dict], year_of=None)
 def _names_index(shared_key: int) -> tuple[re.Pattern, dict[str, NameSet]]:
     by_name: dict[str, NameSet] = {}
     for ns in name_sets():
-        for n in ns.names:
+        for n in (*ns.names, fold_question(ns.label)):  # the label too: the opening sentence writes it
             by_name.setdefault(n, ns)
     alts = "|".join(re.escape(n) for n in sorted(by_name, key=len, reverse=True))
     return re.compile(rf"(?<![\w])(?:{alts})(?![\w])"), by_name
@@ -289,5 +289,11 @@ def named_sets(text: str) -> list[NameSet]:
 
 
 def names_in(folded_text: str, ns: NameSet) -> bool:
-    """Does the folded text mention ``ns`` by any of its aliases (what a passage may say for it)?"""
-    return any(_mentions(folded_text, a) for a in ns.aliases)
+    """Does the folded text mention ``ns`` — or another set shown under the same label (two
+    organisations may share a Spanish name) — by any of its aliases (what a passage may say for it)?"""
+    return any(_mentions(folded_text, a) for other in _same_label(ns.label) for a in other.aliases)
+
+
+@functools.lru_cache(maxsize=1024)
+def _same_label(label: str) -> tuple[NameSet, ...]:
+    return tuple(ns for ns in name_sets() if ns.label == label)
