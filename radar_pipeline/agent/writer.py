@@ -212,6 +212,13 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + f" {conj} " + last
 
 
+def _term_pattern(term: str) -> str:
+    """A folded glossary term as a pattern that also meets its singular or plural ("anti-satellite
+    tests" meets "anti-satellite test", "pruebas antisatélite" "prueba antisatélite")."""
+    words = [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in fold_question(term).split()]
+    return r"(?<!\w)" + r"\s+".join(re.escape(w) + r"(?:s|es)?" for w in words) + r"(?!\w)"
+
+
 def topic_of(question: str, quotes: list[Quote]) -> str | None:
     """The question's most specific glossary term (Spanish) that the quotes mention in Spanish or
     English: the term of most words; a one-word term only when it is no everyday corpus word (the
@@ -224,10 +231,9 @@ def topic_of(question: str, quotes: list[Quote]) -> str | None:
         if named_sets(spanish):  # a country or organisation: the opening names it already
             continue
         specific = len(words) > 1 or words[0] not in generic_words() or any(t.isupper() for t in english)
-        if specific and any(
-            re.search(r"(?<!\w)" + re.escape(fold_question(t)) + r"(?!\w)", quoted) for t in (spanish, *english)
-        ):
-            found.append((len(words), spanish))
+        if specific and any(re.search(_term_pattern(t), quoted) for t in (spanish, *english)):
+            written = re.search(r"(?<!\w)" + re.escape(spanish) + r"(?!\w)", question, re.I)
+            found.append((len(words), written.group(0) if written else spanish))  # as the question writes it: «IA»
     return max(found, key=lambda x: x[0])[1] if found else None
 
 
