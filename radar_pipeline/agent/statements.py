@@ -239,11 +239,13 @@ _FUNCTION_AFTER_VERB = frozenset(
 # ("GPS jam- measure"), a URL slug glued to prose ("across-u-s-southeast-coast/."), an English
 # function word followed by another that cannot follow it ("part of or cyberattacks": two columns
 # interleaved), a closing bracket or curly quote with no opening one (the sentence began earlier),
-# a number then a comma and a lower-case word at the start ("2025, remaining the highest…")
+# a number then a comma and a lower-case word at the start ("2025, remaining the highest…"), a run
+# of single letters
 _BROKEN = re.compile(
     r"[a-z]{2,}- (?!and\b|or\b|y\b|o\b|e\b|to\b|a\b)[a-z]{2,}|\w+(?:-\w+){3,}/|"
     r"\b(?:the|an|a)\s+(?:or|and|of|the|to|a|an)\b|\bof\s+(?:or|of|to)\b|\bto\s+(?:or|and|of)\b|"
-    r"\b(?:in|on|at|by|for|from|with|since|into)\s+(?:of|into)\b|^\d[\d.,]*,\s+[a-z]"
+    r"\b(?:in|on|at|by|for|from|with|since|into)\s+(?:of|into)\b|^\d[\d.,]*,\s+[a-z]|"
+    r"(?:(?<![\w.])[A-Za-z] ){4,}"  # a spaced-out title run into the prose ("O R B I T A L D E B R I S")
 )
 
 

@@ -76,6 +76,7 @@ NON_STATEMENTS = {
         "2013 and 2017, only 90 reports of GPS jam- measure due to its distance from Ukraine.",
         "Colombia) representa la suma de todas las inversiones.",
         "visitadas es que la micro focalización, la mayoría de las veces,",
+        "O R B I T A L D E B R I S Created by Destructive ASAT Testing The countries listed carried out tests.",
     ],
 }
 
