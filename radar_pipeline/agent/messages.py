@@ -138,7 +138,13 @@ def coverage_note(unmet: list[dict], span: tuple[int, int] | None = None) -> str
     Rows of ``tipo`` ``range`` are the years of the question's period ``span`` (``(desde, hasta)``)
     without evidence: one sentence names exactly those years, e.g. «Sin evidencia leída para 2017 y
     2018 dentro del periodo 2015–2020.»; the other rows get the «Cobertura incompleta: …» sentence."""
-    kinds = {"year": "año", "item": "elemento de la lista", "country": "país", "group": "grupo"}
+    kinds = {
+        "year": "año",
+        "item": "elemento de la lista",
+        "country": "país",
+        "group": "grupo",
+        **ANCHOR_KINDS,
+    }
     years = [int(c["requisito"]) for c in unmet if c["tipo"] == "range"]
     others = [c for c in unmet if c["tipo"] != "range"]
     out = []
@@ -153,6 +159,31 @@ def coverage_note(unmet: list[dict], span: tuple[int, int] | None = None) -> str
         period = f"{span[0]}–{span[1]}" if span else "de la pregunta"
         out.append(f"Sin evidencia leída para {_years_text(years)} dentro del periodo {period}.")
     return " ".join(out)
+
+
+ANCHOR_KINDS = {"nombre": "nombre", "cita": "nombre citado", "codigo": "código o sigla", "año": "año"}
+"""How the notes name each kind of anchor (``anchors.Anchor.kind``)."""
+
+
+def missing_anchors(missing: list[tuple[str, str]], withheld: int = 0) -> str:
+    """The run found passages near the question but none names what it is about: ``missing`` lists
+    the question's anchors without a mention, as ``(label, kind)`` (``anchors.Anchor``), e.g.
+    «No encontré en los pasajes leídos ninguna mención de «Halcón Dorado» (nombre) ni de 2031 (año),
+    que es lo que pregunta la pregunta; no cito los pasajes más cercanos porque tratan de otra
+    cosa.»; ``withheld``: passages read but set aside because they carry instructions (said, as in
+    ``no_evidence``)."""
+    named = [f"«{label}» ({ANCHOR_KINDS.get(kind, kind)})" for label, kind in missing]
+    listed = " ni de ".join([", ".join(named[:-1]), named[-1]]) if len(named) > 1 else "".join(named)
+    return (
+        f"No encontré en los pasajes leídos ninguna mención de {listed}, que es aquello por lo que pregunta. "
+        "No cito los pasajes más cercanos porque no tratan de eso. Si el nombre se escribe de otra forma "
+        "(otra grafía, sigla o idioma), prueba con esa forma."
+        + (
+            f" Retiré {withheld} pasaje(s) pertinente(s) porque contenían instrucciones dirigidas al asistente."
+            if withheld
+            else ""
+        )
+    )
 
 
 def visualization_reply(vis: dict) -> tuple[str, bool]:

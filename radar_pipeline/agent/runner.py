@@ -44,6 +44,14 @@ between runs). Each fallback is a trace step with ``termination_reason`` ``degra
 listed in ``RunResult.degraded`` (``{"rol", "motivo", "por_circuito"}``, roles as in
 ``DEGRADABLE_ROLES``) and the answer ends with ``messages.degraded_note``.
 
+**Anchors.** The question's anchors (``anchors.question_anchors``: a named programme, a quoted
+name, a code, a year that no coverage requirement tracks) are searched for like requirements
+(passed to the analyst as extra ``Requirement``s) and judged after RETRIEVE: when the passages read
+mention none of the question's subjects (``anchors.AnchorGaps.all_missing``) the run ends
+``sin_evidencia`` (``sin_anclas``) with ``messages.missing_anchors`` naming them, instead of quoting
+the nearest text; an anchor partly missing becomes a coverage row without evidence (``tipo``
+``nombre`` | ``cita`` | ``codigo`` | ``año``), so the run ends ``incompleta`` and its note names it.
+
 **Coverage.** ``ctx.coverage`` (the /chat ``cobertura``) has one row per coverage requirement of
 ``router.extract_requirements``: for a closed period of more than one year ("entre 2015 y 2020"),
 one row per year (``tipo`` ``range``), met by a read passage that mentions the year or whose
@@ -86,6 +94,7 @@ from radar_pipeline.agent import followup as followups
 from radar_pipeline.agent import guards, messages, prompts, router, verifier, visualizer
 from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent.analyst import Analyst, Assignment, unmet
+from radar_pipeline.agent.anchors import anchor_gaps, question_anchors
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMReply, parse_json_object
 from radar_pipeline.agent.replies import (
     GuardReply,
@@ -764,9 +773,11 @@ class AgentRunner:
             ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls, reader=self.aggregates)
         tb = ctx.toolbox
         forms = [f for f in ctx.formulations if f not in ctx.used_formulations] or ctx.formulations[:1]
+        # the question's anchors are searched for like coverage requirements (they are judged below)
+        anchored = [a.requirement() for a in question_anchors(ctx.question, ctx.plan.requirements)]
         job = Assignment(
             question=ctx.question,
-            requirements=ctx.plan.requirements,
+            requirements=ctx.plan.requirements + anchored,
             formulations=forms,
             corpus=corpus,
             toolbox=tb,
@@ -802,6 +813,18 @@ class AgentRunner:
         ctx.coverage = [
             {"requisito": r.label, "tipo": r.kind, "cubierto": r not in missing} for r in ctx.plan.requirements
         ]
+        # the question's anchors (a named programme, a quoted name, a code, a year): when the passages
+        # read name none of its names/codes (or none of its anchors at all), the nearest text is no
+        # answer; an anchor partly missing is a coverage row without evidence (``incompleta``)
+        readable = [p for p in tb.read.values() if not p.get("suspicious")]
+        lost = anchor_gaps(ctx.question, ctx.plan.requirements, readable, tb.publication_year)
+        if lost is not None and lost.all_missing:
+            withheld = len(above) - len(relevant)
+            detail = {"anclas_sin_mencion": lost.labels(), "pasajes_retirados": withheld}
+            ctx.step("analista", State.RETRIEVE, time.perf_counter(), detail=detail)
+            raise _Stop("sin_evidencia", "sin_anclas", messages.missing_anchors(lost.pairs(), withheld))
+        if lost is not None:
+            ctx.coverage += [{"requisito": a.label, "tipo": a.kind, "cubierto": False} for a in lost.missing]
         return State.WRITE
 
     # -- WRITE (analyst, no tools)

@@ -11,7 +11,15 @@ U+FF0D, soft hyphen) and spaces inside brackets; ``parse_citations`` normalises 
 * the answer must carry at least one valid citation;
 * every content sentence must carry a citation;
 * quoted text (``«…»`` or ``"…"``) must appear verbatim in a passage it cites;
-* every number (3+ digits, or with a decimal/percent) in a sentence must appear in a cited passage.
+* every number (3+ digits, or with a decimal/percent) in a sentence must appear in a cited passage;
+* a sentence that states without quoting (the extractive writer's opening sentence, a model's
+  paraphrase) is checked against its *evidence*: the quoted sentences of the same answer that cite
+  one of its passages, or, when the answer quotes none of them, the cited passages' text. Every
+  country or organisation it names (``anchors.named_sets``: Spanish, English or Portuguese names,
+  demonyms), every year and every figure of two or more digits must occur in that evidence (a name
+  through any of its aliases, so «Estados Unidos» is met by "United States"), and a name followed by
+  years in brackets («China (2007)») must occur together with each of those years in one piece of
+  evidence.
 
 ``canonicalize`` rewrites the valid citations to ``[doc_id:chunk_id]`` and drops rejected ones.
 """
@@ -21,8 +29,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from radar_pipeline.agent.anchors import YEAR_RE, named_sets, names_in
 from radar_pipeline.agent.tools import CHUNK_ID_RE, DOC_ID_RE
 from radar_pipeline.retrieval.service import normalize_id
+from radar_pipeline.textfold import fold_question
 
 _BRACKET = re.compile(r"[\[【［〔]([^\[\]【】［］〔〕]{1,400})[\]】］〕]")
 _CHUNK = re.compile(CHUNK_ID_RE.strip("^$"))
@@ -31,7 +41,12 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)+%?|\d{3,}%?|\d+%")
 _QUOTED = re.compile(r"[«“\"]([^«»“”\"]{12,})[»”\"]")
 _SENT = re.compile(r"(?<=[.!?»”])\s+(?=[A-ZÁÉÍÓÚÑ¿¡«\"•*])")
 _BULLET = re.compile(r"^\s*(?:[-•*]|\d{1,2}[.)])\s+")
-_NOTE_LINE = re.compile(r"^\s*(?:Fuentes?|Sources?|Advertencia|Cobertura incompleta)\s*:")
+_NOTE_LINE = re.compile(
+    r"^\s*(?:Fuentes?|Sources?|Advertencia|Cobertura incompleta|Sin frase citada para [^:]{1,300})\s*:"
+)
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+_QUOTE_LINE = re.compile(r"^\s*(?:[-•*]\s*)?«(.+)»\s*(?:\[[^\]]*\]\s*)+$")
+_NAME_YEARS = re.compile(r"([^,;()]+?)\s*\(((?:\d{4})(?:\s*,\s*\d{4})*)\)")
 
 
 @dataclass
@@ -101,7 +116,8 @@ def normalize_ws(t: str) -> str:
 
 def split_sentences(text: str) -> list[str]:
     """Claim units: a bullet line is one unit; other lines are split into sentences. Source lists
-    and the service's own notes (``Fuentes:``, ``Advertencia:``, ``Cobertura incompleta:``) are skipped."""
+    and the service's own notes (``Fuentes:``, ``Advertencia:``, ``Cobertura incompleta:``, the
+    extractive writer's ``Sin frase citada para …:``) are skipped."""
     units: list[str] = []
     for line in (text or "").splitlines():
         if not line.strip() or _NOTE_LINE.match(line):
@@ -164,10 +180,64 @@ def check_answer(text: str, read: dict[str, dict], *, require_sentence_citations
                 ):
                     res.unsupported.append(sent)
                     break
+    quoted_units = _quoted_units(text, read)
+    for sent in split_sentences(text):
+        if sent in res.unsupported or _QUOTED.search(sent):
+            continue
+        local = [c.chunk_id for c in parse_citations(sent) if _reject_reason(c, read) is None]
+        if not local:
+            continue
+        evidence = [q for q, cids in quoted_units if cids & set(local)] or [read[c]["text"] for c in local]
+        if summary_gaps(_BRACKET.sub(" ", sent), evidence):
+            res.unsupported.append(sent)
     if res.unsupported:
         res.ok = False
         res.reasons.append(f"{len(res.unsupported)} frase(s) sin respaldo verificable en los pasajes citados")
     return res
+
+
+def _quoted_units(text: str, read: dict[str, dict]) -> list[tuple[str, set[str]]]:
+    """``[(quoted sentence, {chunk ids its line cites})]`` for every quote of the answer."""
+    out = []
+    for line in (text or "").splitlines():
+        cids = {c.chunk_id for c in parse_citations(line) if _reject_reason(c, read) is None}
+        if not cids:
+            continue
+        whole = _QUOTE_LINE.match(line)  # «…» holding “…” of its own: the whole quote, not a piece of it
+        out += [(whole.group(1), cids)] if whole else [(q, cids) for q in _QUOTED.findall(line)]
+    return out
+
+
+def summary_gaps(body: str, evidence: list[str]) -> list[str]:
+    """What a sentence that states without quoting names and its ``evidence`` (quoted sentences or
+    passages) does not hold: ``["nombre: Rusia", "año: 2021", "cifra: 3,000", "par: China (2007)"]``
+    ([] when everything is there). Names are compared through their aliases, folded; years and
+    figures as written (a figure also with its thousands separator removed)."""
+    folded_units = [fold_question(u) for u in evidence]
+    folded_all = " ".join(folded_units)
+    plain = re.sub(r"\s+", "", " ".join(evidence))
+    gaps = []
+    for ns in named_sets(body):
+        if not names_in(folded_all, ns):
+            gaps.append(f"nombre: {ns.label}")
+    for y in dict.fromkeys(YEAR_RE.findall(body)):
+        if y not in plain:
+            gaps.append(f"año: {y}")
+    for f in dict.fromkeys(_FIGURE.findall(body)):
+        digits = f.replace(",", "").replace(".", "")
+        if len(digits) < 2 or YEAR_RE.fullmatch(f):
+            continue
+        if f not in plain and digits not in plain.replace(",", "").replace(".", ""):
+            gaps.append(f"cifra: {f}")
+    for m in _NAME_YEARS.finditer(body):
+        found = named_sets(m.group(1))
+        if not found:
+            continue
+        ns = found[-1]
+        for y in re.findall(r"\d{4}", m.group(2)):
+            if not any(names_in(u, ns) and y in u for u in folded_units):
+                gaps.append(f"par: {ns.label} ({y})")
+    return gaps
 
 
 def canonicalize(text: str, read: dict[str, dict]) -> str:

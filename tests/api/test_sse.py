@@ -22,8 +22,10 @@ def _events(text: str) -> list[tuple[str, dict]]:
 
 
 def test_stream_steps_then_final(client):
+    # (the test corpus's only Kessler passage carries an injection and is withheld: a Kessler question
+    # now ends sin_evidencia naming «Kessler» instead of quoting the nearest text, issue 22)
     with client.stream(
-        "POST", "/chat/stream", json={"pregunta": "¿Qué es el síndrome de Kessler y cómo afecta a la órbita baja?"}
+        "POST", "/chat/stream", json={"pregunta": "¿Qué desechos generan las pruebas antisatélite en la órbita baja?"}
     ) as r:
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
         events = _events(r.read().decode())

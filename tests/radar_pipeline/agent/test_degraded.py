@@ -115,7 +115,7 @@ def test_one_role_failing_falls_back_from_there_on(fake, offline_service, role, 
         assert resp.ruta == "both" and resp.visualizacion is not None  # the rules' proposal
         assert [c.tipo for c in resp.visualizacion.componentes] == ["linea_tiempo"]
     if role in ("guardia", "orquestador", "analista", "redactor"):
-        assert resp.respuesta.startswith("Respuesta extractiva")
+        assert resp.respuesta.startswith("Los pasajes citados")  # the extractive writer's opening sentence
 
 
 def test_the_rule_guard_still_blocks_while_the_model_is_down(fake, offline_service):

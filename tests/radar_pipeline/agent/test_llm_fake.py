@@ -109,7 +109,7 @@ def test_provider_timeout_in_the_writer_falls_back_to_extractive(fake, make_runn
     resp = _contract(res)
     assert resp.metadata.estado in ("respondida", "incompleta"), resp.respuesta
     assert _degraded(resp) == [("redactor", "timeout", False), ("verificador", "timeout", True)]
-    assert resp.respuesta.startswith("Respuesta extractiva") and resp.citas
+    assert resp.respuesta.startswith("Los pasajes citados") and resp.citas  # the extractive writer's opening
     assert not fake.calls("verificador")
 
 
@@ -292,7 +292,9 @@ def test_passage_with_instructions_is_withheld_from_the_models(fake, offline_ser
     )
     fake.script("analista", read_both)
     res = _runner(fake, offline_service).run("¿Qué es el síndrome de Kessler y qué desechos generan las pruebas ASAT?")
-    assert res.estado == "respondida", res.respuesta
+    # the only passage that names Kessler is the withheld one: the answer covers the ASAT debris and
+    # says that «Kessler», a name the question asks about, has no evidence (issue 22, item 5)
+    assert res.estado == "incompleta" and "«Kessler» (nombre)" in res.respuesta, res.respuesta
     for role in ("analista", "redactor", "verificador"):
         for call in fake.calls(role):
             assert attack["payload"][:30] not in json.dumps(call["body"], ensure_ascii=False), role

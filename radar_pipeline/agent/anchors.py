@@ -1,0 +1,299 @@
+"""The question's anchors, and the named things a sentence mentions.
+
+**Anchors.** A question may be about something specific that the passages must name for an answer
+to exist: a named programme ("el programa Halcón Dorado"), a quoted name («Cóndor Azul»), a code
+or an acronym ("SJ-21", "X-37B"), a year ("en 2031"). When the passages read never mention it, the
+nearest text is not an answer (issue 22, item 5). ``question_anchors`` finds them by kind:
+
+* ``cita`` — text between quotes («…», “…”, "…") of 2–60 characters;
+* ``codigo`` — a token mixing letters and digits (``SJ-21``, ``X-37B``, ``Kosmos-2553``) or an
+  upper-case acronym of 2–8 letters;
+* ``año`` — a year 1950–2049;
+* ``nombre`` — a run of capitalised words that does not open the question (connectors ``de``,
+  ``del``, ``la``… allowed inside).
+
+What is not an anchor: anything a coverage requirement already tracks (countries, armed groups and
+organisations of ``understanding.name_sets``, listed items, the years of a comparison or a period:
+``router.extract_requirements``), and the **generic terms**: a term of the reviewed Spanish→English
+glossary (``retrieval/data/glossary_es_en.tsv``: "IA", "NBQR", "Derecho Internacional
+Humanitario", "Fuerzas Militares"), or a name made only of everyday corpus words (the Spanish side
+of the induced lexicon, ``lexicon_induced_es_en.tsv``: words seen in 20+ documents, such as
+"Fuerza", "Espacial") — a capitalised description, not a name. A name keeps only its *distinctive*
+words (not in that lexicon, not function words) as what must be found.
+
+**Matching** is folded (``textfold.fold_question``, word boundaries) and cross-lingual: an anchor
+that is a country or organisation name, or a glossary term, also matches through its English and
+Portuguese aliases (``name_sets``, the glossary); a year also matches a passage whose document is
+dated in it (``publication_year``). A distinctive word is matched as written (names are not
+translated).
+
+**Named things of a sentence.** ``named_sets(text)`` returns the countries and organisations a text
+names (every ``NameSet`` whose ``names`` occur, via one compiled alternation), used by the writer's
+opening sentence and by the verifier's check of it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+from radar_pipeline.agent.router import Requirement
+from radar_pipeline.agent.understanding import NameSet, name_sets
+from radar_pipeline.textfold import fold_question
+
+try:  # the reviewed glossary and the induced lexicon of the retrieval package
+    from radar_pipeline.retrieval.glossary import glossary_matches, load_glossary, load_induced_lexicon
+except ImportError:  # pragma: no cover - retrieval data absent in this checkout
+    glossary_matches = load_glossary = load_induced_lexicon = None
+
+YEAR_RE = re.compile(r"(?<!\d)(19[5-9]\d|20[0-4]\d)(?!\d)")
+_QUOTED = re.compile(r"[«“\"]([^«»“”\"]{2,60})[»”\"]")
+_CODE = re.compile(
+    r"(?<![\w-])(?:[A-Z][A-Za-z]{0,11}[-‐ ]?\d[\w-]*|[A-Za-z]{1,12}[-‐]\d[\w-]*|\d+[A-Z]{1,4}\b|"
+    r"[A-ZÁÉÍÓÚÑ]{2,8}(?:-[A-Z0-9]{1,6})?)(?![\w-])"
+)
+_CAP_WORD = r"[A-ZÁÉÍÓÚÑ][\wáéíóúñü'’\-]*"
+_NAME = re.compile(rf"{_CAP_WORD}(?:\s+(?:(?:de|del|la|las|los|el|da|do|dos|das|of|the)\s+)?{_CAP_WORD})*")
+_FUNCTION = frozenset(
+    fold_question(w)
+    for w in """
+    de del la las los el un una y e o u en con por para sobre entre sin al a the of and or in on for to da do dos das
+    que qué cómo cuál cuáles quién quiénes dónde cuándo cuánto cuántos cuántas what which who how when where
+    """.split()
+)
+# question words and discourse openers a question may capitalise after a comma or a colon
+_OPENERS = frozenset(
+    fold_question(w)
+    for w in """
+    qué cómo cuál cuáles quién quiénes dónde cuándo cuánto cuántos cuántas por para según desde hasta hay existe existen
+    dime explica muestra compara resume what which who how when where why según es son fue
+    """.split()
+)
+# nouns that introduce a proper name ("el programa Halcón Dorado", "la operación Tormenta Roja"):
+# the capitalised words after one are a name even when they are everyday words
+_DESIGNATOR = re.compile(
+    r"(?:programa|proyecto|operacion|operativo|mision|plan|iniciativa|satelite|sistema|constelacion|cohete|misil|"
+    r"dron|vehiculo|informe|reporte|documento|estudio|ejercicio|ley|decreto|resolucion|acuerdo|tratado|estrategia|"
+    r"doctrina|empresa|compania|base|buque|nave|unidad|brigada|batallon|frente|bloque|columna|comando|"
+    r"program|programme|project|operation|mission|satellite|system|report|exercise|initiative|company)s?"
+    r"(?:\s+(?:de|del|la|el|los|las|llamad[oa]|denominad[oa]|conocid[oa] como|called|named))?\s*$"
+)
+_SELF = frozenset({"radar"})  # the assistant's own name ("¿Qué sabe Radar de…?") is not a topic
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """One anchor of a question: ``kind`` (``nombre`` | ``cita`` | ``codigo`` | ``año``), ``label``
+    as written, ``aliases`` (folded forms, any of which meets it), ``words`` (for a ``nombre``: its
+    distinctive folded words, all of which must occur; empty otherwise)."""
+
+    kind: str
+    label: str
+    aliases: tuple[str, ...]
+    words: tuple[str, ...] = ()
+    subject: bool = False  # what the question asks about: quoted, a code, or named after "el programa…"
+
+    def requirement(self) -> Requirement:
+        """The anchor as a coverage ``Requirement`` (kind ``nombre``/``cita``/``codigo``/``año``), for
+        the analyst's targeted searches (``analyst.Analyst`` searches "topic + alias" for each
+        requirement the passages read do not meet yet)."""
+        return Requirement(self.kind, self.label, tuple(dict.fromkeys((*self.aliases, " ".join(self.words)))))
+
+    @property
+    def specific(self) -> bool:
+        """A name, quoted name or code: what the question is about (a year only dates it)."""
+        return self.kind != "año"
+
+    def met_by(self, folded_text: str, publication_year: int | None = None) -> bool:
+        """Does the folded passage text mention the anchor (or, for a year, is the passage's document
+        dated in it)?"""
+        if self.kind == "año" and publication_year is not None and str(publication_year) == self.label:
+            return True
+        if any(_mentions(folded_text, a) for a in self.aliases):
+            return True
+        return bool(self.words) and all(_mentions(folded_text, w) for w in self.words)
+
+
+def _mentions(folded: str, word: str) -> bool:
+    return bool(word) and re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", folded) is not None
+
+
+@functools.lru_cache(maxsize=1)
+def generic_words() -> frozenset[str]:
+    """Folded everyday words: the glossary's Spanish words and the induced lexicon's Spanish side."""
+    words: set[str] = set(_FUNCTION)
+    if load_glossary is not None:
+        for e in load_glossary():
+            words.update(fold_question(e.spanish).split())
+        words.update(load_induced_lexicon().keys())
+    return frozenset(words)
+
+
+def _glossary_spans(question: str) -> list[tuple[str, tuple[str, ...]]]:
+    """``[(folded spanish, folded english terms)]`` of the glossary terms in ``question``."""
+    if glossary_matches is None:
+        return []
+    return [(fold_question(e.spanish), tuple(fold_question(t) for t in e.english)) for e in glossary_matches(question)]
+
+
+def _covered_by(folded: str, spans: list[str]) -> bool:
+    """Is the folded phrase one of (or inside one of) the folded spans?"""
+    return any(folded == s or _mentions(s, folded) for s in spans if s)
+
+
+def question_anchors(question: str, requirements=()) -> list[Anchor]:
+    """The anchors of ``question`` (see the module docstring), in order, without duplicates.
+
+    ``requirements``: the question's ``router.Requirement``s (what they track is not an anchor).
+    Deterministic; no model."""
+    q = " ".join((question or "").split())
+    tracked = [a for r in requirements for a in r.aliases] + [r.label for r in requirements]
+    tracked = [fold_question(t) for t in tracked]
+    gloss = _glossary_spans(q)
+    generic_spans = [s for s, _ in gloss] + [e for _, en in gloss for e in en]
+    names = [n for ns in name_sets() for n in ns.names]
+    out: list[Anchor] = []
+    seen: set[str] = set()
+
+    def add(a: Anchor) -> None:
+        key = fold_question(a.label)
+        if key in seen or not a.label:
+            return
+        seen.add(key)
+        out.append(a)
+
+    def known(folded: str) -> bool:
+        return _covered_by(folded, tracked) or _covered_by(folded, generic_spans) or folded in names
+
+    for m in _QUOTED.finditer(q):
+        text = m.group(1).strip()
+        f = fold_question(text)
+        if f and not known(f):
+            add(Anchor("cita", text, (f,), subject=True))
+    for y in YEAR_RE.findall(q):
+        if y not in tracked:
+            add(Anchor("año", y, (y,)))
+    body = _QUOTED.sub(" ", q)
+    code_spans: list[tuple[int, int]] = []
+    for m in _CODE.finditer(body):
+        tok = m.group(0).strip()
+        f = fold_question(tok)
+        if YEAR_RE.fullmatch(tok) or not re.search(r"[A-Za-z]", tok) or known(f):
+            continue
+        if tok.isupper() or re.search(r"\d", tok):
+            if len(tok) >= 2 and not (tok.isalpha() and tok.capitalize() == tok):
+                code_spans.append(m.span())
+                variants = (f, f.replace("-", " "), f.replace("-", ""), f.replace(" ", "-"), f.replace(" ", ""))
+                add(Anchor("codigo", tok, tuple(dict.fromkeys(variants)), subject=True))
+    for m in _NAME.finditer(body):
+        start = m.start()
+        if any(a < m.end() and start < b for a, b in code_spans):
+            continue
+        before = body[:start].rstrip(" ¿¡\"'«“(")
+        phrase = m.group(0)
+        words = phrase.split()
+        if not before or before.endswith((".", "?", "!", ":")):  # the question's (or a clause's) first word
+            words = words[1:]
+            while words and fold_question(words[0]) in _FUNCTION:
+                words = words[1:]
+        if not words:
+            continue
+        words = [w for w in words if not known(fold_question(w)) and fold_question(w) not in _SELF]
+        while words and fold_question(words[-1]) in _FUNCTION:
+            words = words[:-1]
+        if not words or fold_question(words[0]) in _OPENERS:
+            continue
+        phrase = " ".join(words)
+        f = fold_question(phrase)
+        if known(f) or _CODE.fullmatch(phrase):
+            continue
+        folded_words = [fold_question(x).strip("'’-") for x in words]
+        content = [w for w in folded_words if w not in _FUNCTION and len(w) > 2]
+        distinctive = tuple(w for w in content if w not in generic_words())
+        designated = _DESIGNATOR.search(fold_question(body[:start])) is not None
+        # a name: introduced by a designator noun, or made only of words that are no everyday word
+        if designated and content:
+            add(Anchor("nombre", phrase, (f,), tuple(content), subject=True))
+        elif distinctive and len(distinctive) == len(content):
+            add(Anchor("nombre", phrase, (f,), distinctive))
+    return out
+
+
+def missing_anchors(anchors: list[Anchor], passages: list[dict], year_of=None) -> list[Anchor]:
+    """The anchors no passage meets; ``passages`` carry ``text`` and ``doc_id``; ``year_of`` maps a
+    ``doc_id`` to its publication year (None when undated)."""
+    folded = [(fold_question(p.get("text") or ""), p.get("doc_id")) for p in passages]
+    out = []
+    for a in anchors:
+        if not any(a.met_by(t, year_of(d) if year_of is not None and d else None) for t, d in folded):
+            out.append(a)
+    return out
+
+
+@dataclass(frozen=True)
+class AnchorGaps:
+    """The anchors of a question that the passages read do not mention (``anchor_gaps``)."""
+
+    anchors: tuple[Anchor, ...]
+    missing: tuple[Anchor, ...]
+
+    @property
+    def all_missing(self) -> bool:
+        """Nothing read is about what the question asks: none of its subjects (a quoted name, a code,
+        a name after "el programa…", "la operación…") is mentioned, when it has any; else none of
+        its names; for a question whose only anchors are years, none of them."""
+        for group in ([a for a in self.anchors if a.subject], [a for a in self.anchors if a.specific]):
+            if group:
+                return all(a in self.missing for a in group)
+        return bool(self.anchors) and len(self.missing) == len(self.anchors)
+
+    def labels(self) -> list[str]:
+        return [a.label for a in self.missing]
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return [(a.label, a.kind) for a in self.missing]
+
+
+def anchor_gaps(question: str, requirements, passages: list[dict], year_of=None) -> AnchorGaps | None:
+    """The question's anchors that ``passages`` (the relevant passages read) do not mention, or None
+    when it has no anchor or every anchor is mentioned."""
+    anchors = question_anchors(question, requirements)
+    if not anchors:
+        return None
+    missing = missing_anchors(anchors, passages, year_of)
+    return AnchorGaps(tuple(anchors), tuple(missing)) if missing else None
+
+
+# --------------------------------------------------------------------------- named things
+@functools.lru_cache(maxsize=4)
+def _names_index(shared_key: int) -> tuple[re.Pattern, dict[str, NameSet]]:
+    by_name: dict[str, NameSet] = {}
+    for ns in name_sets():
+        for n in (*ns.names, fold_question(ns.label)):  # the label too: the opening sentence writes it
+            by_name.setdefault(n, ns)
+    alts = "|".join(re.escape(n) for n in sorted(by_name, key=len, reverse=True))
+    return re.compile(rf"(?<![\w])(?:{alts})(?![\w])"), by_name
+
+
+def named_sets(text: str) -> list[NameSet]:
+    """The countries and organisations ``text`` names (``NameSet.names``, folded, word boundaries),
+    in order of first mention, each once."""
+    rx, by_name = _names_index(id(name_sets()))
+    out: list[NameSet] = []
+    for m in rx.finditer(fold_question(text or "")):
+        ns = by_name[m.group(0)]
+        if ns not in out:
+            out.append(ns)
+    return out
+
+
+def names_in(folded_text: str, ns: NameSet) -> bool:
+    """Does the folded text mention ``ns`` — or another set shown under the same label (two
+    organisations may share a Spanish name) — by any of its aliases (what a passage may say for it)?"""
+    return any(_mentions(folded_text, a) for other in _same_label(ns.label) for a in other.aliases)
+
+
+@functools.lru_cache(maxsize=1024)
+def _same_label(label: str) -> tuple[NameSet, ...]:
+    return tuple(ns for ns in name_sets() if ns.label == label)

@@ -1,0 +1,285 @@
+"""Issue 22, items 3 and 5: clean extractive answers (no document apparatus quoted, the sentence
+holding the asked fact wins, a Spanish opening sentence checked by the verifier, quotes grouped per
+requirement) and runs that know when the passages do not hold what the question is about."""
+
+from __future__ import annotations
+
+import pytest
+
+from radar_pipeline.agent.anchors import anchor_gaps, named_sets, question_anchors
+from radar_pipeline.agent.router import extract_requirements
+from radar_pipeline.agent.verifier import check_answer, summary_gaps
+from radar_pipeline.agent.writer import ExtractiveWriter, QuestionProfile, Quote, figures_in, opening
+
+
+def _p(n: int, text: str, lang: str = "en", doc: str | None = None) -> dict:
+    doc = doc or f"{n:016x}"
+    return {
+        "chunk_id": f"{doc}-{n}",
+        "doc_id": doc,
+        "text": text,
+        "language": lang,
+        "similarity": 0.6,
+        "title": f"doc {n}",
+        "source_path": f"d{n}.txt",
+        "page": 1,
+    }
+
+
+# A passage as a PDF text layer gives it: the fact, wrapped in a caption, a bibliography entry,
+# slide boilerplate and a sentence about the topic that names no country.
+ASAT = [
+    _p(
+        1,
+        "Figure: Consequences of a low-altitude kinetic ASAT test on the debris population. "
+        "Each line represents one of the orbital regions and the number of objects it held. "
+        "Anti-satellite tests are a major concern for the long-term sustainability of the space environment. "
+        "China destroyed its Fengyun-1C weather satellite in a 2007 anti-satellite test, creating more than 3,000 fragments. "
+        "393 Jonathan McDowell, Twitter Post, December 27, 2019, 8:54 PM.",
+    ),
+    _p(
+        2,
+        "Group Name: 1 Harish Team Members • Ana • Luis • Table of Contents • "
+        "India conducted its Mission Shakti anti-satellite test in 2019 against a satellite in low orbit. "
+        "Russia tested a direct-ascent anti-satellite missile against Kosmos 1408 in 2021. "
+        "Source: Secure World Foundation, Global Counterspace Capabilities, April 2023.",
+    ),
+    _p(
+        3,
+        "Anti-satellite weapons raise questions about norms of responsible behaviour in outer space. "
+        "Debris-generating tests are widely criticised by the international community.",
+    ),
+]
+APPARATUS = ("Figure", "Each line represents", "McDowell", "Team Members", "Source:")
+
+
+@pytest.fixture(scope="module")
+def writer(use_encoder):
+    return ExtractiveWriter(use_encoder)
+
+
+def _read(passages):
+    return {p["chunk_id"]: p for p in passages}
+
+
+def test_apparatus_never_becomes_a_quote_and_the_opening_names_what_the_quotes_establish(writer):
+    q = "¿Qué países han realizado pruebas antisatélite?"
+    draft = writer.write(q, ASAT, extract_requirements(q))
+    quoted = [s for s, _ in draft.sentences]
+    assert quoted and not any(a in s for s in quoted for a in APPARATUS)
+    first = draft.text.splitlines()[0]
+    assert first.startswith("Los pasajes citados nombran a ")
+    # the countries of the cited sentences, in Spanish, each with its year
+    for name in ("China (2007)", "India (2019)", "Rusia (2021)"):
+        assert name in first, first
+    assert "pruebas antisatélite" in first or "antisatélite" in first
+    check = check_answer(draft.text, _read(ASAT))
+    assert check.ok, check.reasons
+
+
+def test_the_sentence_holding_the_asked_fact_wins(writer):
+    """A "how many" question quotes the sentence with the figure; a "when" question the one with a
+    year; the question's own country beats a sentence about another one."""
+    w = ExtractiveWriter(writer.encoder, max_sentences=1)
+    many = w.write("¿Cuántos fragmentos generó la prueba antisatélite china?", ASAT)
+    assert "3,000" in many.sentences[0][0]
+    when = w.write("¿Cuándo realizó India su prueba antisatélite?", ASAT, extract_requirements("India"))
+    assert "2019" in when.sentences[0][0] and "India" in when.sentences[0][0]
+    russia = w.write("¿Qué prueba antisatélite hizo Rusia?", ASAT, extract_requirements("Rusia"))
+    assert "Russia" in russia.sentences[0][0]
+
+
+def test_question_profile_reads_the_kind_of_fact_asked_for():
+    assert QuestionProfile.of("¿Cuántos satélites lanzó China?", []).numeric
+    assert QuestionProfile.of("How many fragments did the test create?", []).numeric
+    assert QuestionProfile.of("¿Qué países han realizado pruebas ASAT?", []).actors
+    assert QuestionProfile.of("¿Quién lanzó el satélite?", []).actors
+    assert QuestionProfile.of("¿Cuándo ocurrió la prueba?", []).time
+    assert QuestionProfile.of("When did India test?", []).time
+    plain = QuestionProfile.of("¿Qué es la basura espacial?", [])
+    assert not (plain.numeric or plain.actors or plain.time)
+    assert figures_in("It created more than 3,000 fragments and 35% of the debris in 2007.") == ["3,000", "35%"]
+
+
+def test_quotes_are_grouped_per_requirement_and_a_requirement_without_a_quote_is_reported(writer):
+    q = "¿Qué pruebas antisatélite han realizado China, India y Australia?"
+    reqs = extract_requirements(q)
+    draft = writer.write(q, ASAT, reqs)
+    assert "Sobre «China»" in draft.text and "Sobre «India»" in draft.text
+    assert [r.label for r in draft.unmet] == ["Australia"]
+    china = draft.text.index("Sobre «China»")
+    india = draft.text.index("Sobre «India»")
+    assert "Fengyun" in draft.text[china:india] and "Mission Shakti" in draft.text[india:]
+    assert check_answer(draft.text, _read(ASAT)).ok
+
+
+def test_spanish_and_portuguese_passages_open_the_same_way(writer):
+    es = [
+        _p(
+            7,
+            "Fuente: elaboración propia con base en datos de la Defensoría del Pueblo. "
+            "El ELN y el Clan del Golfo se disputan el control de la minería ilegal de oro en el sur de Bolívar desde 2020.",
+            "es",
+        ),
+        _p(8, "O garimpo ilegal de ouro na Amazônia brasileira cresceu 90% entre 2018 e 2022.", "pt"),
+    ]
+    draft = writer.write("¿Qué grupos controlan la minería ilegal de oro?", es)
+    first = draft.text.splitlines()[0]
+    assert "Fuente:" not in draft.text
+    assert "Ejército de Liberación Nacional" in first or "ELN" in first
+    assert check_answer(draft.text, _read(es)).ok
+
+
+# --------------------------------------------------------------------------- the verifier's check
+def test_the_verifier_rejects_an_opening_that_names_what_no_quote_holds():
+    p = ASAT[0]
+    quote = "China destroyed its Fengyun-1C weather satellite in a 2007 anti-satellite test, creating more than 3,000 fragments."
+    cite = f"[{p['doc_id']}:{p['chunk_id']}]"
+    body = f"\n\n- «{quote}» {cite}"
+    read = _read([p])
+    good = f"Los pasajes citados nombran a China (2007); dan además la cifra 3,000 {cite}." + body
+    assert check_answer(good, read).ok
+    for bad, gap in (
+        (f"Los pasajes citados nombran a China (2007) y Rusia {cite}.", "nombre: Rusia"),
+        (f"Los pasajes citados nombran a China (2021) {cite}.", "año: 2021"),
+        (f"Los pasajes citados dan la cifra 4,500 {cite}.", "cifra: 4,500"),
+        (f"The quoted passages name the United States and China {cite}.", "nombre: Estados Unidos"),
+    ):
+        res = check_answer(bad + body, read)
+        assert not res.ok and any(bad.split(" [")[0][:30] in u for u in res.unsupported), bad
+        assert gap in summary_gaps(bad, [quote])
+    # a name and a year both quoted but not together: the pair fails
+    two = [
+        _p(5, "China tested an anti-satellite weapon. India launched a satellite in 2019.", doc="00000000000000aa"),
+    ]
+    c2 = f"[{two[0]['doc_id']}:{two[0]['chunk_id']}]"
+    text = (
+        f"Los pasajes citados nombran a China (2019) {c2}.\n\n- «China tested an anti-satellite weapon.» {c2}\n"
+        f"- «India launched a satellite in 2019.» {c2}"
+    )
+    assert not check_answer(text, _read(two)).ok
+    assert "par: China (2019)" in summary_gaps("China (2019)", ["China tested.", "India launched in 2019."])
+
+
+def test_a_name_is_met_through_its_aliases_across_languages():
+    assert summary_gaps("Estados Unidos y Rusia", ["The United States and the Russian Federation tested."]) == []
+    assert summary_gaps("Corea del Norte", ["North Korea launched a satellite."]) == []
+    assert summary_gaps("Corea del Norte", ["South Korea launched a satellite."]) == ["nombre: Corea del Norte"]
+
+
+def test_opening_without_named_things_says_so():
+    q = [Quote("Debris-generating tests are widely criticised by the international community.", "d", "d-1")]
+    assert opening("¿Qué opinan de los desechos?", q).startswith("Los pasajes citados")
+    assert named_sets("Los pasajes citados nombran a Estados Unidos y China") == named_sets("United States, China")
+
+
+# --------------------------------------------------------------------------- anchors
+@pytest.mark.parametrize(
+    ("question", "kind", "label"),
+    [
+        ("¿Qué resultados tuvo el programa Halcón Dorado de la Fuerza Aérea Colombiana?", "nombre", "Halcón Dorado"),
+        ("¿Cómo financió la operación Tormenta Roja a los grupos armados?", "nombre", "Tormenta Roja"),
+        ("What did the Golden Dome programme achieve?", "nombre", "Golden Dome"),
+        ("¿Qué dice el informe «Cóndor Azul» sobre drones autónomos?", "cita", "Cóndor Azul"),
+        ('¿Qué dice el documento "Plan Aurora" sobre el ciberespacio?', "cita", "Plan Aurora"),
+        ("¿Qué capacidades tiene el satélite XQ-77?", "codigo", "XQ-77"),
+        ("¿Qué hizo Kosmos 2553 en órbita?", "codigo", "Kosmos 2553"),
+        ("¿Qué pruebas antisatélite se realizaron en 2036?", "año", "2036"),
+        ("What happened to space debris in 2039?", "año", "2039"),
+    ],
+)
+def test_question_anchors_by_kind(question, kind, label):
+    anchors = question_anchors(question, extract_requirements(question))
+    assert (kind, label) in [(a.kind, a.label) for a in anchors], anchors
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # generic capitalised terms, glossary terms, countries and listed items are no anchors
+        "¿Cómo puede la experiencia operacional acumulada por las Fuerzas Militares convertirse en conocimiento?",
+        "¿Qué desafíos plantean los sistemas autónomos frente al Derecho Internacional Humanitario?",
+        "¿Cómo está transformando la IA la capacidad de los Estados para contrarrestar amenazas NBQR?",
+        "¿Qué cambios doctrinales han fortalecido las capacidades espaciales de Corea del Norte?",
+        "¿Cómo financia la minería ilegal a los Grupos Armados Organizados (GAO) en Chocó, Antioquia y Bolívar?",
+        "¿Cómo contribuyen las economías ilícitas al deterioro ambiental en América Latina?",
+        "What role does the United States Space Force play in space security?",
+    ],
+)
+def test_generic_terms_are_not_anchors(question):
+    assert question_anchors(question, extract_requirements(question)) == []
+
+
+def test_anchor_matching_is_folded_and_counts_a_dated_document():
+    passages = [
+        {"text": "The HALCON-DORADO programme was cancelled.", "doc_id": "a"},
+        {"text": "Nothing about the year here.", "doc_id": "b"},
+    ]
+    q = "¿Qué pasó con el programa Halcón Dorado en 2031?"
+    gaps = anchor_gaps(q, extract_requirements(q), passages)
+    assert gaps is not None and gaps.labels() == ["2031"] and not gaps.all_missing
+    dated = anchor_gaps(q, extract_requirements(q), passages, year_of=lambda d: 2031 if d == "b" else None)
+    assert dated is None
+    assert anchor_gaps("¿Qué es la basura espacial?", [], passages) is None
+    none = anchor_gaps("¿Qué logró la operación Tormenta Roja?", [], passages)
+    assert none is not None and none.all_missing and none.pairs() == [("Tormenta Roja", "nombre")]
+
+
+def test_a_missing_subject_outweighs_a_context_name_that_is_found():
+    passages = [{"text": "Armed groups in Nariño finance themselves through illegal mining.", "doc_id": "a"}]
+    q = "¿Cómo financió la operación Tormenta Roja a los grupos armados en Nariño?"
+    gaps = anchor_gaps(q, extract_requirements(q), passages)
+    assert gaps is not None and gaps.labels() == ["Tormenta Roja"] and gaps.all_missing
+    two = "¿Puede el satélite SJ-21 remolcar al satélite XQ-77 fuera de su órbita?"
+    partial = anchor_gaps(two, extract_requirements(two), [{"text": "SJ-21 towed a dead satellite.", "doc_id": "b"}])
+    assert partial is not None and partial.labels() == ["XQ-77"] and not partial.all_missing
+
+
+# --------------------------------------------------------------------------- whole runs (test corpus)
+def _run(service, q):
+    from api.schemas import ChatResponse, assemble
+
+    res = service.runner().run(q)
+    ChatResponse.model_validate(assemble(res).model_dump(mode="json"))
+    return res
+
+
+@pytest.mark.parametrize(
+    ("question", "missing"),
+    [
+        ("¿Qué resultados tuvo el programa Halcón Dorado en la defensa espacial?", "«Halcón Dorado» (nombre)"),
+        ("¿Qué dice el informe «Cóndor Azul» sobre la basura espacial?", "«Cóndor Azul» (nombre citado)"),
+        ("¿Qué capacidades antisatélite tiene el satélite XQ-77?", "«XQ-77» (código o sigla)"),
+        ("¿Qué pruebas antisatélite se realizaron en 2036?", "«2036» (año)"),
+        ("What did the Golden Dome programme achieve against satellites?", "«Golden Dome» (nombre)"),
+    ],
+)
+def test_unanswerable_questions_end_without_evidence_and_say_what_was_missing(offline_service, question, missing):
+    res = _run(offline_service, question)
+    assert res.estado == "sin_evidencia" and res.termination_reason == "sin_anclas", res.respuesta
+    assert missing in res.respuesta and res.citas == [] and "«" + "" not in res.respuesta.split(missing)[1][:1]
+    step = next(s for s in res.steps if "anclas_sin_mencion" in s.detail)
+    assert step.detail["anclas_sin_mencion"]
+
+
+def test_a_question_with_one_anchor_found_and_one_missing_is_incomplete(offline_service):
+    res = _run(offline_service, "¿Qué ocurrió en las pruebas contra Kosmos 1408 y contra el satélite XQ-77?")
+    assert res.estado == "incompleta" and res.citas, res.respuesta
+    assert {"requisito": "XQ-77", "tipo": "codigo", "cubierto": False} in res.coverage
+    assert "«XQ-77» (código o sigla)" in res.respuesta and "Kosmos 1408" in res.respuesta
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué satélite destruyó China en su prueba antisatélite de 2007?",
+        "¿Qué pasó con el Fengyun-1C?",
+        "¿Qué satélite de reconocimiento lanzó Corea del Norte en 2023?",
+        "¿Cómo interfirieron las fuerzas rusas los terminales Starlink en Ucrania?",
+        "¿Qué evidencias hay de la política de ciberdefensa de Colombia desde el CONPES 3701?",
+    ],
+)
+def test_answerable_questions_with_anchors_stay_answered(offline_service, question):
+    res = _run(offline_service, question)
+    assert res.estado == "respondida", res.respuesta
+    assert res.respuesta.startswith("Los pasajes citados") and res.citas
