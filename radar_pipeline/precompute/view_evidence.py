@@ -74,10 +74,21 @@ class Evidence:
         self.views = views
         self.scope = docsets.scope
 
-    def evidence(self, name: str, ids: list[int], f: Filters, offset: int = 0, limit: int = 50) -> dict:
+    def evidence(
+        self,
+        name: str,
+        ids: list[int],
+        f: Filters,
+        offset: int = 0,
+        limit: int = 50,
+        *,
+        passages_out: set[tuple[str, str]] | None = None,
+    ) -> dict:
         """The passages behind rows ``ids`` of view ``name``, narrowed like the view, ordered by
-        document and passage, one page (``offset``, ``limit``) with passage metadata. Raises
-        ``KeyError`` on an unknown view."""
+        document and passage, one page (``offset``, ``limit``) with passage metadata.
+        ``passages_out`` (when given) receives every ``(doc_id, chunk_id)`` of the narrowed evidence, not only the
+        page's (the agent's figures check their citations against it). Raises ``KeyError`` on an
+        unknown view."""
         if name not in VIEWS:
             raise KeyError(name)
         t = self.reader.scoped(TABLES[name], self.scope)
@@ -120,6 +131,8 @@ class Evidence:
         for it in items.values():
             it["rows"].sort(key=lambda lab: json.dumps(lab, sort_keys=True, ensure_ascii=False, default=str))
         ordered = sorted(items.values(), key=lambda i: (i["doc_id"] or "", _seq(i["chunk_id"]), i["quote"] or ""))
+        if passages_out is not None:
+            passages_out |= {(i["doc_id"], i["chunk_id"]) for i in ordered if i["doc_id"] and i["chunk_id"]}
         page = ordered[offset : offset + limit]
         meta = self._passages([i["chunk_id"] for i in page if i["chunk_id"]])
         for i in page:
