@@ -419,6 +419,8 @@ class ToolBox:
             fig = self.aggregate(a.vista, filtros)
         except ValueError as exc:
             return {"error": {"code": "invalid_arguments", "message": str(exc)[:300]}}
+        except Exception as exc:  # noqa: BLE001 - a tool failure is a structured output, never a failed run
+            return {"error": {"code": "aggregate_failed", "message": f"{type(exc).__name__}: {exc}"[:300]}}
         self.figures.append(fig)
         return fig.contract()
 
