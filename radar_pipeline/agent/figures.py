@@ -43,6 +43,8 @@ CITES_PER_ROW = 2
 """Passages cited after each stated row (the first ones of its evidence, as the window lists them)."""
 TOP = 5
 """Rows stated per list (leading places, departments, pairs, cells, rising/falling actors)."""
+TOP_PLACES = 3
+"""Places stated per level (countries, departments, municipalities) on the map of places."""
 TREND_SPAN = 3
 """The timeline's trend compares the sum of the last ``TREND_SPAN`` periods with the ``TREND_SPAN``
 before them; above ``TREND_UP`` times is «creciente», under ``TREND_DOWN`` «decreciente», else
@@ -133,12 +135,14 @@ class Figures:
         self._dates: dict[str, dict] | None = None
 
     # ------------------------------------------------------------------ public
-    def figure(self, tipo: str, vista: str, filtros: dict) -> Figure:
+    def figure(self, tipo: str, vista: str, filtros: dict, _period_only: bool = True) -> Figure:
         """The figure of view ``vista`` (one of ``views.VIEWS``) under ``filtros`` (Spanish names, as
         the visualizer validates them: ``fenomeno``, ``desde``, ``hasta``, ``entidad`` an entity id or
         ``country:<ISO3>``, ``lugar`` a gazetteer place id). ``tipo`` is the component's name. Never
-        raises for missing tables or a failing database: the figure says so in ``estado``. Raises
-        ``KeyError`` on an unknown view."""
+        raises for missing tables or a failing database: the figure says so in ``estado``. A view
+        left empty by a period gets, after the sentence saying so, what it shows without the
+        period (its citations with it; ``filas`` stay empty). Raises ``KeyError`` on an unknown
+        view."""
         if vista not in VIEWS:
             raise KeyError(vista)
         f = Filters.from_spanish(filtros or {})
@@ -166,6 +170,14 @@ class Figures:
                 f"Según {fig.titulo}, no hay datos{self._filters_text(f)}: la vista se mostrará vacía."
                 + self._not_applied_text(fig)
             )
+            if f.period and _period_only:
+                # "¿cuántas alertas en Nariño en 2022?" with none that year: what the view shows
+                # without the period, so the user learns which years there are (filas stay empty:
+                # the figure under the question's filters has none)
+                wider = self.figure(tipo, vista, {**filtros, "desde": None, "hasta": None}, _period_only=False)
+                if wider.has_data:
+                    fig.texto += " Sin el filtro de periodo: " + wider.texto
+                    fig.citas, fig.passages, fig.counted = wider.citas, wider.passages, wider.counted
         return fig
 
     @staticmethod
@@ -291,7 +303,7 @@ class Figures:
             else:
                 lines.append(f"- {self._place_name(f.place)} no aparece en ningún documento con estos filtros.")
         for level, label in _LEVELS:
-            top = sorted((r for r in rows if r["level"] == level and r["place_id"] != f.place), key=key)[:TOP]
+            top = sorted((r for r in rows if r["level"] == level and r["place_id"] != f.place), key=key)[:TOP_PLACES]
             if not top:
                 continue
             parts = []
@@ -426,17 +438,23 @@ class Figures:
         lines = [self._intro(fig, f) + f" ({'por mes' if out['granularity'] == 'month' else 'por año'}):"]
         for label, r in (("primer periodo con documentos", first), ("pico", peak), ("último periodo", last)):
             fig.filas.append({"etiqueta": label, "periodo": r["period"], "n": r["n_documents"], "ids": [r["id"]]})
-        lines.append(
-            f"- Primer periodo con documentos: {first['period']}, {_docs(first['n_documents'])}"
-            + self._cite(fig, fig.vista, [first["id"]], f, 1)
-            + "."
-        )
-        lines.append(
-            f"- Pico: {peak['period']}, con {_docs(peak['n_documents'])}"
-            + self._cite(fig, fig.vista, [peak["id"]], f)
-            + "."
-        )
-        if last is not peak:
+        first_cite = self._cite(fig, fig.vista, [first["id"]], f, 1 if peak is not first else CITES_PER_ROW)
+        if peak is first:
+            lines.append(
+                f"- Primer periodo con documentos y pico: {first['period']}, con {_docs(first['n_documents'])}"
+                + first_cite
+                + "."
+            )
+        else:
+            lines.append(
+                f"- Primer periodo con documentos: {first['period']}, {_docs(first['n_documents'])}" + first_cite + "."
+            )
+            lines.append(
+                f"- Pico: {peak['period']}, con {_docs(peak['n_documents'])}"
+                + self._cite(fig, fig.vista, [peak["id"]], f)
+                + "."
+            )
+        if last is not peak and last is not first:
             lines.append(
                 f"- Último periodo: {last['period']}, {_docs(last['n_documents'])}"
                 + self._cite(fig, fig.vista, [last["id"]], f, 1)

@@ -134,6 +134,14 @@ def _assert_same_as_dashboard(app, fig, filtros: dict) -> None:
             params={"vista": fig.vista, "ids": ",".join(map(str, fila["ids"])), "limit": 200, **_params(filtros)},
         ).json()
         window |= {(i["doc_id"], i["chunk_id"]) for i in ev["items"]}
+    if not fig.has_data and fig.citas:
+        # empty under a period: what the view shows without it follows, cited from that view's evidence
+        assert filtros.get("desde") and "Sin el filtro de periodo" in fig.texto
+        wider = {k: v for k, v in filtros.items() if k not in ("desde", "hasta")}
+        _assert_same_as_dashboard(
+            app, Figures(app.app.state.service.aggregates()).figure(fig.tipo, fig.vista, wider), wider
+        )
+        return
     assert cited <= window, (fig.vista, filtros, cited - window)
     assert check_figure_citations(fig.texto, fig.counted).ok
     assert [(c.doc_id, c.chunk_id) for c in parse_citations(fig.texto)] and cited or not fig.filas
@@ -353,3 +361,16 @@ def test_llm_aggregate_tool_rejects_unknown_filters_and_is_not_offered_without_p
     assert "aggregate" not in [t["function"]["name"] for t in fake.calls("analista")[0]["body"]["tools"]]
     refused = next(t for t in res.tools_called if t["name"] == "aggregate")
     assert refused["output"]["error"]["code"] == "tool_not_available"
+
+
+def test_a_view_emptied_by_the_period_says_so_then_what_it_shows_without_it(service):
+    figs = Figures(service.aggregates())
+    fig = figs.figure("mapa_alertas", "alerts_per_department", {"lugar": "department:18", "desde": 2040, "hasta": 2040})
+    assert fig.estado == "sin_datos" and fig.filas == []
+    assert fig.texto.startswith("Según el mapa de alertas tempranas") and "no hay datos" in fig.texto
+    wider = figs.figure("mapa_alertas", "alerts_per_department", {"lugar": "department:18"})
+    assert wider.has_data and fig.texto.endswith(wider.texto) and "Sin el filtro de periodo" in fig.texto
+    assert fig.citas == wider.citas and check_figure_citations(fig.texto, fig.counted).ok
+    # a filter other than the period that empties the view gets no such sequel
+    none = figs.figure("mapa_presencia", "armed_presence", {"lugar": "municipality:52835"})
+    assert none.estado == "sin_datos" and "Sin el filtro" not in none.texto and none.citas == []
