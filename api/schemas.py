@@ -167,6 +167,23 @@ class Filtros(Strict):
     lugar: str | None
 
 
+class CitaCifra(Strict):
+    doc_id: str
+    chunk_id: str = Field(description="Pasaje que la vista contó en la celda o fila citada")
+
+
+class Cifra(Strict):
+    """Lo que muestra una vista del tablero, dicho en palabras, con los pasajes que contó."""
+
+    tipo: str = Field(description="Componente (mapa_presencia, mapa_alertas, linea_tiempo…)")
+    vista: str = Field(description="Vista del tablero y agregado que la respalda (armed_presence…)")
+    estado: Literal["con_datos", "sin_datos", "no_materializado", "no_disponible"]
+    texto: str = Field(description="Las cifras en español, con citas [doc_id:chunk_id] a la evidencia contada")
+    filas: list[dict[str, Any]] = Field(description="Las filas que el texto enuncia, tal como se leyeron")
+    citas: list[CitaCifra]
+    no_aplicados: list[str] = Field(description="Filtros que esta vista no aplica")
+
+
 class Visualizacion(Strict):
     componentes: list[Componente] = Field(min_length=1, max_length=3)
     filtros: Filtros
@@ -205,6 +222,11 @@ class ChatResponse(Strict):
     premisa: Premisa | None = Field(
         description="La premisa de la pregunta y su verificación; null cuando la pregunta no contiene una premisa "
         "(o la ejecución terminó bloqueada o en error)"
+    )
+    cifras: list[Cifra] = Field(
+        default_factory=list,
+        description="Las cifras de cada vista enunciadas en la respuesta (componentes de la visualización y "
+        "llamadas a la herramienta de agregados), con la evidencia que contaron; vacía si no hay",
     )
 
 
@@ -262,6 +284,7 @@ def assemble(result) -> ChatResponse:
         visualizacion=Visualizacion(**result.visualizacion) if result.visualizacion else None,
         conversacion_id=result.conversacion_id,
         premisa=Premisa.model_validate(result.premisa) if result.premisa else None,
+        cifras=[Cifra.model_validate(c) for c in getattr(result, "cifras", None) or []],
     )
 
 

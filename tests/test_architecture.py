@@ -132,7 +132,7 @@ _SOURCE_SCHEMAS = {
     # the armed_presence table's column comment lists those keys
     "radar_pipeline/precompute/tables.py:literal:cdf",
     # the dashboard's short labels of those keys ("ELN", "EMC")
-    "api/dashboard/data/evidence.py:GROUP_LABELS",
+    "radar_pipeline/precompute/view_evidence.py:GROUP_LABELS",
 }
 
 

@@ -186,19 +186,28 @@ def missing_anchors(missing: list[tuple[str, str]], withheld: int = 0) -> str:
     )
 
 
-def visualization_reply(vis: dict) -> tuple[str, bool]:
-    """``(text, nothing_materialized)`` for a visualization-only answer.
+def visualization_reply(vis: dict, figures: list | None = None) -> tuple[str, bool]:
+    """``(text, without_data)`` for a visualization-only answer.
 
     ``vis`` is a validated proposal (``visualizer.validate``) whose components carry
-    ``materializado`` (True/False, None when unknown). When no component's aggregate is
-    materialized the text says so and ``nothing_materialized`` is True (the run ends ``incompleta``).
+    ``materializado`` (True/False, None when unknown). ``figures`` are the components' figures in
+    words (``figures.Figure``, one per component, ``agent/figures.py``): their texts come first —
+    what the view shows, with the passages it counted — then the sentence naming the components
+    and their ``/aggregates`` URLs. ``without_data`` is True when no figure has data (every view
+    empty under the filters, not materialized or unreadable), or, without ``figures``, when no
+    component's aggregate is materialized; the text then says so plainly.
     """
     comps_txt = "; ".join(f"{c['titulo']} ({c['endpoint']})" for c in vis["componentes"])
     f = {k: v for k, v in vis["filtros"].items() if v is not None}
-    text = f"Preparé la visualización solicitada: {comps_txt}."
+    link = f"Preparé la visualización solicitada: {comps_txt}."
     if f:
-        text += " Filtros: " + ", ".join(f"{k}={v}" for k, v in f.items()) + "."
+        link += " Filtros: " + ", ".join(f"{k}={v}" for k, v in f.items()) + "."
     missing = [c["titulo"] for c in vis["componentes"] if c["materializado"] is False]
+    if figures is not None:
+        words = "\n\n".join(x.texto for x in figures if x.texto)
+        text = (words + "\n\n" + link) if words else link
+        return text, not any(x.has_data for x in figures)
+    text = link
     if missing and len(missing) == len(vis["componentes"]):
         return (
             text + " Los datos de " + ", ".join(missing) + " aún no están materializados, así que el "

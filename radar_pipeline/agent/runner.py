@@ -95,6 +95,7 @@ from radar_pipeline.agent import guards, messages, prompts, router, verifier, vi
 from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent.analyst import Analyst, Assignment, unmet
 from radar_pipeline.agent.anchors import anchor_gaps, question_anchors
+from radar_pipeline.agent.figures import Figure, Figures, compose, figures_for, with_passages
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMReply, parse_json_object
 from radar_pipeline.agent.replies import (
     GuardReply,
@@ -184,6 +185,9 @@ class RunResult:
     key_id: str | None = None  # the credential that asked (AccessScope.key_id); a conversation is per key
     # the search stages live when the run retrieved (lexical/dense/rerank → bool); None: no retrieval
     search_stages: dict[str, bool] | None = None
+    # the figures stated in the answer (figures.Figure.contract()): the visual proposal's, then the
+    # aggregate tool's; [] when none
+    cifras: list[dict] = field(default_factory=list)
 
 
 class _Stop(Exception):
@@ -231,6 +235,9 @@ class _Ctx:
     scope: AccessScope | None = None  # the caller's collections; None = unrestricted (internal callers)
     premise_verdict: premises.PremiseVerdict | None = None
     premise_basis: frozenset[str] = frozenset()  # the read chunk ids the verdict was made on
+    figures: list[Figure] = field(default_factory=list)  # the visual proposal's figures in words
+    figures_shown: bool = False  # the figures' words are in ``text`` already
+    shown_figures: list[Figure] = field(default_factory=list)  # every figure stated, in order
 
     def step(self, role: str, state: State, t0: float, **kw) -> Step:
         s = Step(
@@ -268,6 +275,7 @@ class _Ctx:
             model_calls=0,
             exclude=set(self.exclude),
             coverage=[],
+            figures=[],
             used_formulations=list(self.used_formulations),
             degraded=list(self.degraded),
         )
@@ -664,13 +672,77 @@ class AgentRunner:
         self._propose_and_record(ctx)
         if ctx.ruta == "both":
             return State.RETRIEVE
-        text, nothing_materialized = messages.visualization_reply(ctx.visual)
+        figs = ctx.figures
+        self._check_figures(ctx, figs)
+        ctx.figures_shown, ctx.shown_figures = True, list(figs)
+        text, without_data = messages.visualization_reply(ctx.visual, figs)
         if ctx.followup is not None:
             text = ctx.followup.note + " " + text
-        if nothing_materialized:
-            raise _Stop("incompleta", "agregados_no_materializados", text)
+        if without_data:
+            # said plainly, never ``respondida`` with nothing: an empty view is no evidence; a view
+            # that could not be read (not materialized, no database) leaves the question incomplete
+            if figs and all(f.estado == "sin_datos" for f in figs):
+                raise _Stop("sin_evidencia", "vista_sin_datos", text)
+            if figs and all(f.estado == "no_materializado" for f in figs):
+                raise _Stop("incompleta", "agregados_no_materializados", text)
+            raise _Stop("incompleta", "cifras_no_disponibles", text)
         ctx.estado, ctx.termination, ctx.text = "respondida", "visualizacion", text
         return State.GUARD_OUT
+
+    def _check_figures(self, ctx: _Ctx, figs: list[Figure]) -> None:
+        """The verifier's check of the figures' citations (``verifier.check_figure_citations``: each
+        must be a passage the view counted); a rejected citation is removed from the text. One
+        verifier step when any figure cites."""
+        if not any(f.citas for f in figs):
+            return
+        t0 = time.perf_counter()
+        rejected, valid = [], 0
+        for f in figs:
+            check = verifier.check_figure_citations(f.texto, f.counted)
+            valid += len(check.valid)
+            if check.rejected:
+                rejected += check.rejected
+                f.texto = verifier.canonicalize(f.texto, {c: {"doc_id": d, "chunk_id": c} for d, c in f.counted})
+                kept = {c for c in check.valid}
+                f.citas = [c for c in f.citas if c["chunk_id"] in kept]
+        ctx.step(
+            "verificador",
+            State.VERIFY,
+            t0,
+            rejected_citations=rejected or None,
+            termination_reason="citas_de_cifras_rechazadas" if rejected else None,
+            detail={"cifras": [f.vista for f in figs], "citas_validas": valid},
+        )
+
+    def _state_figures(self, ctx: _Ctx) -> None:
+        """Route ``both`` (and any run whose analyst called ``aggregate``): the figures' words before
+        the analyst's text, their citations checked; the estado says whether the view had data."""
+        if ctx.figures_shown or ctx.estado in ("bloqueada", "error"):
+            return
+        ctx.figures_shown = True
+        tool = [f for f in (ctx.toolbox.figures if ctx.toolbox is not None else [])]
+        seen = {(f.vista, tuple(sorted(f.filtros.items()))) for f in ctx.figures}
+        figs = list(ctx.figures)
+        for f in tool:
+            key = (f.vista, tuple(sorted(f.filtros.items())))
+            if key not in seen:
+                seen.add(key)
+                figs.append(f)
+        if not figs:
+            return
+        self._check_figures(ctx, figs)
+        ctx.shown_figures = figs
+        words = compose(figs)
+        if words:
+            ctx.text = (words + "\n\n" + ctx.text).strip()
+        if ctx.ruta != "both" or not ctx.figures:
+            return
+        has_data = any(f.has_data for f in ctx.figures)
+        if not has_data and ctx.estado == "respondida":
+            empty = all(f.estado == "sin_datos" for f in ctx.figures)
+            ctx.estado, ctx.termination = "incompleta", "vista_sin_datos" if empty else "cifras_no_disponibles"
+        elif has_data and ctx.estado == "sin_evidencia":
+            ctx.estado, ctx.termination = "incompleta", "solo_cifras"
 
     def _visualize_and_retrieve(self, ctx: _Ctx) -> State:
         """Route ``both``: the visualizer and the analyst's retrieval at once, each in a branch of the
@@ -686,6 +758,7 @@ class AgentRunner:
             errors = [f.exception() for f in futures]
         ctx.join(vis_branch)
         ctx.visual = vis_branch.visual
+        ctx.figures = vis_branch.figures
         ctx.join(ret_branch)
         ctx.toolbox = ret_branch.toolbox
         ctx.used_formulations = ret_branch.used_formulations
@@ -711,6 +784,13 @@ class AgentRunner:
         for c in (vis or {}).get("componentes", []):
             c["materializado"] = status.get(c["agregado"]) if status else None
         ctx.visual = vis
+        try:
+            ctx.figures = figures_for(self.aggregates, vis, ctx.scope)
+        except Exception:
+            log.exception("run %s: figures not read", ctx.run_id)
+            ctx.figures = [
+                Figures.unavailable(c["tipo"], c["agregado"], vis.get("filtros") or {}) for c in vis["componentes"]
+            ]
         ctx.step(
             "visualizador",
             State.VISUALIZE,
@@ -720,6 +800,10 @@ class AgentRunner:
                 "fuente": source,
                 "rechazados": rejected,
                 "componentes": [c["tipo"] for c in (vis or {}).get("componentes", [])],
+                "cifras": [
+                    {"vista": f.vista, "estado": f.estado, "filas": len(f.filas), "citas": len(f.citas)}
+                    for f in ctx.figures
+                ],
                 **fallback,
             },
         )
@@ -770,7 +854,12 @@ class AgentRunner:
         corpus = self._corpus().for_scope(ctx.scope)
         ctx.search_stages = corpus.search_stages
         if ctx.toolbox is None:
-            ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls, reader=self.aggregates)
+            ctx.toolbox = ToolBox(
+                corpus,
+                max_calls=self.config.max_tool_calls,
+                reader=self.aggregates,
+                aggregate=self._aggregate_tool(ctx) if self.aggregates is not None and self.llm else None,
+            )
         tb = ctx.toolbox
         forms = [f for f in ctx.formulations if f not in ctx.used_formulations] or ctx.formulations[:1]
         # the question's anchors are searched for like coverage requirements (they are judged below)
@@ -826,6 +915,22 @@ class AgentRunner:
         if lost is not None:
             ctx.coverage += [{"requisito": a.label, "tipo": a.kind, "cubierto": False} for a in lost.missing]
         return State.WRITE
+
+    def _aggregate_tool(self, ctx: _Ctx) -> Callable[[str, dict], Figure]:
+        """The ``aggregate`` tool's function for this run: the filters validated as the visualizer
+        validates its own (``visualizer.validate``: names or ids → dictionary / gazetteer ids; a
+        value it cannot resolve is a ``ValueError``, never silently dropped), then the view's
+        figure over the run's collections (``figures.Figures``)."""
+        views = {spec["aggregate"]: name for name, spec in visualizer.COMPONENTS.items()}
+        figs = Figures(self.aggregates, ctx.scope)
+
+        def aggregate(vista: str, filtros: dict) -> Figure:
+            vis, rejected = visualizer.validate([views[vista]], filtros, self.reader)
+            if rejected or vis is None:
+                raise ValueError("filtros no reconocidos: " + "; ".join(rejected or ["vista"]))
+            return figs.figure(views[vista], vista, vis["filtros"])
+
+        return aggregate
 
     # -- WRITE (analyst, no tools)
     def _write(self, ctx: _Ctx) -> State:
@@ -1025,6 +1130,7 @@ class AgentRunner:
 
     # -- GUARD_OUT
     def _guard_out(self, ctx: _Ctx) -> State:
+        self._state_figures(ctx)
         t0 = time.perf_counter()
         if ctx.premise is not None and ctx.estado not in ("bloqueada", "error"):
             if ctx.premise_verdict is None:  # the run ended before VERIFY: nothing was judged
@@ -1054,7 +1160,9 @@ class AgentRunner:
         shown = ctx.estado not in ("bloqueada", "error")
         if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
             ctx.text = _with_reading_notes(ctx.text, ctx.facts)
-        citas = _citations(ctx.text, read) if shown else []
+        # the source list numbers the analyst's passages and the figures' (checked against what
+        # each view counted, ``_check_figures``) alike
+        citas = _citations(ctx.text, with_passages(read, ctx.shown_figures)) if shown else []
         if shown and ctx.search_stages is not None and not ctx.search_stages.get("dense", True):
             ctx.text = ctx.text.rstrip() + "\n\n" + messages.LEXICAL_ONLY_NOTE
         return RunResult(
@@ -1092,6 +1200,7 @@ class AgentRunner:
             provenance=self._provenance(ctx, read, citas),
             key_id=ctx.scope.key_id if ctx.scope is not None else None,
             search_stages=ctx.search_stages,
+            cifras=[f.contract() for f in ctx.shown_figures] if shown else [],
         )
 
     def _provenance(self, ctx: _Ctx, read: dict[str, dict], citas: list[dict]) -> dict | None:
@@ -1109,7 +1218,7 @@ class AgentRunner:
             if self.aggregates is not None and hasattr(self.aggregates, "versions"):
                 precompute = self.aggregates.versions()
             used = ctx.visual is not None or any(
-                c.name == "list_publications" for c in (ctx.toolbox.calls if ctx.toolbox else [])
+                c.name in ("list_publications", "aggregate") for c in (ctx.toolbox.calls if ctx.toolbox else [])
             )
             return provenance_record(index, ctx.toolbox.calls if ctx.toolbox else [], read, citas, precompute, used)
         except Exception:  # provenance is a trace detail: the answer goes out without it

@@ -8,6 +8,12 @@ same service, so a passage cannot differ between chat and dashboard.
 
 * five tools with strict JSON-schema arguments (``TOOL_ARGS``; ``openai_tools()`` exports them),
   re-validated server-side with pydantic (``extra='forbid'``, strict types) before running;
+* a sixth, ``aggregate`` (``AggregateArgs``), when the run has the precompute tables
+  (``ToolBox.aggregate`` set): the figures of one dashboard view under filters, in Spanish words
+  with the passages the view counted (``agent/figures.py``, over the dashboard's own view
+  functions). It is offered in every state but ``answer`` (a view needs no passage found first),
+  and its figures are kept in ``figures``: the runner states them in the answer, their citations
+  checked against the evidence the view counted (``verifier.check_figure_citations``);
 * ``read_chunks`` accepts 1–8 ids and a neighbour window 0–1, and rejects any id that no search
   (or outline) of this run returned, with a structured error ``{"code": "chunk_not_discovered"}``;
 * at most ``max_calls`` (8) calls per run, counting every call the model makes: executed, or
@@ -45,13 +51,15 @@ import json
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.precompute.reader import PrecomputeReader
+from radar_pipeline.precompute.views import VIEWS
 from radar_pipeline.retrieval.publications import DATE_RE, PublicationQuery, document_year, read_dates
 from radar_pipeline.retrieval.service import RetrievalService, normalize_id
 from radar_pipeline.vocabulary import Phenomenon
@@ -116,6 +124,25 @@ class ListPublicationsArgs(_Args):
     limit: int = Field(20, ge=1, le=50)
 
 
+class AggregateArgs(_Args):
+    """Read the figures of one dashboard view, under filters, as Spanish sentences with the passages
+    the view counted ([doc_id:chunk_id]): documents_per_place (documents naming each place),
+    alerts_per_department (Ombudsman early warnings by department, risk type and year),
+    armed_presence (declared presence of armed groups by municipality), timeline (documents per
+    year: first year, peak, trend), entity_network (actors co-occurring in a passage),
+    entity_heatmap (entity × source), entity_quadrant (rising and falling actors). Filters: fenomeno
+    (ai_military, space_security, territorial), desde/hasta (years), entidad (an entity of the
+    dictionary: id or name, or a country name), lugar (a Colombian department or municipality, or a
+    country: name or gazetteer id). Use it for how many / where / which groups / since when."""
+
+    vista: Literal[VIEWS]  # type: ignore[valid-type]
+    fenomeno: Phenomenon | None = None
+    desde: int | None = Field(None, ge=1950, le=2049)
+    hasta: int | None = Field(None, ge=1950, le=2049)
+    entidad: Annotated[str, StringConstraints(min_length=1, max_length=120)] | None = None
+    lugar: Annotated[str, StringConstraints(min_length=1, max_length=120)] | None = None
+
+
 TOOL_ARGS: dict[str, type[_Args]] = {
     "search_documents": SearchDocumentsArgs,
     "search_evidence": SearchEvidenceArgs,
@@ -123,6 +150,10 @@ TOOL_ARGS: dict[str, type[_Args]] = {
     "document_outline": DocumentOutlineArgs,
     "list_publications": ListPublicationsArgs,
 }
+"""The five retrieval tools (always available)."""
+AGGREGATE = "aggregate"
+ALL_TOOL_ARGS: dict[str, type[_Args]] = {**TOOL_ARGS, AGGREGATE: AggregateArgs}
+"""Every tool a run may have: the five retrieval tools and ``aggregate`` (only with the precompute tables)."""
 
 
 class ToolState(str, enum.Enum):
@@ -141,7 +172,11 @@ STATE_TOOLS: dict[ToolState, tuple[str, ...]] = {
     ToolState.READ: (*_SEARCH, "document_outline", "read_chunks"),
     ToolState.ANSWER: (),
 }
-"""The tools valid in each state, in the order they are offered."""
+"""The retrieval tools valid in each state, in the order they are offered."""
+AGGREGATE_STATES = (ToolState.DISCOVER_DOCUMENTS, ToolState.DISCOVER_EVIDENCE, ToolState.READ)
+"""The states ``aggregate`` is offered in (after the retrieval tools), when the run has it: a view
+reads the precompute tables, not the passages found, so it needs nothing found first; never in
+``answer``."""
 
 
 def _strict_schema(model: type[BaseModel]) -> dict:
@@ -162,8 +197,9 @@ def _strict_schema(model: type[BaseModel]) -> dict:
 
 
 def openai_tools(names: tuple[str, ...] | list[str] | None = None) -> list[dict]:
-    """The tools named in ``names`` (default: all five, in ``TOOL_ARGS`` order) in OpenAI ``tools``
-    format, ``strict`` JSON schemas (no extra properties). Raises ``KeyError`` on an unknown name."""
+    """The tools named in ``names`` (default: the five retrieval tools, in ``TOOL_ARGS`` order; names
+    may include ``aggregate``) in OpenAI ``tools`` format, ``strict`` JSON schemas (no extra
+    properties). Raises ``KeyError`` on an unknown name."""
     chosen = list(TOOL_ARGS) if names is None else list(names)
     return [
         {
@@ -175,7 +211,7 @@ def openai_tools(names: tuple[str, ...] | list[str] | None = None) -> list[dict]
                 "strict": True,
             },
         }
-        for name, model in ((n, TOOL_ARGS[n]) for n in chosen)
+        for name, model in ((n, ALL_TOOL_ARGS[n]) for n in chosen)
     ]
 
 
@@ -204,6 +240,11 @@ class ToolBox:
 
     ``reader`` (optional) gives ``list_publications`` the materialized ``publication_dates``; without
     it, or without the table, publications are dated from their paths.
+
+    ``aggregate`` (optional) makes the ``aggregate`` tool available: ``(vista, filtros) -> Figure``
+    (``figures.Figure``; ``filtros`` under their Spanish names, as the model wrote them); it raises
+    ``ValueError`` for a filter value it cannot resolve (a structured ``invalid_arguments`` error).
+    The figures it returned are kept in ``figures``, in call order.
     """
 
     corpus: RetrievalService
@@ -214,6 +255,8 @@ class ToolBox:
     known_docs: set[str] = field(default_factory=set)  # doc ids a search or listing returned
     read: OrderedDict[str, dict] = field(default_factory=OrderedDict)
     closed: bool = False
+    aggregate: Callable[[str, dict], Any] | None = None
+    figures: list = field(default_factory=list)
     _years: dict[str, int | None] = field(default_factory=dict, repr=False)  # doc_id → publication year
     _dates: tuple[dict[str, dict] | None, str] | None = field(default=None, repr=False)  # read_dates, once
 
@@ -244,7 +287,11 @@ class ToolBox:
 
     def offered(self) -> tuple[str, ...]:
         """The tool names valid in the current state (empty in ``answer``)."""
-        return STATE_TOOLS[self.state]
+        return self._valid_in(self.state)
+
+    def _valid_in(self, state: ToolState) -> tuple[str, ...]:
+        extra = (AGGREGATE,) if self.aggregate is not None and state in AGGREGATE_STATES else ()
+        return STATE_TOOLS[state] + extra
 
     def publication_year(self, doc_id: str) -> int | None:
         """The publication year of a document (None when undated), dated as ``list_publications``
@@ -296,13 +343,19 @@ class ToolBox:
                 raw,
             )
         counted = True  # from here on every call spends budget, whether it runs or not
-        if name not in TOOL_ARGS:
+        if name not in ALL_TOOL_ARGS:
             return done(
-                {"error": {"code": "unknown_tool", "message": f"no tool named {name!r}", "tools": sorted(TOOL_ARGS)}},
+                {
+                    "error": {
+                        "code": "unknown_tool",
+                        "message": f"no tool named {name!r}",
+                        "tools": sorted(TOOL_ARGS) + ([AGGREGATE] if self.aggregate is not None else []),
+                    }
+                },
                 False,
                 raw,
             )
-        if name not in STATE_TOOLS[state]:
+        if name not in self._valid_in(state):
             return done(
                 {
                     "error": {
@@ -310,7 +363,7 @@ class ToolBox:
                         "message": f"{name!r} is not available in state {state.value!r}; this call counts toward "
                         f"the {self.max_calls}-call budget",
                         "state": state.value,
-                        "tools": list(STATE_TOOLS[state]),
+                        "tools": list(self._valid_in(state)),
                     }
                 },
                 False,
@@ -333,7 +386,11 @@ class ToolBox:
                 for k in ("desde", "hasta"):  # a bare year written as a number
                     if isinstance(data.get(k), int) and not isinstance(data.get(k), bool):
                         data[k] = str(data[k])
-            args = TOOL_ARGS[name].model_validate(data)
+            if name == AGGREGATE:
+                for k in ("desde", "hasta"):  # a year written as a string
+                    if isinstance(data.get(k), str) and data[k].strip().isdigit():
+                        data[k] = int(data[k].strip())
+            args = ALL_TOOL_ARGS[name].model_validate(data)
         except (ValueError, ValidationError) as exc:
             errors = (
                 exc.errors(include_url=False, include_context=False, include_input=False)
@@ -356,6 +413,17 @@ class ToolBox:
         return done(output, "error" not in output or bool(output.get("passages")), args.model_dump())
 
     # -- implementations
+    def _run_aggregate(self, a: AggregateArgs) -> dict:
+        filtros = a.model_dump(exclude={"vista"})
+        try:
+            fig = self.aggregate(a.vista, filtros)
+        except ValueError as exc:
+            return {"error": {"code": "invalid_arguments", "message": str(exc)[:300]}}
+        except Exception as exc:  # noqa: BLE001 - a tool failure is a structured output, never a failed run
+            return {"error": {"code": "aggregate_failed", "message": f"{type(exc).__name__}: {exc}"[:300]}}
+        self.figures.append(fig)
+        return fig.contract()
+
     def _run_search_documents(self, a: SearchDocumentsArgs) -> dict:
         docs = self.corpus.search_documents(a.query, a.k)
         self.known_docs.update(d["doc_id"] for d in docs)

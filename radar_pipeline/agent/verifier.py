@@ -257,3 +257,31 @@ def canonicalize(text: str, read: dict[str, dict]) -> str:
 
     out = _BRACKET.sub(repl, text or "")
     return re.sub(r"[ \t]+([.,;])", r"\1", re.sub(r"[ \t]{2,}", " ", out)).strip()
+
+
+def check_figure_citations(text: str, counted: set[tuple[str, str]]) -> CheckResult:
+    """Citation check of a figure's text (``figures.Figure.texto``): every citation must name a
+    passage the view's aggregate counted — a ``(doc_id, chunk_id)`` of the evidence of the rows the
+    figure states (``counted``, read through the dashboard's evidence function), not a passage the
+    analyst read. A figure's numbers are read from the precompute rows, so the sentence-level number
+    and quote checks of ``check_answer`` do not apply. ``ok`` when no citation is rejected; a
+    figure that cites nothing (a view without data) is ``ok`` too."""
+    res = CheckResult(ok=True)
+    chunk_doc = {c: d for d, c in counted}
+    for c in parse_citations(text):
+        if c.chunk_id is None:
+            why = "id ilegible"
+        elif c.chunk_id not in chunk_doc:
+            why = "pasaje no contado por la vista"
+        elif c.doc_id and c.doc_id != chunk_doc[c.chunk_id]:
+            why = "doc_id no corresponde al chunk"
+        else:
+            why = None
+        if why:
+            res.rejected.append({"cita": c.raw, "chunk_id": c.chunk_id, "motivo": why})
+        elif c.chunk_id not in res.valid:
+            res.valid.append(c.chunk_id)
+    if res.rejected:
+        res.ok = False
+        res.reasons.append(f"{len(res.rejected)} cita(s) de cifras a pasajes que la vista no contó")
+    return res

@@ -174,7 +174,7 @@ _COMENTION = re.compile(
 def _actor_and_country(question: str, facts: QuestionFacts) -> tuple[EntityRef, PlaceRef] | None:
     """``(actor, place)`` when the question names two countries, one as the place where something
     happens ("ataques con drones de EE.UU. en Pakistán") and the other not: the dashboard narrows
-    any view to the documents naming a country (``api/dashboard/data/docsets.naming_place``), so the
+    any view to the documents naming a country (``precompute/docsets.naming_place``), so the
     stated place is the place filter and the other country the entity. None otherwise (one
     country, a pair compared, or no "en <país>")."""
     countries = list({e.value: e for e in facts.entities if e.category == "country"}.values())

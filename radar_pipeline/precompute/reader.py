@@ -2,7 +2,7 @@
 
 ``PrecomputeReader`` serves the ``/aggregates`` endpoints, the agent (materialization status of
 the visualizer's components, mentions in the evidence window) and the dashboard
-(``api/dashboard/data``). It reads only the current rows (``valid_to IS NULL``) of the
+(``api/dashboard/data``, over ``views.py``). It reads only the current rows (``valid_to IS NULL``) of the
 ``sqlalchemy`` ``Table`` objects of ``tables.py``; nothing is reflected and no column name is
 guessed. A table that does not exist yet is answered with a structured ``materialized: False``
 result (``read``) or ``NotMaterialized`` (``rows``, for callers that compose their own queries),

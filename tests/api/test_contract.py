@@ -27,8 +27,10 @@ def test_chat_contract_is_strict(client):
         "visualizacion",
         "conversacion_id",
         "premisa",
+        "cifras",  # added (issue 22): the figures stated in words, with the passages they counted
     }
     assert body["premisa"] is None  # the question takes nothing for granted
+    assert body["cifras"] == []  # a text question: no view, no figures
     assert body["conversacion_id"] == "abc-1"
     m = body["metadata"]
     assert m["estado"] == "respondida" and m["tokens"] == {"input": 0, "output": 0, "total": 0} and m["latencia_ms"] > 0

@@ -14,46 +14,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import sqlalchemy as sa
-
-from radar_pipeline.precompute import tables as T
-from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of, subregions
-from radar_pipeline.precompute.reader import PLACE_ID, NotMaterialized, PrecomputeReader, current
+from radar_pipeline.precompute.docsets import COUNTRY_ID, is_country, place_names  # noqa: F401 - re-exported
+from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of
+from radar_pipeline.precompute.reader import PLACE_ID, PrecomputeReader
 from radar_pipeline.textfold import fold_phrase
 
 ENTITY_ID = re.compile(r"^(?:[a-z0-9_]{1,80}|country:[A-Z]{3})$")
-COUNTRY_ID = re.compile(r"^country:[A-Z]{3}$")
 _BOGOTA = ("bogota", "bogota d.c.", "bogota, d.c.")
-
-
-def is_country(entity: str | None) -> bool:
-    """Whether an entity filter value is a country (``country:<ISO3>``) rather than a dictionary id."""
-    return bool(entity and COUNTRY_ID.match(entity))
-
-
-def place_names(reader: PrecomputeReader, place_ids: list[str]) -> dict[str, dict]:
-    """``{place_id: {name, level, department_name}}`` for the ids the current gazetteer has (others
-    are left out; empty when it is not materialized). A subregion is named from the subregions file
-    (``{name, level: "subregion", department_name: None, municipios: [ids]}``)."""
-    out: dict[str, dict] = {}
-    for p in place_ids:
-        if p in subregions():
-            sub = subregions()[p]
-            out[p] = {
-                "name": sub.label,
-                "level": "subregion",
-                "department_name": None,
-                "municipios": list(sub.municipalities),
-            }
-    ids = [p for p in place_ids if p and PLACE_ID.match(p) and not is_place_set(p)]
-    if not ids:
-        return out
-    t = T.place_gazetteer
-    stmt = sa.select(t.c.place_id, t.c.level, t.c.name, t.c.department_name).where(t.c.place_id.in_(ids), current(t))
-    try:
-        return {**out, **{r.pop("place_id"): r for r in reader.rows(stmt, t)}}
-    except NotMaterialized:
-        return out
 
 
 def resolve(reader: PrecomputeReader, entidad: str | None, lugar: str | None) -> dict:

@@ -72,7 +72,12 @@ def test_greeting_and_off_topic_skip_retrieval(offline_service):
 
 def test_visualization_route(offline_service):
     res = _run(offline_service, "Muéstrame un mapa de las alertas tempranas en Chocó desde 2019")
-    assert res.ruta == "visualization" and res.estado == "respondida"
+    # this service has no precompute database: the figures cannot be read, and the answer says so
+    # plainly (incompleta) instead of answering with a bare URL (tests/api/dashboard/test_figures_chat.py
+    # has the answers with the figures, on a materialized corpus)
+    assert res.ruta == "visualization" and res.estado == "incompleta"
+    assert res.termination_reason == "cifras_no_disponibles" and "base de datos de precómputos" in res.respuesta
+    assert "Preparé la visualización solicitada" in res.respuesta and res.cifras[0]["estado"] == "no_disponible"
     assert res.visualizacion["componentes"][0]["tipo"] == "mapa_alertas"
     # "desde 2019" is open-ended (it was read 2019–2019); the place is the gazetteer id of the
     # department; the phenomenon is not set when the question does not state it (the alerts
@@ -90,7 +95,11 @@ def test_both_route_answers_and_visualizes(offline_service):
     res = _run(
         offline_service, "Muéstrame la evolución de la basura espacial por pruebas ASAT y explica por qué es peligrosa"
     )
-    assert res.ruta == "both" and res.visualizacion and res.citas and res.estado == "respondida"
+    # without a precompute database the view's figures cannot be read: the analyst's answer is
+    # shown, cited, after a sentence saying so, and the run is incompleta, not respondida
+    assert res.ruta == "both" and res.visualizacion and res.citas
+    assert res.estado == "incompleta" and res.termination_reason == "cifras_no_disponibles"
+    assert res.respuesta.startswith("No pude leer las cifras de la línea de tiempo")
 
 
 def test_missing_index_is_error_not_no_evidence(tmp_path, use_encoder):
@@ -162,7 +171,8 @@ def test_both_route_runs_in_parallel_with_a_deterministic_trace(offline_service)
     ).run(q)
     events = []
     runs = [runner.run(q, on_event=events.append) for _ in range(3)]
-    assert all(r.ruta == "both" and r.estado == "respondida" and r.visualizacion for r in runs)
+    # incompleta: this service has no precompute database to read the view's figures from
+    assert all(r.ruta == "both" and r.estado == "incompleta" and r.visualizacion for r in runs)
     assert _shape(runs[0]) == _shape(runs[1]) == _shape(runs[2])
     # same steps in the same order as sequentially; the two branches share one turn
     assert _shape(runs[0], turns=False) == _shape(sequential, turns=False)
