@@ -573,6 +573,7 @@ class AgentRunner:
                     "forma": ctx.premise.kind,
                     "terminos": list(ctx.premise.terms),
                     "anios": list(ctx.premise.years),
+                    "ranuras": ctx.premise.slots.describe() if ctx.premise.slots is not None else None,
                 }
         if ctx.retries:
             return State.RETRIEVE
