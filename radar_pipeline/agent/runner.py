@@ -82,7 +82,7 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ValidationError
 
-from radar_pipeline.agent import guards, messages, prompts, router, verifier, visualizer
+from radar_pipeline.agent import claims_answer, guards, messages, prompts, router, verifier, visualizer
 from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent.analyst import Analyst, Assignment, unmet
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMReply, parse_json_object
@@ -220,6 +220,7 @@ class _Ctx:
     scope: AccessScope | None = None  # the caller's collections; None = unrestricted (internal callers)
     premise_verdict: premises.PremiseVerdict | None = None
     premise_basis: frozenset[str] = frozenset()  # the read chunk ids the verdict was made on
+    claims: claims_answer.ClaimsFound | None = None  # the knowledge layer's claims the question touches
 
     def step(self, role: str, state: State, t0: float, **kw) -> Step:
         s = Step(
@@ -861,7 +862,7 @@ class AgentRunner:
         """Judge ``ctx.premise`` on the passages read (again only when more were read); one trace step."""
         if ctx.premise is None or ctx.toolbox is None:
             return
-        read = ctx.toolbox.read
+        read = {**ctx.toolbox.read, **self._claims(ctx).passages}  # a claim's passages are evidence too
         if ctx.premise_verdict is not None and frozenset(read) == ctx.premise_basis:
             return
         ctx.premise_basis = frozenset(read)
@@ -887,6 +888,24 @@ class AgentRunner:
                 "pasajes": len(read),
             },
         )
+
+    def _claims(self, ctx: _Ctx, state: State = State.VERIFY) -> claims_answer.ClaimsFound:
+        """The claims the question touches (``claims_answer.find_claims``, under the caller's scope),
+        looked up once per run; one trace step when any lookup was made."""
+        if ctx.claims is None:
+            t0 = time.perf_counter()
+            engine = getattr(self.aggregates, "engine", None)
+            ask = ctx.plan is not None and ctx.plan.kind == "question"
+            ctx.claims = (
+                claims_answer.find_claims(
+                    engine, ctx.question, ctx.facts, phenomenon=ctx.plan.phenomenon, scope=ctx.scope
+                )
+                if ask
+                else claims_answer.ClaimsFound()
+            )
+            if ctx.claims.lookups:
+                ctx.step("analista", state, t0, result_size=len(ctx.claims.claims), detail=ctx.claims.trace())
+        return ctx.claims
 
     def _premise_llm(self, ctx: _Ctx, read: dict[str, dict]) -> premises.PremiseVerdict:
         """The small model's proposed verdict, validated by code; an invalid reply is ``no_verificada``."""
@@ -969,9 +988,19 @@ class AgentRunner:
     def _guard_out(self, ctx: _Ctx) -> State:
         t0 = time.perf_counter()
         if ctx.premise is not None and ctx.estado not in ("bloqueada", "error"):
-            if ctx.premise_verdict is None:  # the run ended before VERIFY: nothing was judged
+            if ctx.premise_verdict is None and ctx.toolbox is not None:
+                self._assess_premise(
+                    ctx
+                )  # the run ended before VERIFY (no usable passage): what it read, and the claims
+            if ctx.premise_verdict is None:  # nothing was read: nothing was judged
                 ctx.premise_verdict = premises.unverified(ctx.premise, "sin_evaluar")
             ctx.text = ctx.premise_verdict.sentence() + "\n\n" + ctx.text
+        if ctx.estado in ("respondida", "incompleta", "no_verificada", "sin_evidencia"):
+            section = self._claims(
+                ctx, State.GUARD_OUT
+            ).section()  # "Afirmaciones registradas": status, valid time, citations
+            if section:
+                ctx.text = ctx.text.rstrip() + "\n\n" + section
         if ctx.degraded:  # the reader must know the model did not take part (checked by the guard too)
             ctx.text = (ctx.text + "\n\n" + messages.degraded_note(ctx.degraded)).strip()
         verdict = guards.check_output(ctx.text, prompts.SYSTEM_PROMPTS)
@@ -996,7 +1025,8 @@ class AgentRunner:
         shown = ctx.estado not in ("bloqueada", "error")
         if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
             ctx.text = _with_reading_notes(ctx.text, ctx.facts)
-        citas = _citations(ctx.text, read) if shown else []
+        cited = {**read, **ctx.claims.passages} if ctx.claims is not None else read
+        citas = _citations(ctx.text, cited) if shown else []
         if shown and ctx.search_stages is not None and not ctx.search_stages.get("dense", True):
             ctx.text = ctx.text.rstrip() + "\n\n" + messages.LEXICAL_ONLY_NOTE
         return RunResult(
