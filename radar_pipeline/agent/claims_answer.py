@@ -53,10 +53,11 @@ log = logging.getLogger("radar.agent.claims")
 MAX_CLAIMS = 5  # lines in the section; the rest are counted ("y N más")
 MAX_QUOTE = 220  # characters of a quoted span (a verbatim prefix, cut at a word)
 STATUS_ES = {"asserted": "afirmada", "contested": "en disputa", "superseded": "sustituida", "retracted": "retirada"}
-_POLICY_ES = {
+_POLICY_ES = {  # claims.policy: source authority, then recency
     "authority": "por la autoridad de la fuente",
     "recency": "por ser la fuente más reciente",
-    "uncontested": "sin fuentes en contra",
+    "only_contradicting": "porque solo quedan pasajes en contra",
+    "tie": "",
 }
 
 # cues of the predicates, on the folded question (es/en/pt)
@@ -193,15 +194,19 @@ class ClaimsFound:
             by = " por otra versión con otra vigencia" if row.get("superseded_by") else ""
             return f"- Sustituida{by} (ya no vigente): Radar registró que {row['statement']} ({when})."
         sup, con = self._evidence(row, "supports"), self._evidence(row, "contradicts")
-        head = f"- {row['statement']} — {STATUS_ES.get(status, status)}; {when}."
         if status == "contested":
-            prevails = "a favor" if row.get("prevailing_stance") == "supports" else "en contra"
-            why = _POLICY_ES.get(row.get("policy") or "", row.get("policy") or "")
-            head += (
-                f" {row['n_supporting']} pasaje(s) a favor y {row['n_contradicting']} en contra; prevalece {prevails}"
-                + (f" {why}" if why else "")
+            # stated as disputed, never as a fact: which side prevails, and why
+            stance = row.get("prevailing_stance")
+            prevails = {"supports": "la evidencia a favor", "contradicts": "la evidencia en contra"}.get(stance)
+            why = _POLICY_ES.get(row.get("policy") or "", "")
+            head = (
+                f"- En disputa: Radar registra que {row['statement']} ({when}); "
+                f"{row['n_supporting']} pasaje(s) a favor y {row['n_contradicting']} en contra; "
+                + (f"prevalece {prevails}" + (f" {why}" if why else "") if prevails else "ningún lado prevalece")
                 + "."
             )
+        else:
+            head = f"- {row['statement']} — {STATUS_ES.get(status, status)}; {when}."
         parts = [head]
         if sup is not None:
             parts.append(f"A favor: {self._quote(sup)}.")

@@ -104,8 +104,8 @@ def test_a_contested_claim_shows_both_sides(pengine, config, reader):
     found = _find(pengine, reader, "¿El ELN está presente en Tumaco?")
     (claim,) = found.claims
     line = found.line(claim)
-    assert "en disputa" in line and "1 pasaje(s) a favor y 1 en contra" in line
-    assert "prevalece en contra por la autoridad de la fuente" in line
+    assert line.startswith("- En disputa: Radar registra que Ejército de Liberación Nacional (ELN) tiene presencia")
+    assert "1 pasaje(s) a favor y 1 en contra; prevalece la evidencia en contra por la autoridad de la fuente" in line
     assert "A favor: «" in line and f"[{sup}:" in line and "En contra: «" in line and f"[{con}:" in line
     assert not verifier.check_answer(line, found.passages).rejected
     # a caller restricted to the report's collection sees its side only, judged on it alone
@@ -145,6 +145,23 @@ def test_retracted_and_superseded_claims_are_never_stated_as_current(pengine, co
     assert retracted and retracted[0].startswith("- Retirada (ya no se afirma): Radar registró que")
     assert "la fuente que la sostenía fue retirada" in retracted[0] and "[" not in retracted[0]
     assert not [c for c in found.claims if c["status"] in ("asserted", "contested")]
+
+
+def test_a_claim_whose_support_was_retracted_is_not_stated(pengine, config, reader):
+    sup = _presence_doc(pengine, "radar/territorial/data/presencia_2023.csv", 1, emc="VERDADERO")
+    con = _presence_doc(pengine, "radar/territorial/data/informe_presencia_2023.csv", 2, emc="FALSO")
+    run_precomputes(pengine, config)
+    materialize_claims(pengine, now=at("2026-11-01"))
+    materialize_claims(pengine, retracted={sup: RetractionInfo(sup, "registro erróneo", at("2026-11-02"), "ana")})
+    found = _find(pengine, reader, "¿El EMC está presente en Tumaco?")
+    (claim,) = found.claims
+    line = found.line(claim)
+    assert line.startswith("- En disputa: Radar registra que Estado Mayor Central (EMC) tiene presencia"), line
+    assert (
+        "0 pasaje(s) a favor y 1 en contra; prevalece la evidencia en contra porque solo quedan pasajes en contra"
+        in line
+    )
+    assert f"[{con}:" in line and f"[{sup}:" not in line and "A favor" not in line
 
 
 def test_an_early_warning_claim_by_code_and_by_place(pengine, config, reader):
