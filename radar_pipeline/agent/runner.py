@@ -30,8 +30,13 @@ States and transitions (``State``)::
   offline (``premise.assess``); in LLM mode the small model proposes a verdict with a chunk id and a
   quoted span, and code keeps it only if it validates (``premise.validate_proposal``). A cited
   verdict's sentence must also pass ``verifier.check_answer``, else the premise is ``no_verificada``.
-  The answer opens with that one sentence (added in GUARD_OUT, so every shown answer has it).
-* **GUARD_OUT** — leaks, toxicity, echoed injections (``guards.check_output``).
+  The answer opens with that one sentence (added in GUARD_OUT, so every shown answer has it). The
+  passages of the claims the question touches (``claims_answer.find_claims``) are evidence for the
+  premise too; a run stopped before VERIFY judges its premise in GUARD_OUT on what it read.
+* **GUARD_OUT** — the "Afirmaciones registradas" section (``claims_answer``: the knowledge layer's
+  claims the question touches, with status, valid time and cited passages for and against, under
+  the caller's scope) is appended to an answered or evidence-less run; then leaks, toxicity, echoed
+  injections (``guards.check_output``).
 
 **Degraded mode** (LLM mode, provider failing — any ``LLMError``: timeout, connection, http,
 malformed). Guards fail toward the useful side: the role whose model call failed runs its offline
