@@ -832,18 +832,34 @@ def extract_slots(text: str) -> Slots | None:
     )
 
 
+_HEAD_CACHE: dict[Concept, re.Pattern] = {}
+
+
+def _head_re(c: Concept) -> re.Pattern:
+    """The object's head noun as a word of its own: "satellite", never the tail of a compound
+    ("anti-satellite", "antisatélite" names a weapon, not the object)."""
+    pat = _HEAD_CACHE.get(c)
+    if pat is None:
+        pat = re.compile(_concept_re(c).pattern.replace("(?<![\\w])", "(?<![\\w\\-])", 1))
+        if len(_HEAD_CACHE) < 4096:
+            _HEAD_CACHE[c] = pat
+    return pat
+
+
 def _near(
     folded: str,
     concept: Concept,
     rx: re.Pattern | None,
     names: list[tuple[int, int, str, Concept]],
     counts: Callable[[str], bool],
-    radius: int = 40,
+    words: int = 3,
 ) -> bool:
-    """Is the object ``concept`` qualified, within ``radius`` characters, by the actor's own (``rx``:
-    "its own", "propio") or by a name set whose key ``counts`` ("an Indian satellite")?"""
-    for m in _concept_re(concept).finditer(folded):
-        lo, hi = max(0, m.start() - radius), min(len(folded), m.end() + radius)
+    """Is the object ``concept`` qualified, within ``words`` words either side, by the actor's own
+    (``rx``: "its own", "propio") or by a name set whose key ``counts`` ("an Indian satellite",
+    "satélite militar chino", "satellite of China")?"""
+    for m in _head_re(concept).finditer(folded):
+        lo = re.search(rf"(?:\S+\s+){{0,{words}}}$", folded[: m.start()]).start()
+        hi = m.end() + re.match(rf"(?:\s+\S+){{0,{words}}}", folded[m.end() :]).end()
         if rx is not None and (rx.search(folded, lo, hi) or _POSSESSIVE.search(folded[lo : m.start()])):
             return True
         if any(counts(k) and s < hi and e > lo for s, e, k, _ in names):
@@ -892,7 +908,7 @@ def judge_slots(premise: Premise, sentence: str) -> str | None:
     if sl is None or _MODAL.search(s) or not _ACTION_RE[sl.action].search(s):
         return None
     names_found = [c.found_in(s) for c in sl.names]
-    head_ok = sl.head is None or sl.head.found_in(s)
+    head_ok = sl.head is None or _head_re(sl.head).search(s) is not None
     if not ((sl.head is not None and head_ok) or any(names_found)):
         return None
     # the object is the premise's when its head and names are there; a name with digits (a code, a
@@ -900,7 +916,12 @@ def judge_slots(premise: Premise, sentence: str) -> str | None:
     coded = any(f and any(ch.isdigit() for ch in c.term) for c, f in zip(sl.names, names_found, strict=True))
     obj_all = head_ok and (all(names_found) or coded)
     who_ok = all(c.found_in(s) for c in sl.who)
-    owner_ok = all(c.found_in(s) for c in sl.owners)
+    # the owner must qualify the object, not merely appear in the sentence ("China's 2007 test … India's satellite")
+    owner_ok = all(c.found_in(s) for c in sl.owners) and (
+        sl.head is None
+        or not sl.owners
+        or all(_near(s, sl.head, None, _name_hits(s), lambda hit, key=k: hit == key) for k in sl.owner_keys)
+    )
     place_ok = all(c.found_in(s) for c in sl.where)
     years = {int(y) for y in _YEAR.findall(s)}
     year_ok = not premise.years or bool(years & set(premise.years))
@@ -931,8 +952,12 @@ def judge_slots(premise: Premise, sentence: str) -> str | None:
         )
         return "conflicto_de_anio" if pinned or addresses(premise, s, strict=True) else None
     if sl.owners and not owner_ok and sl.head is not None:
-        skip = set(sl.known_keys) - set(sl.who_keys)  # the actor's own demonym counts: "an Indian satellite"
-        if _near(s, sl.head, _OWN, hits, lambda k: k not in skip):
+        # another owner: "its own satellites", a third country's name by the noun, or the actor's own
+        # name right at it ("an Indian satellite", "India's satellite" — not "India destroyed a satellite")
+        known, who = set(sl.known_keys), set(sl.who_keys)
+        if _near(s, sl.head, _OWN, hits, lambda k: k not in known) or _near(
+            s, sl.head, None, hits, lambda k: k in who, words=1
+        ):
             return "objeto_distinto"
         return None
     if sl.own and sl.head is not None:  # "su propio satélite": the sentence must say whose

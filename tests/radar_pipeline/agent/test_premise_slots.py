@@ -277,3 +277,16 @@ def test_a_sentence_about_another_event_is_no_evidence():
     assert judge_sentence(p, FENGYUN) is None  # China's own test is another event
     assert judge_sentence(p, "India could destroy a Chinese satellite if it wanted to.") is None  # modal
     assert judge_sentence(p, "India has never destroyed a Chinese satellite.") == "contradicha"
+    # F2-SWF-013: "anti-satellite" names the weapon, not the object, and China's test is not the
+    # owner of India's target — nothing here confirms (or denies) "a Chinese satellite"
+    swf = (
+        "The document traces the development of India's direct-ascent anti-satellite capability from early "
+        "political debate after China's 2007 anti-satellite test through a series of missile defense "
+        "interceptor tests and, ultimately, Mission Shakti."
+    )
+    q = extract_premise("Dado que la India destruyó un satélite chino en la Mission Shakti, ¿cuántos desechos hubo?")
+    assert judge_sentence(q, swf) is None and assess(q, _read(swf)).estado == "no_verificada"
+    # an owner named elsewhere in the sentence does not qualify the object, nor does the actor as subject;
+    # the actor's name right at the noun does ("an Indian satellite")
+    assert judge_sentence(p, "In 2019 India destroyed a satellite, months after a Chinese delegation visited.") is None
+    assert judge_sentence(p, "In March 2019 India destroyed Microsat-R, an Indian satellite.") == "objeto_distinto"
