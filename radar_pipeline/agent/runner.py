@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import logging
 import re
 import time
@@ -915,7 +916,13 @@ class AgentRunner:
     def _premise_llm(self, ctx: _Ctx, read: dict[str, dict]) -> premises.PremiseVerdict:
         """The small model's proposed verdict, validated by code; an invalid reply is ``no_verificada``."""
         user = (
-            f"Premisa que la pregunta da por cierta (dato): {ctx.premise.text}\nPregunta (dato): {ctx.question}\n\n"
+            f"Premisa que la pregunta da por cierta (dato): {ctx.premise.text}\nPregunta (dato): {ctx.question}\n"
+            + (
+                f"Datos de la premisa: {json.dumps(ctx.premise.slots.describe(), ensure_ascii=False)}\n"
+                if ctx.premise.slots
+                else ""
+            )
+            + "\n"
             + prompts.fence_passages(list(read.values()))
         )
         try:
