@@ -32,7 +32,7 @@ import secrets
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from radar_pipeline.textfold import fold_secure
+from radar_pipeline.textfold import fold_secure, fold_spans
 
 BLOCKED_REPLY = (
     "No puedo ayudar con esa solicitud. Puedo responder preguntas sobre inteligencia artificial en "
@@ -867,6 +867,50 @@ _TOXIC = re.compile(
     r"fuck\w*|shit\w*|bitch\w*|bastard\w*|asshole\w*|motherfuck\w*|cunt\w*|retard\w*|faggot\w*|"
     r"nigg\w*|whore\w*|slut\w*|dumbass|porra|caralho|filho da puta|vai se foder)\b"
 )
+# Derogatory words a question may put on the people it asks about ("los malditos rusos", "esos
+# asesinos desgraciados"): never repeated when Radar restates what the question takes for granted.
+_DEROGATORY = (
+    r"maldit[oa]s?|desgraciad[oa]s?|miserables|asqueros[oa]s?|cerdos|ratas|bastardos?|escoria|canallas|"
+    r"damn(?:ed)?|scum|pigs|rats|desgracad[oa]s|nojent[oa]s"
+)
+_INSULT = re.compile(
+    r"(?<![\w])(?:(?P<det>los|las|esos|esas|estos|estas|unos|unas|aquellos|aquellas|those|these|the|os|as|esses|essas)\s+)?"
+    r"(?P<w>(?:(?:"
+    + _DEROGATORY
+    + r")|(?:"
+    + _TOXIC.pattern.replace(r"\b", "")
+    + r")(?:s|es)?)(?:\s+(?:"
+    + _DEROGATORY
+    + r"))*)"
+    r"(?:\s+(?P<of>del|de los|de las|de la|de|of the|of|do|da|dos|das))?(?![\w])"
+)
+
+
+def without_insults(text: str) -> str:
+    """``text`` less the insults, slurs and derogatory epithets it puts on people (the toxic list of
+    the output guard plus ``_DEROGATORY``), so that restating a question's premise never echoes
+    them: "los malditos rusos destruyeron …" → "los rusos destruyeron …", "esos hijueputas del ELN
+    atacaron …" → "el ELN atacaron …" (an epithet standing for its group leaves the group's article).
+    Matched on ``fold_spans`` (accents and case ignored); the rest keeps its spelling."""
+    f = fold_spans(text or "")
+    out, last = [], 0
+    for m in _INSULT.finditer(f):
+        out.append(text[last : m.start()])
+        det, of = m.group("det"), m.group("of")
+        if of:  # "esos X del ELN" → "el ELN"; "the X of the group" → "the group"
+            keep = {"del": "el", "de los": "los", "de las": "las", "de la": "la", "of the": "the"}.get(of, "")
+            keep = {"do": "o", "da": "a", "dos": "os", "das": "as"}.get(of, keep)
+            out.append(keep + " " if keep else "")
+        elif det:
+            out.append(text[m.start("det") : m.end("det")] + " ")
+        last = m.end()
+        while last < len(text) and text[last] == " ":
+            last += 1
+    out.append(text[last:])
+    cleaned = " ".join("".join(out).split())
+    return cleaned[:1].upper() + cleaned[1:] if text[:1].isupper() and cleaned else cleaned
+
+
 _PWN = re.compile(r"\b(?:pwned|i have been pwned|he sido hackeado|access granted|acceso concedido|jailbroken)\b")
 
 

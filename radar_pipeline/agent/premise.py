@@ -38,9 +38,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent import router
+from radar_pipeline.agent.guards import without_insults
 from radar_pipeline.agent.periods import parse_period
 from radar_pipeline.agent.understanding import first_mention, name_sets
 from radar_pipeline.agent.writer import sentences_of, states_about_world
@@ -52,9 +54,13 @@ __all__ = [
     "Concept",
     "Premise",
     "PremiseVerdict",
+    "Slots",
+    "about_event",
     "addresses",
     "assess",
     "extract_premise",
+    "extract_slots",
+    "judge_slots",
     "judge_sentence",
     "passage_addresses",
     "search_query",
@@ -108,6 +114,14 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
             r"(?P<p>.*\b(?:dejo|dejaron|ha dejado|han dejado|ceso|cesaron|stop|stopped|ceased|deixou|deixaram|parou)\b.{3,})$"
         ),
     ),
+    # "¿Cuándo destruyó India un satélite chino?": the event is taken for granted, its date asked
+    (
+        "cuando",
+        re.compile(
+            r"^(?:desde )?(?:cuando|when|quando|en que (?:ano|fecha|momento)|em que ano|in what year|what year)\s+"
+            r"(?:(?:did|does|do|has|have|had|was|were)\s+)?(?P<p>.{6,})$"
+        ),
+    ),
     (
         "consecuencias",
         re.compile(
@@ -129,6 +143,7 @@ _NEGATION = re.compile(
 # connectives that contain a negation word without negating anything
 _NOT_NEGATION = re.compile(
     r"\b(?:sin embargo|no obstante|no solo|no solamente|not only|nao so|nao apenas|sem duvida)\b"
+    r"|\bno\s*\.?\s*(?=\d)"  # "Alerta Temprana No 018-18", "No. 045": número, not a negation
 )
 # the negations that make a premise a negated one (nunca, jamás, ningún, no ha …)
 _PREMISE_NEGATION = re.compile(r"\b(?:nunca|jamas|jamais|ningun\w*|nenhum\w*|never|nao|no|not)\b|n't\b")
@@ -272,7 +287,9 @@ class Premise:
     ``terms``: folded content terms (negations and light verbs out); ``years``: years it names;
     ``kind``: the phrasing (``por_que``, ``dado_que``, ``si``, ``dejo_de``, ``desde_que``,
     ``consecuencias``); ``language``: ``es`` | ``en`` | ``pt`` (by its function words);
-    ``concepts``: the terms grouped into ``Concept``s with their cross-language aliases.
+    ``concepts``: the terms grouped into ``Concept``s with their cross-language aliases; ``slots``:
+    the checkable who/what/when/where of a positive premise (``extract_slots``), None when it has
+    no action verb or no object to recognise its event by.
     """
 
     text: str
@@ -282,6 +299,7 @@ class Premise:
     kind: str
     language: str
     concepts: tuple[Concept, ...] = field(default=(), compare=False)
+    slots: Slots | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -290,8 +308,9 @@ class PremiseVerdict:
 
     ``estado``: ``verdadera`` | ``falsa`` | ``no_verificada``; ``doc_id``/``chunk_id``: the read
     passage cited (None when ``no_verificada``); ``fragment``: the passage's sentence(s), verbatim;
-    ``reason``: why (``contradicha``, ``respaldada``, ``conflicto_de_anio``, ``sin_evidencia``,
-    ``evidencia_en_conflicto``, ``propuesta_no_validada: …``) for the trace.
+    ``reason``: why (``contradicha``, ``respaldada``, ``conflicto_de_anio``, ``actor_distinto``,
+    ``objeto_distinto``, ``lugar_distinto``, ``sin_evidencia``, ``evidencia_en_conflicto``,
+    ``propuesta_no_validada: …``) for the trace.
     """
 
     premise: Premise
@@ -316,8 +335,21 @@ class PremiseVerdict:
             )
             return f"No pude verificar la premisa de que {self.premise.text}: {why}."
         quote = _clip(self.fragment or "", max_chars)
-        head = "La premisa no se sostiene" if self.estado == "falsa" else "La premisa es correcta"
-        return f"{head}: el pasaje citado afirma «{quote}» [{self.doc_id}:{self.chunk_id}]."
+        if self.estado == "falsa":
+            which = _WHICH_SLOT.get(self.reason, "")
+            return (
+                f"La premisa no se sostiene: el pasaje citado{which} afirma «{quote}» [{self.doc_id}:{self.chunk_id}]."
+            )
+        return f"La premisa es correcta: el pasaje citado afirma «{quote}» [{self.doc_id}:{self.chunk_id}]."
+
+
+# which slot a cited passage contradicts, said in the verdict's sentence
+_WHICH_SLOT = {
+    "conflicto_de_anio": ", que fecha el mismo hecho en otro año,",
+    "actor_distinto": ", que atribuye el mismo hecho a otro actor,",
+    "objeto_distinto": ", que describe de otro modo el objeto del hecho,",
+    "lugar_distinto": ", que sitúa el mismo hecho en otro lugar,",
+}
 
 
 def _clip(text: str, max_chars: int) -> str:
@@ -366,6 +398,9 @@ def _reorder(kind: str, text: str, folded: str) -> str:
         m = re.match(r"^(has|have|had|did|does|do|is|are|was|were)\s+(.+?)\s+((?:never|not|no)\b.*)$", folded)
         if m:
             return f"{text[m.start(2) : m.end(2)]} {text[m.start(1) : m.end(1)]} {text[m.start(3) :]}"
+        m = re.match(r"^(?:did|does|do)\s+(.+)$", folded)  # "Why did India destroy …" → "India destroy …"
+        if m:
+            return text[m.start(1) :]
     if kind == "dejo_de":
         m = re.match(r"^(dejo|dejaron|ceso|cesaron)\s+(.+?)\s+de\s+(.+)$", folded)
         if m:
@@ -415,6 +450,545 @@ def _concepts(text: str) -> tuple[Concept, ...]:
     return tuple(out)
 
 
+# --------------------------------------------------------------------------- slots
+# A positive premise is checked by its slots, not by its wording: who did it (an actor or country
+# of the shared name sets, or a capitalised name), what (the action's family and the object: a head
+# noun, its names, its owner: "un satélite chino"), when (years) and where (a place after a
+# locative preposition). Verb families are folded regex fragments in es/en/pt; a passage may
+# describe the same event with another verb of the family ("destroyed", "intercepted", "shot down").
+_ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
+    "destruir": (
+        r"destru\w*",
+        r"destroy\w*",
+        r"derrib\w*",
+        r"shot down",
+        r"shoot(?:s|ing)? down",
+        r"intercept\w*",
+        r"abati\w*",
+        r"demol\w*",
+    ),
+    "lanzar": (r"lanz\w*", r"launch\w*", r"lanc(?:ou|aram|ar|ado|ada|amento)\b", r"dispar\w*", r"fired"),
+    "probar": (
+        r"prueba\w*",
+        r"probo\b",
+        r"probaron\b",
+        r"probad[oa]s?\b",
+        r"probar\b",
+        r"ensay\w*",
+        r"test(?:s|ed|ing)?\b",
+        r"testou\b",
+        r"testaram\b",
+        r"testad[oa]s?\b",
+    ),
+    "atacar": (
+        r"ataca\w*",
+        r"ataco\b",
+        r"ataque\w*",
+        r"attack\w*",
+        r"assault\w*",
+        r"bombard\w*",
+        r"bombarde\w*",
+        r"hostig\w*",
+        r"struck\b",
+    ),
+    "invadir": (r"invad\w*", r"invas\w*"),
+    "firmar": (r"firm(?:o|aron|ado|ada|ar)\b", r"sign(?:ed|s|ing)?\b", r"assin(?:ou|aram|ado|ada|ar)\b"),
+    "desplegar": (r"despleg\w*", r"desplieg\w*", r"deploy\w*", r"implant(?:ou|aram|o|aron)\b"),
+    "interferir": (r"interfer\w*", r"jam(?:s|med|ming)?\b", r"bloque(?:o|aron|ado)\b", r"spoof\w*"),
+    "hackear": (r"hacke\w*", r"hack(?:s|ed|ing)?\b", r"ciberatac\w*", r"ciberataque\w*", r"cyber-?attack\w*"),
+    "asesinar": (r"asesin\w*", r"kill(?:s|ed|ing)?\b", r"murder\w*", r"mato\b", r"mataron\b", r"assassin\w*"),
+    "secuestrar": (r"secuestr\w*", r"kidnap\w*", r"abduct\w*", r"sequestr\w*"),
+    "colisionar": (r"colision\w*", r"choc(?:o|aron)\b", r"choque\b", r"collid\w*", r"collision\w*"),
+    "emitir": (r"emiti\w*", r"emitio\b", r"emitida\w*", r"issu(?:ed|es|ing)\b", r"expidi\w*", r"expedida\w*"),
+    "crear": (r"cre(?:o|aron|ado|ada|ar|acion)\b", r"creat(?:ed|es|ing|ion)\b", r"establish\w*", r"fund(?:o|aron)\b"),
+    "adquirir": (r"compro\b", r"compraron\b", r"adquiri\w*", r"bought\b", r"purchas\w*", r"acquir\w*"),
+    "reclutar": (r"reclut\w*", r"recruit\w*", r"recrut\w*"),
+    "capturar": (r"captur\w*", r"seiz\w*", r"incaut\w*"),
+    "financiar": (r"financ\w*", r"fund(?:s|ed|ing)\b"),
+    "sancionar": (r"sancion\w*", r"sanction\w*"),
+    "retirar": (r"retir(?:o|aron|ada|ado)\b", r"withdr\w*"),
+}
+# the English verb of each family, for the premise's search (the corpus is mostly English)
+_ACTION_EN = {
+    "destruir": "destroyed",
+    "lanzar": "launched",
+    "probar": "tested",
+    "atacar": "attacked",
+    "invadir": "invaded",
+    "firmar": "signed",
+    "desplegar": "deployed",
+    "interferir": "jammed",
+    "hackear": "hacked",
+    "asesinar": "killed",
+    "secuestrar": "kidnapped",
+    "colisionar": "collided",
+    "adquirir": "acquired",
+    "reclutar": "recruited",
+    "capturar": "seized",
+    "financiar": "financed",
+    "sancionar": "sanctioned",
+    "retirar": "withdrew",
+    "emitir": "issued",
+    "crear": "created",
+}
+_ACTION_RE = {k: re.compile(rf"(?<![\w])(?:{'|'.join(v)})") for k, v in _ACTION_FAMILIES.items()}
+# words between a verb and its object, or before a name, that are no content of their own
+_ARTICLES = set(
+    "un una unos unas el la los las lo al del de the a an of o os as um uma uns umas do da dos das "
+    "su sus its their his her seu sua seus suas este esta estos estas ese esa esos esas this that these those".split()
+)
+_INSTRUMENT = {"con", "with", "com", "mediante", "using"}
+_CONNECTIVES = set("y e and or con with para for que that sin without por by porque because pero but".split())
+_LOCATIVE = r"(?:en|in|em|desde|from|sobre|over|near|cerca de|at|no|na|hacia|into)"
+_MONTH_RX = (
+    r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"janeiro|fevereiro|marco|maio|junho|julho|setembro|outubro|novembro|dezembro"
+)
+_YEAR_SLOT = re.compile(
+    r"\s(?:en|in|em|durante|during|de|del|of|on)\s+(?:(?:el|o|the)\s+)?(?:\d{1,2}\s+(?:de\s+)?)?"
+    rf"(?:(?:{_MONTH_RX})\s+(?:de\s+|of\s+)?)?(?:(?:ano|year|anio)\s+(?:de\s+)?)?(?:1[89]\d\d|20\d\d)(?!\d)"
+)
+_MONTHS = set(
+    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre "
+    "january february march april may june july august september october november december "
+    "janeiro fevereiro marco maio junho julho setembro outubro novembro dezembro".split()
+)
+# a sentence's own word for the object's owner being the actor itself: "its own satellites", "su propio satélite"
+_OWN = re.compile(r"(?<![\w])(?:own|propi[oa]s?|propri[oa]s?)(?![\w])")
+# a possessive right before the object's noun phrase: "its Fengyun-1C weather satellite"
+_POSSESSIVE = re.compile(r"(?<![\w])(?:its|their|su|sus|seu|sua|seus|suas)\s+(?:[\w\-]+\s+){0,2}$")
+_TOKEN = re.compile(r"[\w][\w\-]*")
+
+
+@dataclass(frozen=True)
+class Slots:
+    """The checkable slots of a positive premise (all folded).
+
+    ``who``: the actors (``Concept``s; name sets by their aliases, else a capitalised name);
+    ``action``: the verb family (a key of ``_ACTION_FAMILIES``) and ``verb``, the verb as written;
+    ``head``: the object's head noun (``Concept``; None when the object is a name: "destruyó el
+    Fengyun-1C"); ``names``: the object's proper names ("Kosmos 1408", "Ucrania"); ``owners``: name
+    sets qualifying the object ("un satélite *chino*"); ``own``: the object is the actor's own
+    ("su propio satélite"); ``where``: places after a locative preposition; ``owner_keys``/``where_keys``/``name_keys``: the name-set keys among them (never
+    taken for another actor)."""
+
+    who: tuple[Concept, ...]
+    action: str
+    verb: str
+    head: Concept | None
+    names: tuple[Concept, ...]
+    owners: tuple[Concept, ...]
+    where: tuple[Concept, ...]
+    who_keys: tuple[str, ...] = ()
+    owner_keys: tuple[str, ...] = ()
+    own: bool = False  # the object is the actor's own ("su propio satélite", "its own satellite")
+    known_keys: tuple[str, ...] = ()
+
+    @property
+    def checkable(self) -> bool:
+        """Enough to recognise the event in a sentence: an action, an object, and a who or a name."""
+        return bool((self.who or self.names) and (self.head or self.names))
+
+    @property
+    def specific(self) -> bool:
+        """Does the premise pin the event down beyond "X did Y": a named object, an owner (or "its
+        own"), or a place?"""
+        return bool(self.names or self.owners or self.where or self.own)
+
+    def describe(self) -> dict:
+        """The slots for the trace: ``{quien, accion, objeto, nombres, propietario, donde}``."""
+        return {
+            "quien": [c.term for c in self.who],
+            "accion": self.action,
+            "objeto": self.head.term if self.head else None,
+            "nombres": [c.term for c in self.names],
+            "propietario": [c.term for c in self.owners],
+            "donde": [c.term for c in self.where],
+        }
+
+
+_NS_RE: dict[str, re.Pattern] = {}
+
+
+def _name_hits(folded: str) -> list[tuple[int, int, str, Concept]]:
+    """Every mention of a shared name set in ``folded`` text: ``(start, end, key, Concept)``, leftmost
+    first, overlaps resolved to the longest."""
+    hits = []
+    for ns in name_sets():
+        pat = _NS_RE.get(ns.key)
+        if pat is None:
+            spelled = tuple(dict.fromkeys((*ns.names, *(a for a in ns.aliases if len(a) >= 4))))
+            alts = "|".join(re.escape(w) for w in sorted(spelled, key=len, reverse=True) if w)
+            pat = re.compile(rf"(?<![\w])(?:{alts})(?![\w])")
+            _NS_RE[ns.key] = pat
+        for m in pat.finditer(folded):
+            hits.append((m.start(), m.end(), ns.key, Concept(fold_question(ns.label), ns.aliases, entity=True)))
+    hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
+    out: list[tuple[int, int, str, Concept]] = []
+    for h in hits:
+        if not out or h[0] >= out[-1][1]:
+            out.append(h)
+    return out
+
+
+def _name_concept(words: list[str]) -> Concept:
+    """A proper name ("Kosmos 1408", "Fengyun-1C", "Microsat-R") as a ``Concept``: the folded name,
+    its hyphen/space variants, its distinctive first word and any number of three digits or more."""
+    full = fold_question(" ".join(words))
+    aliases = [full, full.replace("-", " "), full.replace(" ", "-")]
+    first = fold_question(words[0]).split("-")[0]
+    if len(first) >= 4:
+        aliases.append(first)
+    aliases += [t for t in re.findall(r"\d+", full) if len(t) >= 3]
+    return Concept(full, tuple(dict.fromkeys(aliases)), entity=True)
+
+
+def _word_concept(word: str) -> Concept:
+    term = fold_question(word)
+    aliases = (term, _stem(term), *(x for k, v in _LEXICON.items() if term.startswith(k) for x in v))
+    for _spanish, english, _ in router.glossary_terms(word):
+        aliases += tuple(fold_question(e) for e in english)
+    return Concept(term, tuple(dict.fromkeys(a for a in aliases if a)))
+
+
+def _is_name(token: str) -> bool:
+    return (token[:1].isupper() or any(ch.isdigit() for ch in token)) and not _YEAR.fullmatch(token)
+
+
+def extract_slots(text: str) -> Slots | None:
+    """The slots of a premise ``text`` (original spelling), or None without an action verb.
+
+    Word order: the actor is named before the verb ("India destruyó …") or right after it ("destruyó
+    India un satélite …", the order of "¿Cuándo destruyó India …?"). The object runs from the verb to
+    the first time or place phrase ("en 2019", "desde Irán"); inside it the first content word is the
+    head noun unless it is a name, later name-set words are its owner ("satélite chino"), and
+    capitalised or numbered words are its names."""
+    f = fold_spans(text)
+    first = None
+    for fam, rx in _ACTION_RE.items():
+        m = rx.search(f)
+        if m and (first is None or m.start() < first[1].start()):
+            first = (fam, m)
+    if first is None:
+        return None
+    fam, vm = first
+    hits = _name_hits(f)
+    who: list[Concept] = []
+    who_keys: list[str] = []
+    # a reflexive passive puts the object before the verb: "la alerta 018-18 se emitió en 2019"
+    passive = re.search(r"(?<![\w])se\s+$", f[: vm.start()]) is not None
+    for _s, e, key, c in hits:
+        if e <= vm.start() and not passive:
+            who.append(c)
+            who_keys.append(key)
+    obj_start = vm.end()
+    if not who and not passive:
+        after = [
+            h
+            for h in hits
+            if h[0] >= vm.end() and f[vm.end() : h[0]].strip() in ("", "el", "la", "los", "las", "o", "a", "the")
+        ]
+        if after and f[after[0][1] :].strip():
+            s, e, key, c = after[0]
+            who.append(c)
+            who_keys.append(key)
+            obj_start = e
+        else:
+            for t in _TOKEN.finditer(text[: vm.start()]):
+                w = t.group(0)
+                fw = fold_question(w)
+                if _is_name(w) and t.start() > 0 and fw not in _DROP and fw not in _ARTICLES:
+                    who.append(Concept(fw, (fw,), entity=True))
+    # a passive or nominal event names its actor after "por"/"by": "la destrucción de X por China"
+    agent_at = None
+    if not who:
+        am = re.search(r"\s(?:por|by|pelo|pela)\s+(?:(?:el|la|los|las|the|o|a|os|as)\s+)?", f[obj_start:])
+        hit = next((h for h in hits if am is not None and h[0] == obj_start + am.end()), None)
+        if hit is not None:
+            who.append(hit[3])
+            who_keys.append(hit[2])
+            agent_at = obj_start + am.start()
+    # the end of the object: the first time or place phrase after it
+    ends = [len(f)] if agent_at is None else [len(f), agent_at]
+    ym = _YEAR_SLOT.search(f, obj_start)
+    if ym and not f[obj_start : ym.start()].strip():  # "el choque de 2012 entre …": the date, then the object
+        obj_start = ym.end()
+        ym = _YEAR_SLOT.search(f, obj_start)
+    if ym:
+        ends.append(ym.start())
+    where: list[Concept] = []
+    where_keys: list[str] = []
+    for lm in re.finditer(rf"\s{_LOCATIVE}\s+(?:(?:el|la|los|las|the|o|a)\s+)?", f[obj_start:]):
+        at = obj_start + lm.end()
+        hit = next((h for h in hits if h[0] == at), None)
+        if hit is not None:
+            where.append(hit[3])
+            where_keys.append(hit[2])
+            ends.append(obj_start + lm.start())
+            continue
+        tm = _TOKEN.match(text, at)
+        if tm and _is_name(tm.group(0)) and fold_question(tm.group(0)) not in _MONTHS:
+            words, last = [tm.group(0)], tm.end()
+            for nxt in _TOKEN.finditer(text, tm.end()):
+                if text[last : nxt.start()] != " " or not _is_name(nxt.group(0)) or _YEAR.fullmatch(nxt.group(0)):
+                    break
+                words.append(nxt.group(0))
+                last = nxt.end()
+            where.append(_name_concept(words))
+            ends.append(obj_start + lm.start())
+    obj_end = min(ends)
+    if passive:
+        obj_start, obj_end = 0, re.search(r"(?<![\w])se\s+$", f[: vm.start()]).start()
+    head: Concept | None = None
+    names: list[Concept] = []
+    owners: list[Concept] = []
+    owner_keys: list[str] = []
+    name_keys: list[str] = []
+    run: list[str] = []
+    first_content = True
+    skip_to = -1
+    instrument = instrument_seen = False
+    for t in _TOKEN.finditer(text, obj_start, obj_end):
+        if t.start() < skip_to:
+            continue
+        w = t.group(0)
+        fw = fold_question(w)
+        hit = next((h for h in hits if h[0] <= t.start() < h[1]), None)
+        if hit is not None:
+            skip_to = hit[1]
+            if run:
+                names.append(_name_concept(run))
+                run = []
+            nxt = _TOKEN.search(text, hit[1], obj_end)
+            nw = fold_question(nxt.group(0)) if nxt is not None else ""
+            adjective = (
+                nxt is not None
+                and not _is_name(nxt.group(0))
+                and len(nw) >= 3
+                and nw not in _ARTICLES
+                and nw not in _CONNECTIVES
+            )
+            if first_content and not adjective and hit[3] not in names:
+                names.append(hit[3])
+                name_keys.append(hit[2])
+                first_content = False
+                continue
+            before = text[max(obj_start, t.start() - 4) : t.start()]
+            if re.search(r"(?<![\w])(?:y|e|and)\s+$", fold_spans(before)) and names:  # "Ucrania y Georgia"
+                names.append(hit[3])
+                name_keys.append(hit[2])
+                continue
+            if first_content and adjective:  # "a Chinese satellite": the owner before its noun
+                owners.append(hit[3])
+                owner_keys.append(hit[2])
+                continue
+            elif hit[3] not in owners and hit[3] not in names:
+                owners.append(hit[3])
+                owner_keys.append(hit[2])
+            first_content = False
+            continue
+        if instrument:  # skip the means up to the article that opens the object
+            if fw in _ARTICLES and instrument_seen:
+                instrument = False
+            instrument_seen = instrument_seen or fw not in _ARTICLES
+            continue
+        if fw in _INSTRUMENT and first_content:  # "derribó con un misil el satélite …": the means, not the object
+            instrument, instrument_seen = True, False
+            continue
+        if fw in ("entre", "between") and first_content:  # "el choque entre un satélite Iridium y …"
+            continue
+        if fw in _ARTICLES or fw in _DROP or _OWN.fullmatch(fw):
+            if run:
+                names.append(_name_concept(run))
+                run = []
+            continue
+        if fw.isdigit() and not run:  # a quantity ("a unos 800 km"), not a name
+            continue
+        if _is_name(w) and not _YEAR.fullmatch(w):
+            run.append(w)
+            first_content = False
+            continue
+        if run:
+            names.append(_name_concept(run))
+            run = []
+        if first_content and len(fw) >= 3:
+            head = _word_concept(w)
+        first_content = False
+    if run:
+        names.append(_name_concept(run))
+    return Slots(
+        who=tuple(who),
+        action=fam,
+        verb=text[vm.start() : vm.end()],
+        head=head,
+        names=tuple(dict.fromkeys(names)),
+        owners=tuple(owners),
+        where=tuple(where),
+        who_keys=tuple(who_keys),
+        owner_keys=tuple(owner_keys),
+        own=bool(_OWN.search(f, obj_start, obj_end)),
+        known_keys=tuple(dict.fromkeys([*who_keys, *owner_keys, *where_keys, *name_keys])),
+    )
+
+
+_HEAD_CACHE: dict[Concept, re.Pattern] = {}
+
+
+def _head_re(c: Concept) -> re.Pattern:
+    """The object's head noun as a word of its own: "satellite", never the tail of a compound
+    ("anti-satellite", "antisatélite" names a weapon, not the object)."""
+    pat = _HEAD_CACHE.get(c)
+    if pat is None:
+        pat = re.compile(_concept_re(c).pattern.replace("(?<![\\w])", "(?<![\\w\\-])", 1))
+        if len(_HEAD_CACHE) < 4096:
+            _HEAD_CACHE[c] = pat
+    return pat
+
+
+def _near(
+    folded: str,
+    concept: Concept,
+    rx: re.Pattern | None,
+    names: list[tuple[int, int, str, Concept]],
+    counts: Callable[[str], bool],
+    words: int = 3,
+) -> bool:
+    """Is the object ``concept`` qualified, within ``words`` words either side, by the actor's own
+    (``rx``: "its own", "propio") or by a name set whose key ``counts`` ("an Indian satellite",
+    "satélite militar chino", "satellite of China")?"""
+    for m in _head_re(concept).finditer(folded):
+        lo = re.search(rf"(?:\S+\s+){{0,{words}}}$", folded[: m.start()]).start()
+        hi = m.end() + re.match(rf"(?:\s+\S+){{0,{words}}}", folded[m.end() :]).end()
+        if rx is not None and (rx.search(folded, lo, hi) or _POSSESSIVE.search(folded[lo : m.start()])):
+            return True
+        if any(counts(k) and s < hi and e > lo for s, e, k, _ in names):
+            return True
+    return False
+
+
+_PLACE_IN_SENTENCE = re.compile(
+    r"(?<![\w])(?:in|from|over|at|near|en|desde|sobre|em|hacia)\s+(?:the\s+|el\s+|la\s+|o\s+|a\s+)?"
+    r"([A-Z][\w\-]+(?:\s+[A-Z][\w\-]+)*)"
+)
+
+
+def _other_place(sentence: str, premise_where: tuple[Concept, ...]) -> bool:
+    """Does the sentence place its event somewhere (a capitalised name after a locative preposition,
+    not a month) that is none of the premise's places?"""
+    for m in _PLACE_IN_SENTENCE.finditer(sentence):
+        name = fold_question(m.group(1))
+        if name.split()[0] in _MONTHS:
+            continue
+        if not any(c.found_in(name) for c in premise_where):
+            return True
+    return False
+
+
+def judge_slots(premise: Premise, sentence: str) -> str | None:
+    """The slot rule for a positive premise on one sentence: ``respaldada`` | ``contradicha`` |
+    ``conflicto_de_anio`` | ``actor_distinto`` | ``objeto_distinto`` | ``lugar_distinto`` | None.
+
+    The sentence is about the premise's event when it has a verb of the action's family and names
+    the object (its head noun, or one of its names). Then, with no modal and no negation:
+
+    * same actor, same object (head and names), owner, place and one of the years → ``respaldada``;
+    * same actor and object, but none of the premise's years and another year, the event pinned
+      down by a name, owner or place (or every content term present) → ``conflicto_de_anio``;
+    * same actor and object, the premise's owner absent and the object qualified as the actor's
+      own or another country's ("its own satellites", "an Indian satellite") → ``objeto_distinto``;
+    * same actor and object, the premise's place absent and another place named → ``lugar_distinto``;
+    * a named object (or an owner the sentence repeats), the year not in conflict, the premise's
+      actor absent and another actor of the name sets named → ``actor_distinto``;
+    * same actor and object under a universal negation ("never") → ``contradicha``.
+    A generic object ("un satélite") with another actor is not the same event: None.
+    """
+    sl = premise.slots
+    s = fold_question(sentence)
+    if sl is None or _MODAL.search(s) or not _ACTION_RE[sl.action].search(s):
+        return None
+    names_found = [c.found_in(s) for c in sl.names]
+    head_ok = sl.head is None or _head_re(sl.head).search(s) is not None
+    if not ((sl.head is not None and head_ok) or any(names_found)):
+        return None
+    # the object is the premise's when its head and names are there; a name with digits (a code, a
+    # designation: "018-18", "Cosmos 1408") identifies it alone, whatever else the premise adds
+    coded = any(f and any(ch.isdigit() for ch in c.term) for c, f in zip(sl.names, names_found, strict=True))
+    obj_all = head_ok and (all(names_found) or coded)
+    who_ok = all(c.found_in(s) for c in sl.who)
+    # the owner must qualify the object, not merely appear in the sentence ("China's 2007 test … India's satellite")
+    owner_ok = all(c.found_in(s) for c in sl.owners) and (
+        sl.head is None
+        or not sl.owners
+        or all(_near(s, sl.head, None, _name_hits(s), lambda hit, key=k: hit == key) for k in sl.owner_keys)
+    )
+    place_ok = all(c.found_in(s) for c in sl.where)
+    years = {int(y) for y in _YEAR.findall(s)}
+    year_ok = not premise.years or bool(years & set(premise.years))
+    year_conflict = bool(premise.years) and bool(years) and not year_ok
+    negated = bool(_NEGATION.search(_NOT_NEGATION.sub(" ", s)))
+    hits = _name_hits(s)
+    if sl.who and not who_ok:
+        if negated or not obj_all or year_conflict or not place_ok:
+            return None
+        if not (sl.names or (sl.owners and owner_ok)):
+            return None  # "un satélite" destroyed by someone else is another event
+        known = set(sl.known_keys)
+        return "actor_distinto" if any(k not in known for _, _, k, _ in hits) else None
+    if not obj_all:
+        return None
+    if _UNIVERSAL_NEGATION.search(s):
+        return "contradicha"
+    if negated:
+        return None
+    if year_conflict:
+        # the same event, dated otherwise: pinned down by a slot the sentence repeats (a name, the
+        # owner, the place, "its own"), or every content term of the premise present
+        pinned = (
+            bool(sl.names)
+            or (sl.owners and owner_ok)
+            or (sl.where and place_ok)
+            or (sl.own and _near(s, sl.head, _OWN, hits, lambda k: k in sl.who_keys))
+        )
+        return "conflicto_de_anio" if pinned or addresses(premise, s, strict=True) else None
+    if sl.owners and not owner_ok and sl.head is not None:
+        # another owner: "its own satellites", a third country's name by the noun, or the actor's own
+        # name right at it ("an Indian satellite", "India's satellite" — not "India destroyed a satellite")
+        known, who = set(sl.known_keys), set(sl.who_keys)
+        if _near(s, sl.head, _OWN, hits, lambda k: k not in known) or _near(
+            s, sl.head, None, hits, lambda k: k in who, words=1
+        ):
+            return "objeto_distinto"
+        return None
+    if sl.own and sl.head is not None:  # "su propio satélite": the sentence must say whose
+        who = set(sl.who_keys)
+        if _near(s, sl.head, None, hits, lambda k: k not in who and k not in sl.known_keys):
+            return "objeto_distinto"
+        if not _near(s, sl.head, _OWN, hits, lambda k: k in who):
+            return None
+    if sl.where and not place_ok:
+        return "lugar_distinto" if _other_place(sentence, sl.where) else None
+    if not year_ok or (premise.years and not years):
+        return None
+    return "respaldada"
+
+
+def _actor_first(text: str, slots: Slots) -> str:
+    """The premise in statement order: "destruyó India un satélite chino" → "India destruyó un satélite
+    chino" (the order of "¿Cuándo destruyó India …?"); unchanged when the actor already comes first."""
+    f = fold_spans(text)
+    vm = _ACTION_RE[slots.action].search(f)
+    if vm is None or vm.start() > 0:
+        return text
+    hit = next(
+        (h for h in _name_hits(f) if h[0] >= vm.end() and f[vm.end() : h[0]].strip() in ("", "el", "la", "los", "las")),
+        None,
+    )
+    if hit is None:
+        return text
+    return f"{text[hit[0] : hit[1]]} {text[: vm.end()]}{text[hit[1] :]}"
+
+
 def extract_premise(question: str) -> Premise | None:
     """The premise of ``question`` (Spanish, English or Portuguese), or None.
 
@@ -455,12 +1029,26 @@ def extract_premise(question: str) -> Premise | None:
         if kind == "si" and _SUBJUNCTIVE.search(pfold):
             return None
         negated = bool(_PREMISE_NEGATION.search(_NOT_NEGATION.sub(" ", pfold)))
-        if kind == "por_que" and not negated and not _CESSATION.search(pfold):
-            return None  # a positive "why" asks for causes; "¿por qué dejó de…?" presupposes it stopped
         period = parse_period(ptext, reference_year=2000) if kind == "desde_que" else None
         if period is not None and len(_concepts(fold_question(ptext).replace(period.text, " "))) < 2:
             return None  # "Desde hace diez años, ¿dónde opera…?": a period, not an event presupposed
         ptext = _reorder(kind, ptext, pfold)
+        slots = None if negated or kind == "dejo_de" else extract_slots(ptext)
+        if slots is not None and not slots.checkable:
+            slots = None
+        if kind in ("por_que", "cuando") and not negated and not _CESSATION.search(pfold):
+            # a positive "why" asks for causes and "when" for a date; either is a premise only when
+            # it embeds a checkable event: an actor, a verb, an object, and a year, a name, an
+            # owner or a place ("¿Por qué India destruyó un satélite chino en 2019?")
+            years = _YEAR.findall(pfold)
+            if slots is None or not slots.who or not (years or slots.specific or kind == "cuando"):
+                return None
+            ptext = _actor_first(ptext, slots)
+        elif kind == "cuando":
+            return None
+        if kind == "cuando" and "," in ptext:
+            return None  # "Cuando se menciona a China, ¿de qué se habla?": a temporal clause, no event asked about
+        ptext = without_insults(ptext)
         concepts = _concepts(ptext)
         if len(concepts) < 2:
             return None
@@ -472,14 +1060,33 @@ def extract_premise(question: str) -> Premise | None:
             kind=kind,
             language=_language(f),
             concepts=concepts,
+            slots=slots,
         )
     return None
 
 
 def search_query(premise: Premise) -> str:
-    """A search for the premise itself: its text plus the English aliases of its concepts (≤ 300 chars)."""
-    extra = [a for c in premise.concepts for a in c.aliases[1:3] if a not in fold_question(premise.text)]
-    return " ".join([premise.text, *dict.fromkeys(extra)])[:300]
+    """A search for the premise's event (≤ 300 chars).
+
+    With slots: the event itself — actor, verb, object head and names, place, years — each with its
+    English alias, and *without* the object's owner ("satélite chino"), which is one of the things the
+    check compares: the passage about the event must come back even when the owner (or the actor,
+    whose names stay one term among several) is wrong. Without slots: the premise's text plus the
+    English aliases of its concepts."""
+    sl = premise.slots
+    if sl is None:
+        extra = [a for c in premise.concepts for a in c.aliases[1:3] if a not in fold_question(premise.text)]
+        return " ".join([premise.text, *dict.fromkeys(extra)])[:300]
+    parts: list[str] = []
+    for c in sl.who:
+        parts += [c.term, *c.aliases[1:2]]
+    parts += [fold_question(sl.verb), _ACTION_EN[sl.action]]
+    if sl.head is not None:
+        parts += [sl.head.term, *(a for a in sl.head.aliases[1:] if not sl.head.term.startswith(a))][:3]
+    for c in (*sl.names, *sl.where):
+        parts += [c.term, *c.aliases[1:2]]
+    parts += [str(y) for y in premise.years]
+    return " ".join(dict.fromkeys(p for p in parts if p))[:300]
 
 
 # --------------------------------------------------------------------------- the rule
@@ -494,13 +1101,37 @@ def addresses(premise: Premise, folded: str, *, strict: bool = False) -> bool:
     return got >= need and len(entities) + got >= 2
 
 
+def about_event(premise: Premise, sentence: str) -> bool:
+    """Is ``sentence`` about the premise's event, whatever it says of it? With slots: a verb of the
+    action's family, the object (head noun or a name), and the actor or a name of the object — the
+    actor, owner, year and place may differ (that is what the check compares). Without slots:
+    ``addresses``."""
+    s = fold_question(sentence)
+    sl = premise.slots
+    if sl is None or premise.polarity != "positiva":
+        return addresses(premise, s)
+    if not _ACTION_RE[sl.action].search(s):
+        return False
+    named = any(c.found_in(s) for c in sl.names)
+    head = sl.head is not None and sl.head.found_in(s)
+    return (named or head) and (named or all(c.found_in(s) for c in sl.who))
+
+
 def passage_addresses(premise: Premise, text: str, language: str | None = None) -> bool:
-    """Does any sentence of a passage ``text`` address the premise (``addresses``)?"""
-    return any(addresses(premise, fold_question(s)) for s in _units({"text": text, "language": language}))
+    """Does any sentence of a passage ``text`` talk about the premise's event (``about_event``)? The
+    analyst reads such passages whatever they say of the actor, object, year or place, so that a
+    passage contradicting one slot is read and can be cited."""
+    return any(about_event(premise, s) for s in _units({"text": text, "language": language}))
+
+
+_AGAINST = ("contradicha", "conflicto_de_anio", "actor_distinto", "objeto_distinto", "lugar_distinto")
 
 
 def judge_sentence(premise: Premise, sentence: str) -> str | None:
-    """``"respaldada"`` | ``"contradicha"`` | ``"conflicto_de_anio"`` for one evidence sentence, or None."""
+    """``"respaldada"`` or one of ``_AGAINST`` for one evidence sentence, or None. A positive premise
+    with checkable slots is judged by ``judge_slots``; a negated one (and "dejó de") by its terms."""
+    if premise.slots is not None and premise.polarity == "positiva":
+        return judge_slots(premise, sentence)
     s = fold_question(sentence)
     if not addresses(premise, s) or _MODAL.search(s):
         return None
@@ -596,7 +1227,7 @@ def validate_proposal(
         return unverified(premise, "propuesta_no_validada: el fragmento no está en el pasaje")
     held = [u for u, (a, b) in zip(units, offsets, strict=True) if a < at + len(span) and b > at]
     unit = " ".join(held)
-    want = {"falsa": ("contradicha", "conflicto_de_anio"), "verdadera": ("respaldada",)}[estado]
+    want = {"falsa": _AGAINST, "verdadera": ("respaldada",)}[estado]
     why = judge_sentence(premise, unit)
     if why not in want:
         return unverified(

@@ -30,8 +30,13 @@ States and transitions (``State``)::
   offline (``premise.assess``); in LLM mode the small model proposes a verdict with a chunk id and a
   quoted span, and code keeps it only if it validates (``premise.validate_proposal``). A cited
   verdict's sentence must also pass ``verifier.check_answer``, else the premise is ``no_verificada``.
-  The answer opens with that one sentence (added in GUARD_OUT, so every shown answer has it).
-* **GUARD_OUT** — leaks, toxicity, echoed injections (``guards.check_output``).
+  The answer opens with that one sentence (added in GUARD_OUT, so every shown answer has it). The
+  passages of the claims the question touches (``claims_answer.find_claims``) are evidence for the
+  premise too; a run stopped before VERIFY judges its premise in GUARD_OUT on what it read.
+* **GUARD_OUT** — the "Afirmaciones registradas" section (``claims_answer``: the knowledge layer's
+  claims the question touches, with status, valid time and cited passages for and against, under
+  the caller's scope) is appended to an answered or evidence-less run; then leaks, toxicity, echoed
+  injections (``guards.check_output``).
 
 **Degraded mode** (LLM mode, provider failing — any ``LLMError``: timeout, connection, http,
 malformed). Guards fail toward the useful side: the role whose model call failed runs its offline
@@ -79,6 +84,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import logging
 import re
 import time
@@ -90,8 +96,8 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ValidationError
 
+from radar_pipeline.agent import claims_answer, guards, messages, prompts, router, verifier, visualizer
 from radar_pipeline.agent import followup as followups
-from radar_pipeline.agent import guards, messages, prompts, router, verifier, visualizer
 from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent.analyst import Analyst, Assignment, unmet
 from radar_pipeline.agent.anchors import anchor_gaps, question_anchors
@@ -238,6 +244,7 @@ class _Ctx:
     figures: list[Figure] = field(default_factory=list)  # the visual proposal's figures in words
     figures_shown: bool = False  # the figures' words are in ``text`` already
     shown_figures: list[Figure] = field(default_factory=list)  # every figure stated, in order
+    claims: claims_answer.ClaimsFound | None = None  # the knowledge layer's claims the question touches
 
     def step(self, role: str, state: State, t0: float, **kw) -> Step:
         s = Step(
@@ -603,6 +610,7 @@ class AgentRunner:
                     "forma": ctx.premise.kind,
                     "terminos": list(ctx.premise.terms),
                     "anios": list(ctx.premise.years),
+                    "ranuras": ctx.premise.slots.describe() if ctx.premise.slots is not None else None,
                 }
         if ctx.retries:
             return State.RETRIEVE
@@ -1024,7 +1032,7 @@ class AgentRunner:
         """Judge ``ctx.premise`` on the passages read (again only when more were read); one trace step."""
         if ctx.premise is None or ctx.toolbox is None:
             return
-        read = ctx.toolbox.read
+        read = {**ctx.toolbox.read, **self._claims(ctx).passages}  # a claim's passages are evidence too
         if ctx.premise_verdict is not None and frozenset(read) == ctx.premise_basis:
             return
         ctx.premise_basis = frozenset(read)
@@ -1051,10 +1059,34 @@ class AgentRunner:
             },
         )
 
+    def _claims(self, ctx: _Ctx, state: State = State.VERIFY) -> claims_answer.ClaimsFound:
+        """The claims the question touches (``claims_answer.find_claims``, under the caller's scope),
+        looked up once per run; one trace step when any lookup was made."""
+        if ctx.claims is None:
+            t0 = time.perf_counter()
+            engine = getattr(self.aggregates, "engine", None)
+            ask = ctx.plan is not None and ctx.plan.kind == "question"
+            ctx.claims = (
+                claims_answer.find_claims(
+                    engine, ctx.question, ctx.facts, phenomenon=ctx.plan.phenomenon, scope=ctx.scope
+                )
+                if ask
+                else claims_answer.ClaimsFound()
+            )
+            if ctx.claims.lookups:
+                ctx.step("analista", state, t0, result_size=len(ctx.claims.claims), detail=ctx.claims.trace())
+        return ctx.claims
+
     def _premise_llm(self, ctx: _Ctx, read: dict[str, dict]) -> premises.PremiseVerdict:
         """The small model's proposed verdict, validated by code; an invalid reply is ``no_verificada``."""
         user = (
-            f"Premisa que la pregunta da por cierta (dato): {ctx.premise.text}\nPregunta (dato): {ctx.question}\n\n"
+            f"Premisa que la pregunta da por cierta (dato): {ctx.premise.text}\nPregunta (dato): {ctx.question}\n"
+            + (
+                f"Datos de la premisa: {json.dumps(ctx.premise.slots.describe(), ensure_ascii=False)}\n"
+                if ctx.premise.slots
+                else ""
+            )
+            + "\n"
             + prompts.fence_passages(list(read.values()))
         )
         try:
@@ -1133,9 +1165,19 @@ class AgentRunner:
         self._state_figures(ctx)
         t0 = time.perf_counter()
         if ctx.premise is not None and ctx.estado not in ("bloqueada", "error"):
-            if ctx.premise_verdict is None:  # the run ended before VERIFY: nothing was judged
+            if ctx.premise_verdict is None and ctx.toolbox is not None:
+                self._assess_premise(
+                    ctx
+                )  # the run ended before VERIFY (no usable passage): what it read, and the claims
+            if ctx.premise_verdict is None:  # nothing was read: nothing was judged
                 ctx.premise_verdict = premises.unverified(ctx.premise, "sin_evaluar")
             ctx.text = ctx.premise_verdict.sentence() + "\n\n" + ctx.text
+        if ctx.estado in ("respondida", "incompleta", "no_verificada", "sin_evidencia"):
+            section = self._claims(
+                ctx, State.GUARD_OUT
+            ).section()  # "Afirmaciones registradas": status, valid time, citations
+            if section:
+                ctx.text = ctx.text.rstrip() + "\n\n" + section
         if ctx.degraded:  # the reader must know the model did not take part (checked by the guard too)
             ctx.text = (ctx.text + "\n\n" + messages.degraded_note(ctx.degraded)).strip()
         verdict = guards.check_output(ctx.text, prompts.SYSTEM_PROMPTS)
@@ -1160,9 +1202,10 @@ class AgentRunner:
         shown = ctx.estado not in ("bloqueada", "error")
         if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
             ctx.text = _with_reading_notes(ctx.text, ctx.facts)
-        # the source list numbers the analyst's passages and the figures' (checked against what
-        # each view counted, ``_check_figures``) alike
-        citas = _citations(ctx.text, with_passages(read, ctx.shown_figures)) if shown else []
+        # the source list numbers the analyst's passages, the figures' (checked against what each
+        # view counted, ``_check_figures``) and the claims' passages alike
+        cited = {**read, **ctx.claims.passages} if ctx.claims is not None else read
+        citas = _citations(ctx.text, with_passages(cited, ctx.shown_figures)) if shown else []
         if shown and ctx.search_stages is not None and not ctx.search_stages.get("dense", True):
             ctx.text = ctx.text.rstrip() + "\n\n" + messages.LEXICAL_ONLY_NOTE
         return RunResult(

@@ -1,0 +1,325 @@
+"""Claims in answers (issue 22, item 2): the knowledge layer's statements a question touches, with
+their status, valid time and the passages for and against them.
+
+A question *touches* a claim when it names the claim's subject and object, or one of them with the
+cue of its predicate (``lookups``):
+
+* **presence** (``present_in``): a municipality of the gazetteer and/or an armed group of the
+  dictionary, with a presence cue ("presencia", "opera", "qué grupos", "is present") or both named;
+* **early warnings** (``early_warning_for``, and every predicate of ``alert:NNN-YY``): a place with
+  an alert cue ("alerta", "Defensoría", "SAT", "CIPRAT"), or an alert code ("AT 018-18", "alerta 045-23");
+* **an actor in a phenomenon and year** (``figures_in_phenomenon``): an entity of the dictionary, the
+  question's phenomenon and a year (period).
+
+``find_claims`` reads them through ``claims.store.query_claims`` — current knowledge (transaction
+time now), superseded versions included so a corrected validity can be shown as such — under the
+caller's ``AccessScope`` (a restricted key sees a claim only through evidence of its collections,
+and only that evidence, as ``GET /claims``), keeps those whose valid time meets the question's
+period (undated claims too; a named alert's claims whatever the period, so that a premise dating it
+wrongly meets them), and loads the passages its evidence cites (``chunks``, current only).
+
+``ClaimsFound.section`` writes the answer's "Afirmaciones registradas" section: one line per claim
+with its status in Spanish (afirmada / en disputa / sustituida / retirada), its valid time, and a
+verbatim quote of a supporting and, when there is one, a contradicting passage, each cited
+``[doc_id:chunk_id]``. A contested claim shows both sides and which prevails and why (source
+authority, then recency: ``claims.policy``). A superseded or retracted claim is never stated as
+current: its line says it no longer holds and what Radar recorded before, with no citation of a
+retracted passage.
+
+The passages are also evidence for the premise check (``passages``): a claim's supporting or
+contradicting passage that was not read by the search is judged by the same sentence rule.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+
+from radar_pipeline import db
+from radar_pipeline.agent.understanding import QuestionFacts
+from radar_pipeline.claims.store import query_claims
+from radar_pipeline.collection import AccessScope
+from radar_pipeline.textfold import fold_question
+
+__all__ = ["MAX_CLAIMS", "STATUS_ES", "ClaimLookup", "ClaimsFound", "find_claims", "lookups"]
+
+log = logging.getLogger("radar.agent.claims")
+
+MAX_CLAIMS = 5  # lines in the section; the rest are counted ("y N más")
+MAX_QUOTE = 220  # characters of a quoted span (a verbatim prefix, cut at a word)
+STATUS_ES = {"asserted": "afirmada", "contested": "en disputa", "superseded": "sustituida", "retracted": "retirada"}
+_POLICY_ES = {  # claims.policy: source authority, then recency
+    "authority": "por la autoridad de la fuente",
+    "recency": "por ser la fuente más reciente",
+    "only_contradicting": "porque solo quedan pasajes en contra",
+    "tie": "",
+}
+
+# cues of the predicates, on the folded question (es/en/pt)
+_PRESENCE = re.compile(
+    r"(?<!\w)(?:presencia|presente|presentes|hace presencia|hacen presencia|opera|operan|operando|actua|actuan|"
+    r"que grupos|cuales grupos|quien(?:es)? (?:esta|estan|opera|operan|controla)|controla|controlan|"
+    r"presence|present|operates?|operating|which groups|presenca|atua|atuam)(?!\w)"
+)
+_ALERT = re.compile(
+    r"(?<!\w)(?:alertas?|alerta temprana|alertas tempranas|early warnings?|defensoria|ciprat|at\s*(?:no\.?\s*)?\d)"
+)
+_ALERT_CODE = re.compile(r"(?<![\w-])(\d{1,3})\s*-\s*(\d{2})(?![\w-])")
+
+
+@dataclass(frozen=True)
+class ClaimLookup:
+    """One ``query_claims`` call a question asks for: ``subject``/``predicate``/``obj`` (None = any)
+    and ``why`` (``presencia`` | ``alerta`` | ``codigo_alerta`` | ``fenomeno``) for the trace."""
+
+    subject: str | None
+    predicate: str | None
+    obj: str | None
+    why: str
+
+
+def _alert_codes(folded: str) -> list[str]:
+    """``alert:NNN-YY`` ids of the alert codes a folded question names ("AT 018-18", "alerta 45-23")."""
+    if not _ALERT.search(folded):
+        return []
+    return [f"alert:{int(n):03d}-{y}" for n, y in _ALERT_CODE.findall(folded)]
+
+
+def lookups(question: str, facts: QuestionFacts | None, phenomenon: str | None = None) -> list[ClaimLookup]:
+    """The claim lookups ``question`` asks for (module docstring), from the places and entities the
+    question reader found (``facts``) and the question's phenomenon. [] when it touches no claim."""
+    if facts is None:
+        return []
+    folded = fold_question(question)
+    munis = [p.place_id for p in facts.places if p.level == "municipality"]
+    places = [p.place_id for p in facts.places]
+    groups = [e.value for e in facts.entities if e.kind == "entity" and e.category == "armed_group"]
+    actors = [e.value for e in facts.entities if e.kind == "entity"]
+    out: list[ClaimLookup] = []
+    presence = bool(_PRESENCE.search(folded))
+    if munis and groups:
+        out += [ClaimLookup(f"entity:{g}", "present_in", m, "presencia") for g in groups for m in munis]
+    elif munis and presence:
+        out += [ClaimLookup(None, "present_in", m, "presencia") for m in munis]
+    elif groups and presence and not places:
+        out += [ClaimLookup(f"entity:{g}", "present_in", None, "presencia") for g in groups]
+    codes = _alert_codes(folded)
+    out += [ClaimLookup(c, None, None, "codigo_alerta") for c in codes]
+    if places and not codes and _ALERT.search(folded):
+        out += [ClaimLookup(None, "early_warning_for", p, "alerta") for p in places]
+    if phenomenon and facts.period is not None and facts.period.desde is not None:
+        out += [
+            ClaimLookup(f"entity:{a}", "figures_in_phenomenon", f"phenomenon:{phenomenon}", "fenomeno")
+            for a in actors
+            if a not in groups or phenomenon == "territorial"
+        ]
+    return list(dict.fromkeys(out))
+
+
+def _overlaps(row: dict[str, Any], facts: QuestionFacts | None) -> bool:
+    """Does the claim's valid time meet the question's period (an undated claim always does)?"""
+    period = facts.period if facts is not None else None
+    if period is None or row["valid_from"] is None:
+        return True
+    lo = dt.date(period.desde, 1, 1) if period.desde is not None else dt.date.min
+    hi = dt.date(period.hasta, 12, 31) if period.hasta is not None else dt.date.max
+    return row["valid_from"] <= hi and (row["valid_to"] is None or row["valid_to"] >= lo)
+
+
+def _clip(text: str, max_chars: int = MAX_QUOTE) -> str:
+    t = " ".join((text or "").split()).strip(' «»"“”')
+    if len(t) <= max_chars:
+        return t
+    return t[:max_chars].rsplit(" ", 1)[0].rstrip(" ,;:.") + "…"
+
+
+# where a claim's valid time comes from (``Claim.valid_basis``): the sources' own dates, never the text
+_BASIS_ES = {
+    "publication_period": "según la fecha de publicación de la fuente",
+    "publication_year": "según el año de publicación de las fuentes",
+    "alert_publication_date": "desde la fecha de la alerta",
+}
+
+
+def _valid_time(row: dict[str, Any]) -> str:
+    """``vigencia 2023-01-01 a 2023-12-31 (según …)``, ``vigente desde …`` or ``sin fecha``."""
+    vf, vt = row["valid_from"], row["valid_to"]
+    basis = _BASIS_ES.get(row.get("valid_basis") or "")
+    tail = f" ({basis})" if basis else ""
+    if vf is None:
+        return "vigencia sin fecha declarada por la fuente"
+    if vt is None:
+        return f"vigente desde {vf.isoformat()}{tail}"
+    if vf == vt:
+        return f"vigencia {vf.isoformat()}{tail}"
+    return f"vigencia {vf.isoformat()} a {vt.isoformat()}{tail}"
+
+
+@dataclass
+class ClaimsFound:
+    """What ``find_claims`` found: ``claims`` (``query_claims`` rows, current ones first), the
+    passages their live evidence cites (``passages``: chunk_id → passage dict as the agent's read
+    passages: ``doc_id``, ``chunk_id``, ``text``, ``language``, ``source_path``, ``title``, ``page``),
+    the ``lookups`` made and how many matching claims were left out (``more``)."""
+
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    passages: dict[str, dict] = field(default_factory=dict)
+    lookups: list[ClaimLookup] = field(default_factory=list)
+    more: int = 0
+
+    def _evidence(self, row: dict[str, Any], stance: str) -> dict | None:
+        for e in row["evidence"]:
+            if e["stance"] == stance and not e["retracted"] and e["chunk_id"] in self.passages:
+                return e
+        return None
+
+    def _quote(self, e: dict) -> str:
+        return f"«{_clip(e['span'])}» [{e['doc_id']}:{e['chunk_id']}]"
+
+    def line(self, row: dict[str, Any]) -> str:
+        """One claim as a Spanish line (module docstring); never a superseded or retracted claim as current."""
+        status = row["status"]
+        when = _valid_time(row)
+        if status == "retracted":
+            return (
+                f"- Retirada (ya no se afirma): Radar registró que {row['statement']} ({when}); "
+                "la fuente que la sostenía fue retirada."
+            )
+        if status == "superseded":
+            by = " por otra versión con otra vigencia" if row.get("superseded_by") else ""
+            return f"- Sustituida{by} (ya no vigente): Radar registró que {row['statement']} ({when})."
+        sup, con = self._evidence(row, "supports"), self._evidence(row, "contradicts")
+        if status == "contested":
+            # stated as disputed, never as a fact: which side prevails, and why
+            stance = row.get("prevailing_stance")
+            prevails = {"supports": "la evidencia a favor", "contradicts": "la evidencia en contra"}.get(stance)
+            why = _POLICY_ES.get(row.get("policy") or "", "")
+            head = (
+                f"- En disputa: Radar registra que {row['statement']} ({when}); "
+                f"{row['n_supporting']} pasaje(s) a favor y {row['n_contradicting']} en contra; "
+                + (f"prevalece {prevails}" + (f" {why}" if why else "") if prevails else "ningún lado prevalece")
+                + "."
+            )
+        else:
+            head = f"- {row['statement']} — {STATUS_ES.get(status, status)}; {when}."
+        parts = [head]
+        if sup is not None:
+            parts.append(f"A favor: {self._quote(sup)}.")
+        if con is not None:
+            parts.append(f"En contra: {self._quote(con)}.")
+        return " ".join(parts)
+
+    def section(self) -> str:
+        """The answer's "Afirmaciones registradas" section ('' when no claim was found)."""
+        if not self.claims:
+            return ""
+        lines = ["Afirmaciones registradas (base de conocimiento de Radar):"]
+        lines += [self.line(r) for r in self.claims]
+        if self.more:
+            lines.append(f"(y {self.more} afirmación(es) más sobre lo mismo)")
+        return "\n".join(lines)
+
+    def trace(self) -> dict:
+        """For the trace step: the lookups and the claims shown (id, status, valid time)."""
+        return {
+            "consultas": [
+                {"sujeto": x.subject, "predicado": x.predicate, "objeto": x.obj, "motivo": x.why} for x in self.lookups
+            ],
+            "afirmaciones": [
+                {
+                    "claim_id": r["claim_id"],
+                    "estado": r["status"],
+                    "valid_from": r["valid_from"].isoformat() if r["valid_from"] else None,
+                    "valid_to": r["valid_to"].isoformat() if r["valid_to"] else None,
+                }
+                for r in self.claims
+            ],
+            "mas": self.more,
+        }
+
+
+_ORDER = {"asserted": 0, "contested": 0, "retracted": 1, "superseded": 2}
+
+
+def _passages(engine: sa.Engine, chunk_ids: list[str]) -> dict[str, dict]:
+    """The current passages ``chunk_ids`` with their document's path and title."""
+    if not chunk_ids:
+        return {}
+    c, d = db.chunks.c, db.documents.c
+    q = (
+        sa.select(c.chunk_id, c.doc_id, c.text, c.language, c.page_start, d.primary_path, d.title)
+        .join(db.documents, d.doc_id == c.doc_id)
+        .where(c.chunk_id.in_(chunk_ids))
+    )
+    with engine.connect() as conn:
+        return {
+            r.chunk_id: {
+                "chunk_id": r.chunk_id,
+                "doc_id": r.doc_id,
+                "text": r.text,
+                "language": r.language,
+                "source_path": r.primary_path,
+                "title": r.title,
+                "page": r.page_start,
+            }
+            for r in conn.execute(q)
+        }
+
+
+def find_claims(
+    engine: sa.Engine | None,
+    question: str,
+    facts: QuestionFacts | None,
+    *,
+    phenomenon: str | None = None,
+    scope: AccessScope | None = None,
+    limit: int = MAX_CLAIMS,
+) -> ClaimsFound:
+    """The claims ``question`` touches (module docstring), at most ``limit`` shown: current
+    (asserted/contested, most recent valid time first), then retracted, then superseded.
+
+    ``scope``: the caller's collections (None = unrestricted). Without an engine, without claims
+    tables (never materialized) or on a database error the result is empty (logged): claims
+    complement an answer and never fail it."""
+    found = ClaimsFound(lookups=lookups(question, facts, phenomenon))
+    if engine is None or not found.lookups:
+        return found
+    rows: dict[int, dict[str, Any]] = {}
+    try:
+        for lk in found.lookups:
+            for r in query_claims(
+                engine,
+                subject=lk.subject,
+                predicate=lk.predicate,
+                obj=lk.obj,
+                include_superseded=True,
+                scope=scope,
+                limit=50,
+            ):
+                # a named alert is one claim subject whatever the period the question states (a
+                # wrong date is what the premise check must see); other lookups keep the period
+                if lk.why == "codigo_alerta" or _overlaps(r, facts):
+                    rows.setdefault(r["id"], r)
+    except sa.exc.SQLAlchemyError as exc:  # claims not materialized, or the database is down
+        log.warning("claims unavailable for the answer: %s", exc)
+        return found
+    ordered = sorted(
+        rows.values(),
+        key=lambda r: (
+            _ORDER.get(r["status"], 3),
+            -(r["valid_from"].toordinal() if r["valid_from"] else 0),
+            r["statement"],
+        ),
+    )
+    found.claims, found.more = ordered[:limit], max(0, len(ordered) - limit)
+    ids = [e["chunk_id"] for r in found.claims for e in r["evidence"] if not e["retracted"]]
+    try:
+        found.passages = _passages(engine, list(dict.fromkeys(ids)))
+    except sa.exc.SQLAlchemyError as exc:
+        log.warning("claim passages unavailable: %s", exc)
+    return found
