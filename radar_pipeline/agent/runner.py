@@ -98,7 +98,7 @@ from radar_pipeline.agent.trace import Step, TraceStore, provenance_record
 from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
 from radar_pipeline.collection import AccessScope
-from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService, normalize_id
+from radar_pipeline.retrieval.service import EncodeBudget, IndexUnavailable, RetrievalService, normalize_id
 
 log = logging.getLogger("radar.agent")
 
@@ -138,6 +138,10 @@ class AgentConfig:
     # Route "both": run VISUALIZE and RETRIEVE at once (a two-thread pool per run); False runs them
     # one after the other (the measurement baseline).
     parallel_both: bool = True
+    # Re-ranker (e5) passage vectors one run may encode at query time, all its searches together
+    # (``retrieval.service.EncodeBudget``); None = each search its own limit (8), as before. Each
+    # costs ~0.3 s on one idle core; past the budget the second stage imputes the score.
+    rerank_encodes_per_run: int | None = 8
 
 
 # --------------------------------------------------------------------------- results
@@ -725,7 +729,13 @@ class AgentRunner:
         corpus = self._corpus().for_scope(ctx.scope)
         ctx.search_stages = corpus.search_stages
         if ctx.toolbox is None:
-            ctx.toolbox = ToolBox(corpus, max_calls=self.config.max_tool_calls, reader=self.aggregates)
+            budget = self.config.rerank_encodes_per_run
+            ctx.toolbox = ToolBox(
+                corpus,
+                max_calls=self.config.max_tool_calls,
+                reader=self.aggregates,
+                encode_budget=EncodeBudget(budget) if budget is not None else None,
+            )
         tb = ctx.toolbox
         forms = [f for f in ctx.formulations if f not in ctx.used_formulations] or ctx.formulations[:1]
         job = Assignment(
