@@ -13,6 +13,8 @@ question in turn and reads the run's own trace (``RunResult.steps``):
   share of all answer time; plus ``outside_steps`` (run time no step accounts for, e.g. the
   premise judgement and the result assembly) — ``slowest_step`` names the kind with the largest
   total;
+* ``cpu_ms``: the process's CPU time per answer (``time.process_time``), overall and per route: on
+  a loaded machine, the estimate of the answer's time on a quiet one (the encoders run one thread);
 * ``machine``: ``os.getloadavg()`` at start and end, CPU count, so a number measured on a loaded
   machine is read as such;
 * ``search``: the stages live (``lexical``, ``dense``, ``rerank``), the share of passages with a
@@ -20,8 +22,8 @@ question in turn and reads the run's own trace (``RunResult.steps``):
 
 Questions: the 25 Codefest dev questions (``--questions``, JSONL with ``question``) plus
 ``VISUAL_QUESTIONS`` (routes ``visualization`` and ``both``; ``--no-visual`` leaves them out).
-``--profile FILE.html`` also writes a pyinstrument profile of the measured runs (needs
-``pyinstrument``). The index is only read; with ``--no-database`` the precompute tables are not read
+``--profile FILE.html`` also writes a pyinstrument profile of the measured runs (and its text form
+next to it, ``FILE.txt``; needs ``pyinstrument``). The index is only read; with ``--no-database`` the precompute tables are not read
 either (visual answers then report the aggregates as unknown).
 
 Usage: ``RADAR_HOME=/work/radar_home python evals/bench_chat_latency.py
@@ -160,7 +162,7 @@ def compare(a_path: Path, b_path: Path) -> dict:
     if not shared:
         raise ValueError("the two reports share no question")
     out = {"questions": len(shared)}
-    for key in ("latency_ms", "rerank_encoded", "read_gain", "cited_gain", "read_relevant"):
+    for key in ("latency_ms", "cpu_ms", "rerank_encoded", "read_gain", "cited_gain", "read_relevant"):
         pairs = [(a[q][key], b[q][key]) for q in shared if key in a[q] and key in b[q]]
         if pairs:
             t = paired_randomization_test([x for x, _ in pairs], [y for _, y in pairs])
@@ -231,9 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     for qid, q in questions:
         encoded = getattr(searcher, "encoded_at_query_time", 0)
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         res = runner.run(q)
         wall = (time.perf_counter() - t) * 1000
+        cpu = (time.process_time() - cpu) * 1000
         encoded = getattr(searcher, "encoded_at_query_time", 0) - encoded
         read = res.retrieval_context
         cited = {c["chunk_id"] for c in res.citas}
@@ -244,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
                 "ruta": res.ruta,
                 "estado": res.estado,
                 "latency_ms": round(wall, 1),
+                "cpu_ms": round(cpu, 1),
                 "tool_calls": res.tool_calls,
                 # re-ranker passage vectors encoded at query time during this run (its searches;
                 # exact one run at a time, unless the searcher's cache was cleared meanwhile)
@@ -254,11 +258,15 @@ def main(argv: list[str] | None = None) -> int:
                 "_cited_texts": [corpus.chunk(c)["text"] for c in cited if corpus.chunk(c)],
             }
         )
-        print(f"{wall / 1000:6.2f}s  {encoded:3d} e5  {res.ruta:13s} {res.estado:13s} {q[:70]}", flush=True)
+        print(
+            f"{wall / 1000:6.2f}s wall {cpu / 1000:6.2f}s cpu {encoded:3d} e5  {res.ruta:13s} {res.estado:13s} {q[:70]}",
+            flush=True,
+        )
     if profiler is not None:
         profiler.stop()
         args.profile.parent.mkdir(parents=True, exist_ok=True)
         args.profile.write_text(profiler.output_html(), encoding="utf-8")
+        args.profile.with_suffix(".txt").write_text(profiler.output_text(show_all=False), encoding="utf-8")
     load_end = os.getloadavg()
 
     by_route: dict[str, list[float]] = {}
@@ -279,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
         "evidence": evidence,
         "latency_ms": summary([r["latency_ms"] for r in runs]),
         "latency_ms_by_route": {k: summary(v) for k, v in sorted(by_route.items())},
+        # CPU seconds of this process per answer: what the answer costs without waiting for the
+        # machine's other work (~ its wall time on an idle machine, the encoders using one thread)
+        "cpu_ms": summary([r["cpu_ms"] for r in runs]),
+        "cpu_ms_by_route": {k: summary([r["cpu_ms"] for r in runs if r["ruta"] == k]) for k in sorted(by_route)},
         "estados": {e: sum(r["estado"] == e for r in runs) for e in sorted({r["estado"] for r in runs})},
         "slowest_step": slowest,
         "slowest_step_text": step_table(text_runs)[1] if text_runs else None,
