@@ -140,8 +140,11 @@ class AgentConfig:
     parallel_both: bool = True
     # Re-ranker (e5) passage vectors one run may encode at query time, all its searches together
     # (``retrieval.service.EncodeBudget``); None = each search its own limit (8), as before. Each
-    # costs ~0.3 s on one idle core; past the budget the second stage imputes the score.
-    rerank_encodes_per_run: int | None = 8
+    # costs ~0.3-0.5 s of CPU; past the budget the second stage imputes the score from the first
+    # stage (passages with a stored vector are always scored exactly). 0: measured on 25 dev
+    # questions with 3.5 % of the vectors stored, 8 per run cost 3.4 s of CPU per answer and read
+    # no better evidence (judged gain 2.24 vs 2.40, p = 0.65; evals/README.md "Chat latency").
+    rerank_encodes_per_run: int | None = 0
 
 
 # --------------------------------------------------------------------------- results

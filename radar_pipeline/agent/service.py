@@ -51,7 +51,7 @@ class ServiceSettings(BaseSettings):
     min_similarity: float = 0.25
     # re-ranker passage encodings one /chat run may make at query time (AgentConfig); None: no run
     # budget, each search its own limit
-    rerank_encodes_per_run: int | None = Field(default=8, ge=0)
+    rerank_encodes_per_run: int | None = Field(default=0, ge=0)
     # seconds between two checks of the index manifest for a new materialization (0 = every request)
     reload_check_seconds: float = 2.0
     llm: LLMSettings = Field(default_factory=LLMSettings)
