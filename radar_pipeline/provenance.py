@@ -27,6 +27,7 @@ from radar_pipeline.agent.trace import ensure_agent_schema
 from radar_pipeline.chunking import text_sha
 from radar_pipeline.history import resolve_chunk
 from radar_pipeline.precompute import tables as T
+from radar_pipeline.retrieval.service import EncodeBudget
 
 __all__ = ["resolve_documents", "impact", "replay", "UnknownSource"]
 
@@ -333,7 +334,10 @@ def replay(engine: sa.Engine, run_id: str, corpus) -> dict[str, Any]:
     for s in prov.get("searches") or []:
         if s.get("tool") != "search_evidence" or not s.get("query"):
             continue
-        hits = corpus.search_passages(s["query"], int(s.get("k") or 8), s.get("doc_ids") or None)
+        # under the run's own query-time re-ranker encoding limit when it had one (a run budget)
+        limit = s.get("rerank_encode_limit")
+        budget = EncodeBudget(int(limit)) if limit is not None else None
+        hits = corpus.search_passages(s["query"], int(s.get("k") or 8), s.get("doc_ids") or None, budget=budget)
         now = [h["chunk_id"] for h in hits]
         searches.append({"query": s["query"], "then": s.get("results") or [], "now": now})
         for i, c in enumerate(s.get("results") or [], 1):

@@ -49,6 +49,9 @@ class ServiceSettings(BaseSettings):
     trace: bool = True  # store traces in PostgreSQL
     use_database: bool = True  # False: no traces, no aggregates (tests, read-only demos)
     min_similarity: float = 0.25
+    # re-ranker passage encodings one /chat run may make at query time (AgentConfig); None: no run
+    # budget, each search its own limit
+    rerank_encodes_per_run: int | None = Field(default=0, ge=0)
     # seconds between two checks of the index manifest for a new materialization (0 = every request)
     reload_check_seconds: float = 2.0
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -341,7 +344,10 @@ class AgentService:
                     llm=self.llm(),
                     store=self.store(),
                     aggregates=self.aggregates(),
-                    config=AgentConfig(min_similarity=self.settings.min_similarity),
+                    config=AgentConfig(
+                        min_similarity=self.settings.min_similarity,
+                        rerank_encodes_per_run=self.settings.rerank_encodes_per_run,
+                    ),
                     reader=self.question_reader(),
                 )
             return self._runner

@@ -61,7 +61,7 @@ from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.precompute.reader import PrecomputeReader
 from radar_pipeline.precompute.views import VIEWS
 from radar_pipeline.retrieval.publications import DATE_RE, PublicationQuery, document_year, read_dates
-from radar_pipeline.retrieval.service import RetrievalService, normalize_id
+from radar_pipeline.retrieval.service import EncodeBudget, RetrievalService, normalize_id
 from radar_pipeline.vocabulary import Phenomenon
 
 __all__ = ["STATE_TOOLS", "ToolBox", "ToolState", "openai_tools"]
@@ -232,6 +232,9 @@ class ToolCallRecord:
     executed: bool
     counted: bool = False
     state: str = ToolState.DISCOVER_DOCUMENTS.value
+    # a search's query-time re-ranker encoding limit (its ``EncodeBudget`` grant; None: no run
+    # budget), recorded in the provenance so ``radar replay`` searches under the same limit
+    encode_limit: int | None = None
 
 
 @dataclass
@@ -239,7 +242,9 @@ class ToolBox:
     """One run's tools over a ``RetrievalService``; see the module docstring for the contract.
 
     ``reader`` (optional) gives ``list_publications`` the materialized ``publication_dates``; without
-    it, or without the table, publications are dated from their paths.
+    it, or without the table, publications are dated from their paths. ``encode_budget`` (optional,
+    ``retrieval.service.EncodeBudget``): the re-ranker encodings this run's searches may make at
+    query time, together (None: each search its own per-search limit).
 
     ``aggregate`` (optional) makes the ``aggregate`` tool available: ``(vista, filtros) -> Figure``
     (``figures.Figure``; ``filtros`` under their Spanish names, as the model wrote them); it raises
@@ -250,6 +255,7 @@ class ToolBox:
     corpus: RetrievalService
     max_calls: int = MAX_TOOL_CALLS
     reader: PrecomputeReader | None = None
+    encode_budget: EncodeBudget | None = None
     calls: list[ToolCallRecord] = field(default_factory=list)
     discovered: dict[str, float] = field(default_factory=dict)  # chunk_id → best similarity seen
     known_docs: set[str] = field(default_factory=set)  # doc ids a search or listing returned
@@ -410,7 +416,10 @@ class ToolBox:
             )
         executed = True
         output = getattr(self, f"_run_{name}")(args)
-        return done(output, "error" not in output or bool(output.get("passages")), args.model_dump())
+        rec = done(output, "error" not in output or bool(output.get("passages")), args.model_dump())
+        if self.encode_budget is not None and name in ("search_documents", "search_evidence"):
+            rec.encode_limit = self.encode_budget.granted(args.query)
+        return rec
 
     # -- implementations
     def _run_aggregate(self, a: AggregateArgs) -> dict:
@@ -425,7 +434,7 @@ class ToolBox:
         return fig.contract()
 
     def _run_search_documents(self, a: SearchDocumentsArgs) -> dict:
-        docs = self.corpus.search_documents(a.query, a.k)
+        docs = self.corpus.search_documents(a.query, a.k, budget=self.encode_budget)
         self.known_docs.update(d["doc_id"] for d in docs)
         return {"documents": docs}
 
@@ -439,7 +448,7 @@ class ToolBox:
         return out
 
     def _run_search_evidence(self, a: SearchEvidenceArgs) -> dict:
-        hits = self.corpus.search_passages(a.query, a.k, a.doc_ids or None)
+        hits = self.corpus.search_passages(a.query, a.k, a.doc_ids or None, budget=self.encode_budget)
         self.known_docs.update(h["doc_id"] for h in hits)
         for h in hits:
             self.discovered[h["chunk_id"]] = max(self.discovered.get(h["chunk_id"], -1.0), h["similarity"])

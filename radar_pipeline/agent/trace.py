@@ -183,7 +183,8 @@ def provenance_record(
 
     ``index``: ``Searcher.provenance()`` (``index_version``, ``encoder``/``encoder_version``,
     ``reranker``/``reranker_version``, ``retrieval``, ``passages``) or None without an index;
-    ``calls``: the run's ``ToolCallRecord``s (searches are kept with their arguments and the
+    ``calls``: the run's ``ToolCallRecord``s (searches are kept with their arguments, their
+    query-time re-ranker encoding limit ``rerank_encode_limit`` (None: no run budget) and the
     chunk ids they returned, in rank order); ``read``: chunk_id → the passages given to the writer;
     ``citas``: the answer's citations; ``precompute``: ``versioning.run_versions`` (asset → run id
     and ``precompute_version``); ``precompute_read``: whether the run read precompute tables
@@ -204,6 +205,7 @@ def provenance_record(
                 "query": args.get("query"),
                 "k": args.get("k"),
                 "doc_ids": args.get("doc_ids") or [],
+                "rerank_encode_limit": getattr(c, "encode_limit", None),
                 "results": [p["chunk_id"] for p in out.get("passages", [])]
                 or [d["doc_id"] for d in out.get("documents", [])],
             }

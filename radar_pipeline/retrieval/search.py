@@ -33,9 +33,12 @@ Every rule is a field of ``RetrievalConfig`` so evaluations can switch it off an
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
@@ -134,9 +137,56 @@ class SearchResult:
     passages: list[dict] = field(default_factory=list)
     phenomenon: str | None = None
     latency_ms: float = 0.0
+    # re-ranker passage vectors this search encoded at query time (``Searcher.rerank_vectors``)
+    rerank_encoded: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+# Re-ranker vectors encoded at query time by the search running in this context (``Searcher.search``
+# sets a counter, ``Searcher.rerank_vectors`` adds to it): a per-search count without a lock.
+_ENCODED: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("radar_rerank_encoded", default=None)
+
+
+class QueryVectors:
+    """An LRU of query vectors per encoder and text (thread-safe), so one query text is encoded once
+    per process whichever step asks for it: the dense query and its glossary variant, the English
+    glossary run, the cosines the tools report and the re-ranker's query. ``size`` texts per encoder
+    (default 2,048; a USE vector is 2 KiB, an e5 one 1.5 KiB)."""
+
+    def __init__(self, size: int = 2048):
+        self.size = size
+        self._lock = threading.Lock()
+        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+    def get(self, encoder: Encoder, texts: Sequence[str], lock: threading.Lock | None = None) -> np.ndarray:
+        """The unit query vectors of ``texts`` by ``encoder`` (float32, ``(len(texts), dim)``): cached
+        ones from the LRU, the others encoded now, one ``encode_queries`` call per text (under
+        ``lock`` when given: a native encoder whose calls must be serialised)."""
+        name = getattr(encoder, "name", str(id(encoder)))
+        out: list[np.ndarray | None] = []
+        with self._lock:
+            for t in texts:
+                v = self._data.get((name, t))
+                if v is not None:
+                    self._data.move_to_end((name, t))
+                out.append(v)
+        todo = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
+        if todo:
+            # one text per call: a batch pads, and USE's vectors then differ in the 7th decimal,
+            # enough to reorder exact ties; per-text vectors are bit-identical to uncached ones
+            with lock if lock is not None else contextlib.nullcontext():
+                vecs = [encoder.encode_queries([t])[0] for t in todo]
+            new = {t: np.asarray(v, dtype=np.float32) for t, v in zip(todo, vecs, strict=True)}
+            with self._lock:
+                for t, v in new.items():
+                    self._data[(name, t)] = v
+                while len(self._data) > self.size:
+                    self._data.popitem(last=False)
+            out = [v if v is not None else new[t] for t, v in zip(texts, out, strict=True)]
+        dim = getattr(encoder, "dim", 0)
+        return np.vstack(out) if out else np.zeros((0, dim), dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -252,6 +302,19 @@ class Searcher:
         }
 
     @property
+    def query_vectors(self) -> QueryVectors:
+        """This searcher's cache of query vectors (``QueryVectors``), made on first use (so a subclass
+        that does not call ``Searcher.__init__``, like ``PgSearcher``, has one too)."""
+        qv = self.__dict__.get("_query_vectors")
+        if qv is None:
+            qv = self.__dict__.setdefault("_query_vectors", QueryVectors())
+        return qv
+
+    def encode_query(self, text: str) -> np.ndarray:
+        """The first-stage encoder's unit vector of the query ``text`` (float32, ``(dim,)``), cached."""
+        return self.query_vectors.get(self.encoder, [text])[0]
+
+    @property
     def has_dense(self) -> bool:
         """Whether dense candidates exist: here a loaded FAISS index; ``PgSearcher``: HNSW in PostgreSQL."""
         return self.faiss is not None
@@ -334,6 +397,9 @@ class Searcher:
                 for i, v in zip(missing, vecs, strict=False):
                     out[i] = v
                     self._rerank_cache[rows[i]] = v
+            counter = _ENCODED.get()
+            if counter is not None:
+                counter[0] += len(missing)
         return out, found
 
     def precomputed_rerank_vectors(self, rows: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -358,8 +424,7 @@ class Searcher:
             return fused
         top = top_distinct(fused, self._texts.__getitem__, cfg.rerank_k)
         extra = expand_query(question) if cfg.glossary_rerank else ""
-        with self._rerank_lock:
-            qv = self.reranker.encode_queries([f"{question} {extra}" if extra else question])[0]
+        qv = self.query_vectors.get(self.reranker, [f"{question} {extra}" if extra else question], self._rerank_lock)[0]
         vecs, found = self.rerank_vectors(top, cfg.rerank_encode_limit)
         sims = vecs @ qv
         if not found.all():
@@ -378,13 +443,13 @@ class Searcher:
 
     # ------------------------------------------------------------------ rankers
     def query_vector(self, question: str, cfg: RetrievalConfig) -> np.ndarray:
-        q = self.encoder.encode_queries([question])[0]
-        if cfg.glossary_dense:
-            extra = expand_query(question)
-            if extra:
-                q2 = self.encoder.encode_queries([f"{question} {extra}"])[0]
-                q = q + q2
-                q = q / (np.linalg.norm(q) or 1.0)
+        extra = expand_query(question) if cfg.glossary_dense else ""
+        texts = [question, f"{question} {extra}"] if extra else [question]
+        vecs = self.query_vectors.get(self.encoder, texts)  # each text encoded once per process
+        q = vecs[0]
+        if extra:
+            q = q + vecs[1]
+            q = q / (np.linalg.norm(q) or 1.0)
         return q.astype(np.float32)
 
     def dense_run(
@@ -557,7 +622,7 @@ class Searcher:
             return []
         out = []
         if cfg.dense_weight > 0:
-            qv = self.encoder.encode_queries([english])[0].astype(np.float32)
+            qv = self.encode_query(english)
             out.append(self.dense_run(qv, cfg.candidates, 0.0, allowed))
         if cfg.bm25_weight > 0 and self.bm25 is not None:
             toks = [t for t in tokenize(english) if t in self.bm25.vocab]
@@ -612,7 +677,15 @@ class Searcher:
             raise ValueError("empty question")
         cfg = cfg or self.config
         t0 = time.perf_counter()
-        return self.apply_policy(question, *self.candidates(question, cfg, allowed), cfg, started=t0)
+        counter = [0]
+        token = _ENCODED.set(counter)
+        try:
+            found = self.candidates(question, cfg, allowed)
+        finally:
+            _ENCODED.reset(token)
+        res = self.apply_policy(question, *found, cfg, started=t0)
+        res.rerank_encoded = counter[0]
+        return res
 
     def apply_policy(
         self,

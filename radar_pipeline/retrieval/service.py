@@ -20,6 +20,7 @@ import copy
 import re
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,51 @@ def normalize_id(raw: str) -> str:
 
 class IndexUnavailable(RuntimeError):
     """The passage table / FAISS index of the configured encoder has not been materialized."""
+
+
+@dataclass
+class EncodeBudget:
+    """How many re-ranker passage vectors one caller (an agent run) may encode at query time, in
+    all its searches together; not thread-safe (one per run).
+
+    Why: a passage without a precomputed re-ranker vector (``rerank_vectors`` asset incomplete) is
+    encoded at query time, ≤ ``RetrievalConfig.rerank_encode_limit`` (8) per search, at ~0.3 s per
+    passage on one core (multilingual-e5-small, 128 words; several seconds on a loaded machine). A
+    run makes up to 8 searches, so an unbounded run paid up to ~64 encodings: most of its answer
+    time (evals/README.md "Chat latency"). With a budget, each new query is granted
+    ``min(per-query limit, limit - spent)`` and what it actually encoded is spent; past the budget
+    the second stage imputes the missing scores as it does past the per-query limit.
+
+    ``limit`` ≥ 0 (0: never encode at query time). ``grant`` is idempotent per query: the same
+    query asked twice in a run (``search_documents`` then ``search_evidence``) gets the same grant,
+    so both read one cached search. Raises ``ValueError`` on a negative ``limit``."""
+
+    limit: int
+    spent: int = 0
+    _grants: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.limit < 0:
+            raise ValueError(f"EncodeBudget.limit must be >= 0, got {self.limit}")
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.spent)
+
+    def grant(self, query: str, per_query: int) -> int:
+        """The query-time encodings ``query`` may use: its earlier grant in this run, else
+        ``min(per_query, remaining)``."""
+        if query not in self._grants:
+            self._grants[query] = max(0, min(per_query, self.remaining))
+        return self._grants[query]
+
+    def granted(self, query: str) -> int | None:
+        """The grant ``query`` received in this run (None: never searched with this budget)."""
+        return self._grants.get(query)
+
+    def spend(self, n: int) -> None:
+        """Record ``n`` ≥ 0 passages encoded."""
+        self.spent += max(0, int(n))
 
 
 class RetrievalService:
@@ -63,7 +109,6 @@ class RetrievalService:
         for i, d in enumerate(self.doc_ids):
             self.doc_rows.setdefault(d, []).append(i)
         self._lock = threading.Lock()
-        self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._scache: OrderedDict[tuple, Any] = OrderedDict()
         self.scope = AccessScope.everything()
         self._mask = None  # the searcher's RowMask of a restricted view
@@ -115,16 +160,9 @@ class RetrievalService:
 
     # -- vectors
     def query_vector(self, text: str) -> np.ndarray:
-        with self._lock:
-            if text in self._qcache:
-                self._qcache.move_to_end(text)
-                return self._qcache[text]
-        v = np.asarray(self.searcher.encoder.encode_queries([text])[0], dtype=np.float32)
-        with self._lock:
-            self._qcache[text] = v
-            while len(self._qcache) > 512:
-                self._qcache.popitem(last=False)
-        return v
+        """The first-stage encoder's unit vector of ``text`` (float32, ``(dim,)``), from the searcher's
+        query-vector cache (``Searcher.encode_query``: the search itself encoded the same text)."""
+        return np.asarray(self.searcher.encode_query(text), dtype=np.float32)
 
     def vector(self, row: int) -> np.ndarray:
         """The dense vector of one passage row (encoded on demand while only the lexical stage is live)."""
@@ -170,23 +208,35 @@ class RetrievalService:
         return None if row is None or not self._served(row) else self.record(row)
 
     # -- search
-    def _search(self, query: str):
-        key = (self.scope.cache_key, query)
+    def _search(self, query: str, budget: EncodeBudget | None = None):
+        """The searcher's ``SearchResult`` for ``query`` in this view, cached per (scope, query,
+        query-time encoding limit). With ``budget``, the limit is the budget's grant for the query
+        and what the search encoded is spent from it (nothing on a cache hit)."""
+        cfg = self.searcher.config
+        limit = cfg.rerank_encode_limit if budget is None else budget.grant(query, cfg.rerank_encode_limit)
+        key = (self.scope.cache_key, query, limit)
         with self._lock:
             if key in self._scache:
                 self._scache.move_to_end(key)
                 return self._scache[key]
-        res = self.searcher.search(query, allowed=self._mask) if self._mask is not None else self.searcher.search(query)
+        if limit != cfg.rerank_encode_limit:
+            cfg = cfg.with_(rerank_encode_limit=limit)
+        res = self.searcher.search(query, cfg, allowed=self._mask)
+        if budget is not None:
+            budget.spend(getattr(res, "rerank_encoded", 0))
         with self._lock:
             self._scache[key] = res
             while len(self._scache) > 256:
                 self._scache.popitem(last=False)
         return res
 
-    def search_passages(self, query: str, k: int = 10, doc_ids: list[str] | None = None) -> list[dict]:
+    def search_passages(
+        self, query: str, k: int = 10, doc_ids: list[str] | None = None, budget: EncodeBudget | None = None
+    ) -> list[dict]:
         """Top passages for ``query`` (the retrieval policy's ranking) with ``similarity`` = raw
-        cosine. With ``doc_ids``, ranks only those documents' passages by cosine. Raises
-        ``ValueError`` on an empty query."""
+        cosine. With ``doc_ids``, ranks only those documents' passages by cosine. ``budget``: the
+        caller's ``EncodeBudget`` of query-time re-ranker encodings (None: the per-search limit
+        alone). Raises ``ValueError`` on an empty query."""
         if not query or not query.strip():
             raise ValueError("empty query")
         qvec = self.query_vector(query)
@@ -195,7 +245,7 @@ class RetrievalService:
             sims = self.similarity(qvec, rows)
             order = sorted(zip(rows, sims, strict=False), key=lambda t: -t[1])[:k]
             return [{"rank": i, **self.record(r), "score": s, "similarity": s} for i, (r, s) in enumerate(order, 1)]
-        res = self._search(query)
+        res = self._search(query, budget)
         hits = [p for p in res.passages if p["doc_id"] not in self.withdrawn][:k]
         rows = [self.row_of[p["chunk_id"]] for p in hits]
         sims = self.similarity(qvec, rows)
@@ -204,10 +254,13 @@ class RetrievalService:
             for p, r, s in zip(hits, rows, sims, strict=False)
         ]
 
-    def search_documents(self, query: str, k: int = 3) -> list[dict]:
+    def search_documents(self, query: str, k: int = 3, budget: EncodeBudget | None = None) -> list[dict]:
+        """Top ``k`` documents for ``query`` (the policy's document ranking of the same search as
+        ``search_passages``, shared through the cache); ``budget`` as there. Raises ``ValueError``
+        on an empty query."""
         if not query or not query.strip():
             raise ValueError("empty query")
-        res = self._search(query)
+        res = self._search(query, budget)
         out = []
         for d in [d for d in res.documents if d["doc_id"] not in self.withdrawn][:k]:
             rows = self.doc_rows.get(d["doc_id"], [])
