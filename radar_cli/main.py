@@ -649,6 +649,33 @@ def replay(
     raise typer.Exit(_replay(run_id, as_json))
 
 
+@app.command()
+def settings(
+    markdown: bool = typer.Option(False, "--markdown", help="print README's table of every variable"),
+    env_example: bool = typer.Option(False, "--env-example", help="print the text of .env.example"),
+    write: bool = typer.Option(False, "--write", help="rewrite README's settings section and .env.example"),
+):
+    """Every environment variable Radar reads (radar_pipeline.config's registry): name, type,
+    default, unit, who reads it, meaning. Without options: one line per variable with its current value
+    when set (secrets hidden)."""
+    from radar_pipeline import config
+
+    if write:
+        readme = PROJECT_ROOT / "README.md"
+        readme.write_text(config.readme_with_settings(readme.read_text(encoding="utf-8")), encoding="utf-8")
+        (PROJECT_ROOT / ".env.example").write_text(config.settings_env_example(), encoding="utf-8")
+        typer.echo(f"wrote {readme} (settings section) and {PROJECT_ROOT / '.env.example'}")
+    elif markdown:
+        typer.echo(config.settings_markdown(), nl=False)
+    elif env_example:
+        typer.echo(config.settings_env_example(), nl=False)
+    else:
+        for s in config.settings_registry():
+            value = os.environ.get(s.name)
+            shown = "(set)" if value and s.type == "secret" else value
+            typer.echo(f"{s.name:<36} {shown if shown is not None else '-':<30} default={s.default or '-'}")
+
+
 from radar_cli.claims_commands import register as _register_claims  # noqa: E402 - after the app's own commands
 
 _register_claims(app)
