@@ -71,6 +71,18 @@ def _stage_steps() -> set[str]:
     return {a.node_def.name for a in defs.resolve_asset_graph().assets_defs if a.is_executable and a.keys}
 
 
+def _partitioned_steps() -> set[str]:
+    """Step keys of the per-file (partitioned) asset steps."""
+    from assets.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    return {
+        a.node_def.name
+        for a in graph.assets_defs
+        if a.is_executable and a.keys and any(graph.get(k).partitions_def for k in a.keys)
+    }
+
+
 @app.command()
 def materialize(
     select: str = typer.Option("*", help="Dagster asset selection, e.g. 'chunks+' or 'documents'"),
@@ -296,6 +308,7 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
                 daemon_log=logs["dagster"],
                 urls=urls,
                 logs={k: str(v) for k, v in logs.items()},
+                partitioned_steps=_partitioned_steps(),
             )
             printer = None if console.is_terminal else ChangePrinter()
             if printer:

@@ -35,29 +35,34 @@ def start_logged(cmd: list[str], log_path: Path, **popen) -> subprocess.Popen:
         return subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, **popen)
 
 
-def fetch_search_stages(health_url: str, timeout: float = 1.0) -> dict[str, bool] | None:
-    """``index.stages`` of the API's ``/health`` (stage → live), ``{}`` when the API answers without
-    stages (pgvector backend: every stage is served from PostgreSQL), ``None`` when it does not answer."""
+def fetch_search_stages(health_url: str, timeout: float = 1.0) -> dict[str, str] | None:
+    """Each search stage's state from the API's ``/health``: ``live`` (``index.stages``: served now),
+    ``built`` (``index.stages_on_disk``: on disk, loaded by the API at its next question) or
+    ``missing``; for the pgvector backend every stage is ``live`` once PostgreSQL holds the vectors.
+    ``None`` when the API does not answer."""
     try:
         with urllib.request.urlopen(health_url, timeout=timeout) as resp:
             body = json.loads(resp.read().decode("utf-8"))
     except (OSError, ValueError):
         return None
     index = body.get("index") or {}
-    stages = index.get("stages")
-    if stages is None:
-        return {s: bool(index.get("present")) for s in SEARCH_STAGES} if index.get("backend") == "pgvector" else {}
-    return {s: bool(stages.get(s)) for s in SEARCH_STAGES}
+    if index.get("backend") == "pgvector":
+        return {s: "live" if index.get("present") else "missing" for s in SEARCH_STAGES}
+    live, disk = index.get("stages") or {}, index.get("stages_on_disk") or {}
+    return {s: "live" if live.get(s) else "built" if disk.get(s) else "missing" for s in SEARCH_STAGES}
 
 
 @dataclass
 class UpState:
-    """Everything the screen shows; ``runs``: run id → (status, its follower)."""
+    """Everything the screen shows; ``runs``: run id → (status, its follower); ``scopes``: run id →
+    the partitions it covers (``"3"``, ``"0...f"``; ``""`` unpartitioned)."""
 
     urls: dict[str, str] = field(default_factory=dict)
     logs: dict[str, str] = field(default_factory=dict)
     runs: dict[str, tuple[str, RunFollower]] = field(default_factory=dict)
-    search: dict[str, bool] | None = None
+    scopes: dict[str, str] = field(default_factory=dict)
+    partitioned: set[str] = field(default_factory=set)  # steps of per-file (partitioned) assets
+    search: dict[str, str] | None = None
     warnings: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.time)
 
@@ -77,6 +82,7 @@ class UpWatcher:
         daemon_log: Path | None = None,
         urls: dict[str, str] | None = None,
         logs: dict[str, str] | None = None,
+        partitioned_steps: set[str] | None = None,
     ):
         self.instance = instance
         self.stage_steps = stage_steps
@@ -86,7 +92,9 @@ class UpWatcher:
         self._log_pos = 0
         self._warned_runs: set[str] = set()
         self._seen_msgs: dict[str, tuple[int, int]] = {}
-        self.state = UpState(urls=dict(urls or {}), logs=dict(logs or {}), started=since)
+        self.state = UpState(
+            urls=dict(urls or {}), logs=dict(logs or {}), started=since, partitioned=set(partitioned_steps or ())
+        )
 
     def poll(self, max_runs: int = 30) -> UpState:
         """Read what changed: new runs and their events, run statuses, /health, the daemon log."""
@@ -108,6 +116,7 @@ class UpWatcher:
                 self._warned_runs.add(run.run_id)
                 st.warnings.append(f"run {run.run_id[:8]} failed (Dagster UI: runs)")
             st.runs[run.run_id] = (status, follower)
+            st.scopes[run.run_id] = run_scope(run.tags)
         if self.health_url:
             st.search = fetch_search_stages(self.health_url)
         if self.daemon_log and self.daemon_log.exists():
@@ -120,15 +129,79 @@ class UpWatcher:
         return st
 
 
-def stage_rows(state: UpState) -> list[Stage]:
-    """One row per stage: the stage of the newest run that has it (a running one first)."""
-    best: dict[str, tuple[tuple, Stage]] = {}
-    for _status, follower in state.runs.values():
+def run_scope(tags: dict[str, str]) -> str:
+    """The partitions a run covers, from its Dagster tags: ``dagster/partition`` (one bucket) or
+    ``<start>...<end>`` (``dagster/asset_partition_range_*``); ``""`` for an unpartitioned run."""
+    if "dagster/partition" in tags:
+        return tags["dagster/partition"]
+    start, end = tags.get("dagster/asset_partition_range_start"), tags.get("dagster/asset_partition_range_end")
+    return f"{start}...{end}" if start is not None else ""
+
+
+@dataclass
+class StageTotal(Stage):
+    """One stage summed over the runs since ``up`` started (the corpus sensor starts one run per
+    content bucket, so a stage runs in several): per partition scope the newest run counts (a re-run
+    of a bucket replaces it, never adds to it); ``done``/``total`` and ``rows`` are sums over the
+    scopes, ``rate`` the sum of the running runs' rates, ``eta`` what is left at that rate, ``runs``
+    how many scopes."""
+
+    runs: int = 0
+    summed_rate: float | None = None
+
+    @property
+    def rate(self) -> float | None:
+        return self.summed_rate
+
+    @property
+    def seconds(self) -> float | None:
+        if self.started is None or self.ended is None:
+            return None
+        return max(0.0, self.ended - self.started)
+
+
+_PRECEDENCE = ("running", "failed", "queued", "done", "skipped")
+
+
+def stage_rows(state: UpState) -> list[StageTotal]:
+    """One row per stage, summed over every run followed (see ``StageTotal``), in start order."""
+    newest: dict[tuple[str, str], Stage] = {}
+    for run_id, (_status, follower) in state.runs.items():
         for stage in follower.report.stages.values():
-            rank = (stage.status == "running", stage.started or 0.0)
-            if stage.key not in best or rank > best[stage.key][0]:
-                best[stage.key] = (rank, stage)
-    return [s for _, s in sorted(best.values(), key=lambda x: (x[1].started is None, x[1].started or 0.0))]
+            # an unpartitioned asset (an index) is whole in every run: only its newest run counts
+            scope = state.scopes.get(run_id, run_id) if stage.key in state.partitioned else ""
+            old = newest.get((stage.key, scope))
+            if old is None or (stage.started or float("inf")) >= (old.started or float("inf")):
+                newest[(stage.key, scope)] = stage
+    parts: dict[str, list[Stage]] = {}
+    for (key, _scope), stage in newest.items():
+        parts.setdefault(key, []).append(stage)
+    rows = []
+    for key, stages in parts.items():
+        status = next(p for p in _PRECEDENCE if any(s.status == p for s in stages))
+        known = [s for s in stages if s.total is not None]
+        rows_sum: dict[str, int] = {}
+        for s in stages:
+            for asset, n in s.rows.items():
+                rows_sum[asset] = rows_sum.get(asset, 0) + n
+        rates = [s.rate for s in stages if s.status == "running" and s.rate]
+        starts = [s.started for s in stages if s.started is not None]
+        ends = [s.ended for s in stages if s.ended is not None]
+        rows.append(
+            StageTotal(
+                key,
+                status=status,
+                started=min(starts) if starts else None,
+                ended=max(ends) if ends and status not in ("running", "queued") else None,
+                done=sum(s.done or 0 for s in known) if known else None,
+                total=sum(s.total for s in known) if known else None,
+                unit=next((s.unit for s in known if s.unit), ""),
+                rows=rows_sum,
+                runs=len(stages),
+                summed_rate=sum(rates) if rates else None,
+            )
+        )
+    return sorted(rows, key=lambda s: (s.started is None, s.started or 0.0, s.key))
 
 
 def _stage_line(s: Stage) -> str:
@@ -140,7 +213,17 @@ def _stage_line(s: Stage) -> str:
     left = f"~{_seconds(s.eta)} left" if s.eta is not None else ""
     took = _seconds(s.seconds) if s.status != "running" else ""
     mark = {"done": "✓", "failed": "✗", "running": "▶", "skipped": "-", "queued": "·"}[s.status]
-    return f"{mark} {s.key:<26} {s.status:<8} {count:>26} {rate:>14} {left or took:>16}".rstrip()
+    runs = f"{s.runs} runs" if getattr(s, "runs", 1) > 1 else ""
+    return f"{mark} {s.key:<26} {s.status:<8} {count:>26} {rate:>14} {left or took:>16} {runs:>7}".rstrip()
+
+
+def search_line(search: dict[str, str] | None) -> str:
+    """``search: live: lexical · built (loaded at the next question): dense · not built yet: rerank``."""
+    if search is None:
+        return "search: API not answering yet"
+    groups = (("live", "live"), ("built", "built (loaded at the next question)"), ("missing", "not built yet"))
+    parts = [f"{label}: {', '.join(s for s in SEARCH_STAGES if search.get(s) == key)}" for key, label in groups]
+    return "search: " + " · ".join(p for p, (key, _) in zip(parts, groups, strict=True) if key in search.values())
 
 
 def render_lines(state: UpState, now: float | None = None, warnings: int = 5) -> list[str]:
@@ -161,18 +244,7 @@ def render_lines(state: UpState, now: float | None = None, warnings: int = 5) ->
     else:
         lines.append("  no run yet: the corpus sensor starts one within seconds when something is not built")
     lines.append("")
-    if state.search is None:
-        lines.append("search: API not answering yet")
-    elif not state.search:
-        lines.append("search: API up, no index yet")
-    else:
-        live = [s for s in SEARCH_STAGES if state.search.get(s)]
-        off = [s for s in SEARCH_STAGES if not state.search.get(s)]
-        lines.append(
-            "search: "
-            + (" + ".join(live) + " live" if live else "nothing live")
-            + (f" (not yet: {', '.join(off)})" if off else "")
-        )
+    lines.append(search_line(state.search))
     if state.warnings:
         lines.append(f"warnings: {len(state.warnings)} (last {min(warnings, len(state.warnings))})")
         lines += [f"  ! {w[:160]}" for w in state.warnings[-warnings:]]
@@ -199,7 +271,7 @@ class ChangePrinter:
         search = tuple(sorted((state.search or {}).items())) if state.search is not None else None
         if self._seen.get("\0search") != (search,):
             self._seen["\0search"] = (search,)
-            out.append(next(ln for ln in render_lines(state) if ln.startswith("search:")))
+            out.append(search_line(state.search))
         for w in state.warnings[self._warnings :]:
             out.append(f"! {w[:300]}")
         self._warnings = len(state.warnings)

@@ -14,9 +14,10 @@ import pytest
 import sqlalchemy as sa
 
 from assets import ingestion, knowledge_base
-from radar_cli.main import _stage_steps, up_log_paths
+from radar_cli.main import _partitioned_steps, _stage_steps, up_log_paths
 from radar_cli.status import ChangePrinter, UpWatcher, fetch_search_stages, render_lines, start_logged
 from radar_pipeline.config import PROJECT_ROOT
+from radar_pipeline.corpus import content_bucket, sha256_file
 from resources import ChunkingResource, CorpusResource, DatabaseResource, OcrResource
 
 TEXTS = {
@@ -33,10 +34,10 @@ def instance(pg_url, monkeypatch):
         yield inst
 
 
-def _materialize(instance, engine, pg_url, tmp_path):
+def _materialize(instance, engine, pg_url, tmp_path, texts=TEXTS, partition_key=None):
     corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in TEXTS.items():
+    corpus.mkdir(exist_ok=True)
+    for name, text in texts.items():
         (corpus / name).write_text(text, encoding="utf-8")
     assets = [
         a
@@ -51,8 +52,12 @@ def _materialize(instance, engine, pg_url, tmp_path):
         "ocr": OcrResource(),
         "chunking": ChunkingResource(workers=1),
     }
-    tags = {"dagster/asset_partition_range_start": "0", "dagster/asset_partition_range_end": "f"}
-    result = dg.materialize(assets, resources=resources, instance=instance, tags=tags)
+    tags = (
+        None
+        if partition_key
+        else {"dagster/asset_partition_range_start": "0", "dagster/asset_partition_range_end": "f"}
+    )
+    result = dg.materialize(assets, resources=resources, instance=instance, tags=tags, partition_key=partition_key)
     assert result.success
     with engine.connect() as conn:
         n_chunks = conn.execute(sa.text("SELECT count(*) FROM chunks")).scalar()
@@ -61,9 +66,11 @@ def _materialize(instance, engine, pg_url, tmp_path):
 
 class _Health(BaseHTTPRequestHandler):
     stages = {"lexical": True, "dense": False, "rerank": False}
+    on_disk = {"lexical": True, "dense": True, "rerank": False}
 
     def do_GET(self):
-        body = json.dumps({"status": "ok", "index": {"backend": "faiss", "present": True, "stages": self.stages}})
+        index = {"backend": "faiss", "present": True, "stages": self.stages, "stages_on_disk": self.on_disk}
+        body = json.dumps({"status": "ok", "index": index})
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
@@ -94,6 +101,7 @@ def test_the_screen_shows_each_stage_of_a_real_run_the_live_search_stages_and_th
         health_url=health_url,
         urls={"dashboard": "http://127.0.0.1:8000/tablero/"},
         logs={"dagster": str(tmp_path / "logs" / "up-dagster.log")},
+        partitioned_steps=_partitioned_steps(),
     )
     state = watcher.poll()
     assert run_id in state.runs and state.runs[run_id][0] == "SUCCESS"
@@ -110,7 +118,9 @@ def test_the_screen_shows_each_stage_of_a_real_run_the_live_search_stages_and_th
     assert f"{n_chunks:,} rows" in row("chunks")
     assert f"{len(TEXTS)} documents" in row("documents_and_pages")
     assert "done" in row("chunks")
-    assert "search: lexical live (not yet: dense, rerank)" in lines
+    assert "search: live: lexical · built (loaded at the next question): dense · not built yet: rerank" in lines, [
+        ln for ln in lines if "search" in ln
+    ]
     assert "  dashboard  http://127.0.0.1:8000/tablero/" in lines
     assert f"log dagster: {tmp_path / 'logs' / 'up-dagster.log'}" in lines
     # no Dagster event stream on the screen
@@ -120,15 +130,35 @@ def test_the_screen_shows_each_stage_of_a_real_run_the_live_search_stages_and_th
     # a non-terminal gets one line per change, then nothing until something changes
     printer = ChangePrinter()
     first = printer.changes(state)
-    assert any(ln.startswith("✓ chunks ") for ln in first) and "search: lexical live (not yet: dense, rerank)" in first
+    assert (
+        any(ln.startswith("✓ chunks ") for ln in first)
+        and "search: live: lexical · built (loaded at the next question): dense · not built yet: rerank" in first
+    )
     assert printer.changes(watcher.poll()) == []
     _Health.stages = {"lexical": True, "dense": True, "rerank": False}
     try:
-        assert printer.changes(watcher.poll()) == ["search: lexical + dense live (not yet: rerank)"]
+        assert printer.changes(watcher.poll()) == ["search: live: lexical, dense · not built yet: rerank"]
     finally:
         _Health.stages = {"lexical": True, "dense": False, "rerank": False}
     state.warnings.append("chunks: 1 file had no text layer")
     assert printer.changes(state) == ["! chunks: 1 file had no text layer"]
+
+    # the corpus sensor's way: one more run over the bucket of a new file; per-file stages add up
+    # over the buckets, the whole-corpus assets (bm25_index) count their newest run only
+    new = {"cyber.txt": "Los ciberataques contra la red eléctrica aumentaron. " * 40}
+    (tmp_path / "probe").mkdir()
+    (tmp_path / "probe" / "cyber.txt").write_text(new["cyber.txt"], encoding="utf-8")
+    bucket = content_bucket(sha256_file(tmp_path / "probe" / "cyber.txt"))
+    _materialize(instance, engine, pg_url, tmp_path, texts=new, partition_key=bucket)
+    state = watcher.poll()
+    lines = render_lines(state)
+    assert "runs since start: 2 success" in lines[0]
+    assert f"{len(TEXTS) + 1} rows" in row("source_files") and row("source_files").endswith("2 runs")
+    assert row("chunks").endswith("2 runs")
+    # a step not partitioned (an index: the whole corpus in every run) counts its newest run only
+    whole = UpWatcher(instance, _stage_steps(), since=since, partitioned_steps=_partitioned_steps() - {"chunks"})
+    lines = render_lines(whole.poll())
+    assert not row("chunks").endswith("runs") and row("source_files").endswith("2 runs")
 
 
 def test_runs_finished_before_up_started_are_not_shown_and_a_silent_api_says_so(instance, engine, pg_url, tmp_path):
@@ -143,7 +173,7 @@ def test_runs_finished_before_up_started_are_not_shown_and_a_silent_api_says_so(
 
 
 def test_fetch_search_stages_reads_index_stages(health_url):
-    assert fetch_search_stages(health_url) == {"lexical": True, "dense": False, "rerank": False}
+    assert fetch_search_stages(health_url) == {"lexical": "live", "dense": "built", "rerank": "missing"}
     assert fetch_search_stages("http://127.0.0.1:9/health") is None
 
 
