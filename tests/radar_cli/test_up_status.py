@@ -208,3 +208,16 @@ def test_daemon_error_lines_become_warnings(instance, tmp_path):
         f.write("2026-12-07 01:00:10 +0000 - dagster - CRITICAL - daemon died\n")
     assert watcher.poll().warnings[-1].endswith("CRITICAL - daemon died")
     assert len(watcher.state.warnings) == 2
+
+
+def test_time_left_is_what_remains_at_the_measured_rate():
+    from radar_cli.progress import Stage
+
+    s = Stage("embeddings", status="running", started=0.0, done=300, total=1000, unit="texts encoded")
+    s.first, s.last = (10.0, 100), (30.0, 300)  # 200 texts in 20 s: 10 texts/s
+    assert s.rate == 10.0 and s.eta == 70.0
+    s.status = "done"
+    assert s.eta is None  # an ended stage has nothing left
+    one_line = Stage("chunks", status="running", started=0.0, done=5, total=9)
+    one_line.first = one_line.last = (1.0, 5)
+    assert one_line.eta is None  # one progress line: no rate yet, no guess
