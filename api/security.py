@@ -62,14 +62,17 @@ UNAUDITED = ("/health", "/docs", "/redoc", "/openapi.json", "/tablero/static", "
 class AuthSettings(BaseSettings):
     """``RADAR_AUTH_*``: OIDC provider, rate limit, body limit and CORS allow-list."""
 
-    model_config = SettingsConfigDict(env_prefix="RADAR_AUTH_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="RADAR_AUTH_", extra="ignore", use_attribute_docstrings=True)
 
     oidc_issuer: str | None = Field(None, description="expected ``iss`` of OIDC tokens")
     oidc_audience: str | None = Field(None, description="expected ``aud`` of OIDC tokens")
     oidc_jwks_url: str | None = Field(None, description="the provider's JWKS document")
     oidc_algorithms: list[str] = Field(default_factory=lambda: ["RS256", "ES256"])
+    """accepted signature algorithms of OIDC tokens (JSON list)"""
     oidc_name_claim: str = "preferred_username"
+    """token claim that names the caller in the audit log"""
     oidc_collections_claim: str = "radar_collections"
+    """token claim listing the access collections the caller may read"""
     rate_per_minute: float = Field(120.0, gt=0, description="sustained requests per minute per key")
     rate_burst: float = Field(30.0, ge=1, description="bucket size (requests at once)")
     rate_backend: Literal["memory", "postgres"] = Field(

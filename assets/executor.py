@@ -45,7 +45,10 @@ from __future__ import annotations
 import os
 
 import dagster as dg
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from radar_pipeline.config import env
 
 EXECUTORS = ("multiprocess", "celery")
 EXECUTOR_TAG = "radar/executor"
@@ -63,13 +66,15 @@ class CelerySettings(BaseSettings):
     """Celery broker, result backend and redelivery (``RADAR_CELERY_*``), shared by the run that
     submits steps and the workers that execute them (both must agree)."""
 
-    model_config = SettingsConfigDict(env_prefix="RADAR_CELERY_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="RADAR_CELERY_", extra="ignore", use_attribute_docstrings=True)
 
     broker_url: str = "redis://localhost:6379/0"
+    """Redis broker of the Celery executor and `radar worker`s"""
     backend_url: str = "redis://localhost:6379/1"
-    visibility_timeout: int = 7200
+    """Redis result backend of the Celery executor and workers"""
+    visibility_timeout: int = Field(7200, json_schema_extra={"unit": "s"})
     """seconds before an unacknowledged task (its worker died) is delivered again; > longest step"""
-    restore_interval: int = 10
+    restore_interval: int = Field(10, json_schema_extra={"unit": "s"})
     """seconds between a worker's sweeps for expired unacknowledged tasks"""
 
     def config_source(self) -> dict:
@@ -101,7 +106,7 @@ class CelerySettings(BaseSettings):
 
 def executor_kind() -> str:
     """``RADAR_EXECUTOR`` (default ``multiprocess``); raises ``ValueError`` for an unknown name."""
-    kind = (os.environ.get("RADAR_EXECUTOR") or "multiprocess").strip().lower()
+    kind = (env("RADAR_EXECUTOR") or "multiprocess").strip().lower()
     if kind not in EXECUTORS:
         raise ValueError(f"RADAR_EXECUTOR={kind!r}: expected one of {', '.join(EXECUTORS)}")
     return kind

@@ -26,6 +26,7 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from radar_pipeline.config import env as read_env
 from radar_pipeline.vocabulary import CODEFEST_CODES
 
 __all__ = [
@@ -57,7 +58,7 @@ def resolve_shared_dir(shared_dir: str | os.PathLike[str] | None = None) -> Path
     Raises ``FileNotFoundError`` when the chosen directory does not exist.
     """
     if shared_dir is None:
-        env = os.environ.get("RADAR_SHARED_DIR")
+        env = read_env("RADAR_SHARED_DIR")
         shared_dir = env if env else REPO_ROOT.parent / "shared"
     path = Path(shared_dir).expanduser().resolve()
     if not path.is_dir():

@@ -33,6 +33,8 @@ from urllib.parse import urlparse
 
 import httpx
 
+from radar_pipeline.config import env
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_QUESTIONS = ROOT.parent / "shared" / "eval" / "codefest_dev" / "questions.jsonl"
 
@@ -184,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-warmup", action="store_true")
     ap.add_argument(
         "--api-key",
-        default=os.environ.get("RADAR_API_KEY"),
+        default=env("RADAR_API_KEY"),
         help="key for a server with authentication on (RADAR_API_KEY)",
     )
     args = ap.parse_args(argv)

@@ -71,6 +71,18 @@ def _stage_steps() -> set[str]:
     return {a.node_def.name for a in defs.resolve_asset_graph().assets_defs if a.is_executable and a.keys}
 
 
+def _partitioned_steps() -> set[str]:
+    """Step keys of the per-file (partitioned) asset steps."""
+    from assets.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    return {
+        a.node_def.name
+        for a in graph.assets_defs
+        if a.is_executable and a.keys and any(graph.get(k).partitions_def for k in a.keys)
+    }
+
+
 @app.command()
 def materialize(
     select: str = typer.Option("*", help="Dagster asset selection, e.g. 'chunks+' or 'documents'"),
@@ -219,27 +231,120 @@ def ui(port: int = 3000, host: str = "127.0.0.1"):
 def up(
     port: int = typer.Option(8000, help="API and dashboard port"),
     ui_port: int = typer.Option(3000, "--ui-port", help="Dagster UI port"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="stream the daemon's and the API's logs here instead"),
 ):
-    """Keep Radar current and serve it: the Dagster daemon + UI in the background (the corpus sensor
-    builds whatever is not materialized, automation follows) and the API in the foreground, which
-    answers lexical-only as soon as the BM25 index exists and picks up each new index version
-    without a restart (see /health). Ctrl-C stops both."""
+    """Keep Radar current and serve it: the Dagster daemon + UI and the API in the background (the
+    corpus sensor builds whatever is not materialized, automation follows; the API answers
+    lexical-only as soon as the BM25 index exists and picks up each new index version without a
+    restart), and one status screen here: each stage's done/total, rate and time left, which search
+    stages are live, the URLs, warnings. Their logs go to RADAR_HOME/logs/ (``--verbose``: here).
+    Ctrl-C stops everything."""
     settings = get_settings()
     env = dagster_env(settings)
-    typer.echo(f"Dagster UI on http://127.0.0.1:{ui_port}; API and dashboard on http://127.0.0.1:{port}/tablero/")
-    with stoppable_children():
-        dagster = subprocess.Popen(_dagster_dev_cmd("127.0.0.1", ui_port), cwd=PROJECT_ROOT, env=env)
-    try:
-        from radar_cli.agent_commands import serve as _serve
-
-        rc = _serve("127.0.0.1", port)
-    finally:
-        dagster.terminate()
+    api_url, ui_url = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{ui_port}"
+    if verbose:
+        typer.echo(f"Dagster UI on {ui_url}; API and dashboard on {api_url}/tablero/")
+        with stoppable_children():
+            dagster = subprocess.Popen(_dagster_dev_cmd("127.0.0.1", ui_port), cwd=PROJECT_ROOT, env=env)
         try:
-            dagster.wait(60)
-        except subprocess.TimeoutExpired:
-            dagster.kill()
-    raise typer.Exit(rc)
+            from radar_cli.agent_commands import serve as _serve
+
+            rc = _serve("127.0.0.1", port)
+        finally:
+            _stop(dagster)
+        raise typer.Exit(rc)
+    raise typer.Exit(_up_with_status(settings, env, port, ui_port))
+
+
+def _stop(proc: subprocess.Popen, wait: float = 60) -> None:
+    """Terminate ``proc`` and wait ``wait`` seconds, then kill it."""
+    if proc.poll() is None:
+        proc.terminate()
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def up_log_paths(log_dir: Path, stamp: str) -> dict[str, Path]:
+    """The log files of one ``radar up``: ``dagster`` (daemon + webserver) and ``api``."""
+    return {"dagster": log_dir / f"up-{stamp}-dagster.log", "api": log_dir / f"up-{stamp}-api.log"}
+
+
+def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_port: int) -> int:
+    """``up`` without ``--verbose``: the children log to files; this process draws the status."""
+    import time
+
+    from dagster import DagsterInstance
+    from rich.console import Console
+    from rich.live import Live
+    from rich.text import Text
+
+    from radar_cli.status import ChangePrinter, UpWatcher, render_lines, start_logged
+
+    console = Console(highlight=False)
+    since = time.time()
+    logs = up_log_paths(settings.home / "logs", time.strftime("%Y%m%d-%H%M%S"))
+    api_cmd = [sys.executable, "-m", "radar_cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    with stoppable_children():
+        dagster = start_logged(_dagster_dev_cmd("127.0.0.1", ui_port), logs["dagster"], cwd=PROJECT_ROOT, env=env)
+        api = start_logged(api_cmd, logs["api"], cwd=PROJECT_ROOT, env=env)
+    children = {"Dagster (daemon + UI)": dagster, "API": api}
+    os.environ["RADAR_PG_URL"] = env["RADAR_PG_URL"]  # the instance's storage (dagster.yaml)
+    urls = {
+        "dashboard": f"http://127.0.0.1:{port}/tablero/",
+        "API": f"http://127.0.0.1:{port}/docs",
+        "Dagster": f"http://127.0.0.1:{ui_port}",
+    }
+    rc = 0
+    try:
+        with DagsterInstance.from_config(str(PROJECT_ROOT)) as instance:
+            watcher = UpWatcher(
+                instance,
+                _stage_steps(),
+                since=since,
+                health_url=f"http://127.0.0.1:{port}/health",
+                daemon_log=logs["dagster"],
+                urls=urls,
+                logs={k: str(v) for k, v in logs.items()},
+                partitioned_steps=_partitioned_steps(),
+            )
+            printer = None if console.is_terminal else ChangePrinter()
+            if printer:
+                for line in render_lines(watcher.state):
+                    console.print(line, markup=False, soft_wrap=True)
+            with (
+                Live(console=console, auto_refresh=False, transient=False)
+                if printer is None
+                else _nullcontext() as live
+            ):
+                while True:
+                    state = watcher.poll()
+                    dead = {name: p.returncode for name, p in children.items() if p.poll() is not None}
+                    for name, code in dead.items():
+                        state.warnings.append(f"{name} exited with status {code}: see its log")
+                    if printer:
+                        for line in printer.changes(state):
+                            console.print(line, markup=False, soft_wrap=True)
+                    else:
+                        live.update(Text("\n".join(render_lines(state))), refresh=True)
+                    if dead:
+                        rc = 1
+                        break
+                    time.sleep(1.0)
+    except KeyboardInterrupt:
+        console.print("stopping…")
+    finally:
+        for proc in children.values():
+            _stop(proc)
+    console.print(f"logs: {logs['dagster']}, {logs['api']}", markup=False, soft_wrap=True)
+    return rc
+
+
+@contextmanager
+def _nullcontext():
+    yield None
 
 
 def _searcher(settings: RadarSettings):
@@ -647,6 +752,33 @@ def replay(
     from radar_cli.history_commands import replay as _replay
 
     raise typer.Exit(_replay(run_id, as_json))
+
+
+@app.command()
+def settings(
+    markdown: bool = typer.Option(False, "--markdown", help="print README's table of every variable"),
+    env_example: bool = typer.Option(False, "--env-example", help="print the text of .env.example"),
+    write: bool = typer.Option(False, "--write", help="rewrite README's settings section and .env.example"),
+):
+    """Every environment variable Radar reads (radar_pipeline.config's registry): name, type,
+    default, unit, who reads it, meaning. Without options: one line per variable with its current value
+    when set (secrets hidden)."""
+    from radar_pipeline import config
+
+    if write:
+        readme = PROJECT_ROOT / "README.md"
+        readme.write_text(config.readme_with_settings(readme.read_text(encoding="utf-8")), encoding="utf-8")
+        (PROJECT_ROOT / ".env.example").write_text(config.settings_env_example(), encoding="utf-8")
+        typer.echo(f"wrote {readme} (settings section) and {PROJECT_ROOT / '.env.example'}")
+    elif markdown:
+        typer.echo(config.settings_markdown(), nl=False)
+    elif env_example:
+        typer.echo(config.settings_env_example(), nl=False)
+    else:
+        for s in config.settings_registry():
+            value = os.environ.get(s.name)
+            shown = "(set)" if value and s.type == "secret" else value
+            typer.echo(f"{s.name:<36} {shown if shown is not None else '-':<30} default={s.default or '-'}")
 
 
 from radar_cli.claims_commands import register as _register_claims  # noqa: E402 - after the app's own commands

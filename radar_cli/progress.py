@@ -71,6 +71,15 @@ class Stage:
             return None
         return (self.last[1] - self.first[1]) / (self.last[0] - self.first[0])
 
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the current ``rate`` (``(total - done) / rate``); ``None`` without a rate
+        or a total, or once the stage ended."""
+        rate = self.rate
+        if self.status != "running" or not rate or rate <= 0 or self.total is None or self.done is None:
+            return None
+        return max(0.0, (self.total - self.done) / rate)
+
 
 @dataclass
 class RunReport:

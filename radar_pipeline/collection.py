@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+from radar_pipeline.config import env
 
 __all__ = [
     "COLLECTION_SQL_DEFAULT",
@@ -116,7 +117,7 @@ class CollectionManifest:
     @classmethod
     def from_env(cls) -> CollectionManifest:
         """The manifest named by ``RADAR_COLLECTIONS_FILE``; the default rules when unset."""
-        path = os.environ.get("RADAR_COLLECTIONS_FILE")
+        path = env("RADAR_COLLECTIONS_FILE")
         return cls.load(Path(path)) if path else cls()
 
 

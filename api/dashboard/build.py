@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
+
+from radar_pipeline.config import env
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -47,7 +48,7 @@ SOURCES = {
 
 
 def shared_dir(arg: str | None = None) -> Path:
-    return Path(arg or os.environ.get("RADAR_SHARED_DIR") or REPO.parent / "shared").resolve()
+    return Path(arg or env("RADAR_SHARED_DIR") or REPO.parent / "shared").resolve()
 
 
 # ---------------------------------------------------------------------- geometry helpers

@@ -30,16 +30,24 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class LLMSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="RADAR_LLM_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="RADAR_LLM_", extra="ignore", use_attribute_docstrings=True)
 
     base_url: str | None = None
+    """an OpenAI-compatible endpoint for the agent; unset (or no model) = the deterministic offline mode"""
     api_key: SecretStr | None = None
+    """bearer key of that endpoint"""
     model_large: str | None = None
+    """model of the analyst and the writer"""
     model_small: str | None = None
+    """model of the guard and the router (default: the large one)"""
     timeout_s: float = 60.0
+    """timeout of one model call"""
     max_retries: int = 1
+    """retries of a failed model call"""
     max_tokens: int = 1200
+    """most tokens one model answer may have"""
     temperature: float = 0.0
+    """sampling temperature of every model call"""
 
     @property
     def enabled(self) -> bool:

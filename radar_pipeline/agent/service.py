@@ -42,18 +42,24 @@ log = logging.getLogger("radar.agent.service")
 class ServiceSettings(BaseSettings):
     """``RADAR_AGENT_*`` settings; paths default to those of ``radar_pipeline.config.RadarSettings``."""
 
-    model_config = SettingsConfigDict(env_prefix="RADAR_AGENT_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="RADAR_AGENT_", extra="ignore", use_attribute_docstrings=True)
 
-    index_dir: Path | None = None  # default: <RADAR_HOME>/indexes/<encoder name>
-    database_url: str | None = None  # default: DATABASE_URL or the embedded server
-    trace: bool = True  # store traces in PostgreSQL
-    use_database: bool = True  # False: no traces, no aggregates (tests, read-only demos)
-    min_similarity: float = 0.25
-    # re-ranker passage encodings one /chat run may make at query time (AgentConfig); None: no run
-    # budget, each search its own limit
-    rerank_encodes_per_run: int | None = Field(default=0, ge=0)
-    # seconds between two checks of the index manifest for a new materialization (0 = every request)
+    index_dir: Path | None = None
+    """index folder the API reads (default `<RADAR_HOME>/indexes/<encoder name>`)"""
+    database_url: str | None = None
+    """database of the API (default `DATABASE_URL` or the embedded server)"""
+    trace: bool = True
+    """store each `/chat` trace in PostgreSQL"""
+    use_database: bool = True
+    """false: no traces, no aggregates (tests, read-only demos)"""
+    min_similarity: float = Field(0.25, json_schema_extra={"unit": "cosine"})
+    """lowest dense similarity of a passage the agent cites"""
+    rerank_encodes_per_run: int | None = Field(default=0, ge=0, json_schema_extra={"unit": "passages"})
+    """re-ranker passage encodings one /chat run may make at query time, shared by its searches
+    (0: stored re-ranker vectors score exactly, the others get an imputed score); unset: each search
+    its own limit of 8"""
     reload_check_seconds: float = 2.0
+    """seconds between two checks of the index manifest for a new materialization (0 = every request)"""
     llm: LLMSettings = Field(default_factory=LLMSettings)
 
 

@@ -37,7 +37,6 @@ candidates ("la paz") is taken for words, not reported as ambiguous.
 from __future__ import annotations
 
 import functools
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +47,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from radar_pipeline.agent.periods import Period, parse_period
 from radar_pipeline.agent.place_resolver import TERRITORIAL_CUES, FuzzyPlaces, PlaceResolver
+from radar_pipeline.config import env
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
 from radar_pipeline.precompute.places import (
     Gazetteer,
@@ -577,7 +577,7 @@ def name_sets(shared_dir: str | Path | None = None) -> tuple[NameSet, ...]:
     the dictionary's order. Immutable and cached per directory. Without the geo files only the names
     ``places.yaml`` lists are known (see ``precompute.places.load_country_names``)."""
     if shared_dir is None:
-        shared_dir = _default_shared_dir(os.environ.get("RADAR_SHARED_DIR"))
+        shared_dir = _default_shared_dir(env("RADAR_SHARED_DIR"))
     return _name_sets(str(shared_dir))
 
 

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from radar_pipeline.config import env
+
 MANIFEST_FILE = "manifest.json"
 FAULT_DISK_FULL_ENV = "RADAR_FAULT_DISK_FULL"
 _TMP_MARK = ".tmp-"
@@ -44,7 +46,7 @@ def _fsync(path: Path) -> None:
 
 
 def _fault_hook(tmp: Path) -> None:
-    if os.environ.get(FAULT_DISK_FULL_ENV) == "1":
+    if env(FAULT_DISK_FULL_ENV) == "1":
         raise OSError(errno.ENOSPC, f"{os.strerror(errno.ENOSPC)} (simulated by {FAULT_DISK_FULL_ENV})", str(tmp))
 
 
