@@ -367,7 +367,7 @@ def answer_evaluation(
         items = load_set(set_path(name, sets_dir))
         items = items[: config.limit] if config.limit > 0 else items
         records = run_set(runner, items, corpus=service.corpus, warmup=config.warmup and i == 0, log=context.log.debug)
-        info = run_meta(service, records) | {"dagster_run_id": context.run_id}
+        info = run_meta(service, records) | {"dagster_run_id": context.run.run_id}
         key = store_run(engine, name, records, info)
         report = score_run(records, latest_grades(engine), set_name=name, run_key=key, run_meta=info)
         meta |= flat_metrics(report, prefix=f"{name}/")
