@@ -141,3 +141,17 @@ def test_cli_run_stores_a_run(agent_index, engine, pg_url, tmp_path, monkeypatch
     assert rec["question_id"] == "t-01" and rec["blind"]["units"]
     res = CliRunner().invoke(app, ["answers", "run", "--set", "no_such_set"])
     assert res.exit_code == 2 and "no question set" in res.output
+
+
+def test_latency_benchmark_report(offline_service):
+    from evals.bench_answer import TARGETS, bench
+
+    rep = bench(offline_service, load_set(SMALL)[:2], log=lambda _: None)
+    assert rep["n"] == 2 and rep["mode"] == "offline"
+    assert rep["stages"]["lexical"] and rep["stages"]["dense"]
+    assert rep["all_stages_live"] is bool(rep["stages"]["rerank"])  # the test index has no re-ranker vectors
+    assert rep["slowest_step"]["name"] in rep["by_step"]
+    assert set(rep["meets"]) == set(TARGETS) and all(isinstance(v, bool) for v in rep["meets"].values())
+    assert [q["id"] for q in rep["questions"]] == ["t-01", "t-02"]
+    assert sum(q["steps_ms"].get("retrieve", 0) for q in rep["questions"]) > 0
+    json.dumps(rep)  # the report is written as JSON
