@@ -68,15 +68,28 @@ def _is_system_line(line: str) -> bool:
     return s.startswith(degraded.split("(")[0].strip())
 
 
+def _sentences(line: str) -> list[str]:
+    """``line`` split at sentence boundaries, except inside a «…» or “…” quotation: a quoted passage of
+    several sentences stays one unit with the citation that follows it (the premise sentence quotes
+    its passage that way)."""
+    out: list[str] = []
+    for part in (p.strip() for p in _SENT.split(line) if p.strip()):
+        if out and (out[-1].count("«") > out[-1].count("»") or out[-1].count("“") > out[-1].count("”")):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
 def answer_units(text: str) -> list[dict]:
     """The units a judge grades in a blind answer: a bullet line is one unit, other lines are split
-    into sentences. Each ``{"n": 1-based, "text", "citations": ["P1", ...]}`` (labels in the unit,
+    into sentences (never inside a quotation, :func:`_sentences`). Each ``{"n": 1-based, "text", "citations": ["P1", ...]}`` (labels in the unit,
     in order, once)."""
     units: list[dict] = []
     for line in (text or "").splitlines():
         if not line.strip():
             continue
-        parts = [line.strip()] if _BULLET.match(line) else [s.strip() for s in _SENT.split(line) if s.strip()]
+        parts = [line.strip()] if _BULLET.match(line) else _sentences(line)
         for part in parts:
             labels: list[str] = []
             for m in _LABEL.finditer(part):

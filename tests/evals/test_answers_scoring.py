@@ -214,6 +214,24 @@ def test_blind_answer_hides_the_system_and_labels_citations():
     assert answer_hash(blind_answer(respuesta, {f"{a}-0": "text A2", f"{b}-3": "text B"})) != answer_hash(blind)
 
 
+def test_a_quotation_of_several_sentences_is_one_unit():
+    cases = [
+        (
+            "La premisa no se sostiene: el pasaje citado afirma «In November 2021 Russia tested. The debris forced the ISS crew to shelter» [P1]. Otra frase aquí.",
+            2,
+        ),
+        ("El informe dice «La minería ilegal financia a los GAO. El ELN cobra extorsiones» [P2].", 1),
+        ("The source says “Spoofing is common. Receivers showed an airport” [P1]. It is unauthenticated [P1].", 2),
+        ("Primera frase sin cita. Segunda frase con cita [P1].", 2),
+    ]
+    for text, n in cases:
+        units = answer_units(text)
+        assert len(units) == n, units
+        assert all(u["text"].count("«") == u["text"].count("»") for u in units)
+    first = answer_units(cases[0][0])[0]
+    assert first["citations"] == ["P1"] and first["text"].endswith("[P1].")
+
+
 def test_sets_are_validated(tmp_path):
     good = {"id": "a", "phenomenon": "territorial", "type": "factual", "question": "¿Qué?", "key_facts": ["x"]}
     cases = [
