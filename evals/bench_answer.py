@@ -4,8 +4,9 @@ Not a test: it measures issue 22's speed target (offline text answers p50 ≤ 3 
 the full corpus with every search stage live, on a quiet machine). On ``--home`` (a materialized
 ``RADAR_HOME``, read only: traces off, nothing written there) it builds the agent as ``radar serve``
 does (``evals.answers.runs.build_service``: indexes, encoder, re-ranker, PostgreSQL precomputes,
-offline), asks one warm-up question (not timed), then every question of ``--set`` once, one at a
-time (``--repeat`` passes), and writes a JSON report:
+offline), asks one warm-up question outside the set (not timed), then every question of ``--set``
+once, one at a time, and writes a JSON report (each question once: the retrieval service caches
+searches, so a second pass would time the cache):
 
 ``overall`` and ``by_route`` (``n``, ``p50_ms``, ``p95_ms``, ``mean_ms``; nearest-rank), ``text``
 (the target's population: the text route), ``by_step`` and ``by_step_tool`` (time per question in
@@ -15,7 +16,7 @@ serves) and ``all_stages_live``, ``machine`` (CPUs, 1-minute load average before
 ``quiet`` when it was below a quarter of the CPUs before the run), ``targets`` and ``meets``, and
 one row per question (id, type, route, estado, latency, per-state ms).
 
-Usage: ``python evals/bench_answer.py --home /work/radar_home [--set dev] [--repeat 1]
+Usage: ``python evals/bench_answer.py --home /work/radar_home [--set dev] [--limit N]
 [--out evals/reports/bench_answer.json]``.
 """
 
@@ -44,18 +45,16 @@ def _load() -> float | None:
         return None
 
 
-def bench(service, items, *, repeat: int = 1, log=print) -> dict:
-    """Time every item of ``items`` (``evals.answers.sets.QuestionItem``) ``repeat`` times through
-    ``service`` (an ``AgentService``); returns the report of the module docstring (without
+def bench(service, items, *, log=print) -> dict:
+    """Time every item of ``items`` (``evals.answers.sets.QuestionItem``) once through ``service``
+    (an ``AgentService``); returns the report of the module docstring (without
     ``generated_at``/``home``)."""
     from evals.answers.runs import run_set
     from evals.answers.scoring import latency_summary
 
     stages = service.corpus().search_stages
     load_before = _load()
-    records: list[dict] = []
-    for r in range(repeat):
-        records += run_set(service.runner(), items, corpus=service.corpus, warmup=r == 0, log=log)
+    records = run_set(service.runner(), items, corpus=service.corpus, warmup=True, log=log)
     load_after = _load()
     lat = latency_summary(records)
     text = lat["by_route"].get("text")
@@ -78,7 +77,6 @@ def bench(service, items, *, repeat: int = 1, log=print) -> dict:
     measured = text or lat["overall"]
     return {
         "n": len(records),
-        "repeat": repeat,
         "mode": service.mode,
         "stages": stages,
         "all_stages_live": all(stages.get(k) for k in ("lexical", "dense", "rerank")),
@@ -105,7 +103,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--home", type=Path, required=True, help="a materialized RADAR_HOME (read only)")
     ap.add_argument("--set", default="dev", help="answer set name (evals/answers/sets) or a .jsonl path")
     ap.add_argument("--limit", type=int, default=0, help="only the first N questions")
-    ap.add_argument("--repeat", type=int, default=1, help="passes over the set")
     ap.add_argument("--out", type=Path, default=ROOT / "evals" / "reports" / "bench_answer.json")
     args = ap.parse_args(argv)
     os.environ["RADAR_HOME"] = str(args.home)
@@ -119,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     service = build_service(offline=True)
     service.corpus()
     load_s = time.perf_counter() - t0
-    report = bench(service, items, repeat=args.repeat)
+    report = bench(service, items)
     report = {
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "home": str(args.home),

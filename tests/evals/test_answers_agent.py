@@ -155,3 +155,28 @@ def test_latency_benchmark_report(offline_service):
     assert [q["id"] for q in rep["questions"]] == ["t-01", "t-02"]
     assert sum(q["steps_ms"].get("retrieve", 0) for q in rep["questions"]) > 0
     json.dumps(rep)  # the report is written as JSON
+
+
+def test_the_warm_up_question_is_never_one_of_the_set(offline_service):
+    """The retrieval service caches searches: warming up on a question of the set would time its
+    answer from memory. The warm-up is a question outside the set, also when the set holds the first one."""
+    from evals.answers.runs import WARMUP_QUESTIONS
+    from evals.answers.sets import QuestionItem
+
+    real = offline_service.runner()
+    asked: list[str] = []
+
+    class Recording:  # the real runner, recording what it is asked
+        _corpus = real._corpus
+
+        def run(self, question):
+            asked.append(question)
+            return real.run(question)
+
+    items = [
+        QuestionItem(
+            id="w", phenomenon="space_security", type="factual", question=WARMUP_QUESTIONS[0], key_facts=("x",)
+        )
+    ]
+    recs = run_set(Recording(), items, warmup=True)
+    assert asked == [WARMUP_QUESTIONS[1], WARMUP_QUESTIONS[0]] and len(recs) == 1
