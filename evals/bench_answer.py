@@ -11,7 +11,8 @@ searches, so a second pass would time the cache):
 ``overall`` and ``by_route`` (``n``, ``p50_ms``, ``p95_ms``, ``mean_ms``; nearest-rank), ``text``
 (the target's population: the text route), ``by_step`` and ``by_step_tool`` (time per question in
 each state of the run and in each tool), ``slowest_step`` (the state with the largest mean time per
-question, with its share of the mean latency), ``stages`` (the search stages the loaded index
+question, with its share of the mean latency) and ``slowest_step_tool`` (the same per state/tool),
+``stages`` (the search stages the loaded index
 serves) and ``all_stages_live``, ``machine`` (CPUs, 1-minute load average before and after:
 ``quiet`` when it was below a quarter of the CPUs before the run), ``targets`` and ``meets``, and
 one row per question (id, type, route, estado, latency, per-state ms).
@@ -92,6 +93,7 @@ def bench(service, items, *, log=print) -> dict:
         "by_step": lat["by_step"],
         "by_step_tool": lat["by_step_tool"],
         "slowest_step": lat["slowest_step"],
+        "slowest_step_tool": lat["slowest_step_tool"],
         "targets": {"population": "text route" if text else "all routes", **TARGETS},
         "meets": {k: measured[k] is not None and measured[k] <= v for k, v in TARGETS.items()},
         "questions": per_q,

@@ -71,7 +71,8 @@ def answers_run(
     slow = lat["slowest_step"] or {}
     typer.echo(
         f"run {key}: {len(records)} questions of {path.stem}; latency p50 {lat['overall']['p50_ms']} ms, "
-        f"p95 {lat['overall']['p95_ms']} ms; slowest step {slow.get('name')} (mean {slow.get('mean_ms')} ms)"
+        f"p95 {lat['overall']['p95_ms']} ms; slowest step {slow.get('name')} (mean {slow.get('mean_ms')} ms; "
+        f"slowest tool {(lat['slowest_step_tool'] or {}).get('name')})"
     )
 
 

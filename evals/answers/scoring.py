@@ -227,7 +227,8 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict:
 def latency_summary(records: Sequence[Mapping[str, Any]]) -> dict:
     """Latency of a run (module docstring): ``overall``, ``by_route``, ``by_step`` (state),
     ``by_step_tool`` (state/tool), each ``{n, p50_ms, p95_ms, mean_ms}``, the ``slowest_step``
-    ``{name, mean_ms, share_of_mean_latency}``, and ``search_stages`` (stage → share of the
+    ``{name, mean_ms, share_of_mean_latency}``, the ``slowest_step_tool`` (state/tool, e.g.
+    ``retrieve/search_evidence``: ``{name, mean_ms}``), and ``search_stages`` (stage → share of the
     retrieving questions where it was live)."""
     lat = [float(r["latency_ms"]) for r in records if r.get("latency_ms") is not None]
 
@@ -258,6 +259,11 @@ def latency_summary(records: Sequence[Mapping[str, Any]]) -> dict:
             "mean_ms": by_step[name]["mean_ms"],
             "share_of_mean_latency": round(by_step[name]["mean_ms"] / mean_total, 3) if mean_total else None,
         }
+    by_tool = {k: stats(v) for k, v in sorted(per_tool.items())}
+    slowest_tool = None
+    if by_tool:
+        name = max(by_tool, key=lambda k: by_tool[k]["mean_ms"] or 0.0)
+        slowest_tool = {"name": name, "mean_ms": by_tool[name]["mean_ms"]}
     retrieving = [r["search_stages"] for r in records if r.get("search_stages")]
     stages = (
         {k: round(sum(bool(s.get(k)) for s in retrieving) / len(retrieving), 3) for k in ("lexical", "dense", "rerank")}
@@ -268,8 +274,9 @@ def latency_summary(records: Sequence[Mapping[str, Any]]) -> dict:
         "overall": stats(lat),
         "by_route": {k: stats(v) for k, v in sorted(by_route.items())},
         "by_step": by_step,
-        "by_step_tool": {k: stats(v) for k, v in sorted(per_tool.items())},
+        "by_step_tool": by_tool,
         "slowest_step": slowest,
+        "slowest_step_tool": slowest_tool,
         "search_stages": stages,
     }
 

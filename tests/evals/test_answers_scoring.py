@@ -137,6 +137,7 @@ def _check_hand_values(rep):
     # retrieve: (600+1500+1000+400+3000)/5 = 1300 ms; write: 2300/5 = 460 ms; mean latency 2100
     assert lat["by_step"]["retrieve"]["mean_ms"] == 1300.0 and lat["by_step"]["write"]["mean_ms"] == 460.0
     assert lat["slowest_step"] == {"name": "retrieve", "mean_ms": 1300.0, "share_of_mean_latency": 0.619}
+    assert lat["slowest_step_tool"] == {"name": "retrieve/-", "mean_ms": 1300.0}
     assert rep["meets"] == {
         "key_facts_stated": False,
         "citation_support": False,
