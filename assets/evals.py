@@ -311,3 +311,131 @@ def eval_stage2_targets(context: dg.AssetCheckExecutionContext) -> dg.AssetCheck
 
 
 eval_checks.append(eval_stage2_targets)
+
+
+class AnswerEvalConfig(dg.Config):
+    """Which answer sets to run: names under ``sets_dir`` (default ``evals/answers/sets``; empty
+    list = every set there); ``limit`` > 0 asks only the first N questions of each (a quick check)."""
+
+    sets: list[str] = []
+    sets_dir: str = ""
+    limit: int = 0
+    warmup: bool = True
+
+
+@dg.asset(
+    group_name="evaluation",
+    deps=["faiss_index", "bm25_index", "rerank_index", "publication_dates", "armed_presence", *AGGREGATE_KEYS],
+    kinds={"python", "postgres"},
+    description="Answer evaluation (evals/answers/): every question of the analysts' answer sets (Spanish, written "
+    "blind, each with 1-3 key facts and its source) asked once through the offline agent on the materialized index, "
+    "one at a time; the answers stored (answer_runs, answer_results) and scored with the blind judges' grades "
+    "imported so far (`radar answers import`; an answer nobody graded is pending, never scored): key facts "
+    "stated, citation support, non-statement sentences, false premises flagged, unanswerable questions answered, "
+    "with 95 % bootstrap intervals, per set, phenomenon and type; latency p50/p95 and the slowest step.",
+)
+def answer_evaluation(
+    context: dg.AssetExecutionContext,
+    config: AnswerEvalConfig,
+    database: DatabaseResource,
+    encoder: EncoderResource,
+    index_store: IndexStoreResource,
+) -> dg.MaterializeResult:
+    from evals.answers.judging import latest_grades
+    from evals.answers.runs import run_meta, run_set, store_run
+    from evals.answers.scoring import flat_metrics, score_run
+    from evals.answers.sets import available_sets, load_set, set_path
+    from radar_pipeline.agent.llm import LLMSettings
+    from radar_pipeline.agent.service import AgentService, ServiceSettings
+
+    enc = encoder.get_encoder()
+    engine = database.engine()
+    offline = LLMSettings(base_url=None, api_key=None, model_large=None, model_small=None)
+    service = AgentService(
+        ServiceSettings(index_dir=index_store.for_encoder(enc.name), trace=False, llm=offline),
+        encoder=enc,
+        engine=engine,
+    )
+    sets_dir = config.sets_dir or None
+    names = list(config.sets) or available_sets(sets_dir)
+    if not names:
+        raise dg.Failure(f"no answer sets in {sets_dir or 'evals/answers/sets'}")
+    runner = service.runner()
+    meta: dict = {"sets": ", ".join(names), "mode": service.mode}
+    summaries: dict = {}
+    for i, name in enumerate(names):
+        items = load_set(set_path(name, sets_dir))
+        items = items[: config.limit] if config.limit > 0 else items
+        records = run_set(runner, items, corpus=service.corpus, warmup=config.warmup and i == 0, log=context.log.debug)
+        info = run_meta(service, records) | {"dagster_run_id": context.run.run_id}
+        key = store_run(engine, name, records, info)
+        report = score_run(records, latest_grades(engine), set_name=name, run_key=key, run_meta=info)
+        meta |= flat_metrics(report, prefix=f"{name}/")
+        slow = report["latency"]["slowest_step"] or {}
+        meta[f"{name}/slowest_step"] = str(slow.get("name"))
+        meta[f"{name}/run_key"] = key
+        summaries[name] = {k: v for k, v in report.items() if k not in ("items", "latency")} | {
+            "latency": {k: v for k, v in report["latency"].items() if k != "by_step_tool"}
+        }
+        o = report["overall"]
+        context.log.info(
+            f"answers[{name}]: {o['judged']} judged, {o['pending']} pending; key facts {o['key_facts_stated']['share']}, "
+            f"citations {o['citation_support']['share']}; p50 {report['latency']['overall']['p50_ms']} ms, "
+            f"slowest step {slow.get('name')}"
+        )
+    meta["summary"] = dg.MetadataValue.json(summaries)
+    return dg.MaterializeResult(metadata=meta)
+
+
+def _answer_target_status(meta: dict, name: str) -> tuple[bool, dict]:
+    """Per target of ``evals.answers.scoring.TARGETS`` (quality targets; latency is reported, not
+    checked: a materialization shares the machine): the value, ``met`` / ``missed`` / ``not measured``."""
+    from evals.answers.scoring import TARGETS
+
+    def num(key: str) -> float | None:
+        v = meta.get(f"{name}/{key}")
+        return getattr(v, "value", v)
+
+    out: dict = {f"{name}/judged": num("judged"), f"{name}/pending": num("pending")}
+    ok = True
+    for target, (op, want) in TARGETS.items():
+        v = num(target)
+        if target.startswith("latency"):
+            out[f"{name}/{target}"] = v
+            continue
+        if v is None:
+            status, ok = "not measured (no judged answer of this kind yet)", False
+        else:
+            met = v >= want if op == ">=" else v <= want if op == "<=" else v == want
+            status = "met" if met else "missed"
+            ok = ok and met
+        out[f"{name}/{target}"] = v
+        out[f"{name}/{target}/status"] = f"{status} (target {op} {want})"
+    return ok, out
+
+
+@dg.asset_check(
+    asset="answer_evaluation",
+    name="answer_evaluation_targets",
+    description="Every answer set, offline mode: >= 60 % of key facts stated, >= 95 % of citations support their "
+    "sentence, 0 non-statement sentences, >= 3 of 4 false premises flagged with the contradicting passage, 0 "
+    "unanswerable questions answered as if answered. A target with no judged answer is 'not measured' (fails, "
+    "warning); latency p50/p95 are reported beside it (their target is checked by evals/bench_answer.py).",
+)
+def answer_evaluation_targets(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+    ev = context.instance.get_latest_materialization_event(dg.AssetKey("answer_evaluation"))
+    meta = ev.asset_materialization.metadata if ev and ev.asset_materialization else {}
+    sets = getattr(meta.get("sets"), "value", None) or ""
+    passed, out = bool(sets), {}
+    for name in [s.strip() for s in str(sets).split(",") if s.strip()]:
+        ok, part = _answer_target_status(meta, name)
+        passed = passed and ok
+        out |= part
+    return dg.AssetCheckResult(
+        passed=passed,
+        severity=dg.AssetCheckSeverity.WARN,
+        metadata={k: v for k, v in out.items() if v is not None},
+    )
+
+
+eval_checks.append(answer_evaluation_targets)

@@ -1,5 +1,5 @@
 """The ``radar`` command line: materialize, ui, up, search, eval, judge, serve, keys, trace, doctor,
-retract, impact, replay, claims, review.
+retract, impact, replay, claims, review, answers.
 
 Orchestration commands run Dagster as a child process (``dagster asset materialize`` /
 ``dagster dev``) with ``DAGSTER_HOME`` at the project root, after starting the embedded
@@ -784,6 +784,10 @@ def settings(
 from radar_cli.claims_commands import register as _register_claims  # noqa: E402 - after the app's own commands
 
 _register_claims(app)
+
+from radar_cli.answers_commands import register as _register_answers  # noqa: E402 - after the app's own commands
+
+_register_answers(app)
 
 
 if __name__ == "__main__":

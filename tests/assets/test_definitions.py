@@ -34,7 +34,7 @@ PRECOMPUTES = {
     "agg_entity_quadrant",
     "precompute_evaluation",
 }
-EVALUATION = {"qrels", "eval_codefest_dev", "eval_xquad", "eval_stage2"}
+EVALUATION = {"qrels", "eval_codefest_dev", "eval_xquad", "eval_stage2", "answer_evaluation"}
 KNOWLEDGE = {"claims", "alias_decisions", "claims_evaluation"}
 GROUPS = {
     "ingestion": INGESTION,
@@ -74,7 +74,7 @@ def test_every_asset_resolves_in_its_group():
 def test_every_check_targets_an_existing_asset():
     graph = defs.resolve_asset_graph()
     checks = graph.asset_check_keys
-    assert len(checks) == 37  # + two current-version checks (documents, chunks); + three claims checks
+    assert len(checks) == 38  # + two current-version checks (documents, chunks); + three claims checks; + answers
     assert {c.asset_key for c in checks} <= graph.materializable_asset_keys
     names = {f"{c.asset_key.to_user_string()}:{c.name}" for c in checks}
     assert {
@@ -87,6 +87,7 @@ def test_every_check_targets_an_existing_asset():
         "eval_codefest_dev:eval_codefest_dev_measurable",
         "eval_xquad:eval_xquad_ndcg_vs_baseline",
         "eval_stage2:eval_stage2_targets",
+        "answer_evaluation:answer_evaluation_targets",
         "claims:every_claim_quotes_existing_evidence",
         "claims:one_current_version_per_claim",
         "alias_decisions:no_forced_merge",
