@@ -130,6 +130,20 @@ def generic_words() -> frozenset[str]:
     return frozenset(words)
 
 
+@functools.lru_cache(maxsize=1)
+def glossary_terms() -> frozenset[str]:
+    """Folded terms of the glossary, both sides (``antisatélite``, ``ASAT``, ``anti-satellite``):
+    domain vocabulary, never what a question is specifically about, whichever language the question
+    borrows it in ("las pruebas ASAT" names the English term of «pruebas antisatélite»)."""
+    if load_glossary is None:
+        return frozenset()
+    out: set[str] = set()
+    for e in load_glossary():
+        out.add(fold_question(e.spanish))
+        out.update(fold_question(t) for t in e.english)
+    return frozenset(out)
+
+
 def _glossary_spans(question: str) -> list[tuple[str, tuple[str, ...]]]:
     """``[(folded spanish, folded english terms)]`` of the glossary terms in ``question``."""
     if glossary_matches is None:
@@ -164,7 +178,12 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
         out.append(a)
 
     def known(folded: str) -> bool:
-        return _covered_by(folded, tracked) or _covered_by(folded, generic_spans) or folded in names
+        return (
+            _covered_by(folded, tracked)
+            or _covered_by(folded, generic_spans)
+            or folded in names
+            or folded in glossary_terms()
+        )
 
     for m in _QUOTED.finditer(q):
         text = m.group(1).strip()
@@ -253,6 +272,33 @@ class AnchorGaps:
 
     def pairs(self) -> list[tuple[str, str]]:
         return [(a.label, a.kind) for a in self.missing]
+
+
+_CLAUSE_SPLIT = re.compile(
+    r"[?;]|¿|\s(?:y|e|and|além de|además de)\s+(?=(?:qu[eé]|c[oó]mo|cu[aá]l|cu[aá]nt|d[oó]nde|cu[aá]ndo|por qu[eé]|"
+    r"qui[eé]n|what|how|which|where|when|why|who)\b)",
+    re.I,
+)
+
+
+def topic_met(question: str, anchors: list[Anchor], passages: list[dict]) -> bool:
+    """Is another part of the question answered? A question of coordinated parts ("¿Qué es X y qué
+    desechos generan las pruebas ASAT?", two questions in one) has a part that names none of
+    ``anchors`` but a domain topic (a glossary term, in Spanish or its English terms) that
+    ``passages`` speak of: then a question whose anchors are all missing is partly answered
+    (``incompleta``), not without evidence. A topic in the same part as the anchor ("¿Qué capacidades
+    antisatélite tiene el satélite XQ-77?") only qualifies it and answers nothing."""
+    parts = [p for p in _CLAUSE_SPLIT.split(" ".join((question or "").split())) if p and p.strip()]
+    if len(parts) < 2:
+        return False
+    folded = fold_question(" ".join(p.get("text") or "" for p in passages))
+    for part in parts:
+        fp = fold_question(part)
+        if any(any(_mentions(fp, a) for a in anc.aliases) for anc in anchors):
+            continue
+        if any(_mentions(folded, t) for s, en in _glossary_spans(part) for t in (s, *en)):
+            return True
+    return False
 
 
 def anchor_gaps(question: str, requirements, passages: list[dict], year_of=None) -> AnchorGaps | None:

@@ -100,7 +100,7 @@ from radar_pipeline.agent import claims_answer, guards, messages, prompts, route
 from radar_pipeline.agent import followup as followups
 from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent.analyst import Analyst, Assignment, unmet
-from radar_pipeline.agent.anchors import anchor_gaps, question_anchors
+from radar_pipeline.agent.anchors import anchor_gaps, question_anchors, topic_met
 from radar_pipeline.agent.figures import Figure, Figures, compose, figures_for, with_passages
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMReply, parse_json_object
 from radar_pipeline.agent.replies import (
@@ -924,7 +924,9 @@ class AgentRunner:
         # answer; an anchor partly missing is a coverage row without evidence (``incompleta``)
         readable = [p for p in tb.read.values() if not p.get("suspicious")]
         lost = anchor_gaps(ctx.question, ctx.plan.requirements, readable, tb.publication_year)
-        if lost is not None and lost.all_missing:
+        # all anchors missing and nothing else of the question met: the nearest text is no answer;
+        # when the passages do speak of the question's other topic, the run is partly answered
+        if lost is not None and lost.all_missing and not topic_met(ctx.question, list(lost.anchors), readable):
             withheld = len(above) - len(relevant)
             detail = {"anclas_sin_mencion": lost.labels(), "pasajes_retirados": withheld}
             ctx.step("analista", State.RETRIEVE, time.perf_counter(), detail=detail)

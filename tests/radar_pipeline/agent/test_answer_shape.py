@@ -10,6 +10,7 @@ from radar_pipeline.agent.anchors import anchor_gaps, named_sets, question_ancho
 from radar_pipeline.agent.router import extract_requirements
 from radar_pipeline.agent.verifier import check_answer, summary_gaps
 from radar_pipeline.agent.writer import ExtractiveWriter, QuestionProfile, Quote, figures_in, opening
+from radar_pipeline.textfold import fold_question
 
 
 def _p(n: int, text: str, lang: str = "en", doc: str | None = None) -> dict:
@@ -283,3 +284,34 @@ def test_answerable_questions_with_anchors_stay_answered(offline_service, questi
     res = _run(offline_service, question)
     assert res.estado == "respondida", res.respuesta
     assert res.respuesta.startswith("Los pasajes citados") and res.citas
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué desechos generan las pruebas ASAT?",
+        "¿Qué dice el corpus sobre las LAWS en la ONU?",
+        "¿Cómo afecta el jamming GPS a los drones?",
+    ],
+)
+def test_a_glossary_term_borrowed_in_english_is_no_anchor(question):
+    """A domain term written in its English form (a glossary entry's English side: ASAT, LAWS,
+    jamming) is vocabulary, not the specific thing a question asks about."""
+    from radar_pipeline.agent.anchors import glossary_terms
+
+    for a in question_anchors(question):
+        assert fold_question(a.label) not in glossary_terms(), a
+
+
+def test_a_coordinated_part_met_by_the_passages_is_partly_answered():
+    """Two questions in one: the part without the anchor is about a topic the passages speak of
+    (debris), so the missing anchor leaves the run partly answered; a topic in the anchor's own part
+    only qualifies it."""
+    from radar_pipeline.agent.anchors import topic_met
+
+    debris = [{"text": "Debris from such tests threatens satellites in low Earth orbit for decades."}]
+    q = "¿Qué es el síndrome de Kessler y qué desechos generan las pruebas ASAT?"
+    assert topic_met(q, question_anchors(q), debris)
+    q_one = "¿Qué desechos generó el satélite XQ-77?"
+    assert not topic_met(q_one, question_anchors(q_one), debris)
+    assert not topic_met(q, question_anchors(q), [{"text": "A nuclear detonation would violate the treaty."}])

@@ -275,7 +275,12 @@ def test_passage_with_instructions_is_withheld_from_the_models(fake, offline_ser
 
     attack = load_indirect()[0]  # Kessler syndrome + "ignore all previous instructions…"
     poisoned = next(r["chunk_id"] for r in agent_index[1] if r["source_path"] == f"poisoned/{attack['id']}.txt")
-    clean = {r["chunk_id"] for r in agent_index[1] if r["source_path"] == "space_security/asat_debris.txt"}
+    # a clean passage about the ASAT debris (the question's other part), whatever the ranking lists first
+    clean = {
+        r["chunk_id"]
+        for r in agent_index[1]
+        if r["source_path"] == "space_security/asat_debris.txt" and "debris" in r["text"].lower()
+    }
 
     def read_both(body):
         listed = LISTED_ID.findall(body["messages"][1]["content"])
