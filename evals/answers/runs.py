@@ -36,7 +36,7 @@ import sqlalchemy as sa
 
 from evals.answers.sets import QuestionItem
 from evals.answers.store import answer_results, answer_runs, ensure_answer_schema
-from radar_pipeline.agent import messages, verifier, writer
+from radar_pipeline.agent import messages, verifier
 
 __all__ = [
     "answer_hash",
@@ -55,7 +55,7 @@ _SENT = re.compile(r"(?<=[.!?»”])\s+(?=[A-ZÁÉÍÓÚÑ¿¡«\"•*])")
 _BULLET = re.compile(r"^\s*(?:[-•*]|\d{1,2}[.)])\s+")
 _SOURCES = re.compile(r"^\s*(?:Fuentes?|Sources?)\s*:")
 _LABEL = re.compile(r"\[(P\d+(?:,\s*P\d+)*)\]")
-_SYSTEM_LINES = (writer.HEADER, messages.LEXICAL_ONLY_NOTE)
+_SYSTEM_LINES = (messages.LEXICAL_ONLY_NOTE,)  # the extractive writer has no fixed heading any more
 WARMUP_QUESTIONS = (
     "¿Qué riesgos plantea la basura espacial para los satélites en órbita baja?",
     "¿Cómo usan los ejércitos la inteligencia artificial para analizar imágenes?",

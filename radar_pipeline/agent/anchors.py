@@ -93,6 +93,7 @@ class Anchor:
     aliases: tuple[str, ...]
     words: tuple[str, ...] = ()
     subject: bool = False  # what the question asks about: quoted, a code, or named after "el programa…"
+    decisive: bool = True  # False: a bare acronym, whose absence alone never makes a run sin_evidencia
 
     def requirement(self) -> Requirement:
         """The anchor as a coverage ``Requirement`` (kind ``nombre``/``cita``/``codigo``/``año``), for
@@ -103,7 +104,7 @@ class Anchor:
     @property
     def specific(self) -> bool:
         """A name, quoted name or code: what the question is about (a year only dates it)."""
-        return self.kind != "año"
+        return self.kind != "año" and self.decisive
 
     def met_by(self, folded_text: str, publication_year: int | None = None) -> bool:
         """Does the folded passage text mention the anchor (or, for a year, is the passage's document
@@ -203,8 +204,21 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
         if tok.isupper() or re.search(r"\d", tok):
             if len(tok) >= 2 and not (tok.isalpha() and tok.capitalize() == tok):
                 code_spans.append(m.span())
-                variants = (f, f.replace("-", " "), f.replace("-", ""), f.replace(" ", "-"), f.replace(" ", ""))
-                add(Anchor("codigo", tok, tuple(dict.fromkeys(variants)), subject=True))
+                variants = [f, f.replace("-", " "), f.replace("-", ""), f.replace(" ", "-"), f.replace(" ", "")]
+                words: tuple[str, ...] = ()
+                core = re.search(r"\d+(?:-\d+)*", tok)
+                letters = fold_question(re.sub(r"[\d\W_]+", " ", tok)).split()
+                if core and YEAR_RE.fullmatch(core.group(0)) and letters:
+                    # an acronym dated by a year ("ESA 2025"): both, anywhere in the passage
+                    words = (*letters, core.group(0))
+                elif core and len(core.group(0).replace("-", "")) >= 3:
+                    # the number is what identifies it, whatever prefix the text writes
+                    # ("AT 016-18" = "Alerta Temprana N° 16-18"; "Cosmos 1408" = "Kosmos 1408")
+                    variants += [core.group(0), re.sub(r"^0+(?=\d)", "", core.group(0))]
+                # a bare acronym (ONU, MTCR) is often another in the passages' language (UN): a
+                # coverage row when missing, never alone the reason to answer nothing
+                bare = tok.isalpha() and tok.isupper()
+                add(Anchor("codigo", tok, tuple(dict.fromkeys(variants)), words, subject=not bare, decisive=not bare))
     for m in _NAME.finditer(body):
         start = m.start()
         if any(a < m.end() and start < b for a, b in code_spans):
@@ -265,7 +279,8 @@ class AnchorGaps:
         for group in ([a for a in self.anchors if a.subject], [a for a in self.anchors if a.specific]):
             if group:
                 return all(a in self.missing for a in group)
-        return bool(self.anchors) and len(self.missing) == len(self.anchors)
+        years = [a for a in self.anchors if a.kind == "año"]
+        return bool(years) and all(a in self.missing for a in years)
 
     def labels(self) -> list[str]:
         return [a.label for a in self.missing]

@@ -194,11 +194,11 @@ def test_percentile_bootstrap_and_agreement_edges():
 
 
 def test_blind_answer_hides_the_system_and_labels_citations():
-    from radar_pipeline.agent import messages, writer
+    from radar_pipeline.agent import messages
 
     a, b = "0123456789abcdef", "fedcba9876543210"
     respuesta = (
-        f"{writer.HEADER}\n\n- «Fact one is stated here.» [{a}:{a}-0]\n- «Fact two.» [{b}:{b}-3; {a}:{a}-0]\n\n"
+        f"- «Fact one is stated here.» [{a}:{a}-0]\n- «Fact two.» [{b}:{b}-3; {a}:{a}-0]\n\n"
         f"Fuentes: «Doc A» (p. 1); «Doc B» (p. 2).\n\n{messages.LEXICAL_ONLY_NOTE}\n\n"
         + messages.degraded_note([{"rol": "redactor", "motivo": "http", "por_circuito": False}])
         + "\n\nNota: el periodo considerado es 2020–2024."

@@ -315,3 +315,32 @@ def test_a_coordinated_part_met_by_the_passages_is_partly_answered():
     q_one = "¿Qué desechos generó el satélite XQ-77?"
     assert not topic_met(q_one, question_anchors(q_one), debris)
     assert not topic_met(q, question_anchors(q), [{"text": "A nuclear detonation would violate the treaty."}])
+
+
+@pytest.mark.parametrize(
+    ("question", "passage"),
+    [
+        ("¿Qué riesgo advierte la AT 025-18 en Bagadó?", "Seguimiento a la Alerta Temprana N° 25-18 para Bagadó."),
+        ("¿Qué pasó con el satélite Cosmos 1408?", "The Russian missile test against Kosmos 1408 made debris."),
+        ("¿Qué dice el informe de la ESA 2025?", "The ESA Space Environment Report counts objects in 2025."),
+    ],
+)
+def test_a_code_is_met_by_its_number_and_an_acronym_by_its_year(question, passage):
+    """A code is identified by its number whatever prefix or spelling the passage writes (AT/Alerta
+    Temprana, Cosmos/Kosmos, leading zeros); an acronym dated by a year is met by both, apart."""
+    from radar_pipeline.agent.anchors import missing_anchors
+
+    anchors = [a for a in question_anchors(question) if a.kind == "codigo"]
+    assert anchors and not missing_anchors(anchors, [{"text": passage, "doc_id": "d"}], None)
+
+
+def test_a_bare_acronym_alone_never_empties_the_answer():
+    """ONU/UN, OTAN/NATO: a bare acronym missing from the passages is a coverage gap, never alone the
+    reason to answer nothing; an invented programme still is."""
+    from radar_pipeline.agent.anchors import anchor_gaps
+
+    read = [{"text": "The UN General Assembly adopted the resolution by 155 votes.", "doc_id": "d"}]
+    gaps = anchor_gaps("¿Cómo votó la ONU la resolución?", [], read)
+    assert gaps is not None and not gaps.all_missing
+    gaps = anchor_gaps("¿Qué resultados tuvo el programa Halcón Dorado?", [], read)
+    assert gaps is not None and gaps.all_missing
