@@ -484,7 +484,11 @@ def test_chat_answer_links_citations_and_shows_the_reasoning(page, shots):
             if (n.nodeType === 1 && (n.matches('.answer') || n.querySelector('.answer'))) window.__orden.push('final');
         }))).observe(document.getElementById('chat-log'), {childList: true, subtree: true});
     }""")
-    page.fill("#pregunta", "¿Qué grupos armados se disputan el río Caguán en Caquetá?")
+    # an explanation asked in words (a bare "¿qué grupos armados…?" is read as the presence view now)
+    page.fill(
+        "#pregunta",
+        "¿Qué explican los documentos sobre por qué los grupos armados se disputan el río Caguán en Caquetá?",
+    )
     page.click("#preguntar")
     page.wait_for_selector("#chat-log .answer")
     order = page.evaluate("window.__orden")
