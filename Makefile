@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: up install system-deps dashboard materialize serve test test-fast test-quick lint bench ui
+.PHONY: up install system-deps dashboard materialize serve test test-fast test-quick check lint bench ui
 
 ## Set everything up, then run Radar: the Dagster daemon (UI on :3000) builds and keeps current every
 ## asset on ../shared/corpus (or RADAR_CORPUS_DIR) while the API and the dashboard serve on
@@ -80,6 +80,10 @@ test-fast: install
 test-quick:
 	@test -x $(BIN)/python || { echo "test-quick: no $(VENV) here; run 'make install' once first"; exit 1; }
 	$(BIN)/python -m pytest -q -m "not slow and not pg and not model and not dagster" $(XDIST) $(ARGS)
+
+## Before a commit: lint, import contracts and the quick tests (no install or build step unless
+## pyproject.toml changed since the venv was made).
+check: lint test-quick
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
