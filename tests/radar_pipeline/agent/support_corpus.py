@@ -230,11 +230,19 @@ def corpus_rows(with_attacks: bool = True, drop: tuple[str, ...] = (), plants_v2
             docs.append(
                 (f"poisoned/{a['id']}.txt", a["title"], a.get("phenomenon"), "en", [a["carrier"] + " " + a["payload"]])
             )
+    return passage_rows(
+        docs, skip=lambda path, text: not path.startswith("poisoned_v2/") and any(d in text for d in drop)
+    )
+
+
+def passage_rows(docs, skip=None) -> list[dict]:
+    """One passage-table row per passage of ``docs`` (``(path, title, phenomenon, language,
+    [passages])``), ``chunk_id = <doc_id>-<seq>``; ``skip(path, text)`` leaves a passage out."""
     rows = []
     for path, title, phen, lang, passages in docs:
         did = doc_id_of(path)
         for seq, text in enumerate(passages):
-            if not path.startswith("poisoned_v2/") and any(d in text for d in drop):
+            if skip is not None and skip(path, text):
                 continue
             rows.append(
                 {

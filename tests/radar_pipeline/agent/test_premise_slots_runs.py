@@ -12,7 +12,7 @@ from radar_pipeline.agent import verifier
 from radar_pipeline.agent.llm import LLMSettings
 from radar_pipeline.agent.premise import extract_premise, search_query
 from radar_pipeline.agent.service import AgentService, ServiceSettings
-from tests.radar_pipeline.agent.support_corpus import DOCUMENTS, doc_id_of
+from tests.radar_pipeline.agent.support_corpus import DOCUMENTS, passage_rows
 from tests.radar_pipeline.agent.support_index import OFFLINE_LLM
 from tests.radar_pipeline.agent.test_premise_slots import COSMOS, DPRK, FENGYUN, INDIA, JAMUNDI
 
@@ -43,24 +43,7 @@ EVENTS = [
 
 
 def _rows() -> list[dict]:
-    rows = []
-    for path, title, phen, lang, passages in [*DOCUMENTS, *EVENTS]:
-        did = doc_id_of(path)
-        for seq, text in enumerate(passages):
-            rows.append(
-                {
-                    "chunk_id": f"{did}-{seq}",
-                    "doc_id": did,
-                    "source_path": path,
-                    "title": title,
-                    "page_start": seq + 1,
-                    "page_end": seq + 1,
-                    "phenomenon": phen,
-                    "language": lang,
-                    "text": text,
-                }
-            )
-    return rows
+    return passage_rows([*DOCUMENTS, *EVENTS])
 
 
 @pytest.fixture(scope="module")
