@@ -83,6 +83,12 @@ class ClaimLookup:
     why: str
 
 
+_MENTIONS = re.compile(
+    r"(?<!\w)(?:nombr|mencion|aparec|cobertura|se habla|hablan? de|se dice|dicen|mention|appear|"
+    r"cuant[oa]s? (?:documentos|informes|fuentes|textos))"
+)
+
+
 def _alert_codes(folded: str) -> list[str]:
     """``alert:NNN-YY`` ids of the alert codes a folded question names ("AT 018-18", "alerta 45-23")."""
     if not _ALERT.search(folded):
@@ -112,7 +118,10 @@ def lookups(question: str, facts: QuestionFacts | None, phenomenon: str | None =
     out += [ClaimLookup(c, None, None, "codigo_alerta") for c in codes]
     if places and not codes and _ALERT.search(folded):
         out += [ClaimLookup(None, "early_warning_for", p, "alerta") for p in places]
-    if phenomenon and facts.period is not None and facts.period.desde is not None:
+    # "documents of a phenomenon published in a year name X" answers a question about coverage or
+    # mentions ("¿cuántos documentos nombran a Rusia en 2021?"), not one about what X did: judges
+    # read it as off the point there (dev set, 2026-12-06)
+    if phenomenon and facts.period is not None and facts.period.desde is not None and _MENTIONS.search(folded):
         out += [
             ClaimLookup(f"entity:{a}", "figures_in_phenomenon", f"phenomenon:{phenomenon}", "fenomeno")
             for a in actors
@@ -218,7 +227,7 @@ class ClaimsFound:
         """The answer's "Afirmaciones registradas" section ('' when no claim was found)."""
         if not self.claims:
             return ""
-        lines = ["Afirmaciones registradas (base de conocimiento de Radar):"]
+        lines = ["Afirmaciones registradas: Radar guarda en su base de conocimiento lo siguiente sobre la pregunta."]
         lines += [self.line(r) for r in self.claims]
         if self.more:
             lines.append(f"(y {self.more} afirmación(es) más sobre lo mismo)")

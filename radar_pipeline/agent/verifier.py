@@ -45,7 +45,8 @@ _NOTE_LINE = re.compile(
     r"^\s*(?:Fuentes?|Sources?|Advertencia|Cobertura incompleta|Sin frase citada para [^:]{1,300})\s*:"
 )
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
-_QUOTE_LINE = re.compile(r"^\s*(?:[-•*]\s*)?«(.+)»\s*(?:\[[^\]]*\]\s*)+$")
+# a quote line, optionally labelled with what it is about ("- China: «…» [d:c]", writer.Quote.line)
+_QUOTE_LINE = re.compile(r"^\s*(?:[-•*]\s*)?(?:[^«»\[\]:\n]{1,80}:\s*)?«(.+)»\s*(?:\[[^\]]*\]\s*)+$")
 _NAME_YEARS = re.compile(r"([^,;()]+?)\s*\(((?:\d{4})(?:\s*,\s*\d{4})*)\)")
 
 

@@ -10,13 +10,12 @@
    the world (``states_about_world``) and any sentence that is not a *statement* — reference
    entries, footnotes, figure/table captions, tables of contents, slide boilerplate, headings,
    author lists, questions (``statements.sentence_kind``, issue 22) — are dropped;
-2. each candidate is scored by the cosine of its vector with the question's (the same multilingual
-   encoder as retrieval, so a Spanish question ranks English sentences) + 0.15 × the share of the
-   question's keywords and glossary English terms it contains + 0.05 × its passage's similarity +
-   ``QuestionProfile.fit``: what the question asks for (a figure for "cuántos/how many", a named
-   country or organisation for "qué países/quién", a year for "cuándo"), the share of the
-   question's own names, years and anchors it mentions, and a penalty when it is about another
-   country than the one asked about;
+2. each candidate is scored against the question (``selection.score``: the multilingual encoder's
+   cosine, the question's IDF-weighted term coverage through its English translations, the
+   passage's similarity and ``QuestionProfile.fit`` — what the question asks for, a figure, an
+   actor, a year, its own names); a candidate below ``selection.MIN_SCORE`` is never quoted (an
+   answer with none has nothing to quote); pieces are cleaned first (``selection.clean_piece``:
+   a footnote marker after the full stop, a page header or title block run into the sentence);
 3. greedy selection with redundancy control (a sentence whose cosine to one already chosen is
    ≥ 0.85 is skipped, ≤ 2 per passage, ``max_sentences`` in all), then one extra sentence per
    coverage requirement and per question anchor (``anchors.question_anchors``) that the read
@@ -27,7 +26,8 @@
    figures, the question's glossary term) and citing them — ``verifier.check_answer`` checks every
    name, year and figure of it against the quotes; then each sentence quoted verbatim («…»,
    original language) with its citation ``[doc_id:chunk_id]``, grouped per coverage requirement of
-   the question (``group_by_requirement``), a note for a requirement the passages name only outside
+   the question (``group_by_requirement``: the requirement's label on each quote's line, no
+   heading lines), a note for a requirement the passages name only outside
    a quotable sentence (``unquoted_note``), and the sources. ``Draft.unmet`` lists the requirements
    no quote meets.
 
@@ -46,14 +46,26 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from radar_pipeline.agent import prompts
-from radar_pipeline.agent.anchors import YEAR_RE, generic_words, named_sets, names_in, question_anchors
-from radar_pipeline.agent.guards import address_cue, scan_passage
-from radar_pipeline.agent.router import Requirement, glossary_terms, keywords
+from radar_pipeline.agent.anchors import YEAR_RE, generic_words, named_sets
+from radar_pipeline.agent.guards import scan_passage
+from radar_pipeline.agent.router import Requirement, glossary_terms
+from radar_pipeline.agent.selection import (  # noqa: F401 - re-exported: the writer's public names before the split
+    EXTRA_MIN_SCORE,
+    MAX_CHARS,
+    MIN_CHARS,
+    MIN_SCORE,
+    QuestionProfile,
+    _pieces,
+    _usable,
+    figures_in,
+    query_terms,
+    score,
+    sentences_of,
+    states_about_world,
+)
 from radar_pipeline.agent.statements import is_statement
-from radar_pipeline.sentences import split_sentences
 from radar_pipeline.textfold import fold_question
 
-MIN_CHARS, MAX_CHARS = 40, 480
 MAX_CANDIDATES = 90  # sentences embedded per answer (USE: ~7 ms per sentence on 1 thread)
 REDUNDANCY_COS = 0.85
 
@@ -64,83 +76,6 @@ class Draft:
     sentences: list[tuple[str, str]] = field(default_factory=list)  # (sentence, chunk_id)
     reply: object | None = None  # LLMReply in LLM mode
     unmet: list[Requirement] = field(default_factory=list)  # requirements no quoted sentence meets (extractive)
-
-
-# --------------------------------------------------------------------------- what the question asks for
-_NUMERIC_Q = re.compile(
-    r"(?<!\w)(?:cuant[oa]s?|que cantidad|cantidad de|numero de|cifras?|porcentaje|how (?:many|much)|"
-    r"number of|percentage|quant[oa]s?|qual a quantidade)(?!\w)"
-)
-_ACTOR_Q = re.compile(
-    r"(?<!\w)(?:(?:que|cuales|which|what|quais) (?:paises|estados|naciones|actores|grupos|organizaciones|"
-    r"potencias|empresas|countries|states|nations|actors|groups|organi[sz]ations|companies)|quien(?:es)?|who|quem)(?!\w)"
-)
-_TIME_Q = re.compile(
-    r"(?<!\w)(?:cuando|en que (?:ano|fecha|momento)|desde cuando|when|what year|since when|quando|em que ano)(?!\w)"
-)
-_FIGURE = re.compile(
-    r"(?<![\w.,])\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?%?(?![\w])|(?<![\w.,])\d+(?:[.,]\d+)?\s?%|(?<![\w.,])\d{2,}(?![\w.,]\d)"
-)
-_FIGURE_BOOST = _ACTOR_BOOST = _TIME_BOOST = 0.08  # comparable to a few hundredths of cosine: decides near ties
-_NAMED_BOOST = 0.10  # × share of the question's countries/organisations, years and anchors a sentence names
-_OTHER_COUNTRY_PENALTY = 0.08  # names countries, none of them the question's
-
-
-def figures_in(sentence: str) -> list[str]:
-    """The figures a sentence states, verbatim ("3,000", "35 %", "140"), years (1950–2049) excluded."""
-    return [
-        m.group(0)
-        for m in _FIGURE.finditer(sentence)
-        if not YEAR_RE.fullmatch(m.group(0).strip()) and not m.group(0).startswith("0")
-    ]
-
-
-@dataclass
-class QuestionProfile:
-    """What a question asks for, read by rules: whether it wants a figure (``numeric``: cuántos, how
-    many…), actors (``actors``: qué países, quién…) or a date (``time``: cuándo, en qué año…); the
-    countries and organisations it names (``named``), its years, and its anchors (``anchors``)."""
-
-    numeric: bool
-    actors: bool
-    time: bool
-    named: list = field(default_factory=list)
-    years: list[str] = field(default_factory=list)
-    anchors: list = field(default_factory=list)
-
-    @classmethod
-    def of(cls, question: str, requirements: list[Requirement]) -> QuestionProfile:
-        folded = fold_question(question)
-        return cls(
-            numeric=bool(_NUMERIC_Q.search(folded)),
-            actors=bool(_ACTOR_Q.search(folded)),
-            time=bool(_TIME_Q.search(folded)),
-            named=named_sets(question),
-            years=list(dict.fromkeys(YEAR_RE.findall(question))),
-            anchors=[a for a in question_anchors(question, requirements) if a.kind != "año"],
-        )
-
-    def fit(self, sentence: str, folded: str) -> float:
-        """Score added to a candidate sentence: the kind of fact asked for, and the question's own
-        names, years and anchors (a sentence about another country loses)."""
-        score = 0.0
-        if self.numeric and figures_in(sentence):
-            score += _FIGURE_BOOST
-        names = named_sets(sentence)
-        if self.actors and names:
-            score += _ACTOR_BOOST
-        if self.time and YEAR_RE.search(sentence):
-            score += _TIME_BOOST
-        wanted = len(self.named) + len(self.years) + len(self.anchors)
-        if wanted:
-            got = sum(names_in(folded, ns) for ns in self.named)
-            got += sum(y in sentence for y in self.years)
-            got += sum(a.met_by(folded) for a in self.anchors)
-            score += _NAMED_BOOST * got / wanted
-        countries = [ns for ns in self.named if ns.kind == "country"]
-        if countries and any(ns.kind == "country" for ns in names) and not any(names_in(folded, c) for c in countries):
-            score -= _OTHER_COUNTRY_PENALTY
-        return score
 
 
 # --------------------------------------------------------------------------- the answer's shape
@@ -155,8 +90,22 @@ class Quote:
     def citation(self) -> str:
         return f"[{self.doc_id}:{self.chunk_id}]"
 
-    def line(self) -> str:
-        return f"- «{self.sentence}» {self.citation()}"
+    def line(self, label: str | None = None) -> str:
+        """The answer line quoting it: ``- «sentence» [doc:chunk]``, or ``- label: «…» […]`` when the
+        answer groups its quotes per requirement (the label names what the quote is about)."""
+        return f"- {label + ': ' if label else ''}«{self.sentence}» {self.citation()}"
+
+
+_LABELLED = frozenset({"country", "group", "year"})
+
+
+def _labelled(r: Requirement) -> bool:
+    """Does a quote line carry ``r``'s label? When a reader recognises it as what the quote is
+    about: a country, an organisation, a year, or an item of the question's list that is a name or
+    a short term ("China", "Starlink"), not a clause the list reader cut out ("cuántos desechos de más")."""
+    if r.kind in _LABELLED:
+        return True
+    return r.kind == "item" and (bool(named_sets(r.label)) or len(r.label.split()) <= 2)
 
 
 _KIND_NAMES = {"year": "año", "range": "año", "item": "elemento", "country": "país", "group": "grupo u organización"}
@@ -167,9 +116,11 @@ def group_by_requirement(
 ) -> tuple[list[tuple[str | None, list[Quote]]], list[Requirement]]:
     """The quotes grouped per coverage requirement of the question, in the requirements' order: each
     quote under the first requirement it meets (``Requirement.met_by_passage`` on the sentence, a
-    ``range`` year also by its document's publication year); quotes meeting none under «Otras
-    frases pertinentes:». Returns ``([(title or None, quotes)], requirements no quote meets)``; with
-    fewer than one requirement (or only the years of a period) one untitled group.
+    ``range`` year also by its document's publication year); quotes meeting none last, unlabelled.
+    Returns ``([(label or None, quotes)], requirements no quote meets)``: the label is the
+    requirement's (``Requirement.label``, e.g. «China»); with fewer than one requirement (or only
+    the years of a period) one unlabelled group. The writer puts the label on each quote's line,
+    not on a heading line of its own (judges read "Sobre «China»:" as a heading, not a statement).
 
     The years of a period are not groups of their own (a period of ten years would be ten headings):
     they are checked, and reported unmet, like any requirement."""
@@ -188,10 +139,10 @@ def group_by_requirement(
         members = [q for n, q in enumerate(quotes) if n not in placed and meets(r, q)]
         placed |= {n for n, q in enumerate(quotes) if q in members}
         if members:
-            groups.append((f"Sobre «{r.label}» ({_KIND_NAMES.get(r.kind, r.kind)}):", members))
+            groups.append((r.label if _labelled(r) else None, members))
     rest = [q for n, q in enumerate(quotes) if n not in placed]
     if rest:
-        groups.append(("Otras frases pertinentes:" if groups else None, rest))
+        groups.append((None, rest))
     return groups, unmet
 
 
@@ -296,58 +247,6 @@ def opening(question: str, quotes: list[Quote]) -> str:
     return f"Los pasajes citados no nombran países, organizaciones, años ni cifras {cites}."
 
 
-_JUNK = re.compile(r"https?://|www\.|\bdoi\b|et al\.|©|ISBN|ISSN|\.{4,}|_{4,}|\|.*\||\t")
-
-
-_BROKEN_COLUMNS = re.compile(r"\u00ad\s|\w- \w+ \w+-\s")  # soft hyphen + space: interleaved PDF columns
-_END = re.compile(r"[.!?…][\"'”’»)\]]*$")
-
-
-def _usable(sentence: str) -> bool:
-    """A sentence worth quoting: a whole sentence of prose (not a fragment, header, table, reference,
-    or text interleaved from two PDF columns)."""
-    if not (MIN_CHARS <= len(sentence) <= MAX_CHARS):
-        return False
-    if _BROKEN_COLUMNS.search(sentence) or not _END.search(sentence):
-        return False
-    words = sentence.split()
-    if sum(w.isupper() and len(w) > 1 for w in words) > 0.3 * len(words):
-        return False
-    letters = sum(c.isalpha() for c in sentence)
-    digits = sum(c.isdigit() for c in sentence)
-    if letters < 0.6 * len(sentence) or digits > 0.2 * len(sentence):
-        return False
-    if _JUNK.search(sentence):
-        return False
-    if sentence[0].islower() and not sentence[0].isdigit():
-        return False
-    return len(words) >= 6
-
-
-_BULLET_SPLIT = re.compile(r"\s*[•▪◦\uf0b7\uf0a7]\s*")
-
-
-def _pieces(sentences: list[str]) -> list[str]:
-    """The splitter's sentences, whitespace collapsed; one holding bullets ("Team Members • Ana •
-    Table of Contents • India conducted its test in 2019.": slide text run into prose, which the
-    splitter cannot cut without a full stop) is cut at its bullets, so the prose after them can be
-    judged (and quoted, verbatim) on its own."""
-    out = []
-    for s in sentences:
-        s = " ".join(s.split())
-        out += [x for x in _BULLET_SPLIT.split(s) if x] if _BULLET_SPLIT.search(s) else [s]
-    return out
-
-
-def states_about_world(sentence: str) -> bool:
-    """May ``sentence`` be quoted as evidence? Only if it states something about the world: a
-    sentence that speaks to its reader (an assistant, a model, a tool, an editor, a person), by the
-    second person, an imperative or by naming the reader as the one who must act
-    (``guards.address_cue``), is never quoted, whatever its wording — a planted instruction that
-    escapes ``guards.scan_passage`` cannot reach the answer through the extractive writer."""
-    return address_cue(sentence) is None
-
-
 class _VectorCache:
     def __init__(self, size: int = 20000):
         self.size = size
@@ -379,34 +278,6 @@ class _VectorCache:
 
 
 _CACHE = _VectorCache()
-# radar_pipeline.sentences shares one pysbd Segmenter per language, and pysbd keeps per-call state
-# on it: concurrent calls returned empty or wrong splits under load (measured: 239 of 665 answers
-# lost every sentence with 20 concurrent clients). Splits are serialised and cached per passage.
-_SPLIT_LOCK = threading.Lock()
-_SPLITS: OrderedDict[tuple[str, str | None], list[str]] = OrderedDict()
-
-
-def sentences_of(text: str, language: str | None) -> list[str]:
-    """``split_sentences`` made safe for concurrent runs (one lock; an LRU of 4,096 passages)."""
-    key = (text, language)
-    with _SPLIT_LOCK:
-        hit = _SPLITS.get(key)
-        if hit is not None:
-            _SPLITS.move_to_end(key)
-            return hit
-        out = split_sentences(text, language)
-        _SPLITS[key] = out
-        while len(_SPLITS) > 4096:
-            _SPLITS.popitem(last=False)
-        return out
-
-
-def query_terms(question: str) -> list[str]:
-    """Folded keywords of the question plus the glossary's English terms for it."""
-    terms = keywords(question)
-    for _, english, _ in glossary_terms(question):
-        terms += [fold_question(e) for e in english]
-    return list(dict.fromkeys(t for t in terms if len(t) > 2))
 
 
 class ExtractiveWriter:
@@ -460,15 +331,14 @@ class ExtractiveWriter:
             return Draft("")
         qvec = np.asarray(self.encoder.encode_queries([question])[0], dtype=np.float32)
         vecs = _CACHE.encode(self.encoder, [s for s, _ in cands])
-        sims = vecs @ qvec
-        terms = query_terms(question)
         profile = QuestionProfile.of(question, requirements or [])
-        scores = []
-        for (s, p), sim in zip(cands, sims, strict=False):
-            fs = fold_question(s)
-            lex = sum(1 for t in terms if re.search(r"(?<!\w)" + re.escape(t), fs)) / max(1, len(terms))
-            scores.append(float(sim) + 0.15 * lex + 0.05 * float(p.get("similarity") or 0.0) + profile.fit(s, fs))
-        order = np.argsort(-np.asarray(scores))
+        scores = score(
+            question, [s for s, _ in cands], vecs @ qvec, [float(p.get("similarity") or 0.0) for _, p in cands], profile
+        )
+        ranked = [int(i) for i in np.argsort(-scores) if scores[i] >= EXTRA_MIN_SCORE]
+        order = [i for i in ranked if scores[i] >= MIN_SCORE]
+        if not order:
+            return Draft("")
         chosen: list[int] = []
         per_chunk: dict[str, int] = {}
         for i in order:
@@ -479,7 +349,7 @@ class ExtractiveWriter:
                 continue
             if chosen and float(np.max(vecs[chosen] @ vecs[i])) >= REDUNDANCY_COS:
                 continue
-            chosen.append(int(i))
+            chosen.append(i)
             per_chunk[cid] = per_chunk.get(cid, 0) + 1
 
         def meets(req: Requirement, i: int) -> bool:
@@ -489,15 +359,13 @@ class ExtractiveWriter:
         for req in requirements or []:
             if any(meets(req, i) for i in chosen):
                 continue
-            extra = next((int(i) for i in order if int(i) not in chosen and meets(req, int(i))), None)
+            extra = next((i for i in ranked if i not in chosen and meets(req, i)), None)
             if extra is not None:
                 chosen.append(extra)
         for anchor in profile.anchors:  # a sentence that names each anchor the passages name
             if any(anchor.met_by(fold_question(cands[i][0])) for i in chosen):
                 continue
-            extra = next(
-                (int(i) for i in order if int(i) not in chosen and anchor.met_by(fold_question(cands[int(i)][0]))), None
-            )
+            extra = next((i for i in ranked if i not in chosen and anchor.met_by(fold_question(cands[i][0]))), None)
             if extra is not None:
                 chosen.append(extra)
         # keep the passages' reading order inside the answer: best passage first, then position
@@ -507,12 +375,9 @@ class ExtractiveWriter:
         )
         quotes = [Quote(cands[i][0], cands[i][1]["doc_id"], cands[i][1]["chunk_id"]) for i in chosen]
         groups, unmet = group_by_requirement(quotes, requirements or [], year_of)
-        lines = [opening(question, quotes)]
-        for title, members in groups:
-            lines.append("")
-            if title:
-                lines.append(title)
-            lines += [q.line() for q in members]
+        lines = [opening(question, quotes), ""]
+        for label, members in groups:
+            lines += [q.line(label) for q in members]
         # a requirement the passages read meet but no quotable sentence does: said here (one the
         # passages do not meet at all is the run's coverage note, ``messages.coverage_note``)
         folded_passages = [

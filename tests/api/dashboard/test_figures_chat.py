@@ -200,7 +200,9 @@ def test_chat_states_the_presence_of_a_municipality_with_groups_date_and_sources
     text = out["respuesta"]
     assert "Puerto Leguízamo" in text and "Comandos de la Frontera" in text and "EMC" in text
     assert "presencia declarada" in text and ("fecha del registro" in text or "no tiene fecha" in text)
-    assert text.index("Puerto Leguízamo") < text.index("Preparé la visualización")  # the words, then the link
+    assert text.index("Puerto Leguízamo") < text.index(
+        "La respuesta va acompañada de la visualización"
+    )  # the words, then the view
     assert out["visualizacion"]["componentes"][0]["endpoint"].startswith("/aggregates/armed_presence")
     (cifra,) = out["cifras"]
     assert cifra["vista"] == "armed_presence" and cifra["estado"] == "con_datos" and cifra["citas"]
@@ -251,7 +253,7 @@ def test_both_route_states_the_figures_before_the_analysts_text(app):
     (cifra,) = out["cifras"]
     assert cifra["vista"] == "timeline"
     text = out["respuesta"]
-    assert text.startswith("Según la línea de tiempo")
+    assert text.startswith("Las cifras que siguen son de la línea de tiempo")
     # the analyst's passages and the figure's are both in the source list
     figure_cites = {c["chunk_id"] for c in cifra["citas"]}
     assert figure_cites <= {c["chunk_id"] for c in out["citas"]}
@@ -332,7 +334,7 @@ def test_llm_aggregate_tool_states_the_figure_with_the_dashboards_numbers(fake, 
     (cifra,) = res.cifras
     assert cifra["vista"] == "armed_presence" and cifra["filas"][0]["presentes"] == ["cdf", "emc"]
     # the figure's words come first, then the writer's text; its passages are in the source list
-    assert res.respuesta.startswith("Según el mapa de presencia declarada")
+    assert res.respuesta.startswith("Las cifras que siguen son del mapa de presencia declarada")
     assert {c["chunk_id"] for c in cifra["citas"]} <= {c["chunk_id"] for c in res.citas}
     dash = app.get("/tablero/api/vista/armed_presence").json()
     m = next(r for r in dash["rows"] if r["municipality_id"] == cifra["filas"][0]["municipality_id"])

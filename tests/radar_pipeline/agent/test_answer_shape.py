@@ -106,10 +106,12 @@ def test_quotes_are_grouped_per_requirement_and_a_requirement_without_a_quote_is
     q = "¿Qué pruebas antisatélite han realizado China, India y Australia?"
     reqs = extract_requirements(q)
     draft = writer.write(q, ASAT, reqs)
-    assert "Sobre «China»" in draft.text and "Sobre «India»" in draft.text
+    # each quote line names the requirement it meets; no heading line of its own
+    assert "- China: «" in draft.text and "- India: «" in draft.text
+    assert not any(line.rstrip().endswith(":") for line in draft.text.splitlines())
     assert [r.label for r in draft.unmet] == ["Australia"]
-    china = draft.text.index("Sobre «China»")
-    india = draft.text.index("Sobre «India»")
+    china = draft.text.index("- China: «")
+    india = draft.text.index("- India: «")
     assert "Fengyun" in draft.text[china:india] and "Mission Shakti" in draft.text[india:]
     assert check_answer(draft.text, _read(ASAT)).ok
 

@@ -77,7 +77,9 @@ def test_visualization_route(offline_service):
     # has the answers with the figures, on a materialized corpus)
     assert res.ruta == "visualization" and res.estado == "incompleta"
     assert res.termination_reason == "cifras_no_disponibles" and "base de datos de precómputos" in res.respuesta
-    assert "Preparé la visualización solicitada" in res.respuesta and res.cifras[0]["estado"] == "no_disponible"
+    assert (
+        "La respuesta va acompañada de la visualización" in res.respuesta and res.cifras[0]["estado"] == "no_disponible"
+    )
     assert res.visualizacion["componentes"][0]["tipo"] == "mapa_alertas"
     # "desde 2019" is open-ended (it was read 2019–2019); the place is the gazetteer id of the
     # department; the phenomenon is not set when the question does not state it (the alerts
@@ -141,7 +143,7 @@ def test_concurrent_runs_match_sequential(offline_service):
     from tests.radar_pipeline.agent.support_corpus import load_indirect
 
     qs = [a["question"] for a in load_indirect()[:8]]
-    from radar_pipeline.agent import writer
+    from radar_pipeline.agent import selection as writer  # the sentence splits' cache lives there
 
     with writer._SPLIT_LOCK:
         writer._SPLITS.clear()

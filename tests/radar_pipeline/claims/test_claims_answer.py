@@ -59,6 +59,16 @@ def test_the_lookups_follow_the_question(reader):
     assert ("entity:starlink", "figures_in_phenomenon", "phenomenon:space_security") in kinds(
         "¿Qué se dice de Starlink en 2021?", "space_security"
     )
+    # an actor in a phenomenon and year only for a question about what documents say or name, not
+    # for one about what the actor did (the claim is "documents of the year name X")
+    assert ("entity:starlink", "figures_in_phenomenon", "phenomenon:space_security") in kinds(
+        "¿Cuántos documentos mencionan a Starlink en 2021?", "space_security"
+    )
+    assert not any(
+        p == "figures_in_phenomenon"
+        for q in ("¿Qué satélites lanzó Starlink en 2021?", "¿Por qué creció Starlink en 2021?")
+        for _, p, _ in kinds(q, "space_security")
+    )
     # no claim subject or object named: no lookup
     assert kinds("¿Qué riesgos generan los desechos espaciales?", "space_security") == set()
     assert kinds("¿Qué es la guerra electrónica?") == set()

@@ -1,0 +1,393 @@
+"""Which sentences of the passages read an extractive answer quotes (issue 22: selection).
+
+The extractive writer (``writer.ExtractiveWriter``) quotes sentences verbatim; this module decides
+which. Measured on the dev analyst set (`evals/answers/sets/dev.jsonl`, 60 answerable questions,
+each with the source passage of its key facts): of the source passage's sentences, 57 % were in a
+passage the run read, 40 % survived the statement filters and 12 % were quoted. Two kinds of loss,
+two parts here:
+
+1. **Cleaning a piece before it is judged** (``clean_piece``): a sentence that ends in a footnote
+   marker ("… technology development.50") is the sentence without the marker; a sentence run
+   into the page header, title block or section label before it ("-- Página 2 --> 9) Defensoría
+   del Pueblo COLOMBIA El análisis de contexto …", "… Fact Sheet … Summary On February 10, 2009,
+   an inactive …") is the prose after that heading (``strip_heading``). Both keep the quote a
+   verbatim substring of the passage.
+2. **Scoring a candidate against the question** (``score``): the cosine of the multilingual
+   encoder (Spanish question, English sentence), plus the question's **term coverage**
+   (``term_coverage``): each content word of the question with its English translations (the
+   induced lexicon and the glossary, ``retrieval.glossary``), weighted by its inverse document
+   frequency over the candidate sentences of this answer (a term every candidate mentions says
+   nothing; one that a single sentence mentions says much), the share of that weight a sentence
+   meets — a sentence-level BM25-like signal that the cosine of a 512-d sentence encoder lacks
+   (on dev: source sentences among the top five 16 → 23 of 44). Plus what the question asks for
+   (``QuestionProfile.fit``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from radar_pipeline.agent.anchors import YEAR_RE, named_sets, names_in, question_anchors
+from radar_pipeline.agent.guards import address_cue
+from radar_pipeline.agent.router import Requirement, glossary_terms, keywords
+from radar_pipeline.agent.statements import is_statement, sentence_kind
+from radar_pipeline.retrieval.glossary import load_induced_lexicon
+from radar_pipeline.sentences import split_sentences
+from radar_pipeline.textfold import fold_question
+
+MIN_CHARS, MAX_CHARS = 40, 480
+COVERAGE_WEIGHT = 1.0  # × the question's IDF-weighted term coverage (0–1); chosen on dev, see module doc
+# A sentence scoring below this is not quoted, however few the others: on the dev set's judged quotes
+# (two blind judges, 2026-12-06; 198 quotes still found among the candidates, scores recomputed with
+# ``score``) 0.60 keeps 36 of the 38 quotes both judges found on the point and drops 92 of the 160
+# they found off it (0.50: 37 / 55; 0.45: 37 / 45). An answer whose read passages hold no sentence
+# above it has nothing to quote.
+MIN_SCORE = 0.60
+# The floor for a sentence quoted because it alone meets a requirement or an anchor of the question
+# (a country, a year of its period) that the chosen sentences miss: lower, since meeting it is
+# evidence in itself (0.35 keeps all 38 on-the-point quotes and drops 21 of the 160 off it).
+EXTRA_MIN_SCORE = 0.35
+
+# --------------------------------------------------------------------------- what the question asks for
+_NUMERIC_Q = re.compile(
+    r"(?<!\w)(?:cuant[oa]s?|que cantidad|cantidad de|numero de|cifras?|porcentaje|how (?:many|much)|"
+    r"number of|percentage|quant[oa]s?|qual a quantidade)(?!\w)"
+)
+_ACTOR_Q = re.compile(
+    r"(?<!\w)(?:(?:que|cuales|which|what|quais) (?:paises|estados|naciones|actores|grupos|organizaciones|"
+    r"potencias|empresas|countries|states|nations|actors|groups|organi[sz]ations|companies)|quien(?:es)?|who|quem)(?!\w)"
+)
+_TIME_Q = re.compile(
+    r"(?<!\w)(?:cuando|en que (?:ano|fecha|momento)|desde cuando|when|what year|since when|quando|em que ano)(?!\w)"
+)
+_FIGURE = re.compile(
+    r"(?<![\w.,])\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?%?(?![\w])|(?<![\w.,])\d+(?:[.,]\d+)?\s?%|(?<![\w.,])\d{2,}(?![\w.,]\d)"
+)
+# counts written in words state a quantity as much as digits do ("eleven known or suspected flight
+# tests, at least eight of which…"); English, Spanish and Portuguese cardinals above two
+_NUMBER_WORDS = re.compile(
+    r"(?<!\w)(?:three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|"
+    r"millions?|billions?|dozens?|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|veinte|treinta|cuarenta|"
+    r"cincuenta|cien|cientos|mil|miles|millones|docenas?|quatro|sete|dez|milhoes|milhares)(?!\w)"
+)
+_FIGURE_BOOST = _ACTOR_BOOST = _TIME_BOOST = 0.08  # comparable to a few hundredths of cosine: decides near ties
+_NAMED_BOOST = 0.10  # × share of the question's countries/organisations, years and anchors a sentence names
+_OTHER_COUNTRY_PENALTY = 0.08  # names countries, none of them the question's
+
+
+def figures_in(sentence: str) -> list[str]:
+    """The figures a sentence states in digits, verbatim ("3,000", "35 %", "140"), years (1950–2049)
+    excluded. Shape: list of substrings of ``sentence``, in order."""
+    return [
+        m.group(0)
+        for m in _FIGURE.finditer(sentence)
+        if not YEAR_RE.fullmatch(m.group(0).strip()) and not m.group(0).startswith("0")
+    ]
+
+
+def states_quantity(sentence: str) -> bool:
+    """Does ``sentence`` state a quantity, in digits (``figures_in``) or in words ("eleven", "ocho",
+    "thousands")?"""
+    return bool(figures_in(sentence)) or bool(_NUMBER_WORDS.search(fold_question(sentence)))
+
+
+@dataclass
+class QuestionProfile:
+    """What a question asks for, read by rules: whether it wants a figure (``numeric``: cuántos, how
+    many…), actors (``actors``: qué países, quién…) or a date (``time``: cuándo, en qué año…); the
+    countries and organisations it names (``named``), its years, and its anchors (``anchors``)."""
+
+    numeric: bool
+    actors: bool
+    time: bool
+    named: list = field(default_factory=list)
+    years: list[str] = field(default_factory=list)
+    anchors: list = field(default_factory=list)
+
+    @classmethod
+    def of(cls, question: str, requirements: list[Requirement]) -> QuestionProfile:
+        folded = fold_question(question)
+        return cls(
+            numeric=bool(_NUMERIC_Q.search(folded)),
+            actors=bool(_ACTOR_Q.search(folded)),
+            time=bool(_TIME_Q.search(folded)),
+            named=named_sets(question),
+            years=list(dict.fromkeys(YEAR_RE.findall(question))),
+            anchors=[a for a in question_anchors(question, requirements) if a.kind != "año"],
+        )
+
+    def fit(self, sentence: str, folded: str) -> float:
+        """Score added to a candidate sentence: the kind of fact asked for, and the question's own
+        names, years and anchors (a sentence about another country loses)."""
+        score = 0.0
+        if self.numeric and states_quantity(sentence):
+            score += _FIGURE_BOOST
+        names = named_sets(sentence)
+        if self.actors and names:
+            score += _ACTOR_BOOST
+        if self.time and YEAR_RE.search(sentence):
+            score += _TIME_BOOST
+        wanted = len(self.named) + len(self.years) + len(self.anchors)
+        if wanted:
+            got = sum(names_in(folded, ns) for ns in self.named)
+            got += sum(y in sentence for y in self.years)
+            got += sum(a.met_by(folded) for a in self.anchors)
+            score += _NAMED_BOOST * got / wanted
+        countries = [ns for ns in self.named if ns.kind == "country"]
+        if countries and any(ns.kind == "country" for ns in names) and not any(names_in(folded, c) for c in countries):
+            score -= _OTHER_COUNTRY_PENALTY
+        return score
+
+
+# --------------------------------------------------------------------------- the question's terms
+def _word_pattern(word: str) -> str:
+    """A pattern meeting ``word``'s inflections: a word of up to six letters whole, singular, plural
+    or an English verb form ("tests" meets "test", "tested"; "prueba" "pruebas"); a longer one by a
+    prefix three letters shorter
+    ("countries" → "countr…" meets "country", "militares" → "milita…" "military"). A light stemmer
+    on purpose: both languages, no model."""
+    base = word[:-1] if len(word) > 3 and word.endswith("s") else word
+    if len(base) <= 6:
+        return re.escape(base) + r"(?:s|es|ed|d|ing)?(?!\w)"
+    return re.escape(word[: max(5, len(word) - 3)]) + r"[\w-]*"
+
+
+def term_groups(question: str) -> list[tuple[str, ...]]:
+    """The question's content words, each with its English translations: a keyword
+    (``router.keywords``) with the induced lexicon's entry for it, then each glossary entry the
+    question matches (its Spanish term and English terms). Shape: list of tuples of folded terms;
+    a sentence meets a group when it mentions any of its terms (``term_coverage``)."""
+    lexicon = load_induced_lexicon()
+    groups: list[tuple[str, ...]] = []
+    for word in keywords(question):
+        group = (word, lexicon[word]) if word in lexicon and lexicon[word] != word else (word,)
+        if group not in groups:
+            groups.append(group)
+    for spanish, english, _ in glossary_terms(question):
+        group = tuple(dict.fromkeys([fold_question(spanish), *(fold_question(e) for e in english)]))
+        if group not in groups:
+            groups.append(group)
+    return groups
+
+
+def _group_pattern(group: tuple[str, ...]) -> re.Pattern:
+    """Any term of ``group``, each word of a term inflected (``_word_pattern``; "anti-satellite tests"
+    meets "anti-satellite test")."""
+    parts = [r"\s+".join(_word_pattern(w) for w in t.split()) for t in group if t.strip()]
+    return re.compile(r"(?<!\w)(?:" + "|".join(parts) + ")")
+
+
+def term_coverage(question: str, sentences: list[str]) -> np.ndarray:
+    """For each of ``sentences``, the share of the question's term weight it meets: each group of
+    ``term_groups`` weighs its inverse document frequency over ``sentences`` themselves,
+    ``log((N + 1) / (df + 0.5))`` (Robertson–Spärck Jones, as in BM25), and a group no sentence meets
+    weighs nothing. Shape ``(len(sentences),)``, values in [0, 1]; zeros when the question has no
+    content word any sentence meets."""
+    n = len(sentences)
+    if not n:
+        return np.zeros(0, dtype=np.float32)
+    folded = [fold_question(s) for s in sentences]
+    patterns = [_group_pattern(g) for g in term_groups(question)]
+    if not patterns:
+        return np.zeros(n, dtype=np.float32)
+    met = np.array([[1.0 if p.search(f) else 0.0 for p in patterns] for f in folded], dtype=np.float32)
+    df = met.sum(axis=0)
+    weight = np.array([math.log((n + 1) / (d + 0.5)) if d else 0.0 for d in df], dtype=np.float32)
+    total = float(weight.sum())
+    return (met @ weight) / total if total > 0 else np.zeros(n, dtype=np.float32)
+
+
+# --------------------------------------------------------------------------- what may be quoted
+_JUNK = re.compile(r"https?://|www\.|\bdoi\b|et al\.|©|ISBN|ISSN|\.{4,}|_{4,}|\|.*\||\t")
+_BROKEN_COLUMNS = re.compile(r"\u00ad\s|\w- \w+ \w+-\s")  # soft hyphen + space: interleaved PDF columns
+_END = re.compile(r"[.!?…][\"'”’»)\]]*$")
+# a note marker glued to the full stop: "development.50", "collision dynamics.21", "(2020).3"
+_FOOTNOTE_END = re.compile(r"(?<=[^\W\d_]|[)\]%”’\"'])([.!?…][\"'”’»)\]]*)\d{1,3}$")
+_PAGE_MARK = re.compile(r"-{2,}\s*(?:p[áa]gina|page|p[áa]g\.?)\s*\d+\s*-*>?", re.I)
+# words that open a sentence but are not its subject: the cut goes before them ("Summary On February…")
+_OPENERS = frozenset(
+    "the a an on in at by for from since during as this these those its our el la los las lo un una en de "
+    "del desde durante segun con por para este esta estos estas o os as no na um uma".split()
+)
+
+
+_NEVER_STRIPPED = frozenset({"caption", "toc", "footnote", "question"})
+
+
+def _usable(sentence: str) -> bool:
+    """A sentence worth quoting: a whole sentence of prose (not a fragment, header, table, reference,
+    or text interleaved from two PDF columns)."""
+    if not (MIN_CHARS <= len(sentence) <= MAX_CHARS):
+        return False
+    if _BROKEN_COLUMNS.search(sentence) or not _END.search(sentence):
+        return False
+    words = sentence.split()
+    if sum(w.isupper() and len(w) > 1 for w in words) > 0.3 * len(words):
+        return False
+    letters = sum(c.isalpha() for c in sentence)
+    digits = sum(c.isdigit() for c in sentence)
+    if letters < 0.6 * len(sentence) or digits > 0.2 * len(sentence):
+        return False
+    if _JUNK.search(sentence):
+        return False
+    if sentence[0].islower() and not sentence[0].isdigit():
+        return False
+    return len(words) >= 6
+
+
+def _quotable(sentence: str) -> bool:
+    return _usable(sentence) and is_statement(sentence)
+
+
+def _starts_prose(words: list[str], i: int) -> bool:
+    """Word ``i`` opens prose: it is capitalised and at least two of the next three alphabetic words
+    are lower case ("El análisis de contexto", "This report examines", "On February 10, 2009, an
+    inactive")."""
+    w = words[i]
+    if not (w[:1].isupper() and w[:1].isalpha()) or (len(w) > 1 and w.isupper()):
+        return False
+    following = [x for x in words[i + 1 : i + 8] if x[:1].isalpha()][:3]
+    return sum(x[:1].islower() for x in following) >= 2
+
+
+def _heading_like(words: list[str]) -> bool:
+    """A run of words that reads as a title, header or label rather than prose: at most a quarter of
+    its longer words (> 3 letters) start in lower case (one always allowed: "Summary from …")."""
+    longer = [w for w in words if sum(c.isalpha() for c in w) > 3]
+    return bool(words) and sum(w[:1].islower() for w in longer) <= max(1.0, 0.25 * len(longer))
+
+
+# words that open a sentence of prose after a title run into it ("… Military-Civil Fusion” Over the
+# past several years, China …", "… sustainable space For this reason, ESA …")
+_PROSE_OPENERS = _OPENERS | frozenset(
+    "over our for it they we there however according while after before although since "
+    "following despite unlike today currently recently sin aunque ademas tras hoy actualmente".split()
+)
+
+
+def strip_heading(piece: str, openers_only: bool = False) -> str | None:
+    """The prose of ``piece`` after the heading run into it, or None when there is none: text after
+    the last page marker ("-- Página 2 -->"), then the longest heading-like prefix (``_heading_like``)
+    that ends where prose starts (``_starts_prose``; an opening word such as "On", "El" stays with the
+    prose). ``openers_only`` (for a piece that already reads as a statement): only where the prose
+    starts with a sentence-opening word ("Over", "For", "This", "El"…) after at least three words of
+    heading, so a subject that is a name ("The United States and China are…") is never cut. The
+    result is a verbatim suffix of ``piece``."""
+    text = piece
+    marks = list(_PAGE_MARK.finditer(text))
+    if marks and marks[-1].end() < 0.7 * len(text):
+        text = text[marks[-1].end() :].strip()
+    words = text.split()
+    cut = opener_cut = None
+    for i in range(1, len(words) - 5):
+        if not _heading_like(words[:i]):
+            break
+        if not _starts_prose(words, i):
+            continue
+        j = i - 1 if i > 1 and words[i - 1].lower() in _OPENERS and words[i - 1][:1].isupper() else i
+        cut = j
+        if j >= (3 if openers_only else 1) and words[j].lower().strip(",") in _PROSE_OPENERS:
+            opener_cut = j
+    # prose opened by a sentence-opening word wins over a later capitalised word ("Summary On
+    # February 10, 2009, an inactive Russian …" starts at "On", not at "Russian")
+    cut = opener_cut if opener_cut is not None or openers_only else cut
+    if cut is None:
+        return text if text != piece else None
+    start = 0
+    for w in words[:cut]:  # the suffix's offset in ``text``, so the quote stays verbatim
+        start = text.index(w, start) + len(w)
+    return text[start:].strip()
+
+
+def clean_piece(piece: str) -> str:
+    """``piece`` as a quotable sentence where a cleaning makes it one: the footnote marker after its
+    last full stop dropped; then the prose after a heading run into it (``strip_heading``: any
+    heading when the piece is not quotable as it is, only one followed by a sentence-opening word
+    when it is). Otherwise ``piece`` unchanged (the caller's filters decide)."""
+    piece = _FOOTNOTE_END.sub(r"\1", piece)
+    if _quotable(piece):
+        prose = strip_heading(piece, openers_only=True)
+        return prose if prose and _quotable(prose) else piece
+    if sentence_kind(piece) in _NEVER_STRIPPED:  # "Figure: …" is a caption, not a heading before prose
+        return piece
+    prose = strip_heading(piece)
+    if prose and prose != piece:
+        prose = _FOOTNOTE_END.sub(r"\1", prose)
+        if _quotable(prose):
+            return prose
+    return piece
+
+
+_BULLET_SPLIT = re.compile(r"\s*[•▪◦\uf0b7\uf0a7]\s*")
+
+
+def _pieces(sentences: list[str]) -> list[str]:
+    """The splitter's sentences, whitespace collapsed; one holding bullets ("Team Members • Ana •
+    Table of Contents • India conducted its test in 2019.": slide text run into prose, which the
+    splitter cannot cut without a full stop) is cut at its bullets, so the prose after them can be
+    judged (and quoted, verbatim) on its own; each piece then cleaned (``clean_piece``)."""
+    out = []
+    for s in sentences:
+        s = " ".join(s.split())
+        out += [x for x in _BULLET_SPLIT.split(s) if x] if _BULLET_SPLIT.search(s) else [s]
+    return [clean_piece(x) for x in out]
+
+
+def states_about_world(sentence: str) -> bool:
+    """May ``sentence`` be quoted as evidence? Only if it states something about the world: a
+    sentence that speaks to its reader (an assistant, a model, a tool, an editor, a person), by the
+    second person, an imperative or by naming the reader as the one who must act
+    (``guards.address_cue``), is never quoted, whatever its wording — a planted instruction that
+    escapes ``guards.scan_passage`` cannot reach the answer through the extractive writer."""
+    return address_cue(sentence) is None
+
+
+# radar_pipeline.sentences shares one pysbd Segmenter per language, and pysbd keeps per-call state
+# on it: concurrent calls returned empty or wrong splits under load (measured: 239 of 665 answers
+# lost every sentence with 20 concurrent clients). Splits are serialised and cached per passage.
+_SPLIT_LOCK = threading.Lock()
+_SPLITS: OrderedDict[tuple[str, str | None], list[str]] = OrderedDict()
+
+
+def sentences_of(text: str, language: str | None) -> list[str]:
+    """``split_sentences`` made safe for concurrent runs (one lock; an LRU of 4,096 passages)."""
+    key = (text, language)
+    with _SPLIT_LOCK:
+        hit = _SPLITS.get(key)
+        if hit is not None:
+            _SPLITS.move_to_end(key)
+            return hit
+        out = split_sentences(text, language)
+        _SPLITS[key] = out
+        while len(_SPLITS) > 4096:
+            _SPLITS.popitem(last=False)
+        return out
+
+
+def query_terms(question: str) -> list[str]:
+    """Folded keywords of the question plus the glossary's English terms for it."""
+    terms = keywords(question)
+    for _, english, _ in glossary_terms(question):
+        terms += [fold_question(e) for e in english]
+    return list(dict.fromkeys(t for t in terms if len(t) > 2))
+
+
+def score(
+    question: str, sentences: list[str], cosines: np.ndarray, passage_similarity: list[float], profile: QuestionProfile
+) -> np.ndarray:
+    """Relevance of each candidate sentence to the question: its cosine with the question
+    (``cosines``, the retrieval encoder's), + ``COVERAGE_WEIGHT`` × ``term_coverage``, + 0.05 × its
+    passage's retrieval similarity, + ``profile.fit``. Shape ``(len(sentences),)``; unitless, higher
+    is better (typically 0–1.5)."""
+    coverage = term_coverage(question, sentences)
+    out = np.asarray(cosines, dtype=np.float32) + COVERAGE_WEIGHT * coverage
+    out += 0.05 * np.asarray(passage_similarity, dtype=np.float32)
+    out += np.array([profile.fit(s, fold_question(s)) for s in sentences], dtype=np.float32)
+    return out
