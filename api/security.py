@@ -23,9 +23,23 @@ the audit log, others' traces) need an unrestricted credential (403
 
 Modes (``AccessControl.mode``): ``required`` — every scoped endpoint needs a credential;
 ``open`` — the embedded default when the server is bound to loopback and no key or OIDC is
-configured: requests from loopback peers get every scope, anything else is refused (403).
+configured: requests from loopback peers are served, anything else is refused (403).
 ``radar serve`` picks the mode and refuses a non-loopback bind without authentication;
 ``uvicorn api.main:app`` is always ``required``.
+
+Open mode is single-user by design: it cannot tell one local caller from another, so what belongs
+to a caller is not served to an anonymous one. A request with no credential gets ``OPEN_SCOPES``
+(read, chat, review: the corpus, the dashboard, /chat, review queues), never ``admin``; traces
+(``/traces/{run_id}``), the audit log (``/audit``) and keys (``/keys``) answer 403
+``open_mode_requires_key`` with how to create a key (``OPEN_MODE_MESSAGE``). A credential sent in
+open mode is verified as in ``required`` mode: a valid key is that key (its scopes, collections and
+own traces), and an invalid, revoked or expired one — or an ``Authorization``/``X-API-Key`` header
+that is no credential at all — is 401, never silently ignored. Why refuse rather than hand out a
+per-client token: the open mode has no identity to bind one to (a token the server gave any local
+caller who asked would prove only that someone local asked, and runs made before it was issued
+could not be assigned to anyone), and a token a client keeps and sends is exactly what an API key
+already is — so, as FastAPI services do for per-user data (an OAuth2/API-key dependency and a 401/403
+that says how to authenticate), per-user data waits for a key.
 
 Every request except health/docs/static is written to the ``audit_log`` table (when a database is
 available) by ``AuditMiddleware``: key id and name, route, status, the question or query string and
@@ -55,6 +69,13 @@ from radar_pipeline.collection import AccessScope
 
 log = logging.getLogger("radar.api.security")
 
+OPEN_SCOPES = frozenset({"read", "chat", "review"})  # an anonymous loopback caller: never ``admin``
+OPEN_MODE_MESSAGE = (
+    "el modo abierto (sin claves, solo localhost) es de un solo usuario y no identifica a quien llama: "
+    "las trazas, la auditoría y las claves necesitan una credencial. Cree una con "
+    "`radar keys create --name NOMBRE --scopes read,chat` (añada admin para la auditoría) y envíela como "
+    "'Authorization: Bearer <clave>'; con una clave activa, `radar serve` la exige a todos"
+)
 LOOPBACK_PEERS = {"testclient"}  # Starlette's TestClient peer name; a real socket peer is an IP address
 UNAUDITED = ("/health", "/docs", "/redoc", "/openapi.json", "/tablero/static", "/favicon.ico")
 
@@ -198,13 +219,21 @@ class AccessControl:
         return "required (api keys" + (" + oidc)" if self.oidc else ")")
 
     def authenticate(self, request: Request, bearer: str | None, api_key: str | None) -> Principal:
-        """The caller's principal, or an ``HTTPException`` 401/403/503."""
+        """The caller's principal, or an ``HTTPException`` 401/403/503.
+
+        In open mode a loopback caller without any credential header is the anonymous open
+        principal (``OPEN_SCOPES``); a credential header is verified as in ``required`` mode, so an
+        invalid one is a 401 in both modes (module docstring)."""
+        token = api_key or bearer
+        sent = any(request.headers.get(h) is not None for h in ("authorization", "x-api-key"))
+        if sent and not token:  # "Authorization: Basic …", an empty "Bearer", an empty X-API-Key
+            raise _deny(401, "invalid_credentials", "cabecera de credencial no válida (use Authorization: Bearer)")
         if self.mode == "open":
             host = request.client.host if request.client else ""
             if not _is_loopback(host):
                 raise _deny(403, "loopback_only", "este servidor sin autenticación solo atiende a localhost")
-            return Principal("open", "acceso local abierto", frozenset(SCOPES), auth="open")
-        token = api_key or bearer
+            if not sent:
+                return Principal("open", "acceso local abierto", OPEN_SCOPES, auth="open")
         if not token:
             raise _deny(401, "unauthenticated", "falta la credencial (Authorization: Bearer o X-API-Key)")
         principal = None
@@ -278,6 +307,8 @@ def require(*scopes: str):
         if holder is not None:
             holder.principal = principal
         if not any(principal.allows(s) for s in scopes):
+            if principal.auth == "open":
+                raise _deny(403, "open_mode_requires_key", OPEN_MODE_MESSAGE)
             raise _deny(403, "insufficient_scope", f"la credencial no tiene el alcance '{scope}'")
         if principal.collections is not None and set(scopes) == {"admin"}:
             raise _deny(

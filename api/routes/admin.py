@@ -2,7 +2,8 @@
 
 ``GET /traces/{run_id}`` (scope ``chat`` or ``admin``): the stored trace of one /chat run, only to the key that
 asked it (proved by the audit log) or to an unrestricted ``admin`` key; anyone else gets 404, as for a
-run that does not exist (a run read only the asking key's collections, so its own trace never shows
+run that does not exist, and the anonymous caller of the open loopback mode 403
+``open_mode_requires_key`` (it cannot prove it asked: ``api.security``, "Open mode") (a run read only the asking key's collections, so its own trace never shows
 another collection's passages). ``/keys`` and ``/audit`` need ``admin``. Keys are usually managed with ``radar keys``;
 ``POST /keys`` returns the token once, like the command.
 """
@@ -18,11 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import ServiceDep
 from api.schemas import ErrorResponse
-from api.security import AccessControl, AdminPrincipal, ChatOrAdminPrincipal
+from api.security import OPEN_MODE_MESSAGE, AccessControl, AdminPrincipal, ChatOrAdminPrincipal
 from radar_pipeline.access import AccessError
 
 router = APIRouter(tags=["access"])
-_ERRORS = {404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}
+_ERRORS = {403: {"model": ErrorResponse}, 404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}
 
 
 def _no_db() -> HTTPException:
@@ -40,6 +41,8 @@ def trace(
 ) -> dict[str, Any]:
     """``{"run": {...}, "steps": [...]}``: visible to the key that asked the question, or to ``admin``."""
     access: AccessControl = request.app.state.access
+    if principal.auth == "open":  # no identity: every local caller would read every other's runs
+        raise HTTPException(403, detail={"code": "open_mode_requires_key", "message": OPEN_MODE_MESSAGE})
     store, audit = service.store(), access.audit()
     if store is None or audit is None:
         raise _no_db()
