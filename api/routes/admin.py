@@ -65,6 +65,7 @@ class KeyOut(BaseModel):
     name: str
     scopes: list[str]
     collections: list[str] | None = Field(description="Colecciones permitidas; null = todas")
+    purpose: str | None = Field(None, description="Propósito (política de propósitos); null = ninguno")
     created_at: dt.datetime
     expires_at: dt.datetime | None
     revoked_at: dt.datetime | None
@@ -80,6 +81,9 @@ class KeyCreate(BaseModel):
     scopes: list[str] = Field(min_length=1, max_length=4, description="read, chat, review, admin")
     collections: list[str] | None = Field(None, max_length=50, description="null = todas las colecciones")
     expires_days: int | None = Field(None, ge=1, le=3650)
+    purpose: str | None = Field(
+        None, max_length=40, pattern=r"^[a-z0-9_-]+$", description="un propósito de la política; null = ninguno"
+    )
 
 
 class KeyCreated(KeyOut):
@@ -107,7 +111,7 @@ def create_key(_: AdminPrincipal, request: Request, body: KeyCreate) -> KeyCreat
     """Create a key; the token is in this response only."""
     expires = dt.datetime.now(dt.UTC) + dt.timedelta(days=body.expires_days) if body.expires_days else None
     try:
-        token, info = _keys(request).create(body.name, body.scopes, body.collections, expires)
+        token, info = _keys(request).create(body.name, body.scopes, body.collections, expires, purpose=body.purpose)
     except AccessError as exc:
         raise HTTPException(400, detail={"code": "invalid_key", "message": str(exc)}) from exc
     return KeyCreated(**_out(info), token=token)

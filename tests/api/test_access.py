@@ -611,3 +611,18 @@ def test_open_mode_honours_a_valid_key_so_its_traces_are_its_own(open_api, token
     audit = open_api.get("/audit", params={"limit": 50}, headers=_h(tokens["admin"]))
     assert audit.status_code == 200 and any(row["run_id"] == run_id for row in audit.json())
     assert open_api.get("/audit", headers=_h(tokens["chat-a"])).json()["error"]["code"] == "insufficient_scope"
+
+
+def test_oidc_purpose_claim_limits_the_token(api, idp):
+    """An OIDC token's ``radar_purpose`` claim is a purpose like a key's (tests/api/test_purposes.py):
+    the shipped ``tablero`` purpose reads the aggregates and refuses /chat and /search with its reason."""
+    tok = _jwt(idp["good"], scope="read chat", radar_purpose="tablero")
+    assert api.get("/aggregates", headers=_h(tok)).status_code == 200
+    for method, path, body in (("GET", "/search?q=satellite", None), ("POST", "/chat", {"pregunta": "hola"})):
+        r = api.request(method, path, json=body, headers=_h(tok))
+        assert r.status_code == 403 and "'tablero'" in r.text, r.text
+    unknown = _jwt(idp["good"], scope="read", radar_purpose="espionaje")
+    r = api.get("/publications", headers=_h(unknown))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "unknown_purpose"
+    plain = _jwt(idp["good"], scope="read chat")  # no claim: no purpose, its scopes only
+    assert api.get("/search", params={"q": "satellite", "k": 1}, headers=_h(plain)).status_code == 200
