@@ -35,6 +35,9 @@ def _is_chat(request: Request) -> bool:
 
 
 # /chat answers its errors in the contract; the reason says which kind (never which rule or key).
+# A refusal that the caller can act on (its own key's purpose, the open mode's way to a key) also
+# says why in ``respuesta``, as the same refusal says in ``error.message`` on the other endpoints.
+_CHAT_EXPLAINED = {"purpose_forbids_endpoint", "unknown_purpose", "open_mode_requires_key"}
 _CHAT_REASONS = {
     401: "no_autenticado",
     403: "no_autorizado",
@@ -123,8 +126,11 @@ def create_app(
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):
         if _is_chat(request):
+            why = ""
+            if isinstance(exc.detail, dict) and exc.detail.get("code") in _CHAT_EXPLAINED:
+                why = f" {str(exc.detail.get('message', ''))[:500]}."
             body = error_response(
-                f"La solicitud no pudo procesarse (HTTP {exc.status_code}).",
+                f"La solicitud no pudo procesarse (HTTP {exc.status_code}).{why}",
                 reason=_CHAT_REASONS.get(exc.status_code, "solicitud_invalida"),
                 modo=svc.mode,
             )

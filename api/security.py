@@ -21,11 +21,31 @@ collection and folded inside the query: ``PrecomputeReader.scoped``); ``admin`` 
 the audit log, others' traces) need an unrestricted credential (403
 ``admin_requires_all_collections``).
 
+Purposes. A key (or OIDC token, claim ``radar_purpose``) with a purpose is narrowed on every request
+by the purpose policy (``radar_pipeline.purpose``, a TOML file): ``AccessControl.apply_purpose``
+refuses an endpoint outside the purpose (403 ``purpose_forbids_endpoint``, or ``unknown_purpose``
+when the policy no longer defines it, each with its reason) and narrows the principal's scopes and
+collections before the scope check, so the collection restrictions above apply to the result.
+
 Modes (``AccessControl.mode``): ``required`` — every scoped endpoint needs a credential;
 ``open`` — the embedded default when the server is bound to loopback and no key or OIDC is
-configured: requests from loopback peers get every scope, anything else is refused (403).
+configured: requests from loopback peers are served, anything else is refused (403).
 ``radar serve`` picks the mode and refuses a non-loopback bind without authentication;
 ``uvicorn api.main:app`` is always ``required``.
+
+Open mode is single-user by design: it cannot tell one local caller from another, so what belongs
+to a caller is not served to an anonymous one. A request with no credential gets ``OPEN_SCOPES``
+(read, chat, review: the corpus, the dashboard, /chat, review queues), never ``admin``; traces
+(``/traces/{run_id}``), the audit log (``/audit``) and keys (``/keys``) answer 403
+``open_mode_requires_key`` with how to create a key (``OPEN_MODE_MESSAGE``). A credential sent in
+open mode is verified as in ``required`` mode: a valid key is that key (its scopes, collections and
+own traces), and an invalid, revoked or expired one — or an ``Authorization``/``X-API-Key`` header
+that is no credential at all — is 401, never silently ignored. Why refuse rather than hand out a
+per-client token: the open mode has no identity to bind one to (a token the server gave any local
+caller who asked would prove only that someone local asked, and runs made before it was issued
+could not be assigned to anyone), and a token a client keeps and sends is exactly what an API key
+already is — so, as FastAPI services do for per-user data (an OAuth2/API-key dependency and a 401/403
+that says how to authenticate), per-user data waits for a key.
 
 Every request except health/docs/static is written to the ``audit_log`` table (when a database is
 available) by ``AuditMiddleware``: key id and name, route, status, the question or query string and
@@ -39,7 +59,7 @@ import ipaddress
 import json
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote_plus
 
@@ -52,9 +72,17 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from radar_pipeline.access import SCOPES, AuditLog, KeyStore, PgTokenBucket, Principal, TokenBucket
 from radar_pipeline.agent.service import spool_for
 from radar_pipeline.collection import AccessScope
+from radar_pipeline.purpose import PurposePolicy, Refusal
 
 log = logging.getLogger("radar.api.security")
 
+OPEN_SCOPES = frozenset({"read", "chat", "review"})  # an anonymous loopback caller: never ``admin``
+OPEN_MODE_MESSAGE = (
+    "el modo abierto (sin claves, solo localhost) es de un solo usuario y no identifica a quien llama: "
+    "las trazas, la auditoría y las claves necesitan una credencial. Cree una con "
+    "`radar keys create --name NOMBRE --scopes read,chat` (añada admin para la auditoría) y envíela como "
+    "'Authorization: Bearer <clave>'; con una clave activa, `radar serve` la exige a todos"
+)
 LOOPBACK_PEERS = {"testclient"}  # Starlette's TestClient peer name; a real socket peer is an IP address
 UNAUDITED = ("/health", "/docs", "/redoc", "/openapi.json", "/tablero/static", "/favicon.ico")
 
@@ -73,6 +101,8 @@ class AuthSettings(BaseSettings):
     """token claim that names the caller in the audit log"""
     oidc_collections_claim: str = "radar_collections"
     """token claim listing the access collections the caller may read"""
+    oidc_purpose_claim: str = "radar_purpose"
+    """token claim naming the caller's purpose (the purpose policy, README "Access")"""
     rate_per_minute: float = Field(120.0, gt=0, description="sustained requests per minute per key")
     rate_burst: float = Field(30.0, ge=1, description="bucket size (requests at once)")
     rate_backend: Literal["memory", "postgres"] = Field(
@@ -120,12 +150,14 @@ class OIDCVerifier:
         items = raw.split() if isinstance(raw, str) else list(raw or [])
         scopes = {i.split(":", 1)[-1] if i.startswith("radar:") else i for i in items if isinstance(i, str)}
         colls = claims.get(s.oidc_collections_claim)
+        purpose = claims.get(s.oidc_purpose_claim)
         return Principal(
             key_id=f"oidc:{claims['sub']}"[:200],
             name=str(claims.get(s.oidc_name_claim) or claims["sub"])[:200],
             scopes=frozenset(scopes & set(SCOPES)),
             auth="oidc",
             collections=tuple(str(c) for c in colls) if isinstance(colls, list) else None,
+            purpose=str(purpose)[:80] if isinstance(purpose, str) and purpose else None,
         )
 
 
@@ -142,6 +174,7 @@ class AccessControl:
     settings: AuthSettings = field(default_factory=AuthSettings)
     oidc: OIDCVerifier | None = None
     limiter: TokenBucket | None = None
+    purposes: PurposePolicy | None = None
     _service: Any = None
     _keys: KeyStore | None = None
     _audit: AuditLog | None = None
@@ -152,6 +185,8 @@ class AccessControl:
             self.limiter = TokenBucket(self.settings.rate_per_minute / 60.0, self.settings.rate_burst)
         if self.oidc is None and self.settings.oidc_enabled:
             self.oidc = OIDCVerifier(self.settings)
+        if self.purposes is None:  # read at start: a malformed policy stops the app, never a request
+            self.purposes = PurposePolicy.from_env()
 
     @classmethod
     def required(cls, settings: AuthSettings | None = None) -> AccessControl:
@@ -174,7 +209,7 @@ class AccessControl:
     def keys(self) -> KeyStore | None:
         """The key store, or None without a database."""
         if self._keys is None and self._engine() is not None:
-            self._keys = KeyStore(self._engine())
+            self._keys = KeyStore(self._engine(), purposes=self.purposes)
         return self._keys
 
     def audit(self) -> AuditLog | None:
@@ -191,6 +226,19 @@ class AccessControl:
             self._shared = PgTokenBucket(self._engine(), self.limiter.rate, self.limiter.burst, fallback=self.limiter)
         return (self._shared or self.limiter).take(key_id)
 
+    def apply_purpose(self, principal: Principal, request: Request) -> Principal:
+        """The principal as its purpose narrows it for this request's endpoint (scopes and
+        collections, ``PurposePolicy.grant``), or a 403 with the policy's code and reason. A
+        principal without a purpose is returned as is."""
+        if principal.purpose is None:
+            return principal
+        route = request.scope.get("route")
+        template = getattr(route, "path", None) or request.url.path
+        got = self.purposes.grant(principal.purpose, template, principal.scopes, principal.collections)
+        if isinstance(got, Refusal):
+            raise _deny(403, got.code, got.message)
+        return replace(principal, scopes=got.scopes, collections=got.collections)
+
     def describe(self) -> str:
         """What ``/health`` says about authentication (never which keys exist)."""
         if self.mode == "open":
@@ -198,13 +246,21 @@ class AccessControl:
         return "required (api keys" + (" + oidc)" if self.oidc else ")")
 
     def authenticate(self, request: Request, bearer: str | None, api_key: str | None) -> Principal:
-        """The caller's principal, or an ``HTTPException`` 401/403/503."""
+        """The caller's principal, or an ``HTTPException`` 401/403/503.
+
+        In open mode a loopback caller without any credential header is the anonymous open
+        principal (``OPEN_SCOPES``); a credential header is verified as in ``required`` mode, so an
+        invalid one is a 401 in both modes (module docstring)."""
+        token = api_key or bearer
+        sent = any(request.headers.get(h) is not None for h in ("authorization", "x-api-key"))
+        if sent and not token:  # "Authorization: Basic …", an empty "Bearer", an empty X-API-Key
+            raise _deny(401, "invalid_credentials", "cabecera de credencial no válida (use Authorization: Bearer)")
         if self.mode == "open":
             host = request.client.host if request.client else ""
             if not _is_loopback(host):
                 raise _deny(403, "loopback_only", "este servidor sin autenticación solo atiende a localhost")
-            return Principal("open", "acceso local abierto", frozenset(SCOPES), auth="open")
-        token = api_key or bearer
+            if not sent:
+                return Principal("open", "acceso local abierto", OPEN_SCOPES, auth="open")
         if not token:
             raise _deny(401, "unauthenticated", "falta la credencial (Authorization: Bearer o X-API-Key)")
         principal = None
@@ -277,7 +333,10 @@ def require(*scopes: str):
         holder = request.scope.get("radar.audit")
         if holder is not None:
             holder.principal = principal
+        principal = access.apply_purpose(principal, request)  # 403 outside its purpose
         if not any(principal.allows(s) for s in scopes):
+            if principal.auth == "open":
+                raise _deny(403, "open_mode_requires_key", OPEN_MODE_MESSAGE)
             raise _deny(403, "insufficient_scope", f"la credencial no tiene el alcance '{scope}'")
         if principal.collections is not None and set(scopes) == {"admin"}:
             raise _deny(

@@ -28,7 +28,8 @@ def choose_access(host: str, active_keys: int, settings=None):
     if is_loopback_host(host):
         return (
             AccessControl.open_loopback(settings),
-            "WARNING: no API key or OIDC provider configured: the API is OPEN to loopback clients only "
+            "WARNING: no API key or OIDC provider configured: the API is OPEN to loopback clients only, "
+            "as one anonymous user: traces, the audit log and keys need a key "
             "(create one with `radar keys create --name NAME --scopes read,chat`)",
         )
     return None, (
@@ -82,8 +83,11 @@ def _key_store():
     return KeyStore(engine)
 
 
-def keys_create(name: str, scopes: str, collections: str | None, expires_days: int | None) -> int:
-    """Create a key and print its token once. Exit code 0, 1 on a bad argument, 2 without a database."""
+def keys_create(
+    name: str, scopes: str, collections: str | None, expires_days: int | None, purpose: str | None = None
+) -> int:
+    """Create a key and print its token once. Exit code 0, 1 on a bad argument (a purpose that does
+    not allow its scopes or collections included), 2 without a database."""
     import datetime as dt
 
     from radar_pipeline.access import AccessError
@@ -93,12 +97,13 @@ def keys_create(name: str, scopes: str, collections: str | None, expires_days: i
         return 2
     expires = dt.datetime.now(dt.UTC) + dt.timedelta(days=expires_days) if expires_days else None
     try:
-        token, info = store.create(name, scopes, collections, expires)
+        token, info = store.create(name, scopes, collections, expires, purpose=purpose)
     except AccessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"key_id: {info.key_id}\nname: {info.name}\nscopes: {','.join(info.scopes)}")
     print(f"collections: {','.join(info.collections) if info.collections else 'all'}")
+    print(f"purpose: {info.purpose or 'none'}")
     print(f"expires: {info.expires_at.isoformat() if info.expires_at else 'never'}")
     print(f"\n{token}\n\nStore this key now: it is shown only once (only its SHA-256 is kept).")
     return 0
@@ -118,6 +123,7 @@ def keys_list(as_json: bool = False) -> int:
         colls = ",".join(k.collections) if k.collections else "all"
         print(
             f"{k.key_id}  {state:<8} {k.name:<24} scopes={','.join(k.scopes)} collections={colls} "
+            f"purpose={k.purpose or '-'} "
             f"created={k.created_at:%Y-%m-%d} last_used={k.last_used_at or '-'}"
         )
     return 0

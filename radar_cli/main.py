@@ -670,16 +670,21 @@ def keys_create(
     scopes: str = typer.Option("read", "--scopes", help="comma-separated: read, chat, review, admin"),
     collections: str | None = typer.Option(None, "--collections", help="comma-separated collections (default all)"),
     expires_days: int | None = typer.Option(None, "--expires-days", min=1, help="valid for N days (default never)"),
+    purpose: str | None = typer.Option(
+        None,
+        "--purpose",
+        help="a purpose of the purpose policy (RADAR_PURPOSES_FILE): limits endpoints and collections",
+    ),
 ):
     """Create an API key; its token is printed once (only a SHA-256 of it is stored)."""
     from radar_cli.agent_commands import keys_create as _create
 
-    raise typer.Exit(_create(name, scopes, collections, expires_days))
+    raise typer.Exit(_create(name, scopes, collections, expires_days, purpose))
 
 
 @keys_app.command("list")
 def keys_list(as_json: bool = typer.Option(False, "--json", help="print as JSON")):
-    """List API keys (never their tokens): id, state, name, scopes, collections, last use."""
+    """List API keys (never their tokens): id, state, name, scopes, collections, purpose, last use."""
     from radar_cli.agent_commands import keys_list as _list
 
     raise typer.Exit(_list(as_json))

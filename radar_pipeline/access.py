@@ -11,6 +11,10 @@ Scopes (``SCOPES``): ``read`` (search, documents, chunks, aggregates, publicatio
 ``chat`` (``/chat``, ``/chat/stream``, the caller's own traces), ``review`` (reserved for review
 queues), ``admin`` (keys, the audit log, anyone's traces). ``admin`` implies no other scope.
 
+``purpose`` on a key (optional) names a purpose of the purpose policy (``radar_pipeline.purpose``, a
+TOML file): the endpoints, scopes and collections a key created for it may use; checked when the key
+is created (``KeyStore.create``) and on every request (``api.security.require``).
+
 ``collections`` on a key is the list of source collections it may read (``None`` = all). The
 collection of a file is ``radar_pipeline.collection`` 's (a ``RADAR_COLLECTIONS_FILE`` manifest rule,
 else the Codefest institution code, else the corpus top folder), stored on ``source_files``,
@@ -61,7 +65,8 @@ class AccessError(ValueError):
 class Principal:
     """Who is calling: a key, an OIDC subject, or the open loopback user.
 
-    ``auth`` is ``api_key`` | ``oidc`` | ``open``; ``collections`` None means every collection.
+    ``auth`` is ``api_key`` | ``oidc`` | ``open``; ``collections`` None means every collection;
+    ``purpose`` None means none (``radar_pipeline.purpose``).
     """
 
     key_id: str
@@ -69,6 +74,7 @@ class Principal:
     scopes: frozenset[str]
     auth: str = "api_key"
     collections: tuple[str, ...] | None = None
+    purpose: str | None = None
 
     def allows(self, scope: str) -> bool:
         """True when the principal holds ``scope`` (``admin`` does not imply the others)."""
@@ -77,7 +83,7 @@ class Principal:
 
 @dataclass(frozen=True)
 class KeyInfo:
-    """A stored key as listed (never the token): id, name, scopes, collections, times (UTC)."""
+    """A stored key as listed (never the token): id, name, scopes, collections, times (UTC), purpose."""
 
     key_id: str
     name: str
@@ -87,6 +93,7 @@ class KeyInfo:
     expires_at: dt.datetime | None
     revoked_at: dt.datetime | None
     last_used_at: dt.datetime | None
+    purpose: str | None = None
 
     @property
     def active(self) -> bool:
@@ -122,10 +129,14 @@ def parse_collections(collections: str | list[str] | None) -> list[str] | None:
 
 
 class KeyStore:
-    """API keys in PostgreSQL (``db.api_keys``). Thread-safe; each call is one short transaction."""
+    """API keys in PostgreSQL (``db.api_keys``). Thread-safe; each call is one short transaction.
 
-    def __init__(self, engine: sa.Engine):
+    ``purposes`` is the purpose policy keys are checked against (``radar_pipeline.purpose``; read
+    from the environment on the first key created with a purpose when not given)."""
+
+    def __init__(self, engine: sa.Engine, purposes=None):
         self.engine = engine
+        self.purposes = purposes
         ensure_access_schema(engine)
 
     def create(
@@ -134,15 +145,27 @@ class KeyStore:
         scopes: str | list[str],
         collections: str | list[str] | None = None,
         expires_at: dt.datetime | None = None,
+        purpose: str | None = None,
     ) -> tuple[str, KeyInfo]:
         """Create a key; return ``(token, info)``. The token is shown once and not stored.
 
-        Raises ``AccessError`` on a bad name, scope or collection.
+        Raises ``AccessError`` on a bad name, scope or collection, and on a purpose the policy does
+        not define or that does not allow those scopes or collections (the message says which).
         """
         if not _NAME_RE.match(name or ""):
             raise AccessError("name: 1-80 letters, digits, spaces or . @ - _")
         scope_list = parse_scopes(scopes)
         colls = parse_collections(collections)
+        purpose = (purpose or "").strip() or None
+        if purpose is not None:
+            from radar_pipeline.purpose import PurposeError, PurposePolicy
+
+            if self.purposes is None:
+                self.purposes = PurposePolicy.from_env()
+            try:
+                self.purposes.check_key(purpose, scope_list, colls)
+            except PurposeError as exc:
+                raise AccessError(str(exc)) from exc
         key_id = secrets.token_hex(6)
         token = f"radar_{key_id}_{secrets.token_urlsafe(32)}"
         now = dt.datetime.now(dt.UTC)
@@ -156,6 +179,7 @@ class KeyStore:
             "expires_at": expires_at,
             "revoked_at": None,
             "last_used_at": None,
+            "purpose": purpose,
         }
         with self.engine.begin() as conn:
             conn.execute(db.api_keys.insert().values(**row))
@@ -215,6 +239,7 @@ class KeyStore:
             scopes=frozenset(info.scopes),
             auth="api_key",
             collections=tuple(info.collections) if info.collections is not None else None,
+            purpose=info.purpose,
         )
 
 
@@ -228,6 +253,7 @@ def _info(row) -> KeyInfo:
         expires_at=row["expires_at"],
         revoked_at=row["revoked_at"],
         last_used_at=row["last_used_at"],
+        purpose=row.get("purpose"),
     )
 
 
@@ -282,8 +308,9 @@ class AuditLog:
 
 
 def ensure_access_schema(engine: sa.Engine) -> None:
-    """Create ``api_keys``, ``audit_log`` and ``rate_buckets`` if missing (idempotent, safe concurrently)."""
-    db.create_all_locked(engine, db.metadata, tables=[db.api_keys, db.audit_log, db.rate_buckets])
+    """Create ``api_keys``, ``audit_log`` and ``rate_buckets`` if missing, and add the columns added
+    since (``db.ACCESS_DDL``) to older tables (idempotent, safe concurrently)."""
+    db.create_all_locked(engine, db.metadata, db.ACCESS_DDL, tables=[db.api_keys, db.audit_log, db.rate_buckets])
 
 
 @dataclass

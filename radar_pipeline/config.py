@@ -317,6 +317,15 @@ DIRECT_SETTINGS: tuple[Setting, ...] = (
         "pipeline: source_files; API: access",
     ),
     Setting(
+        "RADAR_PURPOSES_FILE",
+        "path",
+        "",
+        "",
+        "TOML purpose policy: the endpoints, scopes and collections a key of each purpose may use "
+        '(README "Access"); unset = radar_pipeline/data/purposes.toml',
+        "API: access; CLI: keys",
+    ),
+    Setting(
         "RADAR_PG_URL",
         "URL",
         "",

@@ -189,6 +189,7 @@ api_keys = sa.Table(
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
     sa.Column("last_used_at", sa.DateTime(timezone=True), nullable=True),
+    sa.Column("purpose", sa.Text, nullable=True, comment="a purpose of the purpose policy; NULL = none"),
 )
 
 # One row per API request (authorised or not): who asked what and which passages they received.
@@ -424,11 +425,16 @@ COLLECTION_DDL = (
 )
 
 
+# Columns the access tables gained after they were first created (``access.ensure_access_schema``)
+ACCESS_DDL = ("ALTER TABLE api_keys ADD COLUMN IF NOT EXISTS purpose text",)
+
+
 def ensure_schema(engine: sa.Engine) -> None:
     """Create the pgvector extension and all tables if missing (idempotent, safe concurrently);
-    add the collection columns to older tables and backfill them (``COLLECTION_DDL``)."""
+    add the collection columns to older tables and backfill them (``COLLECTION_DDL``), and the
+    access tables' newer columns (``ACCESS_DDL``)."""
     _ensure_extension(engine)
-    create_all_locked(engine, metadata, COLLECTION_DDL)
+    create_all_locked(engine, metadata, COLLECTION_DDL + ACCESS_DDL)
 
 
 def _ensure_extension(engine: sa.Engine) -> None:

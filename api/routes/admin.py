@@ -2,7 +2,8 @@
 
 ``GET /traces/{run_id}`` (scope ``chat`` or ``admin``): the stored trace of one /chat run, only to the key that
 asked it (proved by the audit log) or to an unrestricted ``admin`` key; anyone else gets 404, as for a
-run that does not exist (a run read only the asking key's collections, so its own trace never shows
+run that does not exist, and the anonymous caller of the open loopback mode 403
+``open_mode_requires_key`` (it cannot prove it asked: ``api.security``, "Open mode") (a run read only the asking key's collections, so its own trace never shows
 another collection's passages). ``/keys`` and ``/audit`` need ``admin``. Keys are usually managed with ``radar keys``;
 ``POST /keys`` returns the token once, like the command.
 """
@@ -18,11 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.deps import ServiceDep
 from api.schemas import ErrorResponse
-from api.security import AccessControl, AdminPrincipal, ChatOrAdminPrincipal
+from api.security import OPEN_MODE_MESSAGE, AccessControl, AdminPrincipal, ChatOrAdminPrincipal
 from radar_pipeline.access import AccessError
 
 router = APIRouter(tags=["access"])
-_ERRORS = {404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}
+_ERRORS = {403: {"model": ErrorResponse}, 404: {"model": ErrorResponse}, 409: {"model": ErrorResponse}}
 
 
 def _no_db() -> HTTPException:
@@ -40,6 +41,8 @@ def trace(
 ) -> dict[str, Any]:
     """``{"run": {...}, "steps": [...]}``: visible to the key that asked the question, or to ``admin``."""
     access: AccessControl = request.app.state.access
+    if principal.auth == "open":  # no identity: every local caller would read every other's runs
+        raise HTTPException(403, detail={"code": "open_mode_requires_key", "message": OPEN_MODE_MESSAGE})
     store, audit = service.store(), access.audit()
     if store is None or audit is None:
         raise _no_db()
@@ -62,6 +65,7 @@ class KeyOut(BaseModel):
     name: str
     scopes: list[str]
     collections: list[str] | None = Field(description="Colecciones permitidas; null = todas")
+    purpose: str | None = Field(None, description="Propósito (política de propósitos); null = ninguno")
     created_at: dt.datetime
     expires_at: dt.datetime | None
     revoked_at: dt.datetime | None
@@ -77,6 +81,9 @@ class KeyCreate(BaseModel):
     scopes: list[str] = Field(min_length=1, max_length=4, description="read, chat, review, admin")
     collections: list[str] | None = Field(None, max_length=50, description="null = todas las colecciones")
     expires_days: int | None = Field(None, ge=1, le=3650)
+    purpose: str | None = Field(
+        None, max_length=40, pattern=r"^[a-z0-9_-]+$", description="un propósito de la política; null = ninguno"
+    )
 
 
 class KeyCreated(KeyOut):
@@ -104,7 +111,7 @@ def create_key(_: AdminPrincipal, request: Request, body: KeyCreate) -> KeyCreat
     """Create a key; the token is in this response only."""
     expires = dt.datetime.now(dt.UTC) + dt.timedelta(days=body.expires_days) if body.expires_days else None
     try:
-        token, info = _keys(request).create(body.name, body.scopes, body.collections, expires)
+        token, info = _keys(request).create(body.name, body.scopes, body.collections, expires, purpose=body.purpose)
     except AccessError as exc:
         raise HTTPException(400, detail={"code": "invalid_key", "message": str(exc)}) from exc
     return KeyCreated(**_out(info), token=token)

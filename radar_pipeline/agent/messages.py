@@ -114,6 +114,16 @@ def unverified(retries: int, reasons: list[str], answer: str) -> str:
     )
 
 
+def no_valid_citation(retries: int, reasons: list[str]) -> str:
+    """The reply of a run whose answer kept no valid citation of a passage read after ``retries``
+    reformulations: the reasons (≤ 300 chars), and no uncited text (state ``incompleta``)."""
+    return (
+        f"No puedo dar una respuesta verificable: tras {retries} reformulaciones la respuesta no "
+        f"conserva ninguna cita válida de un pasaje leído ({'; '.join(reasons)[:300]}). "
+        "Prueba a reformular la pregunta o a acotarla a un documento, lugar o periodo."
+    )
+
+
 def _years_text(years: list[int]) -> str:
     """``2017``, ``2017 y 2018``, ``2011, 2014 y 2015``; three or more consecutive years as a run
     (``2011, 2013–2016 y 2019``)."""

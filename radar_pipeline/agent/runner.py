@@ -10,6 +10,7 @@ States and transitions (``State``)::
        │ both ─────────────► VISUALIZE ∥ RETRIEVE ─► WRITE …   (in parallel, see below)
        ▲                                           │ rejected (≤ 2 times)
        └──────────── reformulate with the reason ◄─┘ then ships as ``no_verificada``
+                                                     (``incompleta`` with no valid citation left)
 
 * **GUARD_IN** — deterministic rules (``guards.check_input``); in LLM mode also the small model as
   a classifier. A blocked input ends here; the reply never names the rule (it goes to the log and
@@ -25,7 +26,10 @@ States and transitions (``State``)::
   each runs in its own branch of the run's context and their steps are joined in a fixed order
   (visualizer, then analyst), so the trace does not depend on which finished first.
 * **VERIFY** — citation check in code (``verifier.check_answer``), plus the small model's
-  faithfulness judgment in LLM mode. A question's premise (``premise.extract_premise``, found in
+  faithfulness judgment in LLM mode. Retries spent, an answer that still keeps at least one valid
+  citation of a passage read ships ``no_verificada`` behind a warning; one that keeps none ends
+  ``incompleta`` (``sin_citas_validas``) with the reasons and without its uncited text
+  (``messages.no_valid_citation``): a closing answer needs a citation that was actually read. A question's premise (``premise.extract_premise``, found in
   ORCHESTRATE and searched for in RETRIEVE) is judged here against the passages read: by code
   offline (``premise.assess``); in LLM mode the small model proposes a verdict with a chunk id and a
   quoted span, and code keeps it only if it validates (``premise.validate_proposal``). A cited
@@ -73,7 +77,10 @@ Final ``estado``: ``respondida`` | ``sin_evidencia`` | ``no_verificada`` | ``inc
 ``bloqueada`` | ``error``. ``error`` is only for internal errors and a missing index (and a
 provider failure no offline counterpart can absorb, i.e. no encoder for the extractive writer);
 never ``sin_evidencia`` for a failure. The result is a ``RunResult``; the API turns it into the
-/chat contract in one place (``api.schemas.assemble``).
+/chat contract in one place (``api.schemas.assemble``). Its evaluation fields
+(``retrieval_context``, ``tools_called``) never carry the text of a passage withheld for carrying
+instructions (``evaluation_output``): its id stays, marked ``suspicious``, its text becomes
+``prompts.WITHHELD``; the trace keeps the original.
 
 This module is the state machine: one method per state, the run loop and the result. The
 analyst's retrieval is ``analyst.Analyst``; the model replies' schemas are in ``replies``; the
@@ -1037,7 +1044,7 @@ class AgentRunner:
             return self._accept(ctx)
         if ctx.retries < self.config.max_retries:
             return self._reformulate(ctx, check, reasons)
-        return self._ship_unverified(ctx, reasons)
+        return self._ship_unverified(ctx, reasons, bool(check.valid))
 
     def _assess_premise(self, ctx: _Ctx) -> None:
         """Judge ``ctx.premise`` on the passages read (again only when more were read); one trace step."""
@@ -1162,10 +1169,18 @@ class AgentRunner:
         ctx.exclude |= {re.sub(r"^-\s*«|»\s*\[.*$", "", s).strip() for s in check.unsupported}
         return State.ORCHESTRATE
 
-    def _ship_unverified(self, ctx: _Ctx, reasons: list[str]) -> State:
-        """Retries spent: ``no_verificada``, the answer behind a warning (plus the coverage note)."""
-        ctx.estado, ctx.termination = "no_verificada", "verificacion_agotada"
-        ctx.text = messages.unverified(ctx.retries, reasons, verifier.canonicalize(ctx.draft_text, ctx.toolbox.read))
+    def _ship_unverified(self, ctx: _Ctx, reasons: list[str], cites_read: bool = True) -> State:
+        """Retries spent: ``no_verificada``, the answer behind a warning (plus the coverage note).
+        When the last draft keeps no valid citation of a passage read (``cites_read`` False), the
+        run ends ``incompleta`` (``sin_citas_validas``) with the reasons instead, its uncited text
+        withheld: an answer with no read citation is no answer (seed 002's closing rule)."""
+        if not cites_read:
+            ctx.estado, ctx.termination = "incompleta", "sin_citas_validas"
+            ctx.text = messages.no_valid_citation(ctx.retries, reasons)
+        else:
+            ctx.estado, ctx.termination = "no_verificada", "verificacion_agotada"
+            draft = verifier.canonicalize(ctx.draft_text, ctx.toolbox.read)
+            ctx.text = messages.unverified(ctx.retries, reasons, draft)
         missing = [c for c in ctx.coverage if not c["cubierto"]]
         if missing:
             ctx.text += "\n\n" + messages.coverage_note(missing, _span(ctx.plan.requirements))
@@ -1210,6 +1225,7 @@ class AgentRunner:
     def _finish(self, ctx: _Ctx) -> RunResult:
         tb = ctx.toolbox
         read = tb.read if tb else {}
+        withheld = {cid for cid, p in read.items() if p.get("suspicious")}
         shown = ctx.estado not in ("bloqueada", "error")
         if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
             ctx.text = _with_reading_notes(ctx.text, ctx.facts)
@@ -1228,12 +1244,15 @@ class AgentRunner:
             respuesta=ctx.text,
             modo=self.mode,
             citas=citas,
-            retrieval_context=[p["text"] for p in read.values()] if ctx.estado != "bloqueada" else [],
+            # what the writer was given: never a passage withheld for carrying instructions
+            retrieval_context=[p["text"] for p in read.values() if not p.get("suspicious")]
+            if ctx.estado != "bloqueada"
+            else [],
             tools_called=[
                 {
                     "name": c.name,
                     "input_parameters": c.arguments if isinstance(c.arguments, dict) else {"raw": c.arguments},
-                    "output": c.output,
+                    "output": evaluation_output(c.output, withheld),
                 }
                 for c in (tb.calls if tb else [])
             ]
@@ -1278,6 +1297,26 @@ class AgentRunner:
         except Exception:  # provenance is a trace detail: the answer goes out without it
             log.exception("provenance of run %s not recorded", ctx.run_id)
             return None
+
+
+_TEXT_FIELDS = ("text", "snippet", "opening")
+
+
+def evaluation_output(output, withheld: set[str]):
+    """A tool call's output as the /chat ``evaluacion`` shows it: a copy in which every passage
+    withheld from the writer (its ``chunk_id`` in ``withheld``: read and flagged ``suspicious``) and
+    every search snippet or outline opening that ``guards.scan_passage`` flags has its text fields
+    (``text``, ``snippet``, ``opening``) replaced by ``prompts.WITHHELD``; ids, pages and scores stay.
+    ``output`` (what the trace stores) is not modified. Any JSON-like value in, the same shape out."""
+    if isinstance(output, list):
+        return [evaluation_output(v, withheld) for v in output]
+    if not isinstance(output, dict):
+        return output
+    out = {k: evaluation_output(v, withheld) for k, v in output.items()}
+    texts = [k for k in _TEXT_FIELDS if isinstance(out.get(k), str)]
+    if texts and (out.get("chunk_id") in withheld or any(not guards.scan_passage(out[k]).allowed for k in texts)):
+        out.update({k: prompts.WITHHELD for k in texts})
+    return out
 
 
 def _span(requirements: list[router.Requirement]) -> tuple[int, int] | None:

@@ -517,3 +517,112 @@ def test_audit_filter_with_control_characters_is_a_422_not_a_500(api, tokens):
         assert r.status_code == 422, r.text
         assert r.json()["detail"][0]["loc"] == ["query", "key_id"]
     assert api.get("/audit", params={"key_id": "0123456789ab"}, headers=_h(tokens["admin"])).status_code == 200
+
+
+# -- the open loopback mode is single-user (issue 25.4)
+
+
+@pytest.fixture(scope="module")
+def open_api(db_service):
+    """The open loopback mode over the real database (keys, audit, traces), as `radar serve` runs it
+    on 127.0.0.1 with no key configured."""
+    app = create_app(service=db_service, access=AccessControl.open_loopback(_settings()))
+    with TestClient(app, client=("127.0.0.1", 5000)) as c:
+        yield c
+
+
+def test_open_mode_refuses_traces_audit_and_keys_and_says_how_to_get_a_key(open_api):
+    """Anonymous local callers cannot be told apart: the run they just made, anyone's run, the audit
+    log and the keys are refused with the way out (create a key); the corpus and /chat stay open."""
+    mine = open_api.post("/chat", json={"pregunta": "¿Qué es el desplazamiento forzado?"})
+    assert mine.status_code == 200 and mine.json()["metadata"]["estado"] != "error"
+    run_id = mine.json()["metadata"]["run_id"]
+    refused = [
+        ("GET", f"/traces/{run_id}", None),  # its own run: it cannot prove it asked
+        ("GET", "/traces/0123456789abcdef", None),
+        ("GET", "/audit", None),
+        ("GET", "/audit?limit=5&key_id=open", None),
+        ("GET", "/keys", None),
+        ("POST", "/keys", {"name": "escalada", "scopes": ["admin"]}),  # no admin key minted from loopback
+        ("DELETE", "/keys/0123456789ab", None),
+    ]
+    for method, path, body in refused:
+        r = open_api.request(method, path, json=body)
+        assert r.status_code == 403, (path, r.status_code, r.text[:200])
+        err = r.json()["error"]
+        assert err["code"] == "open_mode_requires_key" and "radar keys create" in err["message"], path
+        assert "pregunta" not in r.text and "desplazamiento" not in r.text
+    assert open_api.get("/search", params={"q": "desplazamiento forzado", "k": 2}).status_code == 200
+    assert open_api.get("/publications").status_code == 200
+
+
+INVALID_HEADERS = {
+    "garbage bearer": {"Authorization": "Bearer not-a-key"},
+    "forged key": {"Authorization": "Bearer radar_0123456789ab_" + "B" * 43},
+    "basic scheme": {"Authorization": "Basic dXNlcjpwYXNz"},
+    "empty bearer": {"Authorization": "Bearer"},
+    "bare word": {"Authorization": "token"},
+    "garbage X-API-Key": {"X-API-Key": "radar_nope"},
+    "empty X-API-Key": {"X-API-Key": ""},
+    "unsigned JWT": {"Authorization": "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0."},
+}
+
+
+def test_open_mode_rejects_an_invalid_credential_instead_of_ignoring_it(open_api, tokens):
+    """Every kind of bad credential header, on read, chat and trace endpoints: 401 (the /chat
+    contract on /chat), never the anonymous open access it would have got without the header."""
+    headers = {**INVALID_HEADERS, "revoked key": _h(tokens["revoked"]), "expired key": _h(tokens["expired"])}
+    n = 0
+    for kind, hdrs in headers.items():
+        for method, path, body in (
+            ("GET", "/search?q=desplazamiento", None),
+            ("GET", "/publications", None),
+            ("POST", "/chat", {"pregunta": "¿Qué es el desplazamiento forzado?"}),
+            ("GET", "/traces/0123456789abcdef", None),
+            ("GET", "/audit", None),
+        ):
+            r = open_api.request(method, path, json=body, headers=hdrs)
+            n += 1
+            assert r.status_code == 401, (kind, path, r.status_code, r.text[:200])
+            assert r.headers["www-authenticate"].startswith("Bearer")
+            if path == "/chat":
+                assert r.json()["metadata"]["estado"] == "error"
+                assert r.json()["metadata"]["motivo_terminacion"] == "no_autenticado"
+            else:
+                assert r.json()["error"]["code"] == "invalid_credentials", kind
+    assert n == 50
+
+
+def test_open_mode_honours_a_valid_key_so_its_traces_are_its_own(open_api, tokens):
+    """A key sent in open mode is that key: its runs' traces are readable by it alone (another key
+    404, the anonymous caller 403), its scopes hold (a read key cannot chat), and an admin key reads
+    the audit log."""
+    r = open_api.post("/chat", json={"pregunta": "¿Qué es el desplazamiento forzado?"}, headers=_h(tokens["chat-a"]))
+    assert r.status_code == 200, r.text
+    run_id = r.json()["metadata"]["run_id"]
+    for header in ("bearer", "x-api-key"):
+        own = open_api.get(f"/traces/{run_id}", headers=_h(tokens["chat-a"], header))
+        assert own.status_code == 200 and own.json()["run"]["run_id"] == run_id
+    assert open_api.get(f"/traces/{run_id}", headers=_h(tokens["chat-b"])).status_code == 404
+    assert open_api.get(f"/traces/{run_id}").json()["error"]["code"] == "open_mode_requires_key"
+    assert open_api.get(f"/traces/{run_id}", headers=_h(tokens["admin"])).status_code == 200
+    no_chat = open_api.post("/chat", json={"pregunta": "hola"}, headers=_h(tokens["lector"]))
+    assert no_chat.status_code == 403 and no_chat.json()["metadata"]["motivo_terminacion"] == "no_autorizado"
+    audit = open_api.get("/audit", params={"limit": 50}, headers=_h(tokens["admin"]))
+    assert audit.status_code == 200 and any(row["run_id"] == run_id for row in audit.json())
+    assert open_api.get("/audit", headers=_h(tokens["chat-a"])).json()["error"]["code"] == "insufficient_scope"
+
+
+def test_oidc_purpose_claim_limits_the_token(api, idp):
+    """An OIDC token's ``radar_purpose`` claim is a purpose like a key's (tests/api/test_purposes.py):
+    the shipped ``tablero`` purpose reads the aggregates and refuses /chat and /search with its reason."""
+    tok = _jwt(idp["good"], scope="read chat", radar_purpose="tablero")
+    assert api.get("/aggregates", headers=_h(tok)).status_code == 200
+    for method, path, body in (("GET", "/search?q=satellite", None), ("POST", "/chat", {"pregunta": "hola"})):
+        r = api.request(method, path, json=body, headers=_h(tok))
+        assert r.status_code == 403 and "'tablero'" in r.text, r.text
+    unknown = _jwt(idp["good"], scope="read", radar_purpose="espionaje")
+    r = api.get("/publications", headers=_h(unknown))
+    assert r.status_code == 403 and r.json()["error"]["code"] == "unknown_purpose"
+    plain = _jwt(idp["good"], scope="read chat")  # no claim: no purpose, its scopes only
+    assert api.get("/search", params={"q": "satellite", "k": 1}, headers=_h(plain)).status_code == 200

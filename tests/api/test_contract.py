@@ -129,6 +129,103 @@ def test_index_missing_is_structured(tmp_path, use_encoder):
         assert c.get("/aggregates/timeline").json()["error"]["code"] == "database_unavailable"
 
 
+def test_withheld_passages_never_reach_evaluacion_the_trace_keeps_them(db_client, agent_engine, agent_index):
+    """Issue 25.5a on the real database: questions (Spanish and English) whose best passage carries
+    injected instructions. The /chat ``evaluacion`` shows the poisoned passage's id, flagged and
+    without its text, nowhere its payload; the trace stored in PostgreSQL still says how many
+    passages were withheld and records the read passage by its text's SHA-256 (never its text)."""
+    import json
+
+    from radar_pipeline.agent import prompts
+    from radar_pipeline.agent.trace import TraceStore
+    from radar_pipeline.chunking import text_sha
+    from tests.radar_pipeline.agent.support_corpus import load_indirect
+
+    poisoned = {
+        r["source_path"].split("/")[-1][:-4]: r for r in agent_index[1] if r["source_path"].startswith("poisoned/")
+    }
+    attacks = load_indirect()
+    seen = provenances = 0
+    for a in [x for x in attacks if x["question"][0] == "¿"][:3] + [x for x in attacks if x["question"][0] != "¿"][:3]:
+        body = db_client.post("/chat", json={"pregunta": a["question"]}).json()
+        evaluation = json.dumps(body["evaluacion"], ensure_ascii=False)
+        assert a["payload"][:30] not in evaluation, a["id"]
+        row = poisoned[a["id"]]
+        flagged = [
+            p
+            for t in body["evaluacion"]["tools_called"]
+            if t["name"] == "read_chunks"
+            for p in t["output"].get("passages", [])
+            if p["chunk_id"] == row["chunk_id"]
+        ]
+        if not flagged:
+            continue
+        seen += 1
+        assert all(p["suspicious"] and p["text"] == prompts.WITHHELD for p in flagged)
+        assert row["text"] not in body["evaluacion"]["retrieval_context"]
+        trace = TraceStore(agent_engine).load(body["metadata"]["run_id"])
+        assert trace is not None
+        withheld = [s["detail"].get("pasajes_retirados") for s in trace["steps"] if s["detail"]]
+        assert any(n for n in withheld if n), a["id"]
+        provenance = trace["run"]["provenance"]
+        if provenance is None:  # a trace detail (None when a precompute table was dropped by another test)
+            continue
+        provenances += 1
+        recorded = {p["chunk_id"]: p for p in provenance["passages"]}
+        assert recorded[row["chunk_id"]]["sha256"] == text_sha(row["text"])  # read: recorded by hash
+        assert not recorded[row["chunk_id"]]["cited"]
+        assert a["payload"][:30] not in json.dumps(provenance, ensure_ascii=False)
+    assert seen >= 3 and provenances >= 1
+
+
+def test_a_run_without_a_read_citation_ends_incomplete_over_http(agent_index, use_encoder, agent_engine, pg_url):
+    """Issue 25.5b through the API and the real database, the model behind its HTTP interface:
+    writers that invent a citation, cite nothing, or cite a read chunk under another document give
+    ``incompleta`` (``sin_citas_validas``) with the reason, stored so in the trace; a writer that
+    keeps one valid read citation beside an invented one still gives ``no_verificada``."""
+    from evals.fake_llm import FakeOpenAI, cite_first
+    from radar_pipeline.agent.llm import LLMSettings
+    from radar_pipeline.agent.service import AgentService, ServiceSettings
+    from radar_pipeline.agent.trace import TraceStore
+
+    invented = {"content": "Hubo interferencias graves en la navegación [deadbeefdeadbeef:deadbeefdeadbeef-3]."}
+    uncited = {"content": "Spoofing incidents compromised the navigation of several ships in the Black Sea."}
+
+    def other_doc(body):
+        chunk = cite_first(body)["content"].split(":")[-1].strip(" ].")
+        return {"content": f"Los pasajes describen incidentes de suplantación [0123456789abcdef:{chunk}]."}
+
+    def mixed(body):
+        return {"content": cite_first(body)["content"] + " Y más [deadbeefdeadbeef:deadbeefdeadbeef-3]."}
+
+    with FakeOpenAI() as fake:
+        llm = LLMSettings(base_url=fake.base_url, api_key="k", model_large="big", model_small="small", timeout_s=5.0)
+        settings = ServiceSettings(
+            index_dir=agent_index[0], use_database=True, trace=True, database_url=pg_url, llm=llm
+        )
+        service = AgentService(settings, encoder=use_encoder, engine=agent_engine)
+        with TestClient(create_app(service=service)) as c:
+            for draft, estado, reason in (
+                (invented, "incompleta", "sin_citas_validas"),
+                (uncited, "incompleta", "sin_citas_validas"),
+                (other_doc, "incompleta", "sin_citas_validas"),
+                (mixed, "no_verificada", "verificacion_agotada"),
+            ):
+                fake.reset()
+                fake.script("redactor", draft, draft, draft)
+                body = c.post(
+                    "/chat", json={"pregunta": "¿Qué incidentes de spoofing han afectado a satélites?"}
+                ).json()
+                meta = body["metadata"]
+                assert (meta["estado"], meta["motivo_terminacion"]) == (estado, reason), body["respuesta"]
+                stored = TraceStore(agent_engine).load(meta["run_id"])["run"]
+                assert stored["estado"] == estado and stored["termination_reason"] == reason
+                if estado == "incompleta":
+                    assert body["citas"] == [] and "ninguna cita válida" in body["respuesta"]
+                else:
+                    assert len(body["citas"]) == 1
+
+
 def test_aggregates_not_materialized_then_materialized(db_client, agent_engine):
     with agent_engine.begin() as conn:
         conn.execute(sa.text("DROP TABLE IF EXISTS agg_timeline"))

@@ -164,19 +164,66 @@ def test_invalid_tool_arguments_rejected_server_side(fake, make_runner):
     assert res.tool_calls == len([c for c in calls if c[1] != "tool_budget_exhausted"]) <= 8
 
 
-def test_invented_citation_is_retried_then_ships_unverified(fake, make_runner):
+def test_invented_citation_is_retried_then_ends_incomplete(fake, make_runner):
+    """Retries spent with no valid citation of a passage read left: ``incompleta`` with the reason,
+    never ``no_verificada`` (seed 002: a closing answer needs a citation that was actually read)."""
     bad = {"content": "Hubo incidentes graves de interferencia en la navegación [deadbeefdeadbeef:deadbeefdeadbeef-3]."}
     fake.script("redactor", bad, bad, bad)
     res = make_runner().run(Q)
     resp = _contract(res)
-    assert resp.metadata.estado == "no_verificada"
+    assert resp.metadata.estado == "incompleta" and resp.metadata.motivo_terminacion == "sin_citas_validas"
     assert resp.metadata.intentos_verificacion == 2
     assert len(fake.calls("redactor")) == 3 and len(fake.calls("orquestador")) == 3
-    # the reason went back to the orchestrator
+    # the reason went back to the orchestrator, and is in the answer
     assert "no leídos" in fake.calls("orquestador")[1]["body"]["messages"][1]["content"]
+    assert "ninguna cita válida" in resp.respuesta and "no cita ningún pasaje leído" in resp.respuesta
     rejected = [s for s in res.steps if s.role == "verificador" and s.rejected_citations]
     assert len(rejected) == 3 and rejected[0].rejected_citations[0]["chunk_id"] == "deadbeefdeadbeef-3"
     assert "deadbeefdeadbeef" not in resp.respuesta and resp.citas == []
+    assert "interferencia en la navegación" not in resp.respuesta  # the uncited claim is not shipped
+
+
+def _wrong_document(body: dict) -> dict:
+    """The first fenced passage's chunk id under another document's id (a citation of nothing read)."""
+    cited = cite_first(body)["content"]
+    chunk = cited.split(":")[-1].strip(" ].")
+    return {"content": f"The passages describe satellite spoofing incidents in detail [0123456789abcdef:{chunk}]."}
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        {"content": "Los incidentes de spoofing comprometieron la navegación de varios buques en el mar Negro."},
+        {"content": "Spoofing incidents compromised the navigation of several ships in the Black Sea."},
+        {"content": "Según los documentos hubo suplantación de señales GNSS [fuente 1] [p. 3]."},
+        _wrong_document,
+    ],
+    ids=["uncited-es", "uncited-en", "not-an-id", "wrong-document"],
+)
+def test_no_read_citation_left_ends_incomplete(fake, make_runner, draft):
+    """Every kind of draft that keeps no valid read citation (none at all, brackets that are no id,
+    a read chunk under another document's id), in Spanish and English: ``incompleta`` with the reason."""
+    fake.script("redactor", draft, draft, draft)
+    resp = _contract(make_runner().run(Q))
+    assert resp.metadata.estado == "incompleta", resp.respuesta
+    assert resp.metadata.motivo_terminacion == "sin_citas_validas" and resp.citas == []
+    assert "ninguna cita válida" in resp.respuesta
+    assert "Black Sea" not in resp.respuesta and "mar Negro" not in resp.respuesta
+
+
+def test_a_valid_read_citation_kept_ships_unverified(fake, make_runner):
+    """The other direction: an answer that still cites a passage read, but also an invented one,
+    ships ``no_verificada`` behind the warning, its valid citation listed."""
+
+    def mixed(body):
+        good = cite_first(body)["content"]
+        return {"content": good + " Hubo además interferencias graves [deadbeefdeadbeef:deadbeefdeadbeef-3]."}
+
+    fake.script("redactor", mixed, mixed, mixed)
+    resp = _contract(make_runner().run(Q))
+    assert resp.metadata.estado == "no_verificada" and resp.metadata.motivo_terminacion == "verificacion_agotada"
+    assert resp.respuesta.startswith("Advertencia") and len(resp.citas) == 1
+    assert "deadbeefdeadbeef" not in resp.respuesta
 
 
 def test_unfaithful_verdict_triggers_reformulation(fake, make_runner):
