@@ -14,7 +14,7 @@ loads.
 
 import dagster as dg
 
-from assets import checks, claims, evals, indexes, ingestion, knowledge_base, precompute
+from assets import answers, checks, claims, evals, indexes, ingestion, knowledge_base, precompute
 from assets.automation import (
     automation_sensor,
     background_automation_sensor,
@@ -42,7 +42,9 @@ defs = dg.Definitions(
         # per-file stages and indexes carry their own automation conditions (the corpus sensor
         # starts source_files); precomputes and claims follow eagerly, evaluations on their cron
         *dg.load_assets_from_modules([ingestion, knowledge_base, indexes], backfill_policy=_SINGLE_RUN),
-        *dg.load_assets_from_modules([precompute, claims], backfill_policy=_SINGLE_RUN, automation_condition=EAGER),
+        *dg.load_assets_from_modules(
+            [precompute, claims, answers], backfill_policy=_SINGLE_RUN, automation_condition=EAGER
+        ),
         *dg.load_assets_from_modules([evals], backfill_policy=_SINGLE_RUN, automation_condition=ON_EVALUATION_CRON),
     ],
     asset_checks=[
@@ -50,6 +52,7 @@ defs = dg.Definitions(
         *checks.version_checks,
         *precompute.precompute_checks,
         *claims.claims_checks,
+        *answers.answers_checks,
         *evals.eval_checks,
     ],
     jobs=[
@@ -66,7 +69,7 @@ defs = dg.Definitions(
         dg.define_asset_job(
             "claims_job",
             selection=dg.AssetSelection.groups("knowledge"),
-            description="Claims with evidence and two times, alias decisions, and their evaluation.",
+            description="Claims with evidence and two times, alias decisions, their evaluation, and the stale-answer flags.",
         ),
         dg.define_asset_job(
             "evaluation_job",

@@ -766,13 +766,18 @@ def close_document_rows(engine: sa.Engine, doc_ids: Sequence[str], reason: str =
 def propagate_retraction(
     engine: sa.Engine, config: PrecomputeConfig, doc_ids: Sequence[str], log: Log = _noop
 ) -> dict[str, Any]:
-    """After ``history.retract_document``: close the documents' mention and date rows, then
+    """After ``history.retract_document``: flag the past answers citing the documents' passages
+    (``agent.staleness.flag_stale_answers``), close the documents' mention and date rows, then
     re-materialize what cites them (early warnings, armed presence, every aggregate). Each write
     keeps history, so only the affected rows and cells change and the old ones stay, closed.
     Claims follow last when they were ever materialized: rebuilt with the retraction table as
     input, a claim left without counting evidence becomes ``retracted`` (``claims.build.materialize_claims``). Returns the stats
     of each step."""
-    out: dict[str, Any] = {"closed": close_document_rows(engine, doc_ids)}
+    from radar_pipeline.agent.staleness import flag_stale_answers  # answers citing a retracted passage
+
+    st = flag_stale_answers(engine, detected_by="retraction:" + ",".join(sorted(doc_ids)))
+    log(f"retraction: {st['stale_answers']} stale answers ({st['flagged']} newly flagged)")
+    out: dict[str, Any] = {"stale_answers": st, "closed": close_document_rows(engine, doc_ids)}
     log(f"retraction: closed {out['closed']}")
     for name, fn in (
         ("early_warnings", materialize_early_warnings),

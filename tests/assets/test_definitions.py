@@ -35,7 +35,7 @@ PRECOMPUTES = {
     "precompute_evaluation",
 }
 EVALUATION = {"qrels", "eval_codefest_dev", "eval_xquad", "eval_stage2", "answer_evaluation"}
-KNOWLEDGE = {"claims", "alias_decisions", "claims_evaluation"}
+KNOWLEDGE = {"claims", "alias_decisions", "claims_evaluation", "stale_answers"}
 GROUPS = {
     "ingestion": INGESTION,
     "knowledge_base": KNOWLEDGE_BASE,
@@ -74,7 +74,9 @@ def test_every_asset_resolves_in_its_group():
 def test_every_check_targets_an_existing_asset():
     graph = defs.resolve_asset_graph()
     checks = graph.asset_check_keys
-    assert len(checks) == 38  # + two current-version checks (documents, chunks); + three claims checks; + answers
+    assert (
+        len(checks) == 39
+    )  # + two current-version checks (documents, chunks); + three claims checks; + answers; + stale_answers_counted
     assert {c.asset_key for c in checks} <= graph.materializable_asset_keys
     names = {f"{c.asset_key.to_user_string()}:{c.name}" for c in checks}
     assert {
