@@ -86,7 +86,7 @@ def _follow(instance, resources, cursor, pg_url, tmp_path, sensor: dict) -> tupl
     for ev in tick.asset_events:
         instance.report_runless_asset_event(ev)
     sensor["cursor"] = tick.cursor
-    runs, mention_meta = [], {}
+    runs, mention_meta, claims_meta = [], {}, {}
     for _ in range(6):
         ev = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=cursor)
         cursor = ev.cursor
@@ -98,7 +98,9 @@ def _follow(instance, resources, cursor, pg_url, tmp_path, sensor: dict) -> tupl
         for m in result.asset_materializations_for_node("mentions"):
             if m.asset_key.to_user_string() == "place_mentions":
                 mention_meta = {k: v.value for k, v in m.metadata.items()}
-    return cursor, runs, {"event": tick.asset_events[0], "mentions": mention_meta}
+        for m in result.asset_materializations_for_node("claims"):
+            claims_meta = {k: v.value for k, v in m.metadata.items()}
+    return cursor, runs, {"event": tick.asset_events[0], "mentions": mention_meta, "claims": claims_meta}
 
 
 def _figures(engine) -> dict:
@@ -177,6 +179,7 @@ def test_a_decision_reshapes_the_figures_and_its_undo_restores_them(engine, pg_u
             }
         ]
         assert _place_docs(engine, NARINO) == 2
+        assert [d["by"] for d in seen["claims"]["reviewer_decisions"]] == ["ana.lopez"]  # the claims' lineage too
         with engine.connect() as conn:
             resolved = conn.execute(
                 sa.text(
@@ -208,6 +211,7 @@ def test_a_decision_reshapes_the_figures_and_its_undo_restores_them(engine, pg_u
         cursor, runs, seen = _follow(instance, resources, cursor, pg_url, tmp_path, sensor)
         assert seen["event"].metadata["latest_change"].value["event"] == "undo"
         assert seen["mentions"]["reviewer_decisions"]["in_force"] == 0
+        assert seen["claims"]["reviewer_decisions"] == []
         assert _figures(engine) == before
         assert _place_docs(engine, NARINO) == 0
         assert [i["decision_key"] for i in ER.review_items(engine, kind="place") if i["alias"] == "Mosquera"] == [
