@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.dashboard import mount as mount_dashboard
-from api.routes import admin, aggregates, chat, claims, documents, health, history, publications, search
+from api.routes import admin, aggregates, chat, claims, documents, health, history, publications, runs, search
 from api.schemas import error_response
 from api.security import AccessControl, AuditMiddleware
 from radar_pipeline.agent.service import AgentService, ServiceSettings
@@ -87,6 +87,7 @@ def create_app(
         claims.router,
         claims.review_router,
         admin.router,
+        runs.router,
         history.router,
         health.router,
     ):

@@ -17,6 +17,11 @@ sensor and the evaluation schedule (all default-on: ``radar ui``/``make ui`` sta
   ``dagster/priority`` orders the queue (corpus 20, indexes 10, precomputes 0, background -10).
 * ``evaluation_schedule`` re-runs ``evaluation_job`` weekly whatever changed (drift of a
   dependency outside the graph, e.g. a judgment import).
+* ``review_sensor`` (issue 25 §1) watches the reviewers' alias decisions (``alias_decisions``,
+  signal ``reviewer``): a decision, a changed decision or an undo is recorded as a runless
+  materialization of the external asset ``reviewer_decisions`` with who decided what and when in
+  its metadata, so the mentions (``REVIEWED``, ``assets.partitions``) re-run and the aggregates and
+  claims follow eagerly, with the decision in their lineage.
 """
 
 from __future__ import annotations
@@ -212,6 +217,87 @@ background_automation_sensor = dg.AutomationConditionSensorDefinition(
     "eagerly, evaluations on their daily cron; one run at a time, at low CPU priority (lane background).",
 )
 
+reviewer_decisions = dg.AssetSpec(
+    "reviewer_decisions",
+    group_name="knowledge",
+    kinds={"postgres"},
+    description="Reviewers' alias decisions in force (alias_decisions, signal reviewer: `radar review decide`, "
+    "POST /review/aliases/{key}, `radar review undo`). Recorded by review_sensor: each change is a "
+    "materialization whose metadata says who decided what and when; the mentions follow it.",
+)
+
+
+def review_state(engine: sa.Engine) -> tuple[str, list[dict]]:
+    """The reviewer decisions in force and the undone ones: ``(fingerprint, rows)`` — a SHA-256
+    prefix over every reviewer row's id and closing time (a decision, a change and an undo each
+    change it) and the rows (``key``, ``alias``, ``decision``, ``target``, ``by``, ``at``,
+    ``undone_by``/``undone_at``, ``in_force``), newest first. Empty without the table."""
+    with engine.connect() as conn:
+        if not conn.execute(sa.text("SELECT to_regclass('alias_decisions') IS NOT NULL")).scalar():
+            return "", []
+        rows = conn.execute(
+            sa.text(
+                "SELECT id, decision_key, alias, decision, candidate_a, decided_by, decided_at, superseded_at, detail "
+                "FROM alias_decisions WHERE signal = 'reviewer' ORDER BY id DESC"
+            )
+        ).all()
+    digest = hashlib.sha256(
+        json.dumps([[r.id, r.superseded_at.isoformat() if r.superseded_at else None] for r in rows]).encode()
+    ).hexdigest()[:16]
+    out = [
+        {
+            "key": r.decision_key,
+            "alias": r.alias,
+            "decision": r.decision,
+            "target": r.candidate_a,
+            "by": r.decided_by,
+            "at": r.decided_at.isoformat(),
+            "undone_by": (r.detail or {}).get("undone_by"),
+            "undone_at": (r.detail or {}).get("undone_at"),
+            "in_force": r.superseded_at is None,
+        }
+        for r in rows
+    ]
+    return (digest if rows else ""), out
+
+
+@dg.sensor(
+    name="review_sensor",
+    minimum_interval_seconds=AUTOMATION_INTERVAL_S,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="A reviewer's alias decision or undo → a materialization of reviewer_decisions (who, what, "
+    "when); the mentions, aggregates and claims follow by their automation conditions.",
+)
+def review_sensor(context: dg.SensorEvaluationContext, database: DatabaseResource) -> dg.SensorResult:
+    digest, rows = review_state(database.engine())
+    if digest == (context.cursor or ""):
+        return dg.SensorResult(skip_reason=f"no new reviewer decision ({sum(r['in_force'] for r in rows)} in force)")
+    latest = rows[0] if rows else None
+    # the newest event: an undo is newer than the decision it closed
+    undone = [r for r in rows if r["undone_at"]]
+    if undone and (latest is None or max(u["undone_at"] for u in undone) > latest["at"]):
+        u = max(undone, key=lambda r: r["undone_at"])
+        change = {"event": "undo", "key": u["key"], "alias": u["alias"], "by": u["undone_by"], "at": u["undone_at"]}
+    elif latest is not None:
+        change = {"event": "decision", **{k: latest[k] for k in ("key", "alias", "decision", "target", "by", "at")}}
+    else:
+        change = {"event": "none"}
+    event = dg.AssetMaterialization(
+        asset_key="reviewer_decisions",
+        description=f"{change['event']} by {change.get('by', '-')} at {change.get('at', '-')}",
+        metadata={
+            "latest_change": dg.MetadataValue.json(change),
+            "decided_by": dg.MetadataValue.text(str(change.get("by") or "-")),
+            "decided_at": dg.MetadataValue.text(str(change.get("at") or "-")),
+            "in_force": dg.MetadataValue.int(sum(r["in_force"] for r in rows)),
+            "decisions": dg.MetadataValue.json([r for r in rows if r["in_force"]][:50]),
+            "fingerprint": dg.MetadataValue.text(digest or "-"),
+        },
+    )
+    context.log.info(f"reviewer decisions: {change}")
+    return dg.SensorResult(asset_events=[event], cursor=digest)
+
+
 evaluation_schedule = dg.ScheduleDefinition(
     name="evaluation_schedule",
     job_name="evaluation_job",
@@ -227,4 +313,6 @@ __all__ = [
     "corpus_sensor",
     "evaluation_schedule",
     "index_automation_sensor",
+    "review_sensor",
+    "reviewer_decisions",
 ]

@@ -14,16 +14,18 @@ loads.
 
 import dagster as dg
 
-from assets import checks, claims, evals, indexes, ingestion, knowledge_base, precompute
+from assets import answers, checks, claims, evals, indexes, ingestion, knowledge_base, precompute
 from assets.automation import (
     automation_sensor,
     background_automation_sensor,
     corpus_sensor,
     evaluation_schedule,
     index_automation_sensor,
+    review_sensor,
+    reviewer_decisions,
 )
 from assets.executor import radar_executor
-from assets.partitions import EAGER, ON_EVALUATION_CRON
+from assets.partitions import EAGER, ON_EVALUATION_CRON, REVIEWED
 from resources import (
     ChunkingResource,
     CorpusResource,
@@ -36,13 +38,28 @@ from resources import (
 )
 
 _SINGLE_RUN = dg.BackfillPolicy.single_run()
+_MENTIONS = {dg.AssetKey("entity_mentions"), dg.AssetKey("place_mentions")}
+
+
+def _follow_reviewers(a: dg.AssetsDefinition) -> dg.AssetsDefinition:
+    """The mentions also run when a reviewer decides (``REVIEWED``); every other asset keeps ``EAGER``."""
+    if not set(a.keys) & _MENTIONS:
+        return a
+    return a.map_asset_specs(lambda s: s.replace_attributes(automation_condition=REVIEWED))
+
 
 defs = dg.Definitions(
     assets=[
         # per-file stages and indexes carry their own automation conditions (the corpus sensor
         # starts source_files); precomputes and claims follow eagerly, evaluations on their cron
         *dg.load_assets_from_modules([ingestion, knowledge_base, indexes], backfill_policy=_SINGLE_RUN),
-        *dg.load_assets_from_modules([precompute, claims], backfill_policy=_SINGLE_RUN, automation_condition=EAGER),
+        *map(
+            _follow_reviewers,
+            dg.load_assets_from_modules(
+                [precompute, claims, answers], backfill_policy=_SINGLE_RUN, automation_condition=EAGER
+            ),
+        ),
+        reviewer_decisions,
         *dg.load_assets_from_modules([evals], backfill_policy=_SINGLE_RUN, automation_condition=ON_EVALUATION_CRON),
     ],
     asset_checks=[
@@ -50,6 +67,7 @@ defs = dg.Definitions(
         *checks.version_checks,
         *precompute.precompute_checks,
         *claims.claims_checks,
+        *answers.answers_checks,
         *evals.eval_checks,
     ],
     jobs=[
@@ -66,7 +84,7 @@ defs = dg.Definitions(
         dg.define_asset_job(
             "claims_job",
             selection=dg.AssetSelection.groups("knowledge"),
-            description="Claims with evidence and two times, alias decisions, and their evaluation.",
+            description="Claims with evidence and two times, alias decisions, their evaluation, and the stale-answer flags.",
         ),
         dg.define_asset_job(
             "evaluation_job",
@@ -74,7 +92,7 @@ defs = dg.Definitions(
             description="Codefest dev and XQuAD evaluations of the default retrieval configuration.",
         ),
     ],
-    sensors=[corpus_sensor, index_automation_sensor, automation_sensor, background_automation_sensor],
+    sensors=[corpus_sensor, index_automation_sensor, automation_sensor, background_automation_sensor, review_sensor],
     schedules=[evaluation_schedule],
     resources={
         "database": DatabaseResource(),

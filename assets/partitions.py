@@ -39,6 +39,20 @@ MISSING = (
     & ~dg.AutomationCondition.any_deps_in_progress()
 ).with_label("missing")
 EAGER = (dg.AutomationCondition.eager() | MISSING).with_label("eager or missing")
+# The mentions read the reviewers' alias decisions too (issue 25 §1): the external asset
+# ``reviewer_decisions`` (``assets.automation.review_sensor`` records each decision or undo). It may
+# never have been recorded (no reviewer yet), so it is ignored when ``EAGER`` asks whether a dependency
+# is missing, and a new record of it is a reason of its own to run.
+REVIEW = dg.AssetSelection.assets("reviewer_decisions")
+REVIEWED = (
+    dg.AutomationCondition.eager().ignore(REVIEW)
+    | MISSING.replace("any_deps_missing", dg.AutomationCondition.any_deps_missing().ignore(REVIEW))
+    | (
+        dg.AutomationCondition.any_deps_updated().allow(REVIEW)
+        & ~dg.AutomationCondition.in_progress()
+        & ~dg.AutomationCondition.any_deps_in_progress()
+    ).with_label("a reviewer decided")
+).with_label("eager, missing, or a reviewer decided")
 # The evaluations re-run at 03:00 (server time) once every dependency has updated since the
 # previous tick; the weekly schedule in assets.automation re-runs them regardless.
 EVALUATION_CRON = "0 3 * * *"

@@ -106,7 +106,9 @@ def place_gazetteer(database: DatabaseResource, precompute: PrecomputeResource) 
 
 
 # ---------------------------------------------------------------------- mentions
-_MENTION_DEPS = [entity_dictionary, place_gazetteer, *KB]
+# ``reviewer_decisions`` (an external asset: the sensor ``review_sensor`` records each reviewer's
+# decision or undo as its materialization) makes the mentions follow a reviewer (issue 25 §1).
+_MENTION_DEPS = [entity_dictionary, place_gazetteer, *KB, "reviewer_decisions"]
 
 
 @dg.multi_asset(
@@ -119,14 +121,16 @@ _MENTION_DEPS = [entity_dictionary, place_gazetteer, *KB]
             kinds={"postgres"},
             deps=_MENTION_DEPS,
             description="Dictionary matches per passage: entity id, doc_id, chunk_id, character span, "
-            "matched form (word boundaries, case/accent folded, decoys and boilerplate removed).",
+            "matched form (word boundaries, case/accent folded, decoys and boilerplate removed); an alias a "
+            "reviewer decided is not its entity is not counted.",
         ),
         dg.AssetSpec(
             "place_mentions",
             kinds={"postgres"},
             deps=_MENTION_DEPS,
             description="Place names per passage, same row shape; ambiguous names resolved by a cue or the "
-            "department named nearby, else `unresolved` with their candidates.",
+            "department named nearby, else `unresolved` with their candidates — unless a reviewer decided "
+            "the name (`resolution = reviewer`, or not counted when it is none of them).",
         ),
     ],
 )

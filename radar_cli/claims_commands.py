@@ -137,6 +137,27 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"{it['decision_key']}  {it['kind']:<6} {it['alias']!r:<28} {state}")
             typer.echo(f"    candidatos: {', '.join(it['candidates'])}" + (f"   ej.: {where}" if where else ""))
 
+    @review_app.command("undo")
+    def undo(
+        key: str = typer.Argument(..., help="the key of a reviewer's decision"),
+        by: str = typer.Option(..., "--by", help="who undoes it (recorded with the time)"),
+    ):
+        """Undo a reviewer's decision: the decision it replaced is in force again and the review item
+        reopens; the mentions, aggregates and claims follow (review_sensor) back to their earlier figures."""
+        from radar_pipeline.claims.resolution import ReviewError
+        from radar_pipeline.claims.resolution import undo as _undo
+
+        try:
+            out = _undo(_engine(), key, by=by)
+        except ReviewError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(1) from None
+        u, r = out["undone"], out["restored"]
+        typer.echo(
+            f"{u['decision_key']}  {u['alias']!r}: deshecha la decisión {u['decision']} de {u['decided_by']}"
+            + (f"; vuelve {r['decision']} ({r['signal']})" if r else "; queda pendiente de revisión")
+        )
+
     @review_app.command("cluster")
     def cluster(canonical_id: str = typer.Argument(..., help="entity:eln, municipality:52835, ...")):
         """The alias cluster of one id: its aliases with their deciding signal, what it was decided

@@ -27,7 +27,7 @@ from api.schemas import ErrorResponse, Strict
 from api.security import Read, ReadScope, refuse_restricted, require, scope_of
 from radar_pipeline.access import Principal
 from radar_pipeline.claims.model import PREDICATES, STATUSES
-from radar_pipeline.claims.resolution import ReviewError, decide, review_items
+from radar_pipeline.claims.resolution import ReviewError, decide, review_items, undo
 from radar_pipeline.claims.store import claim_history, query_claims
 
 log = logging.getLogger("radar.api.claims")
@@ -251,3 +251,39 @@ def review_decide(
     except sa.exc.ProgrammingError as exc:
         raise HTTPException(409, detail={"code": "claims_not_materialized", "message": _NOT_MATERIALIZED}) from exc
     return ReviewDecisionOut(**{k: row[k] for k in ReviewDecisionOut.model_fields})
+
+
+class ReviewUndoOut(Strict):
+    decision_key: str
+    alias: str
+    undone_decision: str
+    undone_by: str = Field(description="Quien deshizo la decisión (el nombre de la credencial)")
+    restored_decision: str | None = Field(description="La decisión que vuelve a regir; null: queda pendiente")
+    restored_signal: str | None
+
+
+@review_router.delete("/review/aliases/{decision_key}", response_model=ReviewUndoOut, responses=_ERRORS)
+def review_undo(
+    service: ServiceDep,
+    principal: ReviewPrincipal,
+    decision_key: Annotated[str, Path(pattern=r"^[0-9a-f]{16}$")],
+) -> ReviewUndoOut:
+    """Undo the reviewer's decision on ``decision_key`` (who: the credential's name): the decision it
+    replaced rules again, the review item reopens, and the mentions, aggregates and claims go back
+    to their earlier figures (``review_sensor``). 422 ``invalid_review`` when no reviewer decision rules."""
+    _unrestricted(principal)
+    try:
+        out = undo(_engine(service), decision_key, by=principal.name)
+    except ReviewError as exc:
+        raise HTTPException(422, detail={"code": "invalid_review", "message": str(exc)}) from exc
+    except sa.exc.ProgrammingError as exc:
+        raise HTTPException(409, detail={"code": "claims_not_materialized", "message": _NOT_MATERIALIZED}) from exc
+    u, r = out["undone"], out["restored"]
+    return ReviewUndoOut(
+        decision_key=u["decision_key"],
+        alias=u["alias"],
+        undone_decision=u["decision"],
+        undone_by=u["detail"]["undone_by"],
+        restored_decision=r["decision"] if r else None,
+        restored_signal=r["signal"] if r else None,
+    )

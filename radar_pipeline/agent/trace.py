@@ -291,7 +291,10 @@ class TraceStore:
         return self.save(run_row(result, response), result.steps)
 
     def load(self, run_id: str) -> dict | None:
-        """``{"run": {...}, "steps": [...]}`` or None."""
+        """``{"run": {...}, "steps": [...], "vigencia": {...}}`` or None; ``vigencia`` is
+        ``staleness.answer_validity``: whether a later materialization closed a cited passage."""
+        from radar_pipeline.agent.staleness import answer_validity
+
         with self.engine.connect() as conn:
             run = conn.execute(sa.select(agent_runs).where(agent_runs.c.run_id == run_id)).mappings().first()
             if run is None:
@@ -303,7 +306,8 @@ class TraceStore:
                 .mappings()
                 .all()
             )
-        return {"run": dict(run), "steps": [dict(s) for s in steps]}
+            validity = answer_validity(conn, run_id)
+        return {"run": dict(run), "steps": [dict(s) for s in steps], "vigencia": validity}
 
     def recent_questions(self, conversacion_id: str, n: int = 3, *, key_id: str | None = None) -> list[str]:
         """The last ``n`` questions of ``conversacion_id``, oldest first. A conversation id is chosen
@@ -370,6 +374,23 @@ def format_trace(trace: dict) -> str:
                 f"{d['rol']} ({d['motivo']}{', por circuito' if d.get('por_circuito') else ''})"
                 for d in meta.get("roles_degradados") or []
             )
+        )
+    validity = trace.get("vigencia") or {}
+    if validity.get("citas_no_vigentes"):
+        lines.append(
+            f"respuesta desactualizada: {len(validity['citas_no_vigentes'])} cita(s) ya no vigente(s) "
+            "(una materialización posterior cerró el pasaje citado)"
+        )
+    for c in validity.get("citas_no_vigentes") or []:
+        repl = c.get("reemplazo")
+        now = (
+            f"reemplazado por {repl['chunk_id']}{' (texto cambiado)' if repl['texto_cambiado'] else ' (mismo texto)'}"
+            if repl
+            else "sin reemplazo"
+        )
+        lines.append(
+            f"cita no vigente [{c['n']}] {c['doc_id']}:{c['chunk_id']}: {c['estado']} ({c['supersede_reason']}, "
+            f"{c['superseded_at']}); {now}; detectada por {c['detectado_por']}"
         )
     lines += [
         "",

@@ -215,6 +215,14 @@ def materialize_claims(
     t0 = time.perf_counter()
     claims, stats = build_claims(engine, retracted=retracted, superseded_chunks=superseded_chunks, log=log)
     inputs = {"code": CODE_VERSION, "retracted_documents": sorted(retracted or {}), "rules": stats}
+    from radar_pipeline.claims.resolution import reviewer_overrides
+
+    reviewed = reviewer_overrides(engine)
+    if reviewed:  # the reviewers' decisions the mentions read: part of the claims' lineage too
+        inputs["reviewer_decisions"] = [
+            {"key": k, "decision": o["decision"], "target": o["target"], "by": o["by"], "at": o["at"]}
+            for k, o in sorted(reviewed.items())
+        ]
     run_id = start_run(engine, "claims", CODE_VERSION, inputs)
     written = write_claims(
         engine,
@@ -243,6 +251,7 @@ def materialize_claims(
         "by_predicate_status": dict(Counter(f"{c.predicate}:{c.status}" for c in claims)),
         "write": written,
         "rules": stats,
+        "reviewer_decisions": inputs.get("reviewer_decisions", []),
         "seconds": round(time.perf_counter() - t0, 2),
     }
 

@@ -14,7 +14,16 @@ and the signal that decided it, in order of authority:
 A reviewer's decision (signal ``reviewer``, rank 0) supersedes any automatic one and is never
 overwritten by a re-materialization. Decisions are append-only (``alias_decisions``: a new
 decision closes the current one with ``superseded_at``); unresolved aliases wait in
-``alias_review`` (``radar review``) instead of being merged.
+``alias_review`` (``radar review``) instead of being merged. ``undo`` closes a reviewer's
+decision and restores the one it replaced.
+
+Reviewer decisions flow into what Radar counts (issue 25 §1): ``apply_reviewer_decisions`` is
+applied by the mentions precompute to the rows it matches — a place name left ``unresolved``
+that a reviewer decided ``same`` as one candidate resolves to it (``resolution = 'reviewer'``),
+one decided ``different`` from every candidate is not counted; a dictionary alias a reviewer
+decided ``different`` (or ``unresolved``) from its entity no longer counts as that entity. The
+mention rows name their decision by the same ``decision_key`` (``entity_mention_key``,
+``place_mention_key``), so an undone decision gives back exactly the rows of before.
 """
 
 from __future__ import annotations
@@ -43,6 +52,11 @@ __all__ = [
     "write_decisions",
     "review_items",
     "decide",
+    "undo",
+    "reviewer_overrides",
+    "entity_mention_key",
+    "place_mention_key",
+    "apply_reviewer_decisions",
     "current_decisions",
     "cluster",
     "ReviewError",
@@ -440,6 +454,132 @@ def decide(
         if item is not None:
             conn.execute(r.update().where(r.c.decision_key == decision_key).values(closed_at=now, closed_by=by.strip()))
     return row
+
+
+def undo(engine: sa.Engine, decision_key: str, *, by: str, now: dt.datetime | None = None) -> dict[str, Any]:
+    """Undo the current reviewer decision on ``decision_key``: it is closed (``superseded_at``, and
+    ``detail.undone_by``/``undone_at``), the decision it replaced is current again (a copy of that
+    row: same decision, signal, author and time, so a re-materialization finds it unchanged) and
+    the review item, if any, is open again. Raises ``ReviewError`` when the current decision is
+    not a reviewer's. Returns ``{"undone": <closed row>, "restored": <row or None>}``."""
+    if not by.strip():
+        raise ReviewError("falta el nombre de quien revisa (--by)")
+    now = now or _now()
+    t, r = db.alias_decisions, db.alias_review
+    with engine.begin() as conn:
+        cur = conn.execute(sa.select(t).where(t.c.decision_key == decision_key, t.c.superseded_at.is_(None))).first()
+        if cur is None or cur.signal != "reviewer":
+            raise ReviewError(f"no hay una decisión de revisión vigente con la clave {decision_key}")
+        prev = conn.execute(
+            sa.select(t)
+            .where(t.c.decision_key == decision_key, t.c.superseded_at == cur.decided_at, t.c.id != cur.id)
+            .order_by(t.c.id.desc())
+            .limit(1)
+        ).first()
+        detail = {**(cur.detail or {}), "undone_by": by.strip(), "undone_at": now.isoformat()}
+        conn.execute(t.update().where(t.c.id == cur.id).values(superseded_at=now, detail=detail))
+        restored = None
+        if prev is not None:
+            restored = {k: v for k, v in prev._mapping.items() if k != "id"}
+            restored["superseded_at"] = None
+            conn.execute(t.insert(), [restored])
+        conn.execute(r.update().where(r.c.decision_key == decision_key).values(closed_at=None, closed_by=None))
+    return {"undone": {**dict(cur._mapping), "superseded_at": now, "detail": detail}, "restored": restored}
+
+
+def reviewer_overrides(bind: sa.Engine | sa.Connection) -> dict[str, dict[str, Any]]:
+    """The current reviewer decisions: ``decision_key`` → ``{"decision", "target", "kind", "alias",
+    "candidates", "by", "at" (ISO), "sig"}``; ``sig`` (``key:decision:target``) names the decision's
+    effect on the mention rows. Empty when the table does not exist yet."""
+    if isinstance(bind, sa.Engine):
+        with bind.connect() as conn:
+            return reviewer_overrides(conn)
+    if not bind.execute(sa.text("SELECT to_regclass('alias_decisions') IS NOT NULL")).scalar():
+        return {}
+    t = db.alias_decisions
+    rows = bind.execute(
+        sa.select(t).where(t.c.superseded_at.is_(None), t.c.signal == "reviewer").order_by(t.c.decision_key)
+    ).all()
+    return {
+        r.decision_key: {
+            "decision": r.decision,
+            "target": r.candidate_a,
+            "kind": r.kind,
+            "alias": r.alias,
+            "candidates": list(r.candidates or []),
+            "by": r.decided_by,
+            "at": r.decided_at.isoformat(),
+            "sig": f"{r.decision_key}:{r.decision}:{r.candidate_a or '-'}",
+        }
+        for r in rows
+    }
+
+
+def entity_mention_key(row: Mapping[str, Any]) -> str:
+    """The ``decision_key`` of the dictionary decision an ``entity_mentions`` row counts by: its
+    alias ``same`` as its entity (``entity_decisions``)."""
+    kind = "group" if row["category"] == "armed_group" else "entity"
+    return _key(kind, fold_phrase(row["alias"]), f"entity:{row['entity_id']}", None)
+
+
+def place_mention_key(row: Mapping[str, Any]) -> str | None:
+    """The ``decision_key`` of the review item a ``place_mentions`` row left unresolved (its folded
+    name and candidate set, ``unresolved_place_decisions``); None for a row with < 2 candidates."""
+    cands = sorted(row.get("candidates") or ())
+    if len(cands) < 2:
+        return None
+    return _key("place", fold_phrase(row["matched"]), "|".join(cands))
+
+
+def apply_reviewer_decisions(
+    entity_rows: Sequence[dict[str, Any]],
+    place_rows: Sequence[dict[str, Any]],
+    overrides: Mapping[str, Mapping[str, Any]],
+    places: Mapping[str, Mapping[str, Any]],
+) -> tuple[list[dict], list[dict], dict[str, set[str]]]:
+    """The mention rows as the reviewers decided (module docstring).
+
+    ``overrides``: ``reviewer_overrides``; ``places``: place_id → gazetteer fields (``level``,
+    ``code``, ``country_code``, ``department_code``) for the targets of ``same``. A place row
+    resolved by a reviewer keeps its ``candidates`` (what the matcher found) and gets
+    ``resolution = 'reviewer'``. Returns the entity rows, the place rows and, per doc_id, the
+    ``sig`` of every decision that changed one of its rows (the mentions ledger records them).
+    Raises ``KeyError`` for a ``same`` target missing from ``places``.
+    """
+    applied: dict[str, set[str]] = defaultdict(set)
+    if not overrides:
+        return list(entity_rows), list(place_rows), {}
+    erows = []
+    for r in entity_rows:
+        o = overrides.get(entity_mention_key(r))
+        if o is not None and not (o["decision"] == "same" and o["target"] == f"entity:{r['entity_id']}"):
+            applied[r["doc_id"]].add(o["sig"])
+            continue  # the reviewer decided this alias does not (or not surely) name this entity
+        erows.append(r)
+    prows = []
+    for r in place_rows:
+        key = place_mention_key(r) if r.get("place_id") is None else None
+        o = overrides.get(key) if key else None
+        if o is None or o["decision"] == "unresolved":
+            prows.append(r)
+            continue
+        applied[r["doc_id"]].add(o["sig"])
+        if o["decision"] == "different":
+            continue  # the name denotes none of its candidates: not counted as a place
+        p = places[o["target"]]
+        level = p["level"]
+        prows.append(
+            {
+                **r,
+                "place_id": o["target"],
+                "level": level,
+                "code": p.get("code"),
+                "country_code": p.get("country_code"),
+                "department_code": p.get("code") if level == "department" else p.get("department_code"),
+                "resolution": "reviewer",
+            }
+        )
+    return erows, prows, dict(applied)
 
 
 def current_decisions(

@@ -379,6 +379,45 @@ def _write_ledger(
             )
 
 
+_REVIEWED = "|rev:"  # ledger hash suffix: the reviewer decisions (sigs) that changed a document's rows
+
+
+def _split_ledger(value: str) -> tuple[str, frozenset[str]]:
+    """A ledger hash → (input hash, sigs of the reviewer decisions applied to the document's rows)."""
+    base, _, sigs = value.partition(_REVIEWED)
+    return base, frozenset(x for x in sigs.split(",") if x)
+
+
+def _docs_touched_by(engine: sa.Engine, overrides: Mapping[str, Mapping[str, Any]]) -> set[str]:
+    """Documents whose current mention rows a reviewer decision in ``overrides`` concerns: entity
+    rows counted by the decided alias, place rows with the decided name and candidate set."""
+    from radar_pipeline.claims.resolution import entity_mention_key, place_mention_key
+
+    out: set[str] = set()
+    with engine.connect() as conn:
+        for key, o in overrides.items():
+            if o["kind"] in ("entity", "group"):
+                ids = [c.split(":", 1)[1] for c in o["candidates"] if c.startswith("entity:")]
+                rows = conn.execute(
+                    sa.text(
+                        "SELECT DISTINCT doc_id, alias, category, entity_id FROM entity_mentions "
+                        "WHERE valid_to IS NULL AND entity_id = ANY(:ids)"
+                    ),
+                    {"ids": ids},
+                ).mappings()
+                out |= {r["doc_id"] for r in rows if entity_mention_key(r) == key}
+            elif o["kind"] == "place" and len(o["candidates"]) > 1:
+                rows = conn.execute(
+                    sa.text(
+                        "SELECT DISTINCT doc_id, matched, candidates FROM place_mentions WHERE valid_to IS NULL "
+                        "AND jsonb_array_length(candidates) = :n AND candidates @> CAST(:c AS jsonb)"
+                    ),
+                    {"n": len(o["candidates"]), "c": json.dumps(o["candidates"])},
+                ).mappings()
+                out |= {r["doc_id"] for r in rows if place_mention_key(r) == key}
+    return out
+
+
 def materialize_mentions(
     engine: sa.Engine, config: PrecomputeConfig, log: Log = _noop, *, full: bool = False
 ) -> dict[str, Any]:
@@ -390,6 +429,12 @@ def materialize_mentions(
     boilerplate or code change) are matched and replace their rows, and the rows of documents that
     are gone are closed. The current rows are the same as a full pass's (``full=True`` matches every
     document). ``config.workers`` > 1 spreads batches of documents over that many processes.
+
+    Reviewers' alias decisions (``claims.resolution.apply_reviewer_decisions``) are applied to the
+    rows matched: the ledger records, per document, the decisions that changed its rows, so a new,
+    changed or undone decision re-matches exactly the documents it concerns (``_docs_touched_by``)
+    and an undone one gives their rows back as before. The decisions in force (who, when) are part
+    of the run's inputs (``precompute_version``) and of the returned ``reviewer_decisions``.
 
     Returns the write counts per table, ``documents`` (with chunks), ``documents_matched`` /
     ``documents_reused``, ``chunks`` (matched now), totals of the current rows (mentions per table,
@@ -406,9 +451,26 @@ def materialize_mentions(
     inputs_now = document_inputs(engine)
     ledger_key = f"{producer}|code:{matcher_code_version()}"
     known = {} if full else _ledger(engine, "mentions", ledger_key)
+    from radar_pipeline.claims.resolution import apply_reviewer_decisions, reviewer_overrides
+
+    overrides = reviewer_overrides(engine)
+    sigs_now = {o["sig"] for o in overrides.values()}
+    recorded = {d: _split_ledger(v) for d, v in known.items()}
+    applied_before = set().union(*(sigs for _, sigs in recorded.values())) if recorded else set()
+    # a decision no longer in force (undone or changed): the documents it changed; a new one: the
+    # documents whose current rows it concerns
+    reviewed = {d for d, (_, sigs) in recorded.items() if sigs - sigs_now}
+    new = {k: o for k, o in overrides.items() if o["sig"] not in applied_before}
+    if new and not full:
+        reviewed |= _docs_touched_by(engine, new)
 
     def unchanged(doc_id: str) -> bool:
-        return doc_id in known and doc_id in inputs_now and known[doc_id] == inputs_now[doc_id]
+        return (
+            doc_id in recorded
+            and doc_id in inputs_now
+            and recorded[doc_id][0] == inputs_now[doc_id]
+            and doc_id not in reviewed
+        )
 
     docs = [d for d in all_docs if not unchanged(d["doc_id"])]
     kept = sorted(d["doc_id"] for d in all_docs if unchanged(d["doc_id"]))
@@ -453,6 +515,30 @@ def materialize_mentions(
             done += s["documents"]
             if done % 400 < BATCH_DOCS:
                 log(f"mentions: {done}/{len(docs)} documents")
+    places = {
+        o["target"]: {
+            f: getattr(gazetteer.places[o["target"]], f) for f in ("level", "code", "country_code", "department_code")
+        }
+        for o in overrides.values()
+        if o["decision"] == "same" and o["target"] in gazetteer.places
+    }
+    # a place decided 'same' as an id the gazetteer no longer has cannot be applied: left as matched
+    overrides = {
+        k: o for k, o in overrides.items() if o["kind"] != "place" or o["decision"] != "same" or o["target"] in places
+    }
+    n_e, n_p = len(erows), len(prows)
+    erows, prows, applied = apply_reviewer_decisions(erows, prows, overrides, places)
+    review_stats = {
+        "in_force": len(overrides),
+        "documents_rematched": len(reviewed & {d["doc_id"] for d in docs}),
+        "entity_rows_not_counted": n_e - len(erows),
+        "place_rows_not_counted": n_p - len(prows),
+        "place_rows_resolved": sum(1 for r in prows if r.get("resolution") == "reviewer"),
+        "decisions": [
+            {"key": k, "decision": o["decision"], "target": o["target"], "by": o["by"], "at": o["at"]}
+            for k, o in sorted(overrides.items())
+        ],
+    }
     t_match = time.perf_counter() - t0
     inputs = {
         "dictionary": dictionary.label,
@@ -460,6 +546,8 @@ def materialize_mentions(
         "boilerplate": boilerplate.label,
         "corpus": corpus_fingerprint(engine),
     }
+    if overrides:  # who decided what, and when: part of the rows' lineage (precompute_version)
+        inputs["reviewer_decisions"] = review_stats["decisions"]
     out = _run(
         engine,
         "mentions",
@@ -473,7 +561,12 @@ def materialize_mentions(
         "mentions",
         ledger_key,
         out["run_id"],
-        {d["doc_id"]: inputs_now[d["doc_id"]] for d in docs if d["doc_id"] in inputs_now},
+        {
+            d["doc_id"]: inputs_now[d["doc_id"]]
+            + (_REVIEWED + ",".join(sorted(applied[d["doc_id"]])) if applied.get(d["doc_id"]) else "")
+            for d in docs
+            if d["doc_id"] in inputs_now
+        },
         [d["doc_id"] for d in all_docs],
     )
     out.update(
@@ -481,6 +574,7 @@ def materialize_mentions(
             "documents": len(all_docs),
             "documents_matched": len(docs),
             "documents_reused": len(kept),
+            "reviewer_decisions": review_stats,
             "chunks": stats["chunks"],
             **_mention_totals(engine),
             "boilerplate_spans_blanked": stats["boilerplate_spans"],
@@ -766,13 +860,18 @@ def close_document_rows(engine: sa.Engine, doc_ids: Sequence[str], reason: str =
 def propagate_retraction(
     engine: sa.Engine, config: PrecomputeConfig, doc_ids: Sequence[str], log: Log = _noop
 ) -> dict[str, Any]:
-    """After ``history.retract_document``: close the documents' mention and date rows, then
+    """After ``history.retract_document``: flag the past answers citing the documents' passages
+    (``agent.staleness.flag_stale_answers``), close the documents' mention and date rows, then
     re-materialize what cites them (early warnings, armed presence, every aggregate). Each write
     keeps history, so only the affected rows and cells change and the old ones stay, closed.
     Claims follow last when they were ever materialized: rebuilt with the retraction table as
     input, a claim left without counting evidence becomes ``retracted`` (``claims.build.materialize_claims``). Returns the stats
     of each step."""
-    out: dict[str, Any] = {"closed": close_document_rows(engine, doc_ids)}
+    from radar_pipeline.agent.staleness import flag_stale_answers  # answers citing a retracted passage
+
+    st = flag_stale_answers(engine, detected_by="retraction:" + ",".join(sorted(doc_ids)))
+    log(f"retraction: {st['stale_answers']} stale answers ({st['flagged']} newly flagged)")
+    out: dict[str, Any] = {"stale_answers": st, "closed": close_document_rows(engine, doc_ids)}
     log(f"retraction: closed {out['closed']}")
     for name, fn in (
         ("early_warnings", materialize_early_warnings),

@@ -25,6 +25,7 @@ RESOLUTIONS = [
     "country_default",
     "department_only",
     "unresolved",
+    "reviewer",  # a reviewer decided which candidate the name means (claims.resolution.apply_reviewer_decisions)
 ]
 LEVELS = ["country", "department", "municipality"]
 SCOPES = ["all", *PHENOMENA]

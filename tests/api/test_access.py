@@ -132,6 +132,7 @@ def test_every_endpoint_declares_a_scope(offline_service):
     scopes = {r.path: route_scope(r) for r in routes}
     assert scopes["/chat"] == "chat" and scopes["/search"] == "read" and scopes["/keys"] == "admin"
     assert scopes["/tablero/api/vista/{view}"] == "read" and scopes["/traces/{run_id}"] == "chat|admin"
+    assert scopes["/runs/{run_id}"] == "chat|admin"
     assert scopes["/tablero/api/juicio/items/{item_id}"] == "review"  # the judging page stores grades
     assert scopes["/health"] is None
 
@@ -187,6 +188,12 @@ def test_chat_trace_is_visible_to_its_key_and_admin_only(api, tokens):
     assert api.get(f"/traces/{run_id}", headers=_h(tokens["admin"])).status_code == 200
     other = api.get(f"/traces/{run_id}", headers=_h(tokens["chat-b"]))
     assert other.status_code == 404 and run_id not in other.text.replace(f"/traces/{run_id}", "")
+    # the answer reopened (GET /runs/{id}, issue 25 §2) follows the same owner rule
+    mine = api.get(f"/runs/{run_id}", headers=_h(tokens["chat-a"]))
+    assert mine.status_code == 200 and mine.json()["vigencia"] == {"estado": "vigente", "citas_no_vigentes": []}
+    assert api.get(f"/runs/{run_id}", headers=_h(tokens["admin"])).status_code == 200
+    other = api.get(f"/runs/{run_id}", headers=_h(tokens["chat-b"]))
+    assert other.status_code == 404 and run_id not in other.text.replace(f"/runs/{run_id}", "")
 
 
 def test_admin_manages_keys_over_http(api, tokens):

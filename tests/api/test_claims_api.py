@@ -158,3 +158,18 @@ def test_review_queue_over_http_records_who_decided(api):
     assert api.get("/review/aliases", headers=h("review")).json()["count"] == 0
     (closed,) = api.get("/review/aliases", params={"decided": "true"}, headers=h("review")).json()["items"]
     assert closed["closed_by"] == "claims reviewer"
+    # undone over HTTP (issue 25 §1): the automatic decision rules again and the item waits again
+    assert api.delete(url, headers=h("all")).status_code == 403
+    undone = api.delete(url, headers=h("review"))
+    assert undone.status_code == 200, undone.text
+    assert undone.json() == {
+        "decision_key": item["decision_key"],
+        "alias": "Argelia",
+        "undone_decision": "same",
+        "undone_by": "claims reviewer",
+        "restored_decision": "unresolved",
+        "restored_signal": "context_rule",
+    }
+    assert api.get("/review/aliases", headers=h("review")).json()["count"] == 1
+    again = api.delete(url, headers=h("review"))
+    assert again.status_code == 422 and again.json()["error"]["code"] == "invalid_review"

@@ -234,3 +234,25 @@ def test_a_failed_build_of_a_missing_asset_is_not_retried_every_tick():
         req = _requested(dg.evaluate_automation_conditions(defs=defs, instance=instance))
         assert "entity_dictionary" not in req  # waits for an upstream update or a manual run
         assert "place_gazetteer" in req
+
+
+def test_stale_answers_follow_every_change_of_the_passages():
+    """The stale-answer flagging (issue 25 §2) runs eagerly after any bucket's chunks changed, in the
+    background lane, so a superseded or retracted passage marks its answers without a manual step."""
+    from assets.automation import background_automation_sensor
+
+    graph = defs.resolve_asset_graph()
+    assert dg.AssetKey("stale_answers") in background_automation_sensor.asset_selection.resolve(graph)
+    with dg.instance_for_test() as instance:
+        first = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+        assert "stale_answers" not in _requested(first)  # nothing to read yet
+        for key in CORPUS_SENSOR_ASSETS:
+            _report(instance, key, CONTENT_BUCKETS)
+        second = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=first.cursor)
+        assert "stale_answers" in _requested(second)
+        _report(instance, "stale_answers")
+        third = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=second.cursor)
+        assert "stale_answers" not in _requested(third)
+        _report(instance, "chunks", ["c"])  # one bucket re-chunked: passages may have closed
+        fourth = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=third.cursor)
+        assert "stale_answers" in _requested(fourth)

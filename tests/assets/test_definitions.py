@@ -35,7 +35,7 @@ PRECOMPUTES = {
     "precompute_evaluation",
 }
 EVALUATION = {"qrels", "eval_codefest_dev", "eval_xquad", "eval_stage2", "answer_evaluation"}
-KNOWLEDGE = {"claims", "alias_decisions", "claims_evaluation"}
+KNOWLEDGE = {"claims", "alias_decisions", "claims_evaluation", "stale_answers"}
 GROUPS = {
     "ingestion": INGESTION,
     "knowledge_base": KNOWLEDGE_BASE,
@@ -74,7 +74,9 @@ def test_every_asset_resolves_in_its_group():
 def test_every_check_targets_an_existing_asset():
     graph = defs.resolve_asset_graph()
     checks = graph.asset_check_keys
-    assert len(checks) == 38  # + two current-version checks (documents, chunks); + three claims checks; + answers
+    assert (
+        len(checks) == 39
+    )  # + two current-version checks (documents, chunks); + three claims checks; + answers; + stale_answers_counted
     assert {c.asset_key for c in checks} <= graph.materializable_asset_keys
     names = {f"{c.asset_key.to_user_string()}:{c.name}" for c in checks}
     assert {
@@ -122,6 +124,7 @@ def test_schedules_and_sensors_resolve():
         "radar_index_automation": dg.DefaultSensorStatus.RUNNING,
         "radar_automation": dg.DefaultSensorStatus.RUNNING,
         "radar_background_automation": dg.DefaultSensorStatus.RUNNING,
+        "review_sensor": dg.DefaultSensorStatus.RUNNING,
     }
     assert {s.name: (s.job_name, s.default_status) for s in repo.schedule_defs} == {
         "evaluation_schedule": ("evaluation_job", dg.DefaultScheduleStatus.RUNNING)
@@ -147,6 +150,8 @@ def test_per_file_stages_are_partitioned_and_everything_else_follows():
             assert label is None  # started by corpus_sensor
         elif name in EVALUATION:
             assert label.startswith("on_cron"), name
+        elif name in ("entity_mentions", "place_mentions"):
+            assert label == "eager, missing, or a reviewer decided", name  # assets.partitions.REVIEWED
         else:
             assert label == "eager or missing", name  # assets.partitions.EAGER
 
@@ -193,10 +198,14 @@ def test_every_dependency_is_an_asset_of_the_project():
     its outputs) silently becomes an external asset that never materializes: none may exist."""
     graph = defs.resolve_asset_graph()
     materializable = graph.materializable_asset_keys
+    # the one declared external asset: recorded by review_sensor (assets.automation), read by the mentions
+    review = dg.AssetKey("reviewer_decisions")
+    assert review in graph.get_all_asset_keys() and review not in materializable
     phantom = {
         (key.to_user_string(), parent.to_user_string())
         for key in materializable
         for parent in graph.get(key).parent_keys
-        if parent not in materializable
+        if parent not in materializable and parent != review
     }
     assert phantom == set()
+    assert {k.to_user_string() for k in graph.get(review).child_keys} == {"entity_mentions", "place_mentions"}

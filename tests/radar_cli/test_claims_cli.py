@@ -61,3 +61,10 @@ def test_claims_as_of_and_review_from_the_command_line(engine, pg_url, monkeypat
     assert ok.exit_code == 0 and "por ana" in ok.output
     assert "nada pendiente" in run(app, ["review"]).output
     assert "decidido por ana" in run(app, ["review", "--all"]).output
+    # undone: the automatic decision is back and the item waits again (issue 25 §1)
+    undo = run(app, ["review", "undo", d.decision_key, "--by", "bruno"])
+    assert undo.exit_code == 0 and "deshecha la decisión same de ana" in undo.output, undo.output
+    assert "vuelve unresolved (context_rule)" in undo.output
+    assert "pendiente" in run(app, ["review"]).output
+    again = run(app, ["review", "undo", d.decision_key, "--by", "bruno"])
+    assert again.exit_code == 1 and "no hay una decisión de revisión vigente" in again.output

@@ -110,3 +110,112 @@ def test_alias_cluster_of_an_entity_and_a_place(engine, rows):
     argelia = ER.cluster(engine, "municipality:19050")
     assert [a["alias"] for a in argelia["aliases"]] == ["Argelia"]  # by its DIVIPOLA code
     assert [u["alias"] for u in argelia["unresolved"]] == ["Argelia"]  # the bare name: not merged
+
+
+def test_undo_restores_the_replaced_decision_and_reopens_the_item(engine, rows):
+    ds = _decisions(rows)
+    ER.write_decisions(engine, ds, now=at("2026-11-01"))
+    (item,) = ER.review_items(engine)
+    with pytest.raises(ER.ReviewError):
+        ER.undo(engine, item["decision_key"], by="ana")  # the current decision is no reviewer's
+    ER.decide(engine, item["decision_key"], "same", by="ana", target="municipality:19050", now=at("2026-11-02"))
+    assert (
+        ER.reviewer_overrides(engine)[item["decision_key"]]["sig"] == f"{item['decision_key']}:same:municipality:19050"
+    )
+    with pytest.raises(ER.ReviewError):
+        ER.undo(engine, item["decision_key"], by=" ")
+    out = ER.undo(engine, item["decision_key"], by="bruno", now=at("2026-11-03"))
+    assert out["undone"]["detail"]["undone_by"] == "bruno" and out["restored"]["signal"] == "context_rule"
+    assert ER.reviewer_overrides(engine) == {}
+    (reopened,) = ER.review_items(engine)
+    assert reopened["decision_key"] == item["decision_key"] and reopened["closed_by"] is None
+    # the restored decision is the automatic one as it was: a re-materialization finds it unchanged
+    again = ER.write_decisions(engine, ds, now=at("2026-11-04"))
+    assert again.get("changed", 0) == 0 and again.get("inserted", 0) == 0 and again["review_open"] == 1
+    with pytest.raises(ER.ReviewError):
+        ER.undo(engine, item["decision_key"], by="bruno")  # nothing left to undo
+
+
+def _entity_row(entity_id: str, alias: str, doc: str, category: str = "armed_group") -> dict:
+    return {"entity_id": entity_id, "category": category, "alias": alias, "doc_id": doc, "matched": alias}
+
+
+def _place_row(matched: str, candidates: list[str], doc: str, place_id: str | None = None) -> dict:
+    return {
+        "place_id": place_id,
+        "level": None,
+        "code": None,
+        "country_code": None,
+        "department_code": None,
+        "matched": matched,
+        "candidates": candidates,
+        "resolution": "unresolved" if place_id is None else "cue",
+        "doc_id": doc,
+    }
+
+
+def _override(key: str, decision: str, target: str | None) -> dict:
+    return {"decision": decision, "target": target, "sig": f"{key}:{decision}:{target or '-'}"}
+
+
+def test_reviewer_decisions_change_exactly_the_rows_they_concern():
+    """Every kind of decision on the rows it concerns, and rows it does not concern left alone:
+    Spanish and English aliases, upper-case and accented forms of a place name."""
+    mosq = ["municipality:25473", "municipality:52473"]
+    barb = ["municipality:05079", "municipality:68077"]
+    entities = [
+        _entity_row("eln", "ELN", "d1"),
+        _entity_row("eln", "National Liberation Army", "d2"),
+        _entity_row("clan_del_golfo", "Clan del Golfo", "d1"),
+        _entity_row("fuerza_publica", "Ejército", "d3", category="actor"),
+    ]
+    places = [
+        _place_row("Mosquera", mosq, "d1"),
+        _place_row("MOSQUERA", mosq, "d2"),
+        _place_row("Barbosa", barb, "d1"),
+        _place_row("Bárbosa", barb, "d4"),
+        _place_row("Mosquera", ["municipality:25473"], "d3", place_id="municipality:25473"),  # settled by a cue
+        _place_row("Tumaco", ["municipality:52835"], "d2", place_id="municipality:52835"),
+    ]
+    k_eln_es = ER.entity_mention_key(entities[0])
+    k_eln_en = ER.entity_mention_key(entities[1])
+    k_clan = ER.entity_mention_key(entities[2])
+    k_mosq = ER.place_mention_key(places[0])
+    k_barb = ER.place_mention_key(places[2])
+    assert k_mosq == ER.place_mention_key(places[1]) and k_barb == ER.place_mention_key(places[3])  # folded names
+    assert ER.place_mention_key(places[5]) is None and len({k_eln_es, k_eln_en, k_clan}) == 3
+    gaz = {
+        "municipality:52473": {"level": "municipality", "code": "52473", "country_code": "COL", "department_code": "52"}
+    }
+
+    # nothing decided: the rows as matched
+    e, p, applied = ER.apply_reviewer_decisions(entities, places, {}, gaz)
+    assert (e, p, applied) == (entities, places, {})
+
+    overrides = {
+        k_eln_es: _override(k_eln_es, "different", None),  # "ELN" here is not the group
+        k_eln_en: _override(k_eln_en, "same", "entity:eln"),  # confirmed: unchanged
+        k_clan: _override(k_clan, "unresolved", None),  # not sure: not counted as the group
+        k_mosq: _override(k_mosq, "same", "municipality:52473"),
+        k_barb: _override(k_barb, "different", None),
+    }
+    e, p, applied = ER.apply_reviewer_decisions(entities, places, overrides, gaz)
+    assert [(r["entity_id"], r["alias"]) for r in e] == [
+        ("eln", "National Liberation Army"),
+        ("fuerza_publica", "Ejército"),
+    ]
+    resolved = [r for r in p if r["resolution"] == "reviewer"]
+    assert [(r["matched"], r["doc_id"], r["place_id"], r["department_code"]) for r in resolved] == [
+        ("Mosquera", "d1", "municipality:52473", "52"),
+        ("MOSQUERA", "d2", "municipality:52473", "52"),
+    ]
+    assert all(r["candidates"] == mosq for r in resolved)  # what the matcher found is kept
+    assert not any(r["matched"] in ("Barbosa", "Bárbosa") for r in p)  # none of its candidates: not counted
+    assert places[4] in p and places[5] in p  # rows the decisions do not concern
+    assert applied == {
+        "d1": {overrides[k]["sig"] for k in (k_eln_es, k_clan, k_mosq, k_barb)},
+        "d2": {overrides[k_mosq]["sig"]},
+        "d4": {overrides[k_barb]["sig"]},
+    }
+    with pytest.raises(KeyError):  # a 'same' target the gazetteer lacks is the caller's to filter
+        ER.apply_reviewer_decisions([], places, {k_mosq: _override(k_mosq, "same", "municipality:25473")}, gaz)

@@ -507,8 +507,15 @@ async function init() {
     state: () => ({ ...state }),
     labels,
   };
-  if (window.location.search !== toSearch(state)) window.history.replaceState(null, '', toSearch(state));
+  // a past answer's link (`#respuesta=<run_id>`): reopened in the chat with whether it still stands
+  const reopen = new URLSearchParams(window.location.hash.slice(1)).get('respuesta');
+  if (window.location.search !== toSearch(state)) window.history.replaceState(null, '', toSearch(state) + window.location.hash);
   await render();
+  if (reopen) await window.radar.chat.reopen(reopen);
+  window.addEventListener('hashchange', () => {
+    const id = new URLSearchParams(window.location.hash.slice(1)).get('respuesta');
+    if (id) window.radar.chat.reopen(id);
+  });
 }
 
 init();

@@ -2,7 +2,9 @@
 // arrives as `event: step` and is shown at once (roles in order, state, tool, time, tokens);
 // `event: final` carries the full answer: text with linked citations, the sources cited and the
 // passages read, model and token use, tool results, and — when the question asked to *see*
-// something — the components and filters the agent chose, which then drive the views.
+// something — the components and filters the agent chose, which then drive the views. A past answer
+// reopened by its link (`#respuesta=<run_id>`) says which of its citations a later materialization
+// superseded or retracted, and what replaced them.
 import { apiFetch } from './auth.js';
 import { escapeHtml, num, plural } from './format.js';
 
@@ -97,6 +99,55 @@ export class Chat {
     }
   }
 
+  // A past answer reopened (the page's `#respuesta=<run_id>`): GET /runs/{id} returns the answer as it
+  // was sent and `vigencia`, whether a later materialization closed a passage it cites.
+  async reopen(runId) {
+    if (!/^[0-9a-f]{8,64}$/.test(runId || '')) return;
+    const box = document.createElement('article');
+    box.className = 'turno reabierta';
+    box.dataset.run = runId;
+    box.innerHTML = '<p class="q"></p><div class="final" aria-live="polite"><p class="meta">Reabriendo la respuesta…</p></div>';
+    this.log.appendChild(box);
+    const final = box.querySelector('.final');
+    try {
+      const res = await apiFetch(`/runs/${runId}`);
+      const body = await res.json().catch(() => null);
+      if (!res.ok || !body) {
+        const err = body && ((body.error && body.error.message) || (body.detail && body.detail.message));
+        throw new Error(err || `HTTP ${res.status}`);
+      }
+      box.querySelector('.q').textContent = body.pregunta;
+      this.renderFinal(final, body.respuesta, body.vigencia);
+    } catch (e) {
+      final.innerHTML = `<p class="error">No pude reabrir la respuesta ${escapeHtml(runId)}: ${escapeHtml(e.message)}</p>`;
+    }
+  }
+
+  renderValidity(v) {
+    if (!v) return '';
+    if (v.estado !== 'desactualizada') {
+      return '<p class="vigencia" data-vigencia="vigente">Respuesta reabierta: todas sus citas siguen vigentes.</p>';
+    }
+    const day = (iso) => escapeHtml(String(iso || '').slice(0, 10));
+    const items = v.citas_no_vigentes.map((c) => {
+      const cita = `[${c.n ?? '?'}] <span class="ids">${escapeHtml(c.chunk_id)}</span>`;
+      let what;
+      if (c.motivo === 'retracted') {
+        what = `fue retractada el ${day(c.superseded_at)}${c.retraction_reason ? `: ${escapeHtml(c.retraction_reason)}` : ''}`;
+      } else if (c.reemplazo) {
+        const r = c.reemplazo;
+        what = `fue reemplazada el ${day(c.superseded_at)} (${escapeHtml(c.supersede_reason)}) por `
+          + `<a href="#pasaje-${escapeHtml(r.chunk_id)}" class="cita" data-doc="${escapeHtml(r.doc_id)}" data-chunk="${escapeHtml(r.chunk_id)}">${escapeHtml(r.chunk_id)}</a>`
+          + (r.texto_cambiado ? ', con otro texto' : ', con el mismo texto');
+      } else {
+        what = `dejó de estar vigente el ${day(c.superseded_at)} (${escapeHtml(c.supersede_reason)}), sin reemplazo`;
+      }
+      return `<li data-chunk="${escapeHtml(c.chunk_id)}" data-motivo="${escapeHtml(c.motivo)}">La cita ${cita} ${what}.</li>`;
+    }).join('');
+    return `<div class="vigencia" role="status" data-vigencia="desactualizada"><p><strong>⚠ Respuesta desactualizada</strong>: `
+      + `${plural(v.citas_no_vigentes.length, 'cita ya no está vigente', 'citas ya no están vigentes')}.</p><ul>${items}</ul></div>`;
+  }
+
   renderStep(ol, s) {
     const li = document.createElement('li');
     li.className = 'paso';
@@ -112,7 +163,7 @@ export class Chat {
     ol.appendChild(li);
   }
 
-  renderFinal(el, r) {
+  renderFinal(el, r, vigencia = null) {
     this.conversation = r.conversacion_id || this.conversation;
     const md = r.metadata;
     const byKey = new Map(r.citas.map((c) => [`${c.doc_id}:${c.chunk_id}`, c]));
@@ -147,14 +198,22 @@ export class Chat {
       const fs = Object.entries(f).filter(([, v]) => v !== null).map(([k, v]) => `${k}: ${escapeHtml(String(v))}`).join(', ');
       vis = `<p class="vis" data-componente="${escapeHtml(r.visualizacion.componentes[0].tipo)}">El agente eligió la vista: ${comps}${fs ? ` (filtros: ${fs})` : ''}.</p>`;
     }
-    el.innerHTML = `<div class="answer" data-estado="${escapeHtml(md.estado)}">${text.replace(/\n/g, '<br>')}</div>${vis}`
+    el.innerHTML = this.renderValidity(vigencia)
+      + `<div class="answer" data-estado="${escapeHtml(md.estado)}">${text.replace(/\n/g, '<br>')}</div>${vis}`
       + `<p class="meta">Estado: ${escapeHtml(ESTADOS[md.estado] || md.estado)} (${escapeHtml(md.motivo_terminacion)}) · ${escapeHtml(md.modo === 'llm' ? this.modelText : 'modo sin modelo')}`
       + ` · ${plural(md.num_interacciones, 'llamada al modelo', 'llamadas al modelo')} · ${plural(md.llamadas_herramientas, 'herramienta', 'herramientas')}`
       + ` · tokens ${num(md.tokens.input)} + ${num(md.tokens.output)} = ${num(md.tokens.total)}${perRole ? ` (${perRole})` : ''}`
       + ` · ${num(Math.round(md.latencia_ms))} ms · roles: ${md.agentes_invocados.map((a) => escapeHtml(ROLES[a] || a)).join(' → ')}</p>`
       + (fuentes ? `<h3>Fuentes citadas</h3><ol class="fuentes">${fuentes}</ol>` : '')
       + (leidos ? `<h3>Pasajes leídos</h3><ol class="fuentes leidos">${leidos}</ol>` : '')
+      + (md.run_id ? `<p class="enlace"><a href="${escapeHtml(window.location.search)}#respuesta=${escapeHtml(md.run_id)}" class="enlace-respuesta">Enlace a esta respuesta</a></p>` : '')
       + (tools ? `<details><summary>Resultados de herramientas (${num(r.evaluacion.tools_called.length)})</summary><ul class="fuentes">${tools}</ul></details>` : '');
+    const stale = new Set(((vigencia && vigencia.citas_no_vigentes) || []).map((c) => c.chunk_id));
+    el.querySelectorAll('.answer a.cita, ol.fuentes a.cita').forEach((a) => {
+      if (!stale.has(a.dataset.chunk)) return;
+      a.classList.add('obsoleta');
+      a.title = 'Cita no vigente: el pasaje fue reemplazado o retractado después de la respuesta';
+    });
     el.querySelectorAll('a.cita').forEach((a) => a.addEventListener('click', (e) => {
       e.preventDefault();
       this.onCitation(a.dataset.doc, a.dataset.chunk, a.textContent);
