@@ -46,6 +46,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 KINDS = (
     "statement",
@@ -276,6 +277,7 @@ def _repeated_phrase(s: str) -> bool:
     return len(parts) >= 3 and len(set(parts)) < len(parts)
 
 
+@lru_cache(maxsize=65536)  # pure; the writer asks twice per piece (cleaning, then filtering)
 def sentence_kind(sentence: str) -> str:
     """The kind of ``sentence`` (one of ``KINDS``); ``statement`` when nothing marks it otherwise.
 
