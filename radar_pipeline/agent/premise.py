@@ -57,6 +57,7 @@ __all__ = [
     "Slots",
     "about_event",
     "addresses",
+    "event_names",
     "assess",
     "extract_premise",
     "extract_slots",
@@ -289,7 +290,10 @@ class Premise:
     ``consecuencias``); ``language``: ``es`` | ``en`` | ``pt`` (by its function words);
     ``concepts``: the terms grouped into ``Concept``s with their cross-language aliases; ``slots``:
     the checkable who/what/when/where of a positive premise (``extract_slots``), None when it has
-    no action verb or no object to recognise its event by.
+    no action verb or no object to recognise its event by; ``implicit``: a positive "¿Por qué X hizo
+    Y?" (or "Why did X …?") whose event names nothing more specific than its actor, verb and object —
+    still a premise (the question takes the event for granted) and checked like any other, but an
+    unverified verdict on it is not said in the answer (``PremiseVerdict.shown``).
     """
 
     text: str
@@ -300,6 +304,7 @@ class Premise:
     language: str
     concepts: tuple[Concept, ...] = field(default=(), compare=False)
     slots: Slots | None = field(default=None, compare=False)
+    implicit: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -308,9 +313,10 @@ class PremiseVerdict:
 
     ``estado``: ``verdadera`` | ``falsa`` | ``no_verificada``; ``doc_id``/``chunk_id``: the read
     passage cited (None when ``no_verificada``); ``fragment``: the passage's sentence(s), verbatim;
-    ``reason``: why (``contradicha``, ``respaldada``, ``conflicto_de_anio``, ``actor_distinto``,
-    ``objeto_distinto``, ``lugar_distinto``, ``sin_evidencia``, ``evidencia_en_conflicto``,
-    ``propuesta_no_validada: …``) for the trace.
+    ``pieces``: those sentences one by one (an event's slots may be stated over two or three
+    adjacent sentences: the verdict quotes each); ``reason``: why (``contradicha``, ``respaldada``,
+    ``conflicto_de_anio``, ``actor_distinto``, ``objeto_distinto``, ``lugar_distinto``,
+    ``sin_evidencia``, ``evidencia_en_conflicto``, ``propuesta_no_validada: …``) for the trace.
     """
 
     premise: Premise
@@ -319,37 +325,92 @@ class PremiseVerdict:
     chunk_id: str | None = None
     fragment: str | None = None
     reason: str = "sin_evidencia"
+    pieces: tuple[str, ...] = field(default=(), compare=False)
 
     def contract(self) -> dict:
         """The ``premisa`` object of the /chat contract: ``{texto, estado, cita, fragmento}``."""
         cita = {"doc_id": self.doc_id, "chunk_id": self.chunk_id} if self.chunk_id else None
         return {"texto": self.premise.text, "estado": self.estado, "cita": cita, "fragmento": self.fragment}
 
-    def sentence(self, max_chars: int = 400) -> str:
-        """The one Spanish sentence the answer opens with; a cited verdict quotes its passage verbatim."""
+    @property
+    def shown(self) -> bool:
+        """Does the answer state this verdict? Always, except an unverified *implicit* premise (a
+        positive "¿Por qué X hizo Y?" with nothing more specific, ``Premise.implicit``): there the
+        question asks for causes, and saying that nothing was verified adds nothing."""
+        return not (self.premise.implicit and (self.estado == "no_verificada" or not self.chunk_id))
+
+    def quotes(self, max_chars: int = 320) -> list[str]:
+        """The verbatim excerpts the verdict quotes: each piece of its evidence, a long one cut to
+        ``max_chars`` around where it names the event (``_excerpt``)."""
+        pieces = self.pieces or ((self.fragment,) if self.fragment else ())
+        return [q for q in (_excerpt(p, self.premise, max_chars) for p in pieces) if q]
+
+    def sentence(self, max_chars: int = 320) -> str:
+        """The one Spanish sentence the answer opens with: the premise restated neutrally ("La
+        pregunta da por sentado que …", the question's own words less any insult), the verdict, and
+        for a cited verdict the passage's words, verbatim, with its ``[doc_id:chunk_id]``."""
+        said = f"La pregunta da por sentado que {self.premise.text.rstrip(' .')}"
         if self.estado == "no_verificada" or not self.chunk_id:
             why = (
-                "los pasajes leídos se contradicen sobre ella"
+                "los pasajes leídos se contradicen sobre ello"
                 if self.reason == "evidencia_en_conflicto"
-                else "ningún pasaje leído la confirma ni la contradice"
+                else "ningún pasaje leído lo confirma ni lo contradice"
             )
-            return f"No pude verificar la premisa de que {self.premise.text}: {why}."
-        quote = _clip(self.fragment or "", max_chars)
+            return f"{said}; no pude verificarlo: {why}."
+        quoted = " … ".join(f"«{q}»" for q in self.quotes(max_chars))
+        cite = f"[{self.doc_id}:{self.chunk_id}]"
         if self.estado == "falsa":
             which = _WHICH_SLOT.get(self.reason, "")
-            return (
-                f"La premisa no se sostiene: el pasaje citado{which} afirma «{quote}» [{self.doc_id}:{self.chunk_id}]."
-            )
-        return f"La premisa es correcta: el pasaje citado afirma «{quote}» [{self.doc_id}:{self.chunk_id}]."
+            return f"{said}, pero no es así: un pasaje leído{which} dice {quoted} {cite}."
+        return f"{said}, y un pasaje leído lo confirma: {quoted} {cite}."
+
+    def evidence_lines(self, max_chars: int = 320) -> str:
+        """The quotes of ``sentence`` one per line, each with its citation (``- «…» [doc:chunk]``):
+        what the verifier checks (each quote verbatim in the cited passage, read in this run). The
+        restated premise is left out: it is the question's claim, not the passage's."""
+        cite = f"[{self.doc_id}:{self.chunk_id}]"
+        return "\n".join(f"- «{q}» {cite}" for q in self.quotes(max_chars))
 
 
 # which slot a cited passage contradicts, said in the verdict's sentence
 _WHICH_SLOT = {
-    "conflicto_de_anio": ", que fecha el mismo hecho en otro año,",
-    "actor_distinto": ", que atribuye el mismo hecho a otro actor,",
-    "objeto_distinto": ", que describe de otro modo el objeto del hecho,",
-    "lugar_distinto": ", que sitúa el mismo hecho en otro lugar,",
+    "conflicto_de_anio": " (fecha el mismo hecho en otro año)",
+    "actor_distinto": " (atribuye el mismo hecho a otro actor)",
+    "objeto_distinto": " (describe de otro modo el objeto del hecho)",
+    "lugar_distinto": " (sitúa el mismo hecho en otro lugar)",
 }
+
+
+def _excerpt(text: str, premise: Premise, max_chars: int) -> str:
+    """A verbatim excerpt of ``text`` (whitespace collapsed, end quote marks and period dropped) of at
+    most ``max_chars``: the whole text when it fits, else a stretch cut at word boundaries that
+    starts a little before the first place it names the premise's event — its verb, its object's
+    names, a name set, a year (a PDF's interleaved columns make some "sentences" very long)."""
+    t = " ".join(text.split()).strip(' «»"“”')
+    f = fold_spans(t)
+    sl = premise.slots
+    # where the text names the event: its object's names and its verb first, else any name or year
+    spans: list[tuple[int, int]] = []
+    if sl is not None:
+        spans += [m.span() for c in sl.names for m in _concept_re(c).finditer(f)][:1]
+        spans += [m.span() for m in _ACTION_RE[sl.action].finditer(f)][:1]
+    if not spans:
+        spans = [h[:2] for h in _name_hits(f)][:1] + [m.span() for m in _YEAR.finditer(f)][:1]
+    lead = 80  # words kept before the first mark (its subject, its date)
+    if not spans or (len(t) <= max_chars and min(a for a, _ in spans) <= lead + 40):
+        if len(t) <= max_chars:
+            return t.rstrip(".")
+        start = 0
+    else:
+        first, last = min(a for a, _ in spans), max(b for _, b in spans)
+        start = max(0, min(first - lead, last + 20 - max_chars))
+    if start:
+        sp = t.find(" ", start)
+        start = sp + 1 if 0 <= sp < len(t) - 1 else start
+    piece = t[start : start + max_chars]
+    if start + max_chars < len(t):
+        piece = piece.rsplit(" ", 1)[0]
+    return piece.strip(' ,;:«»"“”').rstrip(".")
 
 
 def _clip(text: str, max_chars: int) -> str:
@@ -538,6 +599,8 @@ _ARTICLES = set(
     "su sus its their his her seu sua seus suas este esta estos estas ese esa esos esas this that these those".split()
 )
 _INSTRUMENT = {"con", "with", "com", "mediante", "using"}
+# a preposition that opens the target of a nominal action ("ciberataque contra Viasat", "attack on …")
+_TARGET_PREP = {"contra", "against", "on", "sobre"}
 _CONNECTIVES = set("y e and or con with para for que that sin without por by porque because pero but".split())
 _LOCATIVE = r"(?:en|in|em|desde|from|sobre|over|near|cerca de|at|no|na|hacia|into)"
 _MONTH_RX = (
@@ -623,6 +686,8 @@ def _name_hits(folded: str) -> list[tuple[int, int, str, Concept]]:
             pat = re.compile(rf"(?<![\w])(?:{alts})(?![\w])")
             _NS_RE[ns.key] = pat
         for m in pat.finditer(folded):
+            if _in_code(folded, m.start(), m.end()):
+                continue  # "USA-193", "ACSN-2" name an object, not the United States
             hits.append((m.start(), m.end(), ns.key, Concept(fold_question(ns.label), ns.aliases, entity=True)))
     hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
     out: list[tuple[int, int, str, Concept]] = []
@@ -632,13 +697,22 @@ def _name_hits(folded: str) -> list[tuple[int, int, str, Concept]]:
     return out
 
 
+def _in_code(folded: str, start: int, end: int) -> bool:
+    """Is ``folded[start:end]`` part of a hyphenated designation ("usa-193", "sj-21")?"""
+    return (folded[end : end + 1] == "-" and folded[end + 1 : end + 2].isalnum()) or (
+        start > 0 and folded[start - 1] == "-" and folded[start - 2 : start - 1].isalnum()
+    )
+
+
 def _name_concept(words: list[str]) -> Concept:
     """A proper name ("Kosmos 1408", "Fengyun-1C", "Microsat-R") as a ``Concept``: the folded name,
     its hyphen/space variants, its distinctive first word and any number of three digits or more."""
     full = fold_question(" ".join(words))
     aliases = [full, full.replace("-", " "), full.replace(" ", "-")]
     first = fold_question(words[0]).split("-")[0]
-    if len(first) >= 4:
+    # the first word alone names the object only when the name carries no designation: "Cosmos" is a
+    # whole series of satellites ("Cosmos 886" is not "Cosmos 1408"), "Microsat" is one satellite
+    if len(first) >= 4 and not any(ch.isdigit() for ch in full):
         aliases.append(first)
     aliases += [t for t in re.findall(r"\d+", full) if len(t) >= 3]
     return Concept(full, tuple(dict.fromkeys(aliases)), entity=True)
@@ -798,6 +872,8 @@ def extract_slots(text: str) -> Slots | None:
             continue
         if fw in ("entre", "between") and first_content:  # "el choque entre un satélite Iridium y …"
             continue
+        if fw in _TARGET_PREP and first_content:  # "un ciberataque contra Viasat": the target follows
+            continue
         if fw in _ARTICLES or fw in _DROP or _OWN.fullmatch(fw):
             if run:
                 names.append(_name_concept(run))
@@ -809,10 +885,13 @@ def extract_slots(text: str) -> Slots | None:
             run.append(w)
             first_content = False
             continue
+        # the head noun: the object's first content word, or the noun right after its name when the
+        # name comes first (English order: "the Cosmos 1408 satellite")
+        named_first = bool(run) and head is None and len(names) == len(name_keys)
         if run:
             names.append(_name_concept(run))
             run = []
-        if first_content and len(fw) >= 3:
+        if (first_content or named_first) and len(fw) >= 3 and fw not in _CONNECTIVES:
             head = _word_concept(w)
         first_content = False
     if run:
@@ -853,11 +932,16 @@ def _near(
     names: list[tuple[int, int, str, Concept]],
     counts: Callable[[str], bool],
     words: int = 3,
+    marks: list[int] | None = None,
 ) -> bool:
     """Is the object ``concept`` qualified, within ``words`` words either side, by the actor's own
     (``rx``: "its own", "propio") or by a name set whose key ``counts`` ("an Indian satellite",
-    "satélite militar chino", "satellite of China")?"""
+    "satélite militar chino", "satellite of China")? With ``marks`` (offsets of the event's verb and
+    names, ``_event_marks``), only a mention of the object at the event counts: "After the collision
+    … high-value U.S. military satellites" qualifies other satellites, not the ones that collided."""
     for m in _head_re(concept).finditer(folded):
+        if marks is not None and not _at_event(folded, m.start(), marks):
+            continue
         lo = re.search(rf"(?:\S+\s+){{0,{words}}}$", folded[: m.start()]).start()
         hi = m.end() + re.match(rf"(?:\s+\S+){{0,{words}}}", folded[m.end() :]).end()
         if rx is not None and (rx.search(folded, lo, hi) or _POSSESSIVE.search(folded[lo : m.start()])):
@@ -865,6 +949,75 @@ def _near(
         if any(counts(k) and s < hi and e > lo for s, e, k, _ in names):
             return True
     return False
+
+
+# how far (in words) a mention may be from the event's verb or name to be the event's
+_EVENT_WORDS = 8
+
+
+def _event_marks(premise: Premise, folded: str) -> list[int]:
+    """Offsets in ``folded`` of the premise's event: its verb family's matches and its object's names."""
+    sl = premise.slots
+    out = [m.start() for m in _ACTION_RE[sl.action].finditer(folded)]
+    for c in sl.names:
+        out += [m.start() for m in _concept_re(c).finditer(folded)]
+    return out
+
+
+def _at_event(folded: str, at: int, marks: list[int], words: int = _EVENT_WORDS) -> bool:
+    """Is offset ``at`` within ``words`` words of one of the event's ``marks``?"""
+    return any(len(folded[min(k, at) : max(k, at)].split()) <= words for k in marks)
+
+
+def _possessed(folded: str, concept: Concept, names: list[tuple[int, int, str, Concept]], counts) -> bool:
+    """Is the object named as the possession of a name set whose key ``counts``, within three words
+    ("India's most notable satellites", "Russia's Cosmos satellite")?"""
+    for _s, e, k, _ in names:
+        if counts(k) and folded[e : e + 2] in ("'s", "’s"):
+            m = _head_re(concept).search(folded, e)
+            if m is not None and len(folded[e : m.start()].split()) <= 3:
+                return True
+    return False
+
+
+# a verb that opens a clause whose subject is the event's actor, in the sentence before it
+# ("In 2021, Russia successfully tested a direct-ascent ASAT. The test destroyed Cosmos 1408.")
+_CLAUSE_VERB = re.compile(
+    r"(?<![\w])(?:conduct\w*|carried out|carries out|test\w*|launch\w*|perform\w*|fired|used|demonstrat\w*"
+    r"|realiz\w*|llev\w* a cabo|lanz\w*|prob\w*|ensay\w*|efectu\w*|us[oó]\b|utiliz\w*)(?![\w])"
+)
+
+
+def _event_actors(premise: Premise, anchor: str, before: str = "") -> tuple[set[str], bool]:
+    """The name-set keys in the actor's place of the premise's event (folded texts): named before the
+    verb in ``anchor`` ("the Chinese ASAT destroyed …", "Russia's test destroyed …"), or after
+    "by/por" ("was destroyed by Russia"); when ``anchor`` names none, the names before the first verb
+    of the sentence ``before`` (its subject: "Russia successfully tested …. The test destroyed …").
+    Returns ``(keys, from_before)``: ``from_before`` when the keys are ``before``'s (that sentence
+    then tells of the same event, and its date counts as the event's)."""
+    sl = premise.slots
+    vm = _ACTION_RE[sl.action].search(anchor)
+    if vm is None:
+        return set(), False
+    hits = _name_hits(anchor)
+    keys = {k for _s, e, k, _ in hits if e <= vm.start()}
+    for am in re.finditer(r"(?<![\w])(?:by|por|pelo|pela)\s+(?:(?:the|el|la|los|las|o|a)\s+)?", anchor[vm.end() :]):
+        keys |= {k for st, _e, k, _ in hits if st == vm.end() + am.end()}
+    # a nominal action's agent: "un ciberataque de Rusia contra …", "the attack of Russia" (a name
+    # set there that is the premise's owner or place is the object's, not the agent)
+    dm = re.match(r"\s+(?:de|del|of|do|da)\s+(?:(?:el|la|los|las|the)\s+)?", anchor[vm.end() :])
+    if dm is not None and not keys:
+        keys |= {
+            k
+            for st, _e, k, _ in hits
+            if st == vm.end() + dm.end() and k not in sl.owner_keys and k not in sl.known_keys[len(sl.who_keys) :]
+        }
+    if keys or not before:
+        return keys, False
+    cuts = [m.start() for m in (_ACTION_RE[sl.action].search(before), _CLAUSE_VERB.search(before)) if m]
+    cut = min(cuts) if cuts else len(before)
+    keys = {k for _s, e, k, _ in _name_hits(before) if e <= cut}
+    return keys, bool(keys)
 
 
 _PLACE_IN_SENTENCE = re.compile(
@@ -885,89 +1038,110 @@ def _other_place(sentence: str, premise_where: tuple[Concept, ...]) -> bool:
     return False
 
 
-def judge_slots(premise: Premise, sentence: str) -> str | None:
-    """The slot rule for a positive premise on one sentence: ``respaldada`` | ``contradicha`` |
+def judge_slots(premise: Premise, sentence: str, before: str = "", after: str = "") -> str | None:
+    """The slot rule for a positive premise on one evidence unit: ``respaldada`` | ``contradicha`` |
     ``conflicto_de_anio`` | ``actor_distinto`` | ``objeto_distinto`` | ``lugar_distinto`` | None.
 
-    The sentence is about the premise's event when it has a verb of the action's family and names
-    the object (its head noun, or one of its names). Then, with no modal and no negation:
+    ``sentence`` is the *anchor*: it must have a verb of the action's family and name the object (its
+    head noun, or one of its names). ``before``/``after``: the passage's sentences next to it, where
+    the other slots may be stated ("In 2021, Russia tested a direct-ascent ASAT. The test destroyed
+    Cosmos 1408, a defunct Soviet-era satellite."); the actor is read from the anchor, else from the
+    subject of ``before`` (``_event_actors``), the year, owner and place from all three. Then, with
+    no modal and no negation in the anchor:
 
     * same actor, same object (head and names), owner, place and one of the years → ``respaldada``;
     * same actor and object, but none of the premise's years and another year, the event pinned
       down by a name, owner or place (or every content term present) → ``conflicto_de_anio``;
-    * same actor and object, the premise's owner absent and the object qualified as the actor's
-      own or another country's ("its own satellites", "an Indian satellite") → ``objeto_distinto``;
+    * same actor and object, the premise's owner absent and the object, where the event names it,
+      qualified as the actor's own or another country's ("its own satellites", "an Indian
+      satellite", "India's satellites") → ``objeto_distinto``;
     * same actor and object, the premise's place absent and another place named → ``lugar_distinto``;
-    * a named object (or an owner the sentence repeats), the year not in conflict, the premise's
-      actor absent and another actor of the name sets named → ``actor_distinto``;
+    * a named object (or an owner the unit repeats), the year not in conflict, the premise's actor
+      absent and another actor of the name sets in the actor's place → ``actor_distinto``;
     * same actor and object under a universal negation ("never") → ``contradicha``.
     A generic object ("un satélite") with another actor is not the same event: None.
     """
     sl = premise.slots
-    s = fold_question(sentence)
-    if sl is None or _MODAL.search(s) or not _ACTION_RE[sl.action].search(s):
+    a = fold_question(sentence)
+    if sl is None or _MODAL.search(a) or not _ACTION_RE[sl.action].search(a):
         return None
-    names_found = [c.found_in(s) for c in sl.names]
+    names_found_a = [c.found_in(a) for c in sl.names]
+    head_a = sl.head is not None and _head_re(sl.head).search(a) is not None
+    if not (head_a or any(names_found_a)):
+        return None  # the anchor does not name the object: not this event's sentence
+    b, c = fold_question(before) if before else "", fold_question(after) if after else ""
+    s = " ".join(x for x in (b, a, c) if x)
+    names_found = [c_.found_in(s) for c_ in sl.names]
     head_ok = sl.head is None or _head_re(sl.head).search(s) is not None
-    if not ((sl.head is not None and head_ok) or any(names_found)):
-        return None
     # the object is the premise's when its head and names are there; a name with digits (a code, a
     # designation: "018-18", "Cosmos 1408") identifies it alone, whatever else the premise adds
-    coded = any(f and any(ch.isdigit() for ch in c.term) for c, f in zip(sl.names, names_found, strict=True))
+    coded = any(f and any(ch.isdigit() for ch in c_.term) for c_, f in zip(sl.names, names_found, strict=True))
     obj_all = head_ok and (all(names_found) or coded)
-    who_ok = all(c.found_in(s) for c in sl.who)
-    # the owner must qualify the object, not merely appear in the sentence ("China's 2007 test … India's satellite")
-    owner_ok = all(c.found_in(s) for c in sl.owners) and (
+    actors, linked = _event_actors(premise, a, b)
+    # the actor: named in the anchor itself, or (from a neighbouring sentence) in the actor's place
+    who_ok = all(c_.found_in(a) for c_ in sl.who) or bool(sl.who_keys and set(sl.who_keys) <= actors)
+    hits = _name_hits(s)
+    marks = _event_marks(premise, s)
+    # the owner must qualify the object where the event names it, not merely appear ("China's 2007
+    # test … India's satellite")
+    owner_ok = all(c_.found_in(s) for c_ in sl.owners) and (
         sl.head is None
         or not sl.owners
-        or all(_near(s, sl.head, None, _name_hits(s), lambda hit, key=k: hit == key) for k in sl.owner_keys)
+        or all(_near(s, sl.head, None, hits, lambda hit, key=k: hit == key, marks=marks) for k in sl.owner_keys)
     )
-    place_ok = all(c.found_in(s) for c in sl.where)
-    years = {int(y) for y in _YEAR.findall(s)}
+    place_ok = all(c_.found_in(s) for c_ in sl.where)
+    # the event's date: the anchor's years; with none there, those of the sentence before it when that
+    # sentence tells of the same event (it gave the actor) — never a neighbour's date of another thing
+    # (a footnote's "2018" next to "the Chinese ASAT destroyed … Fengyun-1C")
+    years = {int(y) for y in _YEAR.findall(a)} or ({int(y) for y in _YEAR.findall(b)} if linked else set())
     year_ok = not premise.years or bool(years & set(premise.years))
     year_conflict = bool(premise.years) and bool(years) and not year_ok
-    negated = bool(_NEGATION.search(_NOT_NEGATION.sub(" ", s)))
-    hits = _name_hits(s)
+    negated = bool(_NEGATION.search(_NOT_NEGATION.sub(" ", a)))
     if sl.who and not who_ok:
         if negated or not obj_all or year_conflict or not place_ok:
             return None
         if not (sl.names or (sl.owners and owner_ok)):
             return None  # "un satélite" destroyed by someone else is another event
+        if any(c_.found_in(a) for c_ in sl.who) or set(sl.who_keys) & actors:
+            return None  # the premise's actor takes part: not another actor's event
         known = set(sl.known_keys)
-        return "actor_distinto" if any(k not in known for _, _, k, _ in hits) else None
+        return "actor_distinto" if any(k not in known for k in actors) else None
     if not obj_all:
         return None
-    if _UNIVERSAL_NEGATION.search(s):
+    if _UNIVERSAL_NEGATION.search(a):
         return "contradicha"
     if negated:
         return None
     if year_conflict:
-        # the same event, dated otherwise: pinned down by a slot the sentence repeats (a name, the
+        # the same event, dated otherwise: pinned down by a slot the unit repeats (a name, the
         # owner, the place, "its own"), or every content term of the premise present
         pinned = (
             bool(sl.names)
             or (sl.owners and owner_ok)
             or (sl.where and place_ok)
-            or (sl.own and _near(s, sl.head, _OWN, hits, lambda k: k in sl.who_keys))
+            or (sl.own and _near(s, sl.head, _OWN, hits, lambda k: k in sl.who_keys, marks=marks))
         )
         return "conflicto_de_anio" if pinned or addresses(premise, s, strict=True) else None
     if sl.owners and not owner_ok and sl.head is not None:
-        # another owner: "its own satellites", a third country's name by the noun, or the actor's own
-        # name right at it ("an Indian satellite", "India's satellite" — not "India destroyed a satellite")
+        # another owner, where the event names the object: "its own satellites", a third country's
+        # name by the noun, the actor's own name right at it ("an Indian satellite") or its
+        # possessive ("India's satellites") — not "India destroyed a satellite"
         known, who = set(sl.known_keys), set(sl.who_keys)
-        if _near(s, sl.head, _OWN, hits, lambda k: k not in known) or _near(
-            s, sl.head, None, hits, lambda k: k in who, words=1
+        if (
+            _near(s, sl.head, _OWN, hits, lambda k: k not in known, marks=marks)
+            or _near(s, sl.head, None, hits, lambda k: k in who, words=1, marks=marks)
+            or _possessed(s, sl.head, hits, lambda k: k in who)
         ):
             return "objeto_distinto"
         return None
-    if sl.own and sl.head is not None:  # "su propio satélite": the sentence must say whose
+    if sl.own and sl.head is not None:  # "su propio satélite": the unit must say whose
         who = set(sl.who_keys)
-        if _near(s, sl.head, None, hits, lambda k: k not in who and k not in sl.known_keys):
+        if _near(s, sl.head, None, hits, lambda k: k not in who and k not in sl.known_keys, marks=marks):
             return "objeto_distinto"
-        if not _near(s, sl.head, _OWN, hits, lambda k: k in who):
+        if not (_near(s, sl.head, _OWN, hits, lambda k: k in who) or _possessed(s, sl.head, hits, lambda k: k in who)):
             return None
     if sl.where and not place_ok:
-        return "lugar_distinto" if _other_place(sentence, sl.where) else None
+        return "lugar_distinto" if _other_place(" ".join((before, sentence, after)), sl.where) else None
     if not year_ok or (premise.years and not years):
         return None
     return "respaldada"
@@ -1033,6 +1207,7 @@ def extract_premise(question: str) -> Premise | None:
         if period is not None and len(_concepts(fold_question(ptext).replace(period.text, " "))) < 2:
             return None  # "Desde hace diez años, ¿dónde opera…?": a period, not an event presupposed
         ptext = _reorder(kind, ptext, pfold)
+        implicit = False
         slots = None if negated or kind == "dejo_de" else extract_slots(ptext)
         if slots is not None and not slots.checkable:
             slots = None
@@ -1041,8 +1216,9 @@ def extract_premise(question: str) -> Premise | None:
             # it embeds a checkable event: an actor, a verb, an object, and a year, a name, an
             # owner or a place ("¿Por qué India destruyó un satélite chino en 2019?")
             years = _YEAR.findall(pfold)
-            if slots is None or not slots.who or not (years or slots.specific or kind == "cuando"):
+            if slots is None or not slots.who:
                 return None
+            implicit = not (years or slots.specific or kind == "cuando")
             ptext = _actor_first(ptext, slots)
         elif kind == "cuando":
             return None
@@ -1061,8 +1237,22 @@ def extract_premise(question: str) -> Premise | None:
             language=_language(f),
             concepts=concepts,
             slots=slots,
+            implicit=implicit,
         )
     return None
+
+
+def event_names(premise: Premise) -> list[str]:
+    """The names that identify the premise's event, folded: its object's proper names and
+    designations ("cosmos 1408", "018-18", "microsat-r") and the places it names that are no
+    country or group of the shared name sets ("mission shakti", "pinuna blanco"); [] without slots.
+    What ``RetrievalService.documents_naming`` looks for."""
+    sl = premise.slots
+    if sl is None:
+        return []
+    out = [c.term for c in sl.names if not _name_hits(c.term)]
+    out += [c.term for c in sl.where if not _name_hits(c.term)]
+    return list(dict.fromkeys(t for t in out if len(t) >= 3))
 
 
 def search_query(premise: Premise) -> str:
@@ -1070,16 +1260,18 @@ def search_query(premise: Premise) -> str:
 
     With slots: the event itself — actor, verb, object head and names, place, years — each with its
     English alias, and *without* the object's owner ("satélite chino"), which is one of the things the
-    check compares: the passage about the event must come back even when the owner (or the actor,
-    whose names stay one term among several) is wrong. Without slots: the premise's text plus the
+    check compares: the passage about the event must come back even when the owner is wrong. The
+    actor is left out too when the object has a name ("Cosmos 1408" identifies the event; "China"
+    would pull the search to China's passages when the premise's actor is the wrong one). Without slots: the premise's text plus the
     English aliases of its concepts."""
     sl = premise.slots
     if sl is None:
         extra = [a for c in premise.concepts for a in c.aliases[1:3] if a not in fold_question(premise.text)]
         return " ".join([premise.text, *dict.fromkeys(extra)])[:300]
     parts: list[str] = []
-    for c in sl.who:
-        parts += [c.term, *c.aliases[1:2]]
+    if not sl.names:  # a named object identifies the event alone; its actor is one of the slots compared
+        for c in sl.who:
+            parts += [c.term, *c.aliases[1:2]]
     parts += [fold_question(sl.verb), _ACTION_EN[sl.action]]
     if sl.head is not None:
         parts += [sl.head.term, *(a for a in sl.head.aliases[1:] if not sl.head.term.startswith(a))][:3]
@@ -1101,37 +1293,43 @@ def addresses(premise: Premise, folded: str, *, strict: bool = False) -> bool:
     return got >= need and len(entities) + got >= 2
 
 
-def about_event(premise: Premise, sentence: str) -> bool:
+def about_event(premise: Premise, sentence: str, before: str = "", after: str = "") -> bool:
     """Is ``sentence`` about the premise's event, whatever it says of it? With slots: a verb of the
-    action's family, the object (head noun or a name), and the actor or a name of the object — the
-    actor, owner, year and place may differ (that is what the check compares). Without slots:
-    ``addresses``."""
+    action's family, the object (head noun or a name), and the actor or a name of the object — in
+    the sentence or in the sentences next to it (``before``/``after``) — the actor, owner, year and
+    place may differ (that is what the check compares). Without slots: ``addresses``."""
     s = fold_question(sentence)
     sl = premise.slots
     if sl is None or premise.polarity != "positiva":
         return addresses(premise, s)
     if not _ACTION_RE[sl.action].search(s):
         return False
+    w = " ".join(fold_question(x) for x in (before, sentence, after) if x)
     named = any(c.found_in(s) for c in sl.names)
     head = sl.head is not None and sl.head.found_in(s)
-    return (named or head) and (named or all(c.found_in(s) for c in sl.who))
+    return (named or head) and (any(c.found_in(w) for c in sl.names) or all(c.found_in(w) for c in sl.who))
 
 
 def passage_addresses(premise: Premise, text: str, language: str | None = None) -> bool:
-    """Does any sentence of a passage ``text`` talk about the premise's event (``about_event``)? The
-    analyst reads such passages whatever they say of the actor, object, year or place, so that a
-    passage contradicting one slot is read and can be cited."""
-    return any(about_event(premise, s) for s in _units({"text": text, "language": language}))
+    """Does any sentence of a passage ``text`` talk about the premise's event (``about_event``, with
+    the sentences next to it)? The analyst reads such passages whatever they say of the actor,
+    object, year or place, so that a passage contradicting one slot is read and can be cited."""
+    units = _units({"text": text, "language": language})
+    return any(
+        about_event(premise, u, units[i - 1] if i else "", units[i + 1] if i + 1 < len(units) else "")
+        for i, u in enumerate(units)
+    )
 
 
 _AGAINST = ("contradicha", "conflicto_de_anio", "actor_distinto", "objeto_distinto", "lugar_distinto")
 
 
-def judge_sentence(premise: Premise, sentence: str) -> str | None:
+def judge_sentence(premise: Premise, sentence: str, before: str = "", after: str = "") -> str | None:
     """``"respaldada"`` or one of ``_AGAINST`` for one evidence sentence, or None. A positive premise
-    with checkable slots is judged by ``judge_slots``; a negated one (and "dejó de") by its terms."""
+    with checkable slots is judged by ``judge_slots`` (``before``/``after``: the sentences next to
+    it, see there); a negated one (and "dejó de") by the terms of ``sentence`` alone."""
     if premise.slots is not None and premise.polarity == "positiva":
-        return judge_slots(premise, sentence)
+        return judge_slots(premise, sentence, before, after)
     s = fold_question(sentence)
     if not addresses(premise, s) or _MODAL.search(s):
         return None
@@ -1168,26 +1366,48 @@ def _units(passage: dict) -> list[str]:
     ]
 
 
+def _judged_units(premise: Premise, units: list[str]):
+    """Each evidence unit of a passage's sentences ``units`` with its verdict: ``(sentences, why)``.
+
+    A sentence is judged alone first; when that says nothing and the premise has slots, the same
+    sentence is judged as the anchor of a window with the sentence before it, then the one after
+    it, then both (``judge_slots``): a passage states an event's actor, date or object over adjacent
+    sentences as often as in one. ``sentences``: the window's sentences, verbatim, in order."""
+    slots = premise.slots is not None and premise.polarity == "positiva"
+    for i, u in enumerate(units):
+        why = judge_sentence(premise, u)
+        if why is None and slots:
+            prev = units[i - 1] if i else ""
+            nxt = units[i + 1] if i + 1 < len(units) else ""
+            for b, a in dict.fromkeys(((prev, ""), ("", nxt), (prev, nxt))):
+                if not (b or a):
+                    continue
+                why = judge_slots(premise, u, b, a)
+                if why is not None:
+                    yield tuple(x for x in (b, u, a) if x), why
+                    break
+            continue
+        if why is not None:
+            yield (u,), why
+
+
 def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:
     """The code verdict on ``premise`` from the passages ``read`` in this run ({chunk_id: passage with
-    ``doc_id``, ``text``, ``language``}), in the order given. See the module docstring for the rule."""
-    support: list[tuple[dict, str, str]] = []
-    against: list[tuple[dict, str, str]] = []
+    ``doc_id``, ``text``, ``language``}), in the order given. See the module docstring for the rule;
+    a positive premise with slots is judged over a sentence and the sentences next to it
+    (``_judged_units``). A contradicting unit found in a passage's own sentence is preferred to one
+    found in a window."""
+    support: list[tuple[dict, tuple[str, ...], str]] = []
+    against: list[tuple[dict, tuple[str, ...], str]] = []
     for p in read.values():
-        for sent in _units(p):
-            why = judge_sentence(premise, sent)
-            if why == "respaldada":
-                support.append((p, sent, why))
-            elif why:
-                against.append((p, sent, why))
+        for unit, why in _judged_units(premise, _units(p)):
+            (support if why == "respaldada" else against).append((p, unit, why))
     if support and against:
         return PremiseVerdict(premise, "no_verificada", reason="evidencia_en_conflicto")
-    if against:
-        p, sent, why = against[0]
-        return PremiseVerdict(premise, "falsa", p["doc_id"], p["chunk_id"], sent, why)
-    if support:
-        p, sent, why = support[0]
-        return PremiseVerdict(premise, "verdadera", p["doc_id"], p["chunk_id"], sent, why)
+    for estado, found in (("falsa", against), ("verdadera", support)):
+        if found:  # the fewest sentences, then the first read
+            p, unit, why = min(found, key=lambda t: len(t[1]))
+            return PremiseVerdict(premise, estado, p["doc_id"], p["chunk_id"], " ".join(unit), why, unit)
     return PremiseVerdict(premise, "no_verificada", reason="sin_evidencia")
 
 
@@ -1234,4 +1454,4 @@ def validate_proposal(
             premise,
             f"propuesta_no_validada: el pasaje no {'contradice' if estado == 'falsa' else 'respalda'} la premisa",
         )
-    return PremiseVerdict(premise, estado, passage["doc_id"], chunk_id, unit, why)
+    return PremiseVerdict(premise, estado, passage["doc_id"], chunk_id, unit, why, tuple(held))
