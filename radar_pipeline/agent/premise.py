@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from radar_pipeline.agent import router
 from radar_pipeline.agent.guards import without_insults
 from radar_pipeline.agent.periods import parse_period
+from radar_pipeline.agent.statements import features, sentence_kind
 from radar_pipeline.agent.understanding import first_mention, name_sets
 from radar_pipeline.agent.writer import sentences_of, states_about_world
 from radar_pipeline.textfold import fold_question, fold_spans
@@ -244,6 +245,12 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "navio": ("ship",),
     "ship": ("buque", "barco"),
     "estacion espacial": ("space station",),
+    "organism": ("body", "agency", "organization", "organisation", "entity"),
+    "organiz": ("organization", "organisation", "body", "agency"),
+    "entidad": ("entity", "body", "agency"),
+    "agencia": ("agency",),
+    "oficina": ("office",),
+    "supervis": ("overs", "supervis"),
 }
 
 
@@ -568,7 +575,35 @@ _ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
     "financiar": (r"financ\w*", r"fund(?:s|ed|ing)\b"),
     "sancionar": (r"sancion\w*", r"sanction\w*"),
     "retirar": (r"retir(?:o|aron|ada|ado)\b", r"withdr\w*"),
+    # having or being: "Israel tiene un único organismo…", "existe una organización…" (used only when no
+    # other family matches the premise: "has" and "ha" are auxiliaries of the others)
+    "existir": (
+        r"tiene\b",
+        r"tienen\b",
+        r"tenia\w*",
+        r"cuentan? con\b",
+        r"posee\w*",
+        r"exist\w*",
+        r"hay\b",
+        r"habia\b",
+        r"has\b",
+        r"have\b",
+        r"had\b",
+        r"possess\w*",
+        r"there (?:is|are|was|were)\b",
+        r"tem\b",
+        r"possui\w*",
+    ),
 }
+# a premise of these families asserts that something exists: a passage denying that it exists
+# contradicts it ("no special organization for defense AI exists", "there is no single Israeli body")
+_EXISTENCE = ("existir", "crear")
+_DENIAL = re.compile(
+    r"(?<![\w])(?:there (?:is|are|was|were|exists?) (?:no|not a)|(?:has|have|had) no|no single|no such|not a single"
+    r"|no existen?|no hay|no habia|no (?:cuenta|cuentan|contaba|tiene|tienen) con|no (?:tiene|tienen)"
+    r"|nao (?:existe|ha|tem)|ningun[oa]?|nenhum[a]?|no)(?![\w])"
+)
+_EXIST_VERB = re.compile(r"(?<![\w])(?:exist\w*|hay|habia)(?![\w])")
 # the English verb of each family, for the premise's search (the corpus is mostly English)
 _ACTION_EN = {
     "destruir": "destroyed",
@@ -590,12 +625,14 @@ _ACTION_EN = {
     "sancionar": "sanctioned",
     "retirar": "withdrew",
     "emitir": "issued",
+    "existir": "exists",
     "crear": "created",
 }
 _ACTION_RE = {k: re.compile(rf"(?<![\w])(?:{'|'.join(v)})") for k, v in _ACTION_FAMILIES.items()}
 # words between a verb and its object, or before a name, that are no content of their own
 _ARTICLES = set(
     "un una unos unas el la los las lo al del de the a an of o os as um uma uns umas do da dos das "
+    "unico unica single sole solo sola "
     "su sus its their his her seu sua seus suas este esta estos estas ese esa esos esas this that these those".split()
 )
 _INSTRUMENT = {"con", "with", "com", "mediante", "using"}
@@ -715,6 +752,13 @@ def _name_concept(words: list[str]) -> Concept:
     if len(first) >= 4 and not any(ch.isdigit() for ch in full):
         aliases.append(first)
     aliases += [t for t in re.findall(r"\d+", full) if len(t) >= 3]
+    # an acronym or name of the glossary has its English form ("IA" → "AI")
+    aliases += [
+        fold_question(e)
+        for sp, english, _ in router.glossary_terms(" ".join(words))
+        for e in english
+        if fold_question(sp) == full
+    ]
     return Concept(full, tuple(dict.fromkeys(aliases)), entity=True)
 
 
@@ -741,9 +785,12 @@ def extract_slots(text: str) -> Slots | None:
     f = fold_spans(text)
     first = None
     for fam, rx in _ACTION_RE.items():
-        m = rx.search(f)
+        m = rx.search(f) if fam != "existir" else None
         if m and (first is None or m.start() < first[1].start()):
             first = (fam, m)
+    if first is None:
+        m = _ACTION_RE["existir"].search(f)
+        first = ("existir", m) if m else None
     if first is None:
         return None
     fam, vm = first
@@ -1038,7 +1085,9 @@ def _other_place(sentence: str, premise_where: tuple[Concept, ...]) -> bool:
     return False
 
 
-def judge_slots(premise: Premise, sentence: str, before: str = "", after: str = "") -> str | None:
+def judge_slots(
+    premise: Premise, sentence: str, before: str = "", after: str = "", topic: tuple[str, ...] = ()
+) -> str | None:
     """The slot rule for a positive premise on one evidence unit: ``respaldada`` | ``contradicha`` |
     ``conflicto_de_anio`` | ``actor_distinto`` | ``objeto_distinto`` | ``lugar_distinto`` | None.
 
@@ -1058,12 +1107,21 @@ def judge_slots(premise: Premise, sentence: str, before: str = "", after: str = 
     * same actor and object, the premise's place absent and another place named → ``lugar_distinto``;
     * a named object (or an owner the unit repeats), the year not in conflict, the premise's actor
       absent and another actor of the name sets in the actor's place → ``actor_distinto``;
-    * same actor and object under a universal negation ("never") → ``contradicha``.
+    * same actor and object under a universal negation ("never") → ``contradicha``;
+    * a premise that something exists or was created (``_EXISTENCE``: "Israel tiene un único
+      organismo…", "la creación de una organización especial…") and an anchor that denies that such
+      an object exists ("there is no single Israeli body…", "no special organization … exists"),
+      its actor and place named in the unit or the passage's ``topic`` (the name sets it names most,
+      ``_topic``: a report on Japan need not repeat "Japan" in every sentence), and no other country
+      or group of the name sets in the anchor → ``contradicha``; such a premise is
+      ``respaldada`` only by a unit with every one of its content terms.
     A generic object ("un satélite") with another actor is not the same event: None.
     """
     sl = premise.slots
     a = fold_question(sentence)
-    if sl is None or _MODAL.search(a) or not _ACTION_RE[sl.action].search(a):
+    if sl is None or _MODAL.search(a):
+        return None
+    if not _ACTION_RE[sl.action].search(a) and not (sl.action in _EXISTENCE and _ACTION_RE["existir"].search(a)):
         return None
     names_found_a = [c.found_in(a) for c in sl.names]
     head_a = sl.head is not None and _head_re(sl.head).search(a) is not None
@@ -1071,6 +1129,8 @@ def judge_slots(premise: Premise, sentence: str, before: str = "", after: str = 
         return None  # the anchor does not name the object: not this event's sentence
     b, c = fold_question(before) if before else "", fold_question(after) if after else ""
     s = " ".join(x for x in (b, a, c) if x)
+    if sl.action in _EXISTENCE and sl.head is not None:
+        return _judge_existence(premise, a, s, topic)
     names_found = [c_.found_in(s) for c_ in sl.names]
     head_ok = sl.head is None or _head_re(sl.head).search(s) is not None
     # the object is the premise's when its head and names are there; a name with digits (a code, a
@@ -1125,10 +1185,12 @@ def judge_slots(premise: Premise, sentence: str, before: str = "", after: str = 
     if sl.owners and not owner_ok and sl.head is not None:
         # another owner, where the event names the object: "its own satellites", a third country's
         # name by the noun, the actor's own name right at it ("an Indian satellite") or its
-        # possessive ("India's satellites") — not "India destroyed a satellite"
+        # possessive ("India's satellites") — not "India destroyed a satellite". "Its own" speaks of
+        # the actor's: it counts only when the premise has an actor and the unit names it as such
         known, who = set(sl.known_keys), set(sl.who_keys)
+        own = _OWN if sl.who else None
         if (
-            _near(s, sl.head, _OWN, hits, lambda k: k not in known, marks=marks)
+            _near(s, sl.head, own, hits, lambda k: k not in known, marks=marks)
             or _near(s, sl.head, None, hits, lambda k: k in who, words=1, marks=marks)
             or _possessed(s, sl.head, hits, lambda k: k in who)
         ):
@@ -1145,6 +1207,56 @@ def judge_slots(premise: Premise, sentence: str, before: str = "", after: str = 
     if not year_ok or (premise.years and not years):
         return None
     return "respaldada"
+
+
+def _denies(anchor: str, head: Concept) -> bool:
+    """Does the folded ``anchor`` deny that an object of ``head`` exists: a denial ("there is no",
+    "no single", "no existe", "ningún", …) with the head noun within four words after it, a bare "no"
+    only with an existence verb after the noun ("no special organization for defense AI exists")?"""
+    for m in _DENIAL.finditer(anchor):
+        hm = _head_re(head).search(anchor, m.end())
+        if hm is None or len(anchor[m.end() : hm.start()].split()) > 4:
+            continue
+        if m.group(0) != "no":
+            return True
+        tail = anchor[hm.end() :]
+        em = _EXIST_VERB.search(tail)
+        if em is not None and len(tail[: em.start()].split()) <= 6:
+            return True
+    return False
+
+
+def _topic(folded: str) -> tuple[str, ...]:
+    """The name sets a folded passage names most (their folded labels; ties kept), none when it
+    names none twice: what the passage is about when a sentence does not repeat it."""
+    counts: dict[str, int] = {}
+    for _s, _e, _k, c in _name_hits(folded):
+        counts[c.term] = counts.get(c.term, 0) + 1
+    top = max(counts.values(), default=0)
+    return tuple(t for t, n in counts.items() if n == top) if top >= 2 else ()
+
+
+def _judge_existence(premise: Premise, a: str, s: str, topic: tuple[str, ...]) -> str | None:
+    """The existence rule of ``judge_slots`` (see there) on a folded anchor ``a``, unit ``s`` and
+    the passage's ``topic``."""
+    sl = premise.slots
+    if not _head_re(sl.head).search(a):
+        return None
+    present = all(c.found_in(s) or c.term in topic for c in (*sl.who, *sl.where)) and all(
+        c.found_in(s) for c in sl.names
+    )
+    if _denies(a, sl.head):
+        others = [k for _s, _e, k, _ in _name_hits(a) if k not in sl.known_keys]
+        return "contradicha" if present and not others else None
+    if _NEGATION.search(_NOT_NEGATION.sub(" ", a)):
+        return None
+    if (
+        present
+        and addresses(premise, s, strict=True)
+        and (not premise.years or set(premise.years) & {int(y) for y in _YEAR.findall(a)})
+    ):
+        return "respaldada"
+    return None
 
 
 def _actor_first(text: str, slots: Slots) -> str:
@@ -1250,9 +1362,16 @@ def event_names(premise: Premise) -> list[str]:
     sl = premise.slots
     if sl is None:
         return []
-    out = [c.term for c in sl.names if not _name_hits(c.term)]
-    out += [c.term for c in sl.where if not _name_hits(c.term)]
-    return list(dict.fromkeys(t for t in out if len(t) >= 3))
+    out = [c.term for c in (*sl.names, *sl.where) if not _name_hits(c.term)]
+    # a designation (with digits), or a name of five letters or more that is no glossary term ("IA"
+    # names a whole field, not an event)
+    return list(
+        dict.fromkeys(
+            t
+            for t in out
+            if any(ch.isdigit() for ch in t) and len(t) >= 3 or len(t) >= 5 and not router.glossary_terms(t)
+        )
+    )
 
 
 def search_query(premise: Premise) -> str:
@@ -1268,6 +1387,17 @@ def search_query(premise: Premise) -> str:
     if sl is None:
         extra = [a for c in premise.concepts for a in c.aliases[1:3] if a not in fold_question(premise.text)]
         return " ".join([premise.text, *dict.fromkeys(extra)])[:300]
+    if sl.action in _EXISTENCE and sl.head is not None:
+        # what would contradict it is a denial that such an object exists ("no special organization
+        # for defense AI exists"): the search says that, in English where the concepts have it
+        def en(c: Concept) -> list[str]:
+            return [a for a in c.aliases[1:] if len(a) >= 4 and not c.term.startswith(a)][:1]
+
+        head = en(sl.head) or [sl.head.term]
+        rest = [a for c in premise.concepts if not c.entity and c.term != sl.head.term for a in en(c)]
+        names = [a for c in sl.names for a in (en(c) or [c.term])]
+        where = [a for c in (*sl.who, *sl.where) for a in (en(c) or [c.term])]
+        return " ".join(dict.fromkeys(["no", *head, *rest, *names, "exists", *where]))[:300]
     parts: list[str] = []
     if not sl.names:  # a named object identifies the event alone; its actor is one of the slots compared
         for c in sl.who:
@@ -1302,7 +1432,7 @@ def about_event(premise: Premise, sentence: str, before: str = "", after: str = 
     sl = premise.slots
     if sl is None or premise.polarity != "positiva":
         return addresses(premise, s)
-    if not _ACTION_RE[sl.action].search(s):
+    if not _ACTION_RE[sl.action].search(s) and not (sl.action in _EXISTENCE and _ACTION_RE["existir"].search(s)):
         return False
     w = " ".join(fold_question(x) for x in (before, sentence, after) if x)
     named = any(c.found_in(s) for c in sl.names)
@@ -1366,23 +1496,38 @@ def _units(passage: dict) -> list[str]:
     ]
 
 
+def _apparatus(sentence: str) -> bool:
+    """Is ``sentence`` a document's apparatus rather than what it states: a numbered reference entry
+    (a note number and two citation features, ``statements.features``: "227 Stephen Clark, “North
+    Korea Launched a Satellite…,” Ars Technica, November 22, 2023"), a table of contents or a
+    caption (``statements.sentence_kind``)? Never evidence, nor a neighbour of it. Kept: flattened
+    tables and fragments (an ASAT test table row, a PDF line glued to a header, states the event)."""
+    f = features(sentence)
+    return (f.leading_note and f.cite_score >= 2) or sentence_kind(sentence) in ("toc", "caption")
+
+
 def _judged_units(premise: Premise, units: list[str]):
     """Each evidence unit of a passage's sentences ``units`` with its verdict: ``(sentences, why)``.
 
     A sentence is judged alone first; when that says nothing and the premise has slots, the same
     sentence is judged as the anchor of a window with the sentence before it, then the one after
     it, then both (``judge_slots``): a passage states an event's actor, date or object over adjacent
-    sentences as often as in one. ``sentences``: the window's sentences, verbatim, in order."""
+    sentences as often as in one. ``sentences``: the window's sentences, verbatim, in order. A
+    sentence of the document's apparatus (``_apparatus``) is neither an anchor nor a neighbour."""
     slots = premise.slots is not None and premise.polarity == "positiva"
+    apparatus = [_apparatus(u) for u in units]
+    topic = _topic(fold_question(" ".join(units))) if slots and premise.slots.action in _EXISTENCE else ()
     for i, u in enumerate(units):
-        why = judge_sentence(premise, u)
+        if apparatus[i]:
+            continue  # a reference entry, a caption, a table of contents: never the evidence quoted
+        why = judge_slots(premise, u, topic=topic) if slots else judge_sentence(premise, u)
         if why is None and slots:
-            prev = units[i - 1] if i else ""
-            nxt = units[i + 1] if i + 1 < len(units) else ""
+            prev = units[i - 1] if i and not apparatus[i - 1] else ""
+            nxt = units[i + 1] if i + 1 < len(units) and not apparatus[i + 1] else ""
             for b, a in dict.fromkeys(((prev, ""), ("", nxt), (prev, nxt))):
                 if not (b or a):
                     continue
-                why = judge_slots(premise, u, b, a)
+                why = judge_slots(premise, u, b, a, topic)
                 if why is not None:
                     yield tuple(x for x in (b, u, a) if x), why
                     break
