@@ -575,6 +575,18 @@ _ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
     "financiar": (r"financ\w*", r"fund(?:s|ed|ing)\b"),
     "sancionar": (r"sancion\w*", r"sanction\w*"),
     "retirar": (r"retir(?:o|aron|ada|ado)\b", r"withdr\w*"),
+    # armed groups present, operating or in dispute in a place: "en Piñuña Blanco la disputa es entre el
+    # ELN y las AGC", "la presencia del ELN en Moñitos"; its slots are the groups and the place
+    "operar": (
+        r"presencia\w*",
+        r"presence",
+        r"disput\w*",
+        r"enfrentamient\w*",
+        r"confrontaci\w*",
+        r"clash\w*",
+        r"opera(?:n|ba|ban)?\b",
+        r"operat(?:es|ing|ed)\b",
+    ),
     # having or being: "Israel tiene un único organismo…", "existe una organización…" (used only when no
     # other family matches the premise: "has" and "ha" are auxiliaries of the others)
     "existir": (
@@ -626,6 +638,7 @@ _ACTION_EN = {
     "retirar": "withdrew",
     "emitir": "issued",
     "existir": "exists",
+    "operar": "presence",
     "crear": "created",
 }
 _ACTION_RE = {k: re.compile(rf"(?<![\w])(?:{'|'.join(v)})") for k, v in _ACTION_FAMILIES.items()}
@@ -687,7 +700,10 @@ class Slots:
 
     @property
     def checkable(self) -> bool:
-        """Enough to recognise the event in a sentence: an action, an object, and a who or a name."""
+        """Enough to recognise the event in a sentence: an action, an object, and a who or a name; for
+        armed groups present or in dispute (``operar``), the groups and the place."""
+        if self.action == "operar":
+            return bool(self.who_keys and self.where)
         return bool((self.who or self.names) and (self.head or self.names))
 
     @property
@@ -795,6 +811,8 @@ def extract_slots(text: str) -> Slots | None:
         return None
     fam, vm = first
     hits = _name_hits(f)
+    if fam == "operar":
+        return _presence_slots(text, f, hits, vm)
     who: list[Concept] = []
     who_keys: list[str] = []
     # a reflexive passive puts the object before the verb: "la alerta 018-18 se emitió en 2019"
@@ -956,6 +974,77 @@ def extract_slots(text: str) -> Slots | None:
         own=bool(_OWN.search(f, obj_start, obj_end)),
         known_keys=tuple(dict.fromkeys([*who_keys, *owner_keys, *where_keys, *name_keys])),
     )
+
+
+def _is_group(key: str) -> bool:
+    """Is a name-set key an armed group or organisation (not a country)?"""
+    return not key.startswith("country:")
+
+
+def _presence_slots(text: str, f: str, hits: list, vm: re.Match) -> Slots | None:
+    """The slots of a presence or dispute premise: ``who`` every armed group of the name sets it names,
+    wherever ("la disputa es entre el ELN y las AGC"), ``where`` the places it names after a locative
+    preposition or in brackets ("en Piñuña Blanco (Puerto Asís)", "en Moñitos"), most specific first."""
+    who = [(k, c) for _s, _e, k, c in hits if _is_group(k)]
+    where: list[Concept] = []
+    for lm in re.finditer(rf"(?:^|\s|\()(?:{_LOCATIVE}\s+(?:(?:el|la|los|las|the)\s+)?|(?=[A-Z]))", text):
+        tm = _TOKEN.match(text, lm.end())
+        if not (tm and _is_name(tm.group(0))) or fold_question(tm.group(0)) in _MONTHS:
+            continue
+        if lm.group(0).strip() == "" and text[lm.start() : lm.start() + 1] != "(" and lm.start() > 0:
+            continue  # a capitalised word mid-sentence counts only after a locative or a bracket
+        if any(h[0] <= lm.end() < h[1] for h in hits):
+            continue  # a group's or a country's name, not a place of its own
+        words, last = [tm.group(0)], tm.end()
+        for nxt in _TOKEN.finditer(text, tm.end()):
+            if text[last : nxt.start()] != " " or not _is_name(nxt.group(0)) or _YEAR.fullmatch(nxt.group(0)):
+                break
+            words.append(nxt.group(0))
+            last = nxt.end()
+        c = _name_concept(words)
+        if c not in where:
+            where.append(c)
+    if not who or not where:
+        return None
+    keys = tuple(dict.fromkeys(k for k, _ in who))
+    return Slots(
+        who=tuple(dict.fromkeys(c for _, c in who)),
+        action="operar",
+        verb=text[vm.start() : vm.end()],
+        head=None,
+        names=(),
+        owners=(),
+        where=tuple(where),
+        who_keys=keys,
+        known_keys=keys,
+    )
+
+
+_DISPUTE = re.compile(r"(?<![\w])(?:disput\w*|enfrentamient\w*|confrontaci\w*|clash\w*)")
+
+
+def _judge_presence(premise: Premise, a: str, s: str) -> str | None:
+    """The presence rule of ``judge_slots`` on a folded anchor ``a`` and unit ``s``: the anchor speaks
+    of presence or dispute and names the premise's most specific place (the unit may name it); a
+    premise naming the parties of a dispute, an anchor stating a dispute there between armed groups,
+    none of them the premise's and none of the premise's in the unit → ``actor_distinto`` (mere
+    presence of other groups never: groups coexist); the premise's groups all in the unit, no
+    negation → ``respaldada``."""
+    sl = premise.slots
+    if not (sl.where[0].found_in(a) or (sl.where[0].found_in(s) and any(c.found_in(a) for c in sl.where))):
+        return None
+    groups = {k for _s, _e, k, _ in _name_hits(a) if _is_group(k)}
+    mine = set(sl.who_keys)
+    in_unit = {k for _s, _e, k, _ in _name_hits(s) if _is_group(k)}
+    # groups coexist: another group present somewhere says nothing against the premise's; only a
+    # dispute said to be between other parties, where the premise names the parties of a dispute,
+    # contradicts it ("la disputa es entre el ELN y las AGC" / "enfrentamientos entre grupos disidentes")
+    disputes = _DISPUTE.search(fold_question(sl.verb)) is not None and _DISPUTE.search(a) is not None
+    if disputes and groups and not groups & mine and not in_unit & mine:
+        return "actor_distinto"
+    if mine <= in_unit and not _NEGATION.search(_NOT_NEGATION.sub(" ", a)):
+        return "respaldada"
+    return None
 
 
 _HEAD_CACHE: dict[Concept, re.Pattern] = {}
@@ -1123,6 +1212,9 @@ def judge_slots(
         return None
     if not _ACTION_RE[sl.action].search(a) and not (sl.action in _EXISTENCE and _ACTION_RE["existir"].search(a)):
         return None
+    if sl.action == "operar":
+        unit = " ".join(fold_question(x) for x in (before, sentence, after) if x)
+        return _judge_presence(premise, a, unit)
     names_found_a = [c.found_in(a) for c in sl.names]
     head_a = sl.head is not None and _head_re(sl.head).search(a) is not None
     if not (head_a or any(names_found_a)):
@@ -1355,23 +1447,25 @@ def extract_premise(question: str) -> Premise | None:
 
 
 def event_names(premise: Premise) -> list[str]:
-    """The names that identify the premise's event, folded: its object's proper names and
-    designations ("cosmos 1408", "018-18", "microsat-r") and the places it names that are no
-    country or group of the shared name sets ("mission shakti", "pinuna blanco"); [] without slots.
+    """The names that identify the premise's event: its object's proper names and designations
+    ("Cosmos 1408", "018-18", "Microsat-R") and the places it names that are no country or group of
+    the shared name sets ("Mission Shakti", "Piñuña Blanco"), as the question spells them; [] without slots.
     What ``RetrievalService.documents_naming`` looks for."""
     sl = premise.slots
     if sl is None:
         return []
     out = [c.term for c in (*sl.names, *sl.where) if not _name_hits(c.term)]
     # a designation (with digits), or a name of five letters or more that is no glossary term ("IA"
-    # names a whole field, not an event)
-    return list(
-        dict.fromkeys(
-            t
-            for t in out
-            if any(ch.isdigit() for ch in t) and len(t) >= 3 or len(t) >= 5 and not router.glossary_terms(t)
-        )
-    )
+    # names a whole field, not an event); spelled as the question spells it ("Piñuña Blanco": the
+    # corpus keeps its accents), found through the length-preserving fold
+    folded = fold_spans(premise.text)
+    spelled = []
+    for t in out:
+        if not (any(ch.isdigit() for ch in t) and len(t) >= 3 or len(t) >= 5 and not router.glossary_terms(t)):
+            continue
+        at = folded.find(t)
+        spelled.append(premise.text[at : at + len(t)] if at >= 0 else t)
+    return list(dict.fromkeys(spelled))
 
 
 def search_query(premise: Premise) -> str:

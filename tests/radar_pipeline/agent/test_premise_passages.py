@@ -110,6 +110,26 @@ ALERT = (
 )
 
 
+# F3 (SG/OEA report on the peace process, 2019): clashes between dissident groups at Piñuña Blanco
+PUTUMAYO = (
+    "En el departamento de Putumayo, se identifica una dinámica similar producto de enfrentamientos entre grupos "
+    "disidentes, provocando confinamientos en el corredor de Piñuña Blanco en el municipio de Puerto Asís y "
+    "desplazamientos forzados en zonas rurales de San Miguel, Valle del Guamuez, Puerto Guzmán y Puerto "
+    "Leguízamo, principalmente."
+)
+# the same report: the dispute in the Catatumbo
+CATATUMBO = (
+    "En la región de Catatumbo, Norte de Santander, continúan las disputas entre el ELN y “Los Pelusos”, "
+    "conocidos en esa región como el Ejército Popular de Liberación (EPL)."
+)
+# F3-ALERTAS-277: the presence of FARC-EP dissidents at Piñuña Blanco
+ALERT_277 = (
+    "Grave situación de riesgo que enfrentan aprox. 265 integrantes de los resguardos Santa Helena y Piñuña "
+    "Blanco, campesinos del corregimiento Piñuña Blanco, municipio de Puerto Asís, por la presencia de "
+    "disidentes de los Frentes 1 y 48 de las FARC-EP."
+)
+
+
 def _read(*texts: str) -> dict[str, dict]:
     out = {}
     for i, t in enumerate(texts):
@@ -257,7 +277,7 @@ def test_a_denial_about_another_country_does_not_contradict():
 
 def test_designations_and_the_premise_search():
     p = extract_premise("¿Por qué China derribó el satélite Cosmos 1408 en 2021?")
-    assert event_names(p) == ["cosmos 1408"]
+    assert event_names(p) == ["Cosmos 1408"]  # as the question spells it
     q = search_query(p)
     assert "cosmos 1408" in q and "china" not in q  # a named event is searched without its disputed actor
     usa = extract_premise("Ya que Estados Unidos destruyó su satélite USA-193 en 2012, ¿qué críticas recibió?")
@@ -278,6 +298,40 @@ def test_an_implicit_why_is_said_only_with_a_cited_verdict():
     assert not named.implicit and assess(named, READ).estado == "falsa" and assess(named, _read(ISRAEL)).shown
     # an explicit premise is always said, verified or not
     assert assess(extract_premise("Dado que China destruyó el Cosmos 1408, ¿qué pasó?"), _read(ISRAEL)).shown
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence", "estado"),
+    [
+        # the parties of a dispute: a dispute said to be between other groups there contradicts them
+        (
+            "Ya que en Piñuña Blanco (Puerto Asís) la disputa es entre el ELN y las AGC, ¿cuántos están en riesgo?",
+            PUTUMAYO,
+            "falsa",
+        ),
+        ("Ya que en Piñuña Blanco la disputa es entre el Clan del Golfo y el ELN, ¿qué pasó?", PUTUMAYO, "falsa"),
+        ("Given that in Piñuña Blanco the dispute is between the ELN and the AGC, who is at risk?", PUTUMAYO, "falsa"),
+        ("Ya que en el Catatumbo la disputa es entre el ELN y el EPL, ¿qué consecuencias hay?", CATATUMBO, "verdadera"),
+        (
+            "Dado que las disidencias de las FARC tienen presencia en Piñuña Blanco, ¿qué riesgos hay?",
+            ALERT_277,
+            "verdadera",
+        ),
+        # groups coexist: another group's presence says nothing against the premise's
+        ("Dado que el ELN tiene presencia en Piñuña Blanco, ¿qué riesgos hay?", ALERT_277, "no_verificada"),
+        ("Ya que el Clan del Golfo opera en Puerto Asís, ¿qué alertas hay?", ALERT_277, "no_verificada"),
+        # another place's dispute is not this place's
+        ("Ya que en Tumaco la disputa es entre el ELN y las AGC, ¿qué pasó?", CATATUMBO, "no_verificada"),
+    ],
+)
+def test_armed_groups_in_a_place(question, evidence, estado):
+    p = extract_premise(question)
+    assert p is not None and p.slots is not None and p.slots.action == "operar", question
+    v = assess(p, _read(evidence))
+    assert v.estado == estado, (p.slots.describe(), v)
+    if estado == "falsa":
+        assert v.reason == "actor_distinto" and "Piñuña Blanco" in v.sentence()
+        assert verifier.check_answer(v.evidence_lines(), _read(evidence)).ok
 
 
 def test_a_long_pdf_sentence_is_quoted_where_it_names_the_event():
