@@ -401,16 +401,21 @@ def _excerpt(text: str, premise: Premise, max_chars: int) -> str:
     if sl is not None:
         spans += [m.span() for c in sl.names for m in _concept_re(c).finditer(f)][:1]
         spans += [m.span() for m in _ACTION_RE[sl.action].finditer(f)][:1]
+        spans += [h[:2] for h in _name_hits(f) if h[2] in sl.known_keys][:1]  # the actor, the owner
     if not spans:
         spans = [h[:2] for h in _name_hits(f)][:1] + [m.span() for m in _YEAR.finditer(f)][:1]
-    lead = 80  # words kept before the first mark (its subject, its date)
-    if not spans or (len(t) <= max_chars and min(a for a, _ in spans) <= lead + 40):
+    lead = 80  # characters kept before the first mark (its subject, its date)
+    # a text that fits is quoted whole, unless half of it comes before the event (a letterhead)
+    if not spans or (len(t) <= max_chars and min(a for a, _ in spans) <= max_chars // 2):
         if len(t) <= max_chars:
             return t.rstrip(".")
         start = 0
     else:
         first, last = min(a for a, _ in spans), max(b for _, b in spans)
-        start = max(0, min(first - lead, last + 20 - max_chars))
+        start = first - lead  # a little before the first mark, the last one still inside
+        if last + 20 > start + max_chars:
+            start = last + 20 - max_chars
+        start = max(0, start)
     if start:
         sp = t.find(" ", start)
         start = sp + 1 if 0 <= sp < len(t) - 1 else start
@@ -484,6 +489,33 @@ def _stem(word: str) -> str:
     return word if len(word) <= 4 else word[: max(4, len(word) - 3)]
 
 
+_UNIT = re.compile(
+    r"\s*(?:%|km|kilometros?|kilometers?|kg|metros?|meters?|millas|miles|personas|people|anos|years|dias|days"
+    r"|meses|months|millones|millions?|pesos|dolares|dollars|usd|hectareas|hectares)\b"
+)
+
+
+def _is_designation(folded: str, start: int, end: int) -> bool:
+    """Is the number at ``folded[start:end]`` a designation of the noun before it ("alerta 036",
+    "Resolución 2124", "018-18"), not a year, a quantity ("a 800 km", "265 personas") or a count?"""
+    code = folded[start:end]
+    if _YEAR.fullmatch(code) or len(code.replace("-", "")) < 2:
+        return False
+    prev = re.search(r"(\w+)\W*$", folded[:start])
+    if prev is None or prev.group(1) in _ARTICLES or prev.group(1) in _CONNECTIVES or prev.group(1).isdigit():
+        return False
+    return _UNIT.match(folded, end) is None
+
+
+def _designations(folded: str) -> list[str]:
+    """The designations of a folded text (``_is_designation``), in order."""
+    return [
+        m.group(1)
+        for m in re.finditer(r"(?<![\w\-])(\d{2,}(?:-\d+)?)(?![\w\-])", folded)
+        if _is_designation(folded, m.start(1), m.end(1))
+    ]
+
+
 def _concepts(text: str) -> tuple[Concept, ...]:
     """The premise's content terms as ``Concept``s: gazetteer entities, glossary terms, capitalised names, stems."""
     folded = fold_question(text)
@@ -509,6 +541,12 @@ def _concepts(text: str) -> tuple[Concept, ...]:
         if i and w[:1].isupper() and len(w) >= 3 and fw not in covered and fw not in _DROP and router.keywords(fw):
             out.append(Concept(fw, (fw,), entity=True))
             covered |= {fw, *re.findall(r"\w+", fw)}
+    # a designation ("la alerta 036", "Resolución 2124"): it names the object, and a sentence about
+    # it must carry it
+    for code in _designations(folded):
+        if code not in covered:
+            out.append(Concept(code, (code,), entity=True))
+            covered.add(code)
     for term in router.keywords(text):
         if term in covered or term in _DROP or term.isdigit() or len(term) < 3:
             continue
@@ -944,8 +982,11 @@ def extract_slots(text: str) -> Slots | None:
                 names.append(_name_concept(run))
                 run = []
             continue
-        if fw.isdigit() and not run:  # a quantity ("a unos 800 km"), not a name
-            continue
+        if fw.isdigit() and not run:
+            if head is not None and _is_designation(f, t.start(), t.end()):
+                names.append(_name_concept([w]))  # the noun's designation: "la alerta temprana 036"
+                first_content = False
+            continue  # else a quantity ("a unos 800 km"), not a name
         if _is_name(w) and not _YEAR.fullmatch(w):
             run.append(w)
             first_content = False
@@ -1219,6 +1260,9 @@ def judge_slots(
     head_a = sl.head is not None and _head_re(sl.head).search(a) is not None
     if not (head_a or any(names_found_a)):
         return None  # the anchor does not name the object: not this event's sentence
+    coded_a = [f for c, f in zip(sl.names, names_found_a, strict=True) if any(ch.isdigit() for ch in c.term)]
+    if coded_a and not any(coded_a):
+        return None  # a designated object ("la alerta 036") is named in its own sentence, else it is another one
     b, c = fold_question(before) if before else "", fold_question(after) if after else ""
     s = " ".join(x for x in (b, a, c) if x)
     if sl.action in _EXISTENCE and sl.head is not None:

@@ -255,6 +255,14 @@ def test_every_kind_has_both_languages_and_both_directions():
         # a numbered reference entry's title is no evidence, neither way
         ("¿Por qué Corea del Norte lanzó el satélite Malligyong-1 en 2023?", DPRK_REFERENCE),
         ("¿Por qué Irán lanzó el satélite Malligyong-1 en 2023?", DPRK_REFERENCE),
+        # a designation named in the neighbour sentence only: the anchor's alert is another one (two
+        # real sentences of Defensoría follow-ups, F3, put side by side)
+        (
+            "Ya que la alerta temprana 036 se emitió en 2020, ¿qué respuesta dieron las autoridades?",
+            "El seguimiento versa sobre el escenario de riesgo advertido en la Alerta Temprana 036 del 13 de abril "
+            "de 2018. Sobre el escenario de riesgo advertido en la Alerta Temprana 002 de 2018 para el municipio de "
+            "Anserma (Caldas), emitida el 02 de enero de 2018, se informa lo siguiente.",
+        ),
         # a true existence premise is not contradicted by a denial of another object
         ("Dado que Israel tiene una Dirección de Investigación y Desarrollo de Defensa, ¿qué financia?", ISRAEL),
         ("Dado que Japón tiene Fuerzas de Autodefensa, ¿cómo usan la IA?", JAPAN),
