@@ -195,8 +195,9 @@ class Analyst:
         if missing or pending:
             self._read_for_coverage(job, missing, pending)
 
-    def _search_premise(self, job: Assignment, k: int = 10, limit: int = 3) -> list[str]:
-        """One ``search_evidence`` for the premise; the unread hits with a sentence about it (≤ ``limit``).
+    def _search_premise(self, job: Assignment, k: int = 10, limit: int = 4) -> list[str]:
+        """One ``search_evidence`` for the premise; the unread hits with a sentence about it (≤ ``limit``:
+        four, so that the passage stating the slot in dispute is read beside those that only name the event).
 
         When the premise's event has a name or designation ("Cosmos 1408", "la alerta 018-18",
         "Microsat-R": ``premise.event_names``), the search is made inside the documents that name it
