@@ -195,9 +195,20 @@ class Analyst:
         if missing or pending:
             self._read_for_coverage(job, missing, pending)
 
-    def _search_premise(self, job: Assignment, k: int = 10, limit: int = 3) -> list[str]:
-        """One ``search_evidence`` for the premise; the unread hits with a sentence about it (≤ ``limit``)."""
-        rec = self._tool(job, "search_evidence", {"query": premises.search_query(job.premise), "k": k})
+    def _search_premise(self, job: Assignment, k: int = 10, limit: int = 4) -> list[str]:
+        """One ``search_evidence`` for the premise; the unread hits with a sentence about it (≤ ``limit``:
+        four, so that the passage stating the slot in dispute is read beside those that only name the event).
+
+        When the premise's event has a name or designation ("Cosmos 1408", "la alerta 018-18",
+        "Microsat-R": ``premise.event_names``), the search is made inside the documents that name it
+        verbatim (``RetrievalService.documents_naming``): a designation is one rare token that the
+        ranked search over the whole corpus does not bring up, and the passage about the named event
+        is the one that confirms or contradicts the premise's other slots."""
+        args: dict = {"query": premises.search_query(job.premise), "k": k}
+        docs = job.corpus.documents_naming(premises.event_names(job.premise))
+        if docs:
+            args["doc_ids"] = docs
+        rec = self._tool(job, "search_evidence", args)
         return self._premise_hits(job, [p["chunk_id"] for p in rec.output.get("passages", [])], limit)
 
     def _premise_hits(self, job: Assignment, chunk_ids: list[str], limit: int = 3) -> list[str]:

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from radar_pipeline.agent import router
 from radar_pipeline.agent.guards import without_insults
 from radar_pipeline.agent.periods import parse_period
+from radar_pipeline.agent.statements import features, sentence_kind
 from radar_pipeline.agent.understanding import first_mention, name_sets
 from radar_pipeline.agent.writer import sentences_of, states_about_world
 from radar_pipeline.textfold import fold_question, fold_spans
@@ -57,6 +58,7 @@ __all__ = [
     "Slots",
     "about_event",
     "addresses",
+    "event_names",
     "assess",
     "extract_premise",
     "extract_slots",
@@ -243,6 +245,12 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "navio": ("ship",),
     "ship": ("buque", "barco"),
     "estacion espacial": ("space station",),
+    "organism": ("body", "agency", "organization", "organisation", "entity"),
+    "organiz": ("organization", "organisation", "body", "agency"),
+    "entidad": ("entity", "body", "agency"),
+    "agencia": ("agency",),
+    "oficina": ("office",),
+    "supervis": ("overs", "supervis"),
 }
 
 
@@ -289,7 +297,10 @@ class Premise:
     ``consecuencias``); ``language``: ``es`` | ``en`` | ``pt`` (by its function words);
     ``concepts``: the terms grouped into ``Concept``s with their cross-language aliases; ``slots``:
     the checkable who/what/when/where of a positive premise (``extract_slots``), None when it has
-    no action verb or no object to recognise its event by.
+    no action verb or no object to recognise its event by; ``implicit``: a positive "¿Por qué X hizo
+    Y?" (or "Why did X …?") whose event names nothing more specific than its actor, verb and object —
+    still a premise (the question takes the event for granted) and checked like any other, but an
+    unverified verdict on it is not said in the answer (``PremiseVerdict.shown``).
     """
 
     text: str
@@ -300,6 +311,7 @@ class Premise:
     language: str
     concepts: tuple[Concept, ...] = field(default=(), compare=False)
     slots: Slots | None = field(default=None, compare=False)
+    implicit: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -308,9 +320,10 @@ class PremiseVerdict:
 
     ``estado``: ``verdadera`` | ``falsa`` | ``no_verificada``; ``doc_id``/``chunk_id``: the read
     passage cited (None when ``no_verificada``); ``fragment``: the passage's sentence(s), verbatim;
-    ``reason``: why (``contradicha``, ``respaldada``, ``conflicto_de_anio``, ``actor_distinto``,
-    ``objeto_distinto``, ``lugar_distinto``, ``sin_evidencia``, ``evidencia_en_conflicto``,
-    ``propuesta_no_validada: …``) for the trace.
+    ``pieces``: those sentences one by one (an event's slots may be stated over two or three
+    adjacent sentences: the verdict quotes each); ``reason``: why (``contradicha``, ``respaldada``,
+    ``conflicto_de_anio``, ``actor_distinto``, ``objeto_distinto``, ``lugar_distinto``,
+    ``sin_evidencia``, ``evidencia_en_conflicto``, ``propuesta_no_validada: …``) for the trace.
     """
 
     premise: Premise
@@ -319,37 +332,97 @@ class PremiseVerdict:
     chunk_id: str | None = None
     fragment: str | None = None
     reason: str = "sin_evidencia"
+    pieces: tuple[str, ...] = field(default=(), compare=False)
 
     def contract(self) -> dict:
         """The ``premisa`` object of the /chat contract: ``{texto, estado, cita, fragmento}``."""
         cita = {"doc_id": self.doc_id, "chunk_id": self.chunk_id} if self.chunk_id else None
         return {"texto": self.premise.text, "estado": self.estado, "cita": cita, "fragmento": self.fragment}
 
-    def sentence(self, max_chars: int = 400) -> str:
-        """The one Spanish sentence the answer opens with; a cited verdict quotes its passage verbatim."""
+    @property
+    def shown(self) -> bool:
+        """Does the answer state this verdict? Always, except an unverified *implicit* premise (a
+        positive "¿Por qué X hizo Y?" with nothing more specific, ``Premise.implicit``): there the
+        question asks for causes, and saying that nothing was verified adds nothing."""
+        return not (self.premise.implicit and (self.estado == "no_verificada" or not self.chunk_id))
+
+    def quotes(self, max_chars: int = 320) -> list[str]:
+        """The verbatim excerpts the verdict quotes: each piece of its evidence, a long one cut to
+        ``max_chars`` around where it names the event (``_excerpt``)."""
+        pieces = self.pieces or ((self.fragment,) if self.fragment else ())
+        return [q for q in (_excerpt(p, self.premise, max_chars) for p in pieces) if q]
+
+    def sentence(self, max_chars: int = 320) -> str:
+        """The one Spanish sentence the answer opens with: the premise restated neutrally ("La
+        pregunta da por sentado que …", the question's own words less any insult), the verdict, and
+        for a cited verdict the passage's words, verbatim, with its ``[doc_id:chunk_id]``."""
+        said = f"La pregunta da por sentado que {self.premise.text.rstrip(' .')}"
         if self.estado == "no_verificada" or not self.chunk_id:
             why = (
-                "los pasajes leídos se contradicen sobre ella"
+                "los pasajes leídos se contradicen sobre ello"
                 if self.reason == "evidencia_en_conflicto"
-                else "ningún pasaje leído la confirma ni la contradice"
+                else "ningún pasaje leído lo confirma ni lo contradice"
             )
-            return f"No pude verificar la premisa de que {self.premise.text}: {why}."
-        quote = _clip(self.fragment or "", max_chars)
+            return f"{said}; no pude verificarlo: {why}."
+        quoted = " … ".join(f"«{q}»" for q in self.quotes(max_chars))
+        cite = f"[{self.doc_id}:{self.chunk_id}]"
         if self.estado == "falsa":
             which = _WHICH_SLOT.get(self.reason, "")
-            return (
-                f"La premisa no se sostiene: el pasaje citado{which} afirma «{quote}» [{self.doc_id}:{self.chunk_id}]."
-            )
-        return f"La premisa es correcta: el pasaje citado afirma «{quote}» [{self.doc_id}:{self.chunk_id}]."
+            return f"{said}, pero no es así: un pasaje leído{which} dice {quoted} {cite}."
+        return f"{said}, y un pasaje leído lo confirma: {quoted} {cite}."
+
+    def evidence_lines(self, max_chars: int = 320) -> str:
+        """The quotes of ``sentence`` one per line, each with its citation (``- «…» [doc:chunk]``):
+        what the verifier checks (each quote verbatim in the cited passage, read in this run). The
+        restated premise is left out: it is the question's claim, not the passage's."""
+        cite = f"[{self.doc_id}:{self.chunk_id}]"
+        return "\n".join(f"- «{q}» {cite}" for q in self.quotes(max_chars))
 
 
 # which slot a cited passage contradicts, said in the verdict's sentence
 _WHICH_SLOT = {
-    "conflicto_de_anio": ", que fecha el mismo hecho en otro año,",
-    "actor_distinto": ", que atribuye el mismo hecho a otro actor,",
-    "objeto_distinto": ", que describe de otro modo el objeto del hecho,",
-    "lugar_distinto": ", que sitúa el mismo hecho en otro lugar,",
+    "conflicto_de_anio": " (fecha el mismo hecho en otro año)",
+    "actor_distinto": " (atribuye el mismo hecho a otro actor)",
+    "objeto_distinto": " (describe de otro modo el objeto del hecho)",
+    "lugar_distinto": " (sitúa el mismo hecho en otro lugar)",
 }
+
+
+def _excerpt(text: str, premise: Premise, max_chars: int) -> str:
+    """A verbatim excerpt of ``text`` (whitespace collapsed, end quote marks and period dropped) of at
+    most ``max_chars``: the whole text when it fits, else a stretch cut at word boundaries that
+    starts a little before the first place it names the premise's event — its verb, its object's
+    names, a name set, a year (a PDF's interleaved columns make some "sentences" very long)."""
+    t = " ".join(text.split()).strip(' «»"“”')
+    f = fold_spans(t)
+    sl = premise.slots
+    # where the text names the event: its object's names and its verb first, else any name or year
+    spans: list[tuple[int, int]] = []
+    if sl is not None:
+        spans += [m.span() for c in sl.names for m in _concept_re(c).finditer(f)][:1]
+        spans += [m.span() for m in _ACTION_RE[sl.action].finditer(f)][:1]
+        spans += [h[:2] for h in _name_hits(f) if h[2] in sl.known_keys][:1]  # the actor, the owner
+    if not spans:
+        spans = [h[:2] for h in _name_hits(f)][:1] + [m.span() for m in _YEAR.finditer(f)][:1]
+    lead = 80  # characters kept before the first mark (its subject, its date)
+    # a text that fits is quoted whole, unless half of it comes before the event (a letterhead)
+    if not spans or (len(t) <= max_chars and min(a for a, _ in spans) <= max_chars // 2):
+        if len(t) <= max_chars:
+            return t.rstrip(".")
+        start = 0
+    else:
+        first, last = min(a for a, _ in spans), max(b for _, b in spans)
+        start = first - lead  # a little before the first mark, the last one still inside
+        if last + 20 > start + max_chars:
+            start = last + 20 - max_chars
+        start = max(0, start)
+    if start:
+        sp = t.find(" ", start)
+        start = sp + 1 if 0 <= sp < len(t) - 1 else start
+    piece = t[start : start + max_chars]
+    if start + max_chars < len(t):
+        piece = piece.rsplit(" ", 1)[0]
+    return piece.strip(' ,;:«»"“”').rstrip(".")
 
 
 def _clip(text: str, max_chars: int) -> str:
@@ -416,6 +489,33 @@ def _stem(word: str) -> str:
     return word if len(word) <= 4 else word[: max(4, len(word) - 3)]
 
 
+_UNIT = re.compile(
+    r"\s*(?:%|km|kilometros?|kilometers?|kg|metros?|meters?|millas|miles|personas|people|anos|years|dias|days"
+    r"|meses|months|millones|millions?|pesos|dolares|dollars|usd|hectareas|hectares)\b"
+)
+
+
+def _is_designation(folded: str, start: int, end: int) -> bool:
+    """Is the number at ``folded[start:end]`` a designation of the noun before it ("alerta 036",
+    "Resolución 2124", "018-18"), not a year, a quantity ("a 800 km", "265 personas") or a count?"""
+    code = folded[start:end]
+    if _YEAR.fullmatch(code) or len(code.replace("-", "")) < 2:
+        return False
+    prev = re.search(r"(\w+)\W*$", folded[:start])
+    if prev is None or prev.group(1) in _ARTICLES or prev.group(1) in _CONNECTIVES or prev.group(1).isdigit():
+        return False
+    return _UNIT.match(folded, end) is None
+
+
+def _designations(folded: str) -> list[str]:
+    """The designations of a folded text (``_is_designation``), in order."""
+    return [
+        m.group(1)
+        for m in re.finditer(r"(?<![\w\-])(\d{2,}(?:-\d+)?)(?![\w\-])", folded)
+        if _is_designation(folded, m.start(1), m.end(1))
+    ]
+
+
 def _concepts(text: str) -> tuple[Concept, ...]:
     """The premise's content terms as ``Concept``s: gazetteer entities, glossary terms, capitalised names, stems."""
     folded = fold_question(text)
@@ -441,6 +541,12 @@ def _concepts(text: str) -> tuple[Concept, ...]:
         if i and w[:1].isupper() and len(w) >= 3 and fw not in covered and fw not in _DROP and router.keywords(fw):
             out.append(Concept(fw, (fw,), entity=True))
             covered |= {fw, *re.findall(r"\w+", fw)}
+    # a designation ("la alerta 036", "Resolución 2124"): it names the object, and a sentence about
+    # it must carry it
+    for code in _designations(folded):
+        if code not in covered:
+            out.append(Concept(code, (code,), entity=True))
+            covered.add(code)
     for term in router.keywords(text):
         if term in covered or term in _DROP or term.isdigit() or len(term) < 3:
             continue
@@ -507,7 +613,47 @@ _ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
     "financiar": (r"financ\w*", r"fund(?:s|ed|ing)\b"),
     "sancionar": (r"sancion\w*", r"sanction\w*"),
     "retirar": (r"retir(?:o|aron|ada|ado)\b", r"withdr\w*"),
+    # armed groups present, operating or in dispute in a place: "en Piñuña Blanco la disputa es entre el
+    # ELN y las AGC", "la presencia del ELN en Moñitos"; its slots are the groups and the place
+    "operar": (
+        r"presencia\w*",
+        r"presence",
+        r"disput\w*",
+        r"enfrentamient\w*",
+        r"confrontaci\w*",
+        r"clash\w*",
+        r"opera(?:n|ba|ban)?\b",
+        r"operat(?:es|ing|ed)\b",
+    ),
+    # having or being: "Israel tiene un único organismo…", "existe una organización…" (used only when no
+    # other family matches the premise: "has" and "ha" are auxiliaries of the others)
+    "existir": (
+        r"tiene\b",
+        r"tienen\b",
+        r"tenia\w*",
+        r"cuentan? con\b",
+        r"posee\w*",
+        r"exist\w*",
+        r"hay\b",
+        r"habia\b",
+        r"has\b",
+        r"have\b",
+        r"had\b",
+        r"possess\w*",
+        r"there (?:is|are|was|were)\b",
+        r"tem\b",
+        r"possui\w*",
+    ),
 }
+# a premise of these families asserts that something exists: a passage denying that it exists
+# contradicts it ("no special organization for defense AI exists", "there is no single Israeli body")
+_EXISTENCE = ("existir", "crear")
+_DENIAL = re.compile(
+    r"(?<![\w])(?:there (?:is|are|was|were|exists?) (?:no|not a)|(?:has|have|had) no|no single|no such|not a single"
+    r"|no existen?|no hay|no habia|no (?:cuenta|cuentan|contaba|tiene|tienen) con|no (?:tiene|tienen)"
+    r"|nao (?:existe|ha|tem)|ningun[oa]?|nenhum[a]?|no)(?![\w])"
+)
+_EXIST_VERB = re.compile(r"(?<![\w])(?:exist\w*|hay|habia)(?![\w])")
 # the English verb of each family, for the premise's search (the corpus is mostly English)
 _ACTION_EN = {
     "destruir": "destroyed",
@@ -529,15 +675,20 @@ _ACTION_EN = {
     "sancionar": "sanctioned",
     "retirar": "withdrew",
     "emitir": "issued",
+    "existir": "exists",
+    "operar": "presence",
     "crear": "created",
 }
 _ACTION_RE = {k: re.compile(rf"(?<![\w])(?:{'|'.join(v)})") for k, v in _ACTION_FAMILIES.items()}
 # words between a verb and its object, or before a name, that are no content of their own
 _ARTICLES = set(
     "un una unos unas el la los las lo al del de the a an of o os as um uma uns umas do da dos das "
+    "unico unica single sole solo sola "
     "su sus its their his her seu sua seus suas este esta estos estas ese esa esos esas this that these those".split()
 )
 _INSTRUMENT = {"con", "with", "com", "mediante", "using"}
+# a preposition that opens the target of a nominal action ("ciberataque contra Viasat", "attack on …")
+_TARGET_PREP = {"contra", "against", "on", "sobre"}
 _CONNECTIVES = set("y e and or con with para for que that sin without por by porque because pero but".split())
 _LOCATIVE = r"(?:en|in|em|desde|from|sobre|over|near|cerca de|at|no|na|hacia|into)"
 _MONTH_RX = (
@@ -587,7 +738,10 @@ class Slots:
 
     @property
     def checkable(self) -> bool:
-        """Enough to recognise the event in a sentence: an action, an object, and a who or a name."""
+        """Enough to recognise the event in a sentence: an action, an object, and a who or a name; for
+        armed groups present or in dispute (``operar``), the groups and the place."""
+        if self.action == "operar":
+            return bool(self.who_keys and self.where)
         return bool((self.who or self.names) and (self.head or self.names))
 
     @property
@@ -623,6 +777,8 @@ def _name_hits(folded: str) -> list[tuple[int, int, str, Concept]]:
             pat = re.compile(rf"(?<![\w])(?:{alts})(?![\w])")
             _NS_RE[ns.key] = pat
         for m in pat.finditer(folded):
+            if _in_code(folded, m.start(), m.end()):
+                continue  # "USA-193", "ACSN-2" name an object, not the United States
             hits.append((m.start(), m.end(), ns.key, Concept(fold_question(ns.label), ns.aliases, entity=True)))
     hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
     out: list[tuple[int, int, str, Concept]] = []
@@ -632,15 +788,31 @@ def _name_hits(folded: str) -> list[tuple[int, int, str, Concept]]:
     return out
 
 
+def _in_code(folded: str, start: int, end: int) -> bool:
+    """Is ``folded[start:end]`` part of a hyphenated designation ("usa-193", "sj-21")?"""
+    return (folded[end : end + 1] == "-" and folded[end + 1 : end + 2].isalnum()) or (
+        start > 0 and folded[start - 1] == "-" and folded[start - 2 : start - 1].isalnum()
+    )
+
+
 def _name_concept(words: list[str]) -> Concept:
     """A proper name ("Kosmos 1408", "Fengyun-1C", "Microsat-R") as a ``Concept``: the folded name,
     its hyphen/space variants, its distinctive first word and any number of three digits or more."""
     full = fold_question(" ".join(words))
     aliases = [full, full.replace("-", " "), full.replace(" ", "-")]
     first = fold_question(words[0]).split("-")[0]
-    if len(first) >= 4:
+    # the first word alone names the object only when the name carries no designation: "Cosmos" is a
+    # whole series of satellites ("Cosmos 886" is not "Cosmos 1408"), "Microsat" is one satellite
+    if len(first) >= 4 and not any(ch.isdigit() for ch in full):
         aliases.append(first)
     aliases += [t for t in re.findall(r"\d+", full) if len(t) >= 3]
+    # an acronym or name of the glossary has its English form ("IA" → "AI")
+    aliases += [
+        fold_question(e)
+        for sp, english, _ in router.glossary_terms(" ".join(words))
+        for e in english
+        if fold_question(sp) == full
+    ]
     return Concept(full, tuple(dict.fromkeys(aliases)), entity=True)
 
 
@@ -667,13 +839,18 @@ def extract_slots(text: str) -> Slots | None:
     f = fold_spans(text)
     first = None
     for fam, rx in _ACTION_RE.items():
-        m = rx.search(f)
+        m = rx.search(f) if fam != "existir" else None
         if m and (first is None or m.start() < first[1].start()):
             first = (fam, m)
+    if first is None:
+        m = _ACTION_RE["existir"].search(f)
+        first = ("existir", m) if m else None
     if first is None:
         return None
     fam, vm = first
     hits = _name_hits(f)
+    if fam == "operar":
+        return _presence_slots(text, f, hits, vm)
     who: list[Concept] = []
     who_keys: list[str] = []
     # a reflexive passive puts the object before the verb: "la alerta 018-18 se emitió en 2019"
@@ -798,21 +975,29 @@ def extract_slots(text: str) -> Slots | None:
             continue
         if fw in ("entre", "between") and first_content:  # "el choque entre un satélite Iridium y …"
             continue
+        if fw in _TARGET_PREP and first_content:  # "un ciberataque contra Viasat": the target follows
+            continue
         if fw in _ARTICLES or fw in _DROP or _OWN.fullmatch(fw):
             if run:
                 names.append(_name_concept(run))
                 run = []
             continue
-        if fw.isdigit() and not run:  # a quantity ("a unos 800 km"), not a name
-            continue
+        if fw.isdigit() and not run:
+            if head is not None and _is_designation(f, t.start(), t.end()):
+                names.append(_name_concept([w]))  # the noun's designation: "la alerta temprana 036"
+                first_content = False
+            continue  # else a quantity ("a unos 800 km"), not a name
         if _is_name(w) and not _YEAR.fullmatch(w):
             run.append(w)
             first_content = False
             continue
+        # the head noun: the object's first content word, or the noun right after its name when the
+        # name comes first (English order: "the Cosmos 1408 satellite")
+        named_first = bool(run) and head is None and len(names) == len(name_keys)
         if run:
             names.append(_name_concept(run))
             run = []
-        if first_content and len(fw) >= 3:
+        if (first_content or named_first) and len(fw) >= 3 and fw not in _CONNECTIVES:
             head = _word_concept(w)
         first_content = False
     if run:
@@ -830,6 +1015,77 @@ def extract_slots(text: str) -> Slots | None:
         own=bool(_OWN.search(f, obj_start, obj_end)),
         known_keys=tuple(dict.fromkeys([*who_keys, *owner_keys, *where_keys, *name_keys])),
     )
+
+
+def _is_group(key: str) -> bool:
+    """Is a name-set key an armed group or organisation (not a country)?"""
+    return not key.startswith("country:")
+
+
+def _presence_slots(text: str, f: str, hits: list, vm: re.Match) -> Slots | None:
+    """The slots of a presence or dispute premise: ``who`` every armed group of the name sets it names,
+    wherever ("la disputa es entre el ELN y las AGC"), ``where`` the places it names after a locative
+    preposition or in brackets ("en Piñuña Blanco (Puerto Asís)", "en Moñitos"), most specific first."""
+    who = [(k, c) for _s, _e, k, c in hits if _is_group(k)]
+    where: list[Concept] = []
+    for lm in re.finditer(rf"(?:^|\s|\()(?:{_LOCATIVE}\s+(?:(?:el|la|los|las|the)\s+)?|(?=[A-Z]))", text):
+        tm = _TOKEN.match(text, lm.end())
+        if not (tm and _is_name(tm.group(0))) or fold_question(tm.group(0)) in _MONTHS:
+            continue
+        if lm.group(0).strip() == "" and text[lm.start() : lm.start() + 1] != "(" and lm.start() > 0:
+            continue  # a capitalised word mid-sentence counts only after a locative or a bracket
+        if any(h[0] <= lm.end() < h[1] for h in hits):
+            continue  # a group's or a country's name, not a place of its own
+        words, last = [tm.group(0)], tm.end()
+        for nxt in _TOKEN.finditer(text, tm.end()):
+            if text[last : nxt.start()] != " " or not _is_name(nxt.group(0)) or _YEAR.fullmatch(nxt.group(0)):
+                break
+            words.append(nxt.group(0))
+            last = nxt.end()
+        c = _name_concept(words)
+        if c not in where:
+            where.append(c)
+    if not who or not where:
+        return None
+    keys = tuple(dict.fromkeys(k for k, _ in who))
+    return Slots(
+        who=tuple(dict.fromkeys(c for _, c in who)),
+        action="operar",
+        verb=text[vm.start() : vm.end()],
+        head=None,
+        names=(),
+        owners=(),
+        where=tuple(where),
+        who_keys=keys,
+        known_keys=keys,
+    )
+
+
+_DISPUTE = re.compile(r"(?<![\w])(?:disput\w*|enfrentamient\w*|confrontaci\w*|clash\w*)")
+
+
+def _judge_presence(premise: Premise, a: str, s: str) -> str | None:
+    """The presence rule of ``judge_slots`` on a folded anchor ``a`` and unit ``s``: the anchor speaks
+    of presence or dispute and names the premise's most specific place (the unit may name it); a
+    premise naming the parties of a dispute, an anchor stating a dispute there between armed groups,
+    none of them the premise's and none of the premise's in the unit → ``actor_distinto`` (mere
+    presence of other groups never: groups coexist); the premise's groups all in the unit, no
+    negation → ``respaldada``."""
+    sl = premise.slots
+    if not (sl.where[0].found_in(a) or (sl.where[0].found_in(s) and any(c.found_in(a) for c in sl.where))):
+        return None
+    groups = {k for _s, _e, k, _ in _name_hits(a) if _is_group(k)}
+    mine = set(sl.who_keys)
+    in_unit = {k for _s, _e, k, _ in _name_hits(s) if _is_group(k)}
+    # groups coexist: another group present somewhere says nothing against the premise's; only a
+    # dispute said to be between other parties, where the premise names the parties of a dispute,
+    # contradicts it ("la disputa es entre el ELN y las AGC" / "enfrentamientos entre grupos disidentes")
+    disputes = _DISPUTE.search(fold_question(sl.verb)) is not None and _DISPUTE.search(a) is not None
+    if disputes and groups and not groups & mine and not in_unit & mine:
+        return "actor_distinto"
+    if mine <= in_unit and not _NEGATION.search(_NOT_NEGATION.sub(" ", a)):
+        return "respaldada"
+    return None
 
 
 _HEAD_CACHE: dict[Concept, re.Pattern] = {}
@@ -853,11 +1109,16 @@ def _near(
     names: list[tuple[int, int, str, Concept]],
     counts: Callable[[str], bool],
     words: int = 3,
+    marks: list[int] | None = None,
 ) -> bool:
     """Is the object ``concept`` qualified, within ``words`` words either side, by the actor's own
     (``rx``: "its own", "propio") or by a name set whose key ``counts`` ("an Indian satellite",
-    "satélite militar chino", "satellite of China")?"""
+    "satélite militar chino", "satellite of China")? With ``marks`` (offsets of the event's verb and
+    names, ``_event_marks``), only a mention of the object at the event counts: "After the collision
+    … high-value U.S. military satellites" qualifies other satellites, not the ones that collided."""
     for m in _head_re(concept).finditer(folded):
+        if marks is not None and not _at_event(folded, m.start(), marks):
+            continue
         lo = re.search(rf"(?:\S+\s+){{0,{words}}}$", folded[: m.start()]).start()
         hi = m.end() + re.match(rf"(?:\s+\S+){{0,{words}}}", folded[m.end() :]).end()
         if rx is not None and (rx.search(folded, lo, hi) or _POSSESSIVE.search(folded[lo : m.start()])):
@@ -865,6 +1126,75 @@ def _near(
         if any(counts(k) and s < hi and e > lo for s, e, k, _ in names):
             return True
     return False
+
+
+# how far (in words) a mention may be from the event's verb or name to be the event's
+_EVENT_WORDS = 8
+
+
+def _event_marks(premise: Premise, folded: str) -> list[int]:
+    """Offsets in ``folded`` of the premise's event: its verb family's matches and its object's names."""
+    sl = premise.slots
+    out = [m.start() for m in _ACTION_RE[sl.action].finditer(folded)]
+    for c in sl.names:
+        out += [m.start() for m in _concept_re(c).finditer(folded)]
+    return out
+
+
+def _at_event(folded: str, at: int, marks: list[int], words: int = _EVENT_WORDS) -> bool:
+    """Is offset ``at`` within ``words`` words of one of the event's ``marks``?"""
+    return any(len(folded[min(k, at) : max(k, at)].split()) <= words for k in marks)
+
+
+def _possessed(folded: str, concept: Concept, names: list[tuple[int, int, str, Concept]], counts) -> bool:
+    """Is the object named as the possession of a name set whose key ``counts``, within three words
+    ("India's most notable satellites", "Russia's Cosmos satellite")?"""
+    for _s, e, k, _ in names:
+        if counts(k) and folded[e : e + 2] in ("'s", "’s"):
+            m = _head_re(concept).search(folded, e)
+            if m is not None and len(folded[e : m.start()].split()) <= 3:
+                return True
+    return False
+
+
+# a verb that opens a clause whose subject is the event's actor, in the sentence before it
+# ("In 2021, Russia successfully tested a direct-ascent ASAT. The test destroyed Cosmos 1408.")
+_CLAUSE_VERB = re.compile(
+    r"(?<![\w])(?:conduct\w*|carried out|carries out|test\w*|launch\w*|perform\w*|fired|used|demonstrat\w*"
+    r"|realiz\w*|llev\w* a cabo|lanz\w*|prob\w*|ensay\w*|efectu\w*|us[oó]\b|utiliz\w*)(?![\w])"
+)
+
+
+def _event_actors(premise: Premise, anchor: str, before: str = "") -> tuple[set[str], bool]:
+    """The name-set keys in the actor's place of the premise's event (folded texts): named before the
+    verb in ``anchor`` ("the Chinese ASAT destroyed …", "Russia's test destroyed …"), or after
+    "by/por" ("was destroyed by Russia"); when ``anchor`` names none, the names before the first verb
+    of the sentence ``before`` (its subject: "Russia successfully tested …. The test destroyed …").
+    Returns ``(keys, from_before)``: ``from_before`` when the keys are ``before``'s (that sentence
+    then tells of the same event, and its date counts as the event's)."""
+    sl = premise.slots
+    vm = _ACTION_RE[sl.action].search(anchor)
+    if vm is None:
+        return set(), False
+    hits = _name_hits(anchor)
+    keys = {k for _s, e, k, _ in hits if e <= vm.start()}
+    for am in re.finditer(r"(?<![\w])(?:by|por|pelo|pela)\s+(?:(?:the|el|la|los|las|o|a)\s+)?", anchor[vm.end() :]):
+        keys |= {k for st, _e, k, _ in hits if st == vm.end() + am.end()}
+    # a nominal action's agent: "un ciberataque de Rusia contra …", "the attack of Russia" (a name
+    # set there that is the premise's owner or place is the object's, not the agent)
+    dm = re.match(r"\s+(?:de|del|of|do|da)\s+(?:(?:el|la|los|las|the)\s+)?", anchor[vm.end() :])
+    if dm is not None and not keys:
+        keys |= {
+            k
+            for st, _e, k, _ in hits
+            if st == vm.end() + dm.end() and k not in sl.owner_keys and k not in sl.known_keys[len(sl.who_keys) :]
+        }
+    if keys or not before:
+        return keys, False
+    cuts = [m.start() for m in (_ACTION_RE[sl.action].search(before), _CLAUSE_VERB.search(before)) if m]
+    cut = min(cuts) if cuts else len(before)
+    keys = {k for _s, e, k, _ in _name_hits(before) if e <= cut}
+    return keys, bool(keys)
 
 
 _PLACE_IN_SENTENCE = re.compile(
@@ -885,92 +1215,184 @@ def _other_place(sentence: str, premise_where: tuple[Concept, ...]) -> bool:
     return False
 
 
-def judge_slots(premise: Premise, sentence: str) -> str | None:
-    """The slot rule for a positive premise on one sentence: ``respaldada`` | ``contradicha`` |
+def judge_slots(
+    premise: Premise, sentence: str, before: str = "", after: str = "", topic: tuple[str, ...] = ()
+) -> str | None:
+    """The slot rule for a positive premise on one evidence unit: ``respaldada`` | ``contradicha`` |
     ``conflicto_de_anio`` | ``actor_distinto`` | ``objeto_distinto`` | ``lugar_distinto`` | None.
 
-    The sentence is about the premise's event when it has a verb of the action's family and names
-    the object (its head noun, or one of its names). Then, with no modal and no negation:
+    ``sentence`` is the *anchor*: it must have a verb of the action's family and name the object (its
+    head noun, or one of its names). ``before``/``after``: the passage's sentences next to it, where
+    the other slots may be stated ("In 2021, Russia tested a direct-ascent ASAT. The test destroyed
+    Cosmos 1408, a defunct Soviet-era satellite."); the actor is read from the anchor, else from the
+    subject of ``before`` (``_event_actors``), the year, owner and place from all three. Then, with
+    no modal and no negation in the anchor:
 
     * same actor, same object (head and names), owner, place and one of the years → ``respaldada``;
     * same actor and object, but none of the premise's years and another year, the event pinned
       down by a name, owner or place (or every content term present) → ``conflicto_de_anio``;
-    * same actor and object, the premise's owner absent and the object qualified as the actor's
-      own or another country's ("its own satellites", "an Indian satellite") → ``objeto_distinto``;
+    * same actor and object, the premise's owner absent and the object, where the event names it,
+      qualified as the actor's own or another country's ("its own satellites", "an Indian
+      satellite", "India's satellites") → ``objeto_distinto``;
     * same actor and object, the premise's place absent and another place named → ``lugar_distinto``;
-    * a named object (or an owner the sentence repeats), the year not in conflict, the premise's
-      actor absent and another actor of the name sets named → ``actor_distinto``;
-    * same actor and object under a universal negation ("never") → ``contradicha``.
+    * a named object (or an owner the unit repeats), the year not in conflict, the premise's actor
+      absent and another actor of the name sets in the actor's place → ``actor_distinto``;
+    * same actor and object under a universal negation ("never") → ``contradicha``;
+    * a premise that something exists or was created (``_EXISTENCE``: "Israel tiene un único
+      organismo…", "la creación de una organización especial…") and an anchor that denies that such
+      an object exists ("there is no single Israeli body…", "no special organization … exists"),
+      its actor and place named in the unit or the passage's ``topic`` (the name sets it names most,
+      ``_topic``: a report on Japan need not repeat "Japan" in every sentence), and no other country
+      or group of the name sets in the anchor → ``contradicha``; such a premise is
+      ``respaldada`` only by a unit with every one of its content terms.
     A generic object ("un satélite") with another actor is not the same event: None.
     """
     sl = premise.slots
-    s = fold_question(sentence)
-    if sl is None or _MODAL.search(s) or not _ACTION_RE[sl.action].search(s):
+    a = fold_question(sentence)
+    if sl is None or _MODAL.search(a):
         return None
-    names_found = [c.found_in(s) for c in sl.names]
+    if not _ACTION_RE[sl.action].search(a) and not (sl.action in _EXISTENCE and _ACTION_RE["existir"].search(a)):
+        return None
+    if sl.action == "operar":
+        unit = " ".join(fold_question(x) for x in (before, sentence, after) if x)
+        return _judge_presence(premise, a, unit)
+    names_found_a = [c.found_in(a) for c in sl.names]
+    head_a = sl.head is not None and _head_re(sl.head).search(a) is not None
+    if not (head_a or any(names_found_a)):
+        return None  # the anchor does not name the object: not this event's sentence
+    coded_a = [f for c, f in zip(sl.names, names_found_a, strict=True) if any(ch.isdigit() for ch in c.term)]
+    if coded_a and not any(coded_a):
+        return None  # a designated object ("la alerta 036") is named in its own sentence, else it is another one
+    b, c = fold_question(before) if before else "", fold_question(after) if after else ""
+    s = " ".join(x for x in (b, a, c) if x)
+    if sl.action in _EXISTENCE and sl.head is not None:
+        return _judge_existence(premise, a, s, topic)
+    names_found = [c_.found_in(s) for c_ in sl.names]
     head_ok = sl.head is None or _head_re(sl.head).search(s) is not None
-    if not ((sl.head is not None and head_ok) or any(names_found)):
-        return None
     # the object is the premise's when its head and names are there; a name with digits (a code, a
     # designation: "018-18", "Cosmos 1408") identifies it alone, whatever else the premise adds
-    coded = any(f and any(ch.isdigit() for ch in c.term) for c, f in zip(sl.names, names_found, strict=True))
+    coded = any(f and any(ch.isdigit() for ch in c_.term) for c_, f in zip(sl.names, names_found, strict=True))
     obj_all = head_ok and (all(names_found) or coded)
-    who_ok = all(c.found_in(s) for c in sl.who)
-    # the owner must qualify the object, not merely appear in the sentence ("China's 2007 test … India's satellite")
-    owner_ok = all(c.found_in(s) for c in sl.owners) and (
+    actors, linked = _event_actors(premise, a, b)
+    # the actor: named in the anchor itself, or (from a neighbouring sentence) in the actor's place
+    who_ok = all(c_.found_in(a) for c_ in sl.who) or bool(sl.who_keys and set(sl.who_keys) <= actors)
+    hits = _name_hits(s)
+    marks = _event_marks(premise, s)
+    # the owner must qualify the object where the event names it, not merely appear ("China's 2007
+    # test … India's satellite")
+    owner_ok = all(c_.found_in(s) for c_ in sl.owners) and (
         sl.head is None
         or not sl.owners
-        or all(_near(s, sl.head, None, _name_hits(s), lambda hit, key=k: hit == key) for k in sl.owner_keys)
+        or all(_near(s, sl.head, None, hits, lambda hit, key=k: hit == key, marks=marks) for k in sl.owner_keys)
     )
-    place_ok = all(c.found_in(s) for c in sl.where)
-    years = {int(y) for y in _YEAR.findall(s)}
+    place_ok = all(c_.found_in(s) for c_ in sl.where)
+    # the event's date: the anchor's years; with none there, those of the sentence before it when that
+    # sentence tells of the same event (it gave the actor) — never a neighbour's date of another thing
+    # (a footnote's "2018" next to "the Chinese ASAT destroyed … Fengyun-1C")
+    years = {int(y) for y in _YEAR.findall(a)} or ({int(y) for y in _YEAR.findall(b)} if linked else set())
     year_ok = not premise.years or bool(years & set(premise.years))
     year_conflict = bool(premise.years) and bool(years) and not year_ok
-    negated = bool(_NEGATION.search(_NOT_NEGATION.sub(" ", s)))
-    hits = _name_hits(s)
+    negated = bool(_NEGATION.search(_NOT_NEGATION.sub(" ", a)))
     if sl.who and not who_ok:
         if negated or not obj_all or year_conflict or not place_ok:
             return None
         if not (sl.names or (sl.owners and owner_ok)):
             return None  # "un satélite" destroyed by someone else is another event
+        if any(c_.found_in(a) for c_ in sl.who) or set(sl.who_keys) & actors:
+            return None  # the premise's actor takes part: not another actor's event
         known = set(sl.known_keys)
-        return "actor_distinto" if any(k not in known for _, _, k, _ in hits) else None
+        return "actor_distinto" if any(k not in known for k in actors) else None
     if not obj_all:
         return None
-    if _UNIVERSAL_NEGATION.search(s):
+    if _UNIVERSAL_NEGATION.search(a):
         return "contradicha"
     if negated:
         return None
     if year_conflict:
-        # the same event, dated otherwise: pinned down by a slot the sentence repeats (a name, the
+        # the same event, dated otherwise: pinned down by a slot the unit repeats (a name, the
         # owner, the place, "its own"), or every content term of the premise present
         pinned = (
             bool(sl.names)
             or (sl.owners and owner_ok)
             or (sl.where and place_ok)
-            or (sl.own and _near(s, sl.head, _OWN, hits, lambda k: k in sl.who_keys))
+            or (sl.own and _near(s, sl.head, _OWN, hits, lambda k: k in sl.who_keys, marks=marks))
         )
         return "conflicto_de_anio" if pinned or addresses(premise, s, strict=True) else None
     if sl.owners and not owner_ok and sl.head is not None:
-        # another owner: "its own satellites", a third country's name by the noun, or the actor's own
-        # name right at it ("an Indian satellite", "India's satellite" — not "India destroyed a satellite")
+        # another owner, where the event names the object: "its own satellites", a third country's
+        # name by the noun, the actor's own name right at it ("an Indian satellite") or its
+        # possessive ("India's satellites") — not "India destroyed a satellite". "Its own" speaks of
+        # the actor's: it counts only when the premise has an actor and the unit names it as such
         known, who = set(sl.known_keys), set(sl.who_keys)
-        if _near(s, sl.head, _OWN, hits, lambda k: k not in known) or _near(
-            s, sl.head, None, hits, lambda k: k in who, words=1
+        own = _OWN if sl.who else None
+        if (
+            _near(s, sl.head, own, hits, lambda k: k not in known, marks=marks)
+            or _near(s, sl.head, None, hits, lambda k: k in who, words=1, marks=marks)
+            or _possessed(s, sl.head, hits, lambda k: k in who)
         ):
             return "objeto_distinto"
         return None
-    if sl.own and sl.head is not None:  # "su propio satélite": the sentence must say whose
+    if sl.own and sl.head is not None:  # "su propio satélite": the unit must say whose
         who = set(sl.who_keys)
-        if _near(s, sl.head, None, hits, lambda k: k not in who and k not in sl.known_keys):
+        if _near(s, sl.head, None, hits, lambda k: k not in who and k not in sl.known_keys, marks=marks):
             return "objeto_distinto"
-        if not _near(s, sl.head, _OWN, hits, lambda k: k in who):
+        if not (_near(s, sl.head, _OWN, hits, lambda k: k in who) or _possessed(s, sl.head, hits, lambda k: k in who)):
             return None
     if sl.where and not place_ok:
-        return "lugar_distinto" if _other_place(sentence, sl.where) else None
+        return "lugar_distinto" if _other_place(" ".join((before, sentence, after)), sl.where) else None
     if not year_ok or (premise.years and not years):
         return None
     return "respaldada"
+
+
+def _denies(anchor: str, head: Concept) -> bool:
+    """Does the folded ``anchor`` deny that an object of ``head`` exists: a denial ("there is no",
+    "no single", "no existe", "ningún", …) with the head noun within four words after it, a bare "no"
+    only with an existence verb after the noun ("no special organization for defense AI exists")?"""
+    for m in _DENIAL.finditer(anchor):
+        hm = _head_re(head).search(anchor, m.end())
+        if hm is None or len(anchor[m.end() : hm.start()].split()) > 4:
+            continue
+        if m.group(0) != "no":
+            return True
+        tail = anchor[hm.end() :]
+        em = _EXIST_VERB.search(tail)
+        if em is not None and len(tail[: em.start()].split()) <= 6:
+            return True
+    return False
+
+
+def _topic(folded: str) -> tuple[str, ...]:
+    """The name sets a folded passage names most (their folded labels; ties kept), none when it
+    names none twice: what the passage is about when a sentence does not repeat it."""
+    counts: dict[str, int] = {}
+    for _s, _e, _k, c in _name_hits(folded):
+        counts[c.term] = counts.get(c.term, 0) + 1
+    top = max(counts.values(), default=0)
+    return tuple(t for t, n in counts.items() if n == top) if top >= 2 else ()
+
+
+def _judge_existence(premise: Premise, a: str, s: str, topic: tuple[str, ...]) -> str | None:
+    """The existence rule of ``judge_slots`` (see there) on a folded anchor ``a``, unit ``s`` and
+    the passage's ``topic``."""
+    sl = premise.slots
+    if not _head_re(sl.head).search(a):
+        return None
+    present = all(c.found_in(s) or c.term in topic for c in (*sl.who, *sl.where)) and all(
+        c.found_in(s) for c in sl.names
+    )
+    if _denies(a, sl.head):
+        others = [k for _s, _e, k, _ in _name_hits(a) if k not in sl.known_keys]
+        return "contradicha" if present and not others else None
+    if _NEGATION.search(_NOT_NEGATION.sub(" ", a)):
+        return None
+    if (
+        present
+        and addresses(premise, s, strict=True)
+        and (not premise.years or set(premise.years) & {int(y) for y in _YEAR.findall(a)})
+    ):
+        return "respaldada"
+    return None
 
 
 def _actor_first(text: str, slots: Slots) -> str:
@@ -1033,6 +1455,7 @@ def extract_premise(question: str) -> Premise | None:
         if period is not None and len(_concepts(fold_question(ptext).replace(period.text, " "))) < 2:
             return None  # "Desde hace diez años, ¿dónde opera…?": a period, not an event presupposed
         ptext = _reorder(kind, ptext, pfold)
+        implicit = False
         slots = None if negated or kind == "dejo_de" else extract_slots(ptext)
         if slots is not None and not slots.checkable:
             slots = None
@@ -1041,8 +1464,9 @@ def extract_premise(question: str) -> Premise | None:
             # it embeds a checkable event: an actor, a verb, an object, and a year, a name, an
             # owner or a place ("¿Por qué India destruyó un satélite chino en 2019?")
             years = _YEAR.findall(pfold)
-            if slots is None or not slots.who or not (years or slots.specific or kind == "cuando"):
+            if slots is None or not slots.who:
                 return None
+            implicit = not (years or slots.specific or kind == "cuando")
             ptext = _actor_first(ptext, slots)
         elif kind == "cuando":
             return None
@@ -1061,8 +1485,31 @@ def extract_premise(question: str) -> Premise | None:
             language=_language(f),
             concepts=concepts,
             slots=slots,
+            implicit=implicit,
         )
     return None
+
+
+def event_names(premise: Premise) -> list[str]:
+    """The names that identify the premise's event: its object's proper names and designations
+    ("Cosmos 1408", "018-18", "Microsat-R") and the places it names that are no country or group of
+    the shared name sets ("Mission Shakti", "Piñuña Blanco"), as the question spells them; [] without slots.
+    What ``RetrievalService.documents_naming`` looks for."""
+    sl = premise.slots
+    if sl is None:
+        return []
+    out = [c.term for c in (*sl.names, *sl.where) if not _name_hits(c.term)]
+    # a designation (with digits), or a name of five letters or more that is no glossary term ("IA"
+    # names a whole field, not an event); spelled as the question spells it ("Piñuña Blanco": the
+    # corpus keeps its accents), found through the length-preserving fold
+    folded = fold_spans(premise.text)
+    spelled = []
+    for t in out:
+        if not (any(ch.isdigit() for ch in t) and len(t) >= 3 or len(t) >= 5 and not router.glossary_terms(t)):
+            continue
+        at = folded.find(t)
+        spelled.append(premise.text[at : at + len(t)] if at >= 0 else t)
+    return list(dict.fromkeys(spelled))
 
 
 def search_query(premise: Premise) -> str:
@@ -1070,16 +1517,29 @@ def search_query(premise: Premise) -> str:
 
     With slots: the event itself — actor, verb, object head and names, place, years — each with its
     English alias, and *without* the object's owner ("satélite chino"), which is one of the things the
-    check compares: the passage about the event must come back even when the owner (or the actor,
-    whose names stay one term among several) is wrong. Without slots: the premise's text plus the
+    check compares: the passage about the event must come back even when the owner is wrong. The
+    actor is left out too when the object has a name ("Cosmos 1408" identifies the event; "China"
+    would pull the search to China's passages when the premise's actor is the wrong one). Without slots: the premise's text plus the
     English aliases of its concepts."""
     sl = premise.slots
     if sl is None:
         extra = [a for c in premise.concepts for a in c.aliases[1:3] if a not in fold_question(premise.text)]
         return " ".join([premise.text, *dict.fromkeys(extra)])[:300]
+    if sl.action in _EXISTENCE and sl.head is not None:
+        # what would contradict it is a denial that such an object exists ("no special organization
+        # for defense AI exists"): the search says that, in English where the concepts have it
+        def en(c: Concept) -> list[str]:
+            return [a for a in c.aliases[1:] if len(a) >= 4 and not c.term.startswith(a)][:1]
+
+        head = en(sl.head) or [sl.head.term]
+        rest = [a for c in premise.concepts if not c.entity and c.term != sl.head.term for a in en(c)]
+        names = [a for c in sl.names for a in (en(c) or [c.term])]
+        where = [a for c in (*sl.who, *sl.where) for a in (en(c) or [c.term])]
+        return " ".join(dict.fromkeys(["no", *head, *rest, *names, "exists", *where]))[:300]
     parts: list[str] = []
-    for c in sl.who:
-        parts += [c.term, *c.aliases[1:2]]
+    if not sl.names:  # a named object identifies the event alone; its actor is one of the slots compared
+        for c in sl.who:
+            parts += [c.term, *c.aliases[1:2]]
     parts += [fold_question(sl.verb), _ACTION_EN[sl.action]]
     if sl.head is not None:
         parts += [sl.head.term, *(a for a in sl.head.aliases[1:] if not sl.head.term.startswith(a))][:3]
@@ -1101,37 +1561,43 @@ def addresses(premise: Premise, folded: str, *, strict: bool = False) -> bool:
     return got >= need and len(entities) + got >= 2
 
 
-def about_event(premise: Premise, sentence: str) -> bool:
+def about_event(premise: Premise, sentence: str, before: str = "", after: str = "") -> bool:
     """Is ``sentence`` about the premise's event, whatever it says of it? With slots: a verb of the
-    action's family, the object (head noun or a name), and the actor or a name of the object — the
-    actor, owner, year and place may differ (that is what the check compares). Without slots:
-    ``addresses``."""
+    action's family, the object (head noun or a name), and the actor or a name of the object — in
+    the sentence or in the sentences next to it (``before``/``after``) — the actor, owner, year and
+    place may differ (that is what the check compares). Without slots: ``addresses``."""
     s = fold_question(sentence)
     sl = premise.slots
     if sl is None or premise.polarity != "positiva":
         return addresses(premise, s)
-    if not _ACTION_RE[sl.action].search(s):
+    if not _ACTION_RE[sl.action].search(s) and not (sl.action in _EXISTENCE and _ACTION_RE["existir"].search(s)):
         return False
+    w = " ".join(fold_question(x) for x in (before, sentence, after) if x)
     named = any(c.found_in(s) for c in sl.names)
     head = sl.head is not None and sl.head.found_in(s)
-    return (named or head) and (named or all(c.found_in(s) for c in sl.who))
+    return (named or head) and (any(c.found_in(w) for c in sl.names) or all(c.found_in(w) for c in sl.who))
 
 
 def passage_addresses(premise: Premise, text: str, language: str | None = None) -> bool:
-    """Does any sentence of a passage ``text`` talk about the premise's event (``about_event``)? The
-    analyst reads such passages whatever they say of the actor, object, year or place, so that a
-    passage contradicting one slot is read and can be cited."""
-    return any(about_event(premise, s) for s in _units({"text": text, "language": language}))
+    """Does any sentence of a passage ``text`` talk about the premise's event (``about_event``, with
+    the sentences next to it)? The analyst reads such passages whatever they say of the actor,
+    object, year or place, so that a passage contradicting one slot is read and can be cited."""
+    units = _units({"text": text, "language": language})
+    return any(
+        about_event(premise, u, units[i - 1] if i else "", units[i + 1] if i + 1 < len(units) else "")
+        for i, u in enumerate(units)
+    )
 
 
 _AGAINST = ("contradicha", "conflicto_de_anio", "actor_distinto", "objeto_distinto", "lugar_distinto")
 
 
-def judge_sentence(premise: Premise, sentence: str) -> str | None:
+def judge_sentence(premise: Premise, sentence: str, before: str = "", after: str = "") -> str | None:
     """``"respaldada"`` or one of ``_AGAINST`` for one evidence sentence, or None. A positive premise
-    with checkable slots is judged by ``judge_slots``; a negated one (and "dejó de") by its terms."""
+    with checkable slots is judged by ``judge_slots`` (``before``/``after``: the sentences next to
+    it, see there); a negated one (and "dejó de") by the terms of ``sentence`` alone."""
     if premise.slots is not None and premise.polarity == "positiva":
-        return judge_slots(premise, sentence)
+        return judge_slots(premise, sentence, before, after)
     s = fold_question(sentence)
     if not addresses(premise, s) or _MODAL.search(s):
         return None
@@ -1168,26 +1634,63 @@ def _units(passage: dict) -> list[str]:
     ]
 
 
+def _apparatus(sentence: str) -> bool:
+    """Is ``sentence`` a document's apparatus rather than what it states: a numbered reference entry
+    (a note number and two citation features, ``statements.features``: "227 Stephen Clark, “North
+    Korea Launched a Satellite…,” Ars Technica, November 22, 2023"), a table of contents or a
+    caption (``statements.sentence_kind``)? Never evidence, nor a neighbour of it. Kept: flattened
+    tables and fragments (an ASAT test table row, a PDF line glued to a header, states the event)."""
+    f = features(sentence)
+    return (f.leading_note and f.cite_score >= 2) or sentence_kind(sentence) in ("toc", "caption")
+
+
+def _judged_units(premise: Premise, units: list[str]):
+    """Each evidence unit of a passage's sentences ``units`` with its verdict: ``(sentences, why)``.
+
+    A sentence is judged alone first; when that says nothing and the premise has slots, the same
+    sentence is judged as the anchor of a window with the sentence before it, then the one after
+    it, then both (``judge_slots``): a passage states an event's actor, date or object over adjacent
+    sentences as often as in one. ``sentences``: the window's sentences, verbatim, in order. A
+    sentence of the document's apparatus (``_apparatus``) is neither an anchor nor a neighbour."""
+    slots = premise.slots is not None and premise.polarity == "positiva"
+    apparatus = [_apparatus(u) for u in units]
+    topic = _topic(fold_question(" ".join(units))) if slots and premise.slots.action in _EXISTENCE else ()
+    for i, u in enumerate(units):
+        if apparatus[i]:
+            continue  # a reference entry, a caption, a table of contents: never the evidence quoted
+        why = judge_slots(premise, u, topic=topic) if slots else judge_sentence(premise, u)
+        if why is None and slots:
+            prev = units[i - 1] if i and not apparatus[i - 1] else ""
+            nxt = units[i + 1] if i + 1 < len(units) and not apparatus[i + 1] else ""
+            for b, a in dict.fromkeys(((prev, ""), ("", nxt), (prev, nxt))):
+                if not (b or a):
+                    continue
+                why = judge_slots(premise, u, b, a, topic)
+                if why is not None:
+                    yield tuple(x for x in (b, u, a) if x), why
+                    break
+            continue
+        if why is not None:
+            yield (u,), why
+
+
 def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:
     """The code verdict on ``premise`` from the passages ``read`` in this run ({chunk_id: passage with
-    ``doc_id``, ``text``, ``language``}), in the order given. See the module docstring for the rule."""
-    support: list[tuple[dict, str, str]] = []
-    against: list[tuple[dict, str, str]] = []
+    ``doc_id``, ``text``, ``language``}), in the order given. See the module docstring for the rule;
+    a positive premise with slots is judged over a sentence and the sentences next to it
+    (``_judged_units``). A contradicting unit found in a passage's own sentence is preferred to one
+    found in a window."""
+    support: list[tuple[dict, tuple[str, ...], str]] = []
+    against: list[tuple[dict, tuple[str, ...], str]] = []
     for p in read.values():
-        for sent in _units(p):
-            why = judge_sentence(premise, sent)
-            if why == "respaldada":
-                support.append((p, sent, why))
-            elif why:
-                against.append((p, sent, why))
+        for unit, why in _judged_units(premise, _units(p)):
+            (support if why == "respaldada" else against).append((p, unit, why))
     if support and against:
         return PremiseVerdict(premise, "no_verificada", reason="evidencia_en_conflicto")
-    if against:
-        p, sent, why = against[0]
-        return PremiseVerdict(premise, "falsa", p["doc_id"], p["chunk_id"], sent, why)
-    if support:
-        p, sent, why = support[0]
-        return PremiseVerdict(premise, "verdadera", p["doc_id"], p["chunk_id"], sent, why)
+    for estado, found in (("falsa", against), ("verdadera", support)):
+        if found:  # the fewest sentences, then the first read
+            p, unit, why = min(found, key=lambda t: len(t[1]))
+            return PremiseVerdict(premise, estado, p["doc_id"], p["chunk_id"], " ".join(unit), why, unit)
     return PremiseVerdict(premise, "no_verificada", reason="sin_evidencia")
 
 
@@ -1234,4 +1737,4 @@ def validate_proposal(
             premise,
             f"propuesta_no_validada: el pasaje no {'contradice' if estado == 'falsa' else 'respalda'} la premisa",
         )
-    return PremiseVerdict(premise, estado, passage["doc_id"], chunk_id, unit, why)
+    return PremiseVerdict(premise, estado, passage["doc_id"], chunk_id, unit, why, tuple(held))

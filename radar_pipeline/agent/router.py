@@ -492,6 +492,8 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     from radar_pipeline.agent.premise import extract_premise  # premise → writer → router: import late
 
     premise = extract_premise(q) if ruta == "visualization" else None
+    if premise is not None and premise.implicit:
+        premise = None  # a positive "¿por qué X hizo Y?" asks for causes: checked, but no reason to leave a view
     if premise is not None and not (
         premise.kind == "confirmacion"
         and (_TREND_TAG.search(fold_question(q)) or any(c.startswith("mapa_") for c in read.components))

@@ -1060,7 +1060,9 @@ class AgentRunner:
             verdict, source = premises.assess(ctx.premise, read), "reglas"
         t0 = time.perf_counter()
         if verdict.chunk_id:
-            check = verifier.check_answer(verdict.sentence(), read)
+            # the quotes, one per line with their citation: the restated premise is the question's
+            # claim (its years and names need not be in the passage that contradicts it)
+            check = verifier.check_answer(verdict.evidence_lines(), read)
             if not check.ok:
                 verdict = premises.unverified(ctx.premise, "cita_rechazada: " + "; ".join(check.reasons)[:200])
         ctx.premise_verdict = verdict
@@ -1197,7 +1199,8 @@ class AgentRunner:
                 )  # the run ended before VERIFY (no usable passage): what it read, and the claims
             if ctx.premise_verdict is None:  # nothing was read: nothing was judged
                 ctx.premise_verdict = premises.unverified(ctx.premise, "sin_evaluar")
-            ctx.text = ctx.premise_verdict.sentence() + "\n\n" + ctx.text
+            if ctx.premise_verdict.shown:
+                ctx.text = ctx.premise_verdict.sentence() + "\n\n" + ctx.text
         if ctx.estado in ("respondida", "incompleta", "no_verificada", "sin_evidencia"):
             section = self._claims(
                 ctx, State.GUARD_OUT
@@ -1269,7 +1272,9 @@ class AgentRunner:
             verification_attempts=ctx.retries,
             tool_calls=tb.used_calls if tb else 0,  # what the cap counts, rejected calls included
             degraded=list(ctx.degraded),
-            premisa=ctx.premise_verdict.contract() if shown and ctx.premise_verdict is not None else None,
+            premisa=ctx.premise_verdict.contract()
+            if shown and ctx.premise_verdict is not None and ctx.premise_verdict.shown
+            else None,
             provenance=self._provenance(ctx, read, citas),
             key_id=ctx.scope.key_id if ctx.scope is not None else None,
             search_stages=ctx.search_stages,

@@ -219,7 +219,9 @@ def test_negated_premise_contradicted_by_a_plain_statement():
     assert v.estado == "falsa" and v.chunk_id == f"{1:016x}-0" and "Fengyun-1C" in v.fragment
     assert v.fragment in FENGYUN
     sentence = v.sentence()
-    assert sentence.startswith("La premisa no se sostiene:") and verifier.check_answer(sentence, read).ok
+    assert sentence.startswith(f"La pregunta da por sentado que {p.text}, pero no es así: un pasaje leído")
+    assert f"«{v.fragment.rstrip('.')}»" in sentence and f"[{v.doc_id}:{v.chunk_id}]" in sentence
+    assert verifier.check_answer(v.evidence_lines(), read).ok
     assert v.contract() == {
         "texto": p.text,
         "estado": "falsa",
@@ -240,8 +242,8 @@ def test_unverifiable_without_a_sentence_about_it():
     v = assess(p, _read(KOSMOS))  # another country's test: not about China
     assert v.estado == "no_verificada" and v.chunk_id is None and v.fragment is None
     assert v.sentence() == (
-        "No pude verificar la premisa de que China nunca ha realizado una prueba antisatélite: "
-        "ningún pasaje leído la confirma ni la contradice."
+        "La pregunta da por sentado que China nunca ha realizado una prueba antisatélite; no pude verificarlo: "
+        "ningún pasaje leído lo confirma ni lo contradice."
     )
     assert assess(p, {}).estado == "no_verificada"
 
@@ -256,7 +258,7 @@ def test_negated_premise_supported_by_a_negated_sentence():
     p = extract_premise("¿Por qué Japón nunca ha probado su capacidad antisatélite?")
     v = assess(p, _read(JAPAN_ES))
     assert v.estado == "verdadera" and v.fragment == JAPAN_ES
-    assert v.sentence().startswith("La premisa es correcta:")
+    assert ", y un pasaje leído lo confirma: «" in v.sentence()
 
 
 def test_positive_premise_true_needs_its_year():
@@ -267,7 +269,9 @@ def test_positive_premise_true_needs_its_year():
     wrong_year = extract_premise("Dado que China destruyó el Fengyun-1C en 2009, ¿cuántos fragmentos se generaron?")
     v = assess(wrong_year, _read(FENGYUN))
     assert v.estado == "falsa" and v.reason == "conflicto_de_anio"
-    assert verifier.check_answer(v.sentence(), _read(FENGYUN)).ok  # 2009 is not repeated in the sentence
+    # the quotes pass the verifier; the restated premise (with its wrong 2009) is not the passage's claim
+    assert verifier.check_answer(v.evidence_lines(), _read(FENGYUN)).ok
+    assert "2009, pero no es así" in v.sentence() and "(fecha el mismo hecho en otro año)" in v.sentence()
 
 
 def test_positive_premise_contradicted_by_never():

@@ -24,6 +24,14 @@ TRUE_PREMISE = (
 )
 
 
+def _quotes_pass(first: str, read: dict[str, dict]) -> bool:
+    """The premise sentence's quotes, one per line with its citation, pass the verifier (the restated
+    premise is the question's claim and is not checked against the passage)."""
+    cite = re.findall(r"\[[0-9a-f]{16}:[0-9a-f]{16}-\d+\]", first)[-1]
+    lines = "\n".join(f"- «{q}» {cite}" for q in re.findall(r"«([^»]+)»", first))
+    return bool(lines) and verifier.check_answer(lines, read).ok
+
+
 def _run(runner_or_service, q):
     runner = runner_or_service.runner() if isinstance(runner_or_service, AgentService) else runner_or_service
     res = runner.run(q)
@@ -62,8 +70,8 @@ def test_false_premise_contradicted_by_a_read_passage(offline_service):
     assert "Fengyun-1C" in p.fragmento and p.fragmento in read[p.cita.chunk_id]["text"]
     # the answer opens with the premise sentence, whose citation passes the verifier
     first = resp.respuesta.split("\n\n")[0]
-    assert first.startswith("La premisa no se sostiene:") and f"[{p.cita.doc_id}:{p.cita.chunk_id}]" in first
-    assert verifier.check_answer(first, read).ok
+    assert first.startswith(f"La pregunta da por sentado que {p.texto}, pero no es así: un pasaje leído")
+    assert f"[{p.cita.doc_id}:{p.cita.chunk_id}]" in first and _quotes_pass(first, read)
     assert p.cita.chunk_id in [c.chunk_id for c in resp.citas]
     # the premise had its own search among the ≤ 8 tool calls, and the verdict is in the trace steps
     queries = [t["input_parameters"].get("query") for t in res.tools_called if t["name"] == "search_evidence"]
@@ -77,8 +85,10 @@ def test_same_question_without_the_passage_is_unverified(service_without_fengyun
     res, resp = _run(service_without_fengyun, FALSE_PREMISE)
     p = resp.premisa
     assert p is not None and p.estado == "no_verificada" and p.cita is None and p.fragmento is None, res.respuesta
-    assert resp.respuesta.startswith("No pude verificar la premisa de que China nunca ha realizado una prueba")
-    assert "no se sostiene" not in resp.respuesta and "es correcta" not in resp.respuesta
+    assert resp.respuesta.startswith(
+        "La pregunta da por sentado que China nunca ha realizado una prueba antisatélite; no pude verificarlo"
+    )
+    assert "no es así" not in resp.respuesta and "lo confirma:" not in resp.respuesta
 
 
 def test_true_premise_supported_with_citation(offline_service):
@@ -88,12 +98,12 @@ def test_true_premise_supported_with_citation(offline_service):
     read = _read(res)
     assert p.cita.chunk_id in read and "Malligyong-1" in p.fragmento and "2023" in p.fragmento
     first = resp.respuesta.split("\n\n")[0]
-    assert first.startswith("La premisa es correcta:") and verifier.check_answer(first, read).ok
+    assert ", y un pasaje leído lo confirma: «" in first and _quotes_pass(first, read)
 
 
 def test_question_without_premise_has_null_premisa(offline_service):
     res, resp = _run(offline_service, "¿Qué incidentes recientes de spoofing han comprometido servicios satelitales?")
-    assert resp.premisa is None and not resp.respuesta.startswith(("La premisa", "No pude verificar la premisa"))
+    assert resp.premisa is None and not resp.respuesta.startswith("La pregunta da por sentado")
 
 
 def test_premise_verdict_is_stored_in_the_trace(db_client, agent_engine):
@@ -161,7 +171,7 @@ def test_llm_false_claim_citing_a_passage_that_does_not_contradict_is_downgraded
     assert fake.calls("premisa"), "the premise role was asked"
     p = resp.premisa
     assert p is not None and p.estado == "no_verificada" and p.cita is None, (res.respuesta, p)
-    assert resp.respuesta.startswith("No pude verificar la premisa")
+    assert resp.respuesta.startswith("La pregunta da por sentado que") and "no pude verificarlo" in resp.respuesta
     step = [s for s in res.steps if "premisa" in s.detail and "motivo" in s.detail][-1]
     assert step.detail["fuente"] == "modelo" and step.detail["motivo"].startswith("propuesta_no_validada")
 
@@ -178,4 +188,4 @@ def test_llm_false_claim_with_a_contradicting_span_is_kept(fake, offline_service
     assert p is not None and p.estado == "falsa" and "Fengyun-1C" in p.fragmento, (res.respuesta, p)
     read = _read(res)
     first = resp.respuesta.split("\n\n")[0]
-    assert first.startswith("La premisa no se sostiene:") and verifier.check_answer(first, read).ok
+    assert ", pero no es así: un pasaje leído" in first and _quotes_pass(first, read)

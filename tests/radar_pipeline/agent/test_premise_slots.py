@@ -172,13 +172,15 @@ def test_slot_verdicts(question, estado, reason, passage):
     assert (v.estado, v.reason) == (estado, reason), (question, p.slots.describe(), v)
     if passage is None:
         assert v.chunk_id is None and v.fragment is None
-        assert v.sentence().startswith("No pude verificar la premisa de que ")
+        assert v.sentence().startswith(f"La pregunta da por sentado que {p.text}; no pude verificarlo")
         return
-    # the cited passage is the one about the event, quoted verbatim, and the sentence passes the verifier
+    # the cited passage is the one about the event, quoted verbatim, and its quotes pass the verifier
     assert READ[v.chunk_id]["text"] == passage and v.fragment in passage
     sentence = v.sentence()
-    assert sentence.startswith("La premisa no se sostiene:" if estado == "falsa" else "La premisa es correcta:")
-    assert verifier.check_answer(sentence, READ).ok, sentence
+    verdict = ", pero no es así: un pasaje leído" if estado == "falsa" else ", y un pasaje leído lo confirma: «"
+    assert sentence.startswith(f"La pregunta da por sentado que {p.text}{verdict}"), sentence
+    assert f"[{v.doc_id}:{v.chunk_id}]" in sentence
+    assert verifier.check_answer(v.evidence_lines(), READ).ok, v.evidence_lines()
 
 
 def test_each_kind_of_false_premise_is_covered_in_several_forms():
@@ -223,7 +225,6 @@ def test_the_premise_search_is_for_the_event_not_the_disputed_owner():
     [
         "¿Por qué la minería ilegal financia a los grupos armados?",  # no actor named
         "¿Por qué Rusia interfiere las señales GPS?",  # an actor and a verb, but nothing to pin the event down
-        "¿Por qué el ELN recluta menores?",
         "¿Por qué aumentaron las pruebas antisatélite después de 2007?",
         "¿Cuándo se creó la Fuerza Espacial?",  # no actor of the name sets, no verb family
         "Why does China invest in space?",

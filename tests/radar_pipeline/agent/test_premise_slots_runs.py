@@ -4,6 +4,8 @@ it contradicts a slot, and the answer opens with the verdict citing it (issue 22
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 import pytest
 
@@ -40,6 +42,14 @@ EVENTS = [
     ("space_security/csis_dprk_2024.txt", "Space Threat Assessment 2024", "space_security", "en", [DPRK]),
     ("territorial/valle_2024.txt", "Informe Valle del Cauca 2024", "territorial", "es", [JAMUNDI]),
 ]
+
+
+def _quotes_pass(first: str, read: dict[str, dict]) -> bool:
+    """The premise sentence's quotes, one per line with its citation, pass the verifier (the restated
+    premise is the question's claim and is not checked against the passage)."""
+    cite = re.findall(r"\[[0-9a-f]{16}:[0-9a-f]{16}-\d+\]", first)[-1]
+    lines = "\n".join(f"- «{q}» {cite}" for q in re.findall(r"«([^»]+)»", first))
+    return bool(lines) and verifier.check_answer(lines, read).ok
 
 
 def _rows() -> list[dict]:
@@ -103,12 +113,14 @@ def test_premise_verdict_in_a_run(service, question, estado, reason, key):
     assert step.detail["motivo"] == reason and step.detail["fuente"] == "reglas"
     first = resp.respuesta.split("\n\n")[0]
     if key is None:
-        assert p.cita is None and first.startswith("No pude verificar la premisa de que Japón destruyó")
+        assert p.cita is None and first.startswith("La pregunta da por sentado que Japón destruyó")
+        assert "no pude verificarlo" in first
         return
     read = _read(res)
     assert p.cita.chunk_id in read and key in p.fragmento and p.fragmento in read[p.cita.chunk_id]["text"]
-    assert first.startswith("La premisa no se sostiene:" if estado == "falsa" else "La premisa es correcta:")
-    assert f"[{p.cita.doc_id}:{p.cita.chunk_id}]" in first and verifier.check_answer(first, read).ok
+    verdict = ", pero no es así: un pasaje leído" if estado == "falsa" else ", y un pasaje leído lo confirma: «"
+    assert first.startswith(f"La pregunta da por sentado que {p.texto}{verdict}"), first
+    assert f"[{p.cita.doc_id}:{p.cita.chunk_id}]" in first and _quotes_pass(first, read)
     assert p.cita.chunk_id in [c.chunk_id for c in resp.citas]
     # the premise's own search asked for the event, and its slots are in the trace
     queries = [t["input_parameters"].get("query") or "" for t in res.tools_called if t["name"] == "search_evidence"]

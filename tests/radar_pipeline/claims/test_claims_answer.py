@@ -238,5 +238,6 @@ def test_the_premise_check_reads_a_claims_passage(pengine, config, offline_servi
     )
     assert res.premisa is not None and res.premisa["estado"] == "falsa", (res.respuesta, res.premisa)
     assert res.premisa["cita"] == {"doc_id": doc, "chunk_id": f"{doc}-0"}
-    assert res.respuesta.startswith("La premisa no se sostiene: el pasaje citado, que fecha el mismo hecho en otro año")
+    assert res.respuesta.startswith("La pregunta da por sentado que la alerta temprana 045-23 se emitió en 2019, pero")
+    assert "(fecha el mismo hecho en otro año)" in res.respuesta.split("\n\n")[0]
     assert f"{doc}-0" in [c["chunk_id"] for c in res.citas]
