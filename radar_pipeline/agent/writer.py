@@ -54,6 +54,8 @@ from radar_pipeline.agent.selection import (  # noqa: F401 - re-exported: the wr
     MAX_CHARS,
     MIN_CHARS,
     MIN_SCORE,
+    NEIGHBOUR_WEIGHT,
+    PER_PASSAGE,
     QuestionProfile,
     _pieces,
     _usable,
@@ -280,12 +282,37 @@ class _VectorCache:
 _CACHE = _VectorCache()
 
 
+def neighbour_support(cands: list[tuple[str, dict]], scores: np.ndarray) -> np.ndarray:
+    """For each candidate, the best score of the sentences next to it in its passage (the candidate
+    before and after it among that passage's candidates), 0 at a passage's ends. Shape like
+    ``scores``."""
+    out = np.zeros_like(scores)
+    by_passage: dict[str, list[int]] = {}
+    for i, (_, p) in enumerate(cands):
+        by_passage.setdefault(p["chunk_id"], []).append(i)
+    for idx in by_passage.values():
+        idx.sort(key=lambda i: (cands[i][1].get("text") or "").find(cands[i][0]))
+        for k, i in enumerate(idx):
+            near = [scores[idx[k - 1]]] if k else []
+            near += [scores[idx[k + 1]]] if k + 1 < len(idx) else []
+            out[i] = max(near) if near else 0.0
+    return out
+
+
 class ExtractiveWriter:
     """Offline writer. ``encoder`` is the retrieval encoder (``encode_queries`` / ``encode_passages``)."""
 
-    def __init__(self, encoder, max_sentences: int = 5):
+    def __init__(
+        self,
+        encoder,
+        max_sentences: int = 5,
+        per_passage: int = PER_PASSAGE,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
+    ):
         self.encoder = encoder
         self.max_sentences = max_sentences
+        self.per_passage = per_passage  # sentences quoted from one passage, before coverage sentences
+        self.neighbour_weight = neighbour_weight
 
     def candidates(self, passages: list[dict], exclude: set[str] = frozenset()) -> list[tuple[str, dict]]:
         per_passage: list[list[tuple[str, dict]]] = []
@@ -335,6 +362,8 @@ class ExtractiveWriter:
         scores = score(
             question, [s for s, _ in cands], vecs @ qvec, [float(p.get("similarity") or 0.0) for _, p in cands], profile
         )
+        if self.neighbour_weight:
+            scores = scores + self.neighbour_weight * neighbour_support(cands, scores)
         ranked = [int(i) for i in np.argsort(-scores) if scores[i] >= EXTRA_MIN_SCORE]
         order = [i for i in ranked if scores[i] >= MIN_SCORE]
         if not order:
@@ -345,7 +374,7 @@ class ExtractiveWriter:
             if len(chosen) >= self.max_sentences:
                 break
             cid = cands[i][1]["chunk_id"]
-            if per_chunk.get(cid, 0) >= 2:
+            if per_chunk.get(cid, 0) >= self.per_passage:
                 continue
             if chosen and float(np.max(vecs[chosen] @ vecs[i])) >= REDUNDANCY_COS:
                 continue

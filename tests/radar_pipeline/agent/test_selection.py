@@ -168,3 +168,29 @@ def test_nothing_is_quoted_below_the_score_floor(writer):
     draft = writer.write("¿Qué capacidades antisatélite tiene Rusia en órbita geoestacionaria?", passages)
     assert draft.text == "" and draft.sentences == []
     assert MIN_SCORE > 0
+
+
+def test_a_sentence_gains_the_support_of_its_neighbours_in_the_passage():
+    from radar_pipeline.agent.writer import neighbour_support
+
+    a, b = _p(1, "One. Two. Three."), _p(2, "Four. Five.")
+    cands = [("One.", a), ("Four.", b), ("Two.", a), ("Five.", b), ("Three.", a)]
+    scores = np.array([0.9, 0.1, 0.2, 0.4, 0.7], dtype=np.float32)
+    support = neighbour_support(cands, scores)
+    # One↔Two↔Three in passage 1 (in text order, not candidate order); Four↔Five in passage 2
+    assert support.tolist() == pytest.approx([0.2, 0.4, 0.9, 0.1, 0.2])
+
+
+def test_key_facts_in_consecutive_sentences_are_quoted_together(writer):
+    passage = _p(
+        1,
+        "Executive summary of the procurement study on military artificial intelligence. "
+        "This report leverages a novel dataset of 2,857 AI-related contract award notices published by the PLA. "
+        "From these documents, we identified 1,560 different organizations that won at least one such contract. "
+        "We focus our analysis on the 338 entities awarded at least two AI-related contracts. "
+        "The weather in Beijing was unusually warm during the year the notices were collected.",
+    )
+    q = "¿Cuántos avisos de adjudicación de contratos de IA del EPL analiza el informe y cuántas organizaciones ganaron al menos uno?"
+    quoted = [s for s, _ in writer.write(q, [passage]).sentences]
+    assert any("2,857" in s for s in quoted) and any("1,560" in s for s in quoted), quoted
+    assert not any("weather" in s for s in quoted)
