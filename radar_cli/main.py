@@ -365,11 +365,16 @@ def _print_result(res: dict) -> None:
     typer.echo(f"\nQ: {res['query']}   ({res['latency_ms']} ms)\n\nTop documents")
     for d in res["documents"]:
         typer.echo(f"  {d['rank']}. {d['score']:.4f}  {d['doc_id']}  {d['source_path']}")
+    if res.get("identifiers"):
+        typer.echo("\nIdentifiers: " + ", ".join(f"{i['text']} ({i['kind']})" for i in res["identifiers"]))
     typer.echo("\nTop passages")
     for p in res["passages"]:
         excerpt = " ".join(p["text"].split())[:240]
+        boost = (p.get("score_components") or {}).get("identifier") or 0.0
+        named = f"  (identificador +{boost:.2f}: {', '.join(p.get('identifiers') or [])})" if boost else ""
         typer.echo(
-            f"  {p['rank']:>2}. {p['score']:.4f}  {p['chunk_id']}  {p['source_path']} p.{p['page']}\n      {excerpt}"
+            f"  {p['rank']:>2}. {p['score']:.4f}  {p['chunk_id']}  {p['source_path']} p.{p['page']}{named}\n"
+            f"      {excerpt}"
         )
 
 
@@ -395,11 +400,12 @@ def search(
         sink = out.open("w", encoding="utf-8") if out else sys.stdout
         for q in tqdm(lines, desc="queries", disable=out is None):
             res = searcher.search(q["question"])
-            keep_p = ("rank", "chunk_id", "doc_id", "source_path", "text", "score")
+            keep_p = ("rank", "chunk_id", "doc_id", "source_path", "text", "score", "score_components", "identifiers")
             row = {
                 "query_id": q["query_id"],
                 "documents": res.documents,
                 "passages": [{k: p[k] for k in keep_p} for p in res.passages],
+                "identifiers": res.identifiers,
             }
             sink.write(json.dumps(row, ensure_ascii=False) + "\n")
         if out:
