@@ -336,6 +336,11 @@ class ErrorResponse(Strict):
     error: ErrorBody
 
 
+class ScoreComponents(Strict):
+    ranking: float
+    identifier: float
+
+
 class PassageHit(Strict):
     rank: int
     chunk_id: str
@@ -350,6 +355,14 @@ class PassageHit(Strict):
     score: float
     similarity: float
     politica: Politica | None = _POLITICA
+    score_components: ScoreComponents | None = Field(
+        None,
+        description="partes de score: ranking (fusión y segunda etapa) + identifier (prioridad de un identificador "
+        "que la pregunta nombra: código de alerta, designación, programa o tratado)",
+    )
+    identifiers: list[str] = Field(
+        default_factory=list, description="claves de los identificadores que nombra el pasaje"
+    )
 
 
 class DocumentHit(Strict):
@@ -361,11 +374,20 @@ class DocumentHit(Strict):
     score: float
 
 
+class QuestionIdentifier(Strict):
+    text: str = Field(description="como la consulta lo escribe")
+    kind: Literal["alert_code", "designation", "programme", "name"]
+    key: str = Field(description="forma canónica: alert:010-18, designation:cosmos 1408, entity:…, name:…")
+
+
 class SearchResponse(Strict):
     query: str
     documents: list[DocumentHit]
     passages: list[PassageHit]
     latency_ms: float
+    identifiers: list[QuestionIdentifier] = Field(
+        default_factory=list, description="identificadores que la consulta nombra exactamente (prioridad en el orden)"
+    )
 
 
 class Passage(Strict):

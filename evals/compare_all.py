@@ -6,8 +6,14 @@ from PostgreSQL's ``qrels_merged`` when reachable, else the shared file alone), 
 column of a judgment set is followed by a ``vs default`` column that says "not measurable yet"
 when either side's Judged@10 on that set is below 0.9 (``evals.scoring.measurability``).
 
+Every p-value column is followed by its Holm–Bonferroni adjustment (Holm 1979) over the
+configurations compared with the default in that column (``... p holm``), and each row gets the
+rule's reading on deepened NDCG@10 (``codefest deep verdict``): the default changes only for a
+configuration that still wins after the correction.
+
 Writes ``evals/reports/configs.json`` and prints the markdown table pasted into evals/README.md.
-Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard] [--configs NAME ...] [--out FILE]``
+Usage: ``python evals/compare_all.py [--datasets codefest_dev xquad_es_en_hard] [--configs NAME ...] [--out FILE]``;
+``--adjust evals/reports/FILE.json`` adds the adjusted columns to a report written before.
 """
 
 from __future__ import annotations
@@ -21,9 +27,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from evals.configs import CONFIGS, DEFAULT_NAME  # noqa: E402 - after the sys.path set-up above (run as a script)
-from evals.judging import read_merged  # noqa: E402 - after the sys.path set-up above (run as a script)
+from evals.judging import merged_qrels_from_files, read_merged  # noqa: E402 - after the sys.path set-up above (run as a script)
 from evals.runner import run_codefest, run_xquad  # noqa: E402 - after the sys.path set-up above (run as a script)
-from evals.scoring import compare, measurability  # noqa: E402 - after the sys.path set-up above (run as a script)
+from evals.scoring import (  # noqa: E402 - after the sys.path set-up above (run as a script)
+    DECISION_METRIC,
+    compare,
+    holm_rows,
+    measurability,
+    verdict,
+)
 from radar_pipeline import db  # noqa: E402 - after the sys.path set-up above (run as a script)
 from radar_pipeline.config import EncoderSpec, get_settings  # noqa: E402 - after the sys.path set-up above (run as a script)
 from radar_pipeline.encoders import build_encoder, build_reranker  # noqa: E402 - after the sys.path set-up above (run as a script)
@@ -75,6 +87,36 @@ class SavedReport:
         return cls(pl.read_parquet(folder / f"{name}.parquet"), json.loads((folder / f"{name}.json").read_text()))
 
 
+def with_holm(rows: list[dict]) -> list[dict]:
+    """Each ``"<column> p"`` followed by ``"<column> p holm"``: the Holm (1979) adjustment over the
+    family of every configuration compared with the default in that column (``holm_rows``), and
+    ``"codefest deep verdict"``: the rule for changing the default (``evals.scoring.verdict`` on
+    deepened NDCG@10, adjusted p, measurability). The default's row has neither. Returns new rows
+    (same order, columns re-ordered so each adjusted p sits next to its raw p)."""
+    p_cols = [c for c in dict.fromkeys(k for r in rows for k in r) if c.endswith(" p")]
+    adjusted: dict[str, dict[str, float]] = {}
+    for c in p_cols:
+        fam = holm_rows([{"config": r["config"], "p": r[c]} for r in rows if r.get(c) is not None])
+        adjusted[c] = {f["config"]: round(f["p_holm"], 4) for f in fam}
+    out = []
+    for r in rows:
+        new: dict = {}
+        for k, v in r.items():
+            new[k] = v
+            if k in adjusted:
+                new[f"{k} holm"] = adjusted[k][r["config"]]
+        dcol = f"codefest {DECISION_METRIC}"
+        if f"{dcol} p" in r:
+            flag = r.get("codefest deep_vs default")
+            new["codefest deep verdict"] = verdict(
+                r[dcol] - next(x[dcol] for x in rows if f"{dcol} p" not in x),
+                new[f"{dcol} p holm"],
+                None if flag in (None, "ok") else flag,
+            )
+        out.append(new)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", nargs="+", default=["codefest_dev", "xquad_es_en", "xquad_es_en_hard"])
@@ -91,7 +133,30 @@ def main() -> None:
     ap.add_argument(
         "--assemble", action="store_true", help="no searching: build the table from --per-query-dir (codefest_dev)"
     )
+    ap.add_argument(
+        "--adjust",
+        type=Path,
+        default=None,
+        help="no searching: read a report this script wrote, add the Holm-adjusted p-values and the "
+        "verdicts to it (raw p-values unchanged) and write it back",
+    )
+    ap.add_argument(
+        "--judgments-from",
+        type=Path,
+        default=None,
+        help="deepened judgments from a judging folder's files (organiser/*.mapping.jsonl + graded/<annotator>.jsonl) "
+        "instead of PostgreSQL: for a read-only home that never imported the round",
+    )
     args = ap.parse_args()
+    if args.adjust is not None:
+        rows = [
+            {k: v for k, v in r.items() if not k.endswith(" p holm") and k != "codefest deep verdict"}
+            for r in json.loads(args.adjust.read_text())
+        ]
+        rows = with_holm(rows)
+        args.adjust.write_text(json.dumps(rows, indent=1))
+        print_table(rows)
+        return
     wanted = set(args.configs or CONFIGS) | {DEFAULT_NAME}  # the default: every p-value is against it
     unknown = wanted - set(CONFIGS)
     if unknown:
@@ -103,7 +168,12 @@ def main() -> None:
     enc = build_encoder(EncoderSpec()) if not args.assemble else None
     rr = build_reranker() if not args.assemble else None
     deep = None
-    if "codefest_dev" in args.datasets and not args.assemble:
+    if "codefest_dev" in args.datasets and not args.assemble and args.judgments_from is not None:
+        (mapping,) = sorted((args.judgments_from / "organiser").glob("*.mapping.jsonl"))
+        graded = {p.stem: p for p in sorted((args.judgments_from / "graded").glob("*.jsonl"))}
+        deep = merged_qrels_from_files(mapping, graded)
+        print(f"deepened judgments from files: {len(deep)} ({', '.join(graded)})", file=sys.stderr)
+    elif "codefest_dev" in args.datasets and not args.assemble:
         try:
             engine = db.create_engine(db.resolve_database_url(settings.database_url, settings.pgdata))
             deep = read_merged(engine)
@@ -151,9 +221,15 @@ def main() -> None:
                 if name != DEFAULT_NAME:
                     row[f"{ds} {m} p"] = round(compare(rep.per_query, base.per_query, m).p_value, 4)
         rows.append(row)
+    rows = with_holm(rows)
     out = ROOT / "evals" / "reports" / args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(rows, indent=1))
+    print_table(rows)
+
+
+def print_table(rows: list[dict]) -> None:
+    """The rows as a markdown table (columns of the widest row; "—" where a row has none)."""
     cols = list(max(rows, key=len))  # the default's row has no p-value columns
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for r in rows:

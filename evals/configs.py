@@ -101,6 +101,10 @@ for _base, _tag in ((_FIRST, "hybrid_rrf_gd_b05"), (_DEF, "hybrid_rrf_gd_b05_rr2
     ):
         CONFIGS[_c.name] = _c
 
+# Identifier priority (issue 26 §4) is on in every configuration above (``RetrievalConfig``'s
+# default); the default without it stays measurable by name (evals/identifiers.py measures both).
+CONFIGS["hybrid_rrf_gd_b05_rr200_noid"] = _DEF.with_(name="hybrid_rrf_gd_b05_rr200_noid", identifier_weight=0.0)
+
 DEFAULT_NAME = "hybrid_rrf_gd_b05_rr200"
 
 

@@ -73,6 +73,7 @@ __all__ = [
     "judging_metadata",
     "latest_judgments",
     "merged_qrels",
+    "merged_qrels_from_files",
     "qrels_judgments",
     "qrels_merged",
     "read_merged",
@@ -511,6 +512,53 @@ def merged_qrels(engine: sa.Engine | None, shared_dir: str | os.PathLike[str] | 
         JudgedChunk(q, h, "imported", statistics.median_low(latest[(q, h)].values()), texts[(q, h)])
         for q, h in sorted(keys)
         if (q, h) in texts
+    ]
+    return shared + imported
+
+
+def merged_qrels_from_files(
+    mapping: str | os.PathLike[str],
+    graded: Mapping[str, str | os.PathLike[str]],
+    shared_dir: str | os.PathLike[str] | None = None,
+) -> list[JudgedChunk]:
+    """:func:`merged_qrels` computed from files, with no database: the shared deepened judgments
+    plus a judging round's grades, for evaluating on a home whose PostgreSQL must not be written
+    (a read-only evaluation home never imported the round).
+
+    ``mapping``: a mapping file (:func:`write_mapping`: items with query id, text hash and text);
+    ``graded``: annotator → the JSON Lines file that annotator graded (``item_id``, ``grade``; a
+    null grade is skipped), one round each. Per passage (query id, text hash), the lower median of
+    its annotators' grades, exactly as :func:`merged_qrels`; a passage the shared set holds keeps
+    the shared grade. Raises ``ValueError`` for an item id the mapping lacks or a bad grade.
+    """
+    shared = [c for v in load_deepened_qrels(shared_dir).values() for c in v]
+    have = {(c.query_id, c.chunk_id) for c in shared}
+    items: dict[str, tuple[str, str, str]] = {}
+    with Path(mapping).open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                obj = json.loads(line)
+                if obj.get("kind") == "item":
+                    items[obj["item_id"]] = (obj["query_id"], obj["text_hash"], obj["text"])
+    grades: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+    for annotator, path in graded.items():
+        with Path(path).open(encoding="utf-8") as f:
+            for ln, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                obj = json.loads(line)
+                g = _grade(obj.get("grade"), f"{path}:{ln}")
+                if g is None:
+                    continue
+                if obj.get("item_id") not in items:
+                    raise ValueError(f"{path}:{ln}: item {obj.get('item_id')!r} is not in the mapping")
+                q, h, _ = items[obj["item_id"]]
+                grades[(q, h)][annotator] = g
+    texts = {(q, h): t for q, h, t in items.values()}
+    imported = [
+        JudgedChunk(q, h, "imported", statistics.median_low(grades[(q, h)].values()), texts[(q, h)])
+        for q, h in sorted(grades)
+        if (q, h) not in have
     ]
     return shared + imported
 

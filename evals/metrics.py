@@ -35,6 +35,7 @@ __all__ = [
     "condensed_ndcg_at_k",
     "dcg_at_k",
     "f1_at_k",
+    "holm_adjust",
     "judged_at_k",
     "mrr_at_k",
     "ndcg_at_k",
@@ -329,3 +330,34 @@ def paired_randomization_test(
         done += m
     p = (1 + extreme) / (1 + n_resamples)
     return PairedTestResult(mean_a, mean_b, mean_a - mean_b, min(1.0, p), n, n_resamples, False)
+
+
+def holm_adjust(p_values: Sequence[float]) -> list[float]:
+    """Holm–Bonferroni adjusted p-values for a family of ``m`` tests, in the input order.
+
+    Holm's step-down procedure (Holm 1979, "A simple sequentially rejective multiple test
+    procedure", Scand. J. Statist. 6:65–70) controls the family-wise error rate at level α under
+    any dependence between the tests (here: every configuration compared against one default on
+    the same questions). With the raw p-values sorted ascending, ``p_(1) <= … <= p_(m)``, the
+    adjusted value of the ``i``-th is ``max_{j <= i} min(1, (m - j + 1) · p_(j))`` (the running
+    maximum keeps the order); a hypothesis is rejected at level α iff its adjusted p <= α, which
+    is exactly Holm's rule "reject H_(1) … H_(i-1), stop at the first ``p_(i) > α / (m - i + 1)``".
+    Equal to statsmodels' ``multipletests(p, method="holm")[1]`` (statsmodels is not a dependency).
+    Ties keep their input order in the sort; they get equal adjusted values either way.
+
+    Shape: ``m >= 0`` p-values in [0, 1] → ``m`` adjusted p-values in [0, 1], each >= its raw value.
+    ``m = 0`` gives ``[]``; ``m = 1`` gives the raw value. Raises ``ValueError`` for a value
+    outside [0, 1] or NaN.
+    """
+    ps = [float(p) for p in p_values]
+    for p in ps:
+        if not (0.0 <= p <= 1.0):  # also false for NaN
+            raise ValueError(f"p-values must lie in [0, 1], got {p!r}")
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):  # rank 0 → factor m, rank m-1 → factor 1
+        running = max(running, min(1.0, (m - rank) * ps[i]))
+        adjusted[i] = running
+    return adjusted

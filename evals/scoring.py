@@ -54,6 +54,7 @@ from evals.metrics import (
     condensed_ndcg_at_k,
     dcg_at_k,
     f1_at_k,
+    holm_adjust,
     judged_at_k,
     mrr_at_k,
     ndcg_at_k,
@@ -71,6 +72,11 @@ __all__ = [
     "NOT_MEASURABLE",
     "compare",
     "compare_codefest",
+    "DECISION_METRIC",
+    "FAMILY_ALPHA",
+    "against_default",
+    "holm_rows",
+    "verdict",
     "measurability",
     "load_run",
     "score_beir_run",
@@ -502,3 +508,92 @@ def compare_codefest(
             }
         )
     return rows
+
+
+# -- multiplicity: every configuration against the default (issue 26 §5) ------------------------
+# Family-wise error rate of a table of comparisons against the default, controlled by Holm (1979).
+FAMILY_ALPHA = 0.05
+# The metric the default is chosen on (the deepened judgments; evals/README.md).
+DECISION_METRIC = "deep_ndcg@10"
+
+
+def verdict(diff: float, p_holm: float, flag: str | None = None, alpha: float = FAMILY_ALPHA) -> str:
+    """The rule for changing the default, on one configuration's comparison against it.
+
+    ``"wins after correction"`` only when the configuration is ahead (``diff > 0``, configuration
+    minus default) and its Holm-adjusted p (:func:`evals.metrics.holm_adjust` over every
+    configuration compared in the same table) is <= ``alpha``; ``"loses after correction"`` when
+    behind with adjusted p <= ``alpha``; otherwise ``"within noise after correction"``. A
+    comparison flagged by :func:`measurability` (``flag`` not None) is ``"not measurable yet"``
+    whatever its p. The default changes only for a configuration that "wins after correction".
+    """
+    if flag:
+        return NOT_MEASURABLE
+    if p_holm <= alpha:
+        return "wins after correction" if diff > 0 else "loses after correction"
+    return "within noise after correction"
+
+
+def holm_rows(rows: list[dict[str, Any]], p_key: str = "p", out_key: str = "p_holm") -> list[dict[str, Any]]:
+    """Add the Holm-adjusted p-value of each row's ``p_key`` under ``out_key``, the family being
+    the rows given (those with a p-value; a row whose ``p_key`` is None gets None). Returns the
+    same list, changed in place."""
+    idx = [i for i, r in enumerate(rows) if r.get(p_key) is not None]
+    adj = holm_adjust([rows[i][p_key] for i in idx])
+    for r in rows:
+        r[out_key] = None
+    for i, a in zip(idx, adj, strict=True):
+        rows[i][out_key] = a
+    return rows
+
+
+def against_default(
+    per_query: Mapping[str, pl.DataFrame],
+    default: str,
+    metrics: Sequence[str] = (DECISION_METRIC,),
+    n_resamples: int = 10000,
+    seed: int = 0,
+    alpha: float = FAMILY_ALPHA,
+    k: int = 10,
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every configuration against ``default``, per metric: raw and Holm-adjusted p-values.
+
+    ``per_query``: configuration name → its ``per_query`` table (``score_codefest_run`` or
+    ``score_beir_run``), the default among them. For each metric, the family is every
+    configuration other than the default that has the metric (m of them): the raw p is the
+    paired randomization test (:func:`compare`, configuration vs default), ``p_holm`` its Holm
+    (1979) adjustment over the m p-values of that metric, and ``verdict`` :func:`verdict`'s reading
+    (for ``[deep_]ndcg@k``/``[deep_]ndcg'@k``, a set where either side's mean ``[deep_]judged@k`` is
+    below ``MIN_JUDGED`` is "not measurable yet").
+
+    Returns ``{config: {metric: {"mean", "mean_default", "diff", "p", "p_holm", "m", "verdict"}}}``
+    without the default. Raises ``KeyError`` when ``default`` is missing and ``ValueError`` as
+    :func:`compare`.
+    """
+    base = per_query[default]
+    out: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in per_query if n != default}
+    for metric in metrics:
+        names = [n for n in out if metric in per_query[n].columns and metric in base.columns]
+        rows = []
+        for n in names:
+            t = compare(per_query[n], base, metric, n_resamples=n_resamples, seed=seed)
+            prefix = "deep_" if metric.startswith("deep_") else ""
+            jcol = f"{prefix}judged@{k}"
+            flag = None
+            if "ndcg" in metric and jcol in per_query[n].columns and jcol in base.columns:
+                flag = measurability(float(per_query[n][jcol].mean()), float(base[jcol].mean()))
+            rows.append(
+                {"name": n, "mean": t.mean_a, "mean_default": t.mean_b, "diff": t.diff, "p": t.p_value, "flag": flag}
+            )
+        holm_rows(rows)
+        for r in rows:
+            out[r["name"]][metric] = {
+                "mean": r["mean"],
+                "mean_default": r["mean_default"],
+                "diff": r["diff"],
+                "p": r["p"],
+                "p_holm": r["p_holm"],
+                "m": len(rows),
+                "verdict": verdict(r["diff"], r["p_holm"], r["flag"], alpha),
+            }
+    return out

@@ -365,11 +365,16 @@ def _print_result(res: dict) -> None:
     typer.echo(f"\nQ: {res['query']}   ({res['latency_ms']} ms)\n\nTop documents")
     for d in res["documents"]:
         typer.echo(f"  {d['rank']}. {d['score']:.4f}  {d['doc_id']}  {d['source_path']}")
+    if res.get("identifiers"):
+        typer.echo("\nIdentifiers: " + ", ".join(f"{i['text']} ({i['kind']})" for i in res["identifiers"]))
     typer.echo("\nTop passages")
     for p in res["passages"]:
         excerpt = " ".join(p["text"].split())[:240]
+        boost = (p.get("score_components") or {}).get("identifier") or 0.0
+        named = f"  (identificador +{boost:.2f}: {', '.join(p.get('identifiers') or [])})" if boost else ""
         typer.echo(
-            f"  {p['rank']:>2}. {p['score']:.4f}  {p['chunk_id']}  {p['source_path']} p.{p['page']}\n      {excerpt}"
+            f"  {p['rank']:>2}. {p['score']:.4f}  {p['chunk_id']}  {p['source_path']} p.{p['page']}{named}\n"
+            f"      {excerpt}"
         )
 
 
@@ -395,11 +400,12 @@ def search(
         sink = out.open("w", encoding="utf-8") if out else sys.stdout
         for q in tqdm(lines, desc="queries", disable=out is None):
             res = searcher.search(q["question"])
-            keep_p = ("rank", "chunk_id", "doc_id", "source_path", "text", "score")
+            keep_p = ("rank", "chunk_id", "doc_id", "source_path", "text", "score", "score_components", "identifiers")
             row = {
                 "query_id": q["query_id"],
                 "documents": res.documents,
                 "passages": [{k: p[k] for k in keep_p} for p in res.passages],
+                "identifiers": res.identifiers,
             }
             sink.write(json.dumps(row, ensure_ascii=False) + "\n")
         if out:
@@ -471,41 +477,79 @@ def eval_(
     from evals.configs import CONFIGS, DEFAULT_NAME
     from evals.judging import read_merged
     from evals.scoring import compare as paired
-    from evals.scoring import compare_codefest
+    from evals.scoring import compare_codefest, holm_rows
 
     datasets = _DATASETS if dataset == "all" else [dataset]
     deep = read_merged(_judging_engine(get_settings())) if "codefest_dev" in datasets else None
     if compare:
         a, b = compare
         ra, rb = _eval_reports(a, datasets, deep), _eval_reports(b, datasets, deep)
-        typer.echo(f"{'dataset':<18} {'metric':<16} {a:>22} {b:>22} {'diff':>8} {'p':>7}  judged@10 A/B")
         rows = []
         for ds in datasets:
             if ds == "codefest_dev":
-                for r in compare_codefest(ra[ds].per_query, rb[ds].per_query):
-                    judged = "" if r["judged_a"] is None else f"{r['judged_a']:.3f}/{r['judged_b']:.3f}"
-                    typer.echo(
-                        f"{ds:<18} {r['metric']:<16} {r['mean_a']:>22.4f} {r['mean_b']:>22.4f} {r['diff']:>+8.4f} "
-                        f"{r['p']:>7.4f}  {judged}  {r['flag'] or ''}".rstrip()
-                    )
-                    rows.append({"dataset": ds, **r})
+                rows += [{"dataset": ds, **r} for r in compare_codefest(ra[ds].per_query, rb[ds].per_query)]
                 continue
             for m in ["ndcg@10", "recall@10"]:
                 t = paired(ra[ds].per_query, rb[ds].per_query, m)
-                typer.echo(f"{ds:<18} {m:<16} {t.mean_a:>22.4f} {t.mean_b:>22.4f} {t.diff:>+8.4f} {t.p_value:>7.4f}")
-                rows.append({"dataset": ds, "metric": m, "mean_a": t.mean_a, "mean_b": t.mean_b, "p": t.p_value})
+                rows.append(
+                    {"dataset": ds, "metric": m, "mean_a": t.mean_a, "mean_b": t.mean_b, "diff": t.diff, "p": t.p_value}
+                )
+        # several metrics/datasets compared at once: Holm (1979) over the rows shown
+        holm_rows(rows)
+        typer.echo(f"{'dataset':<18} {'metric':<16} {a:>22} {b:>22} {'diff':>8} {'p':>7} {'p holm':>7}  judged@10 A/B")
+        for r in rows:
+            judged = "" if r.get("judged_a") is None else f"{r['judged_a']:.3f}/{r['judged_b']:.3f}"
+            typer.echo(
+                f"{r['dataset']:<18} {r['metric']:<16} {r['mean_a']:>22.4f} {r['mean_b']:>22.4f} {r['diff']:>+8.4f} "
+                f"{r['p']:>7.4f} {r['p_holm']:>7.4f}  {judged}  {r.get('flag') or ''}".rstrip()
+            )
+        typer.echo(f"p holm: Holm (1979) over the {len(rows)} comparisons above (family-wise error rate)")
         if json_out:
             json_out.write_text(json.dumps(rows, indent=1))
         return
     names = list(CONFIGS) if all_configs else [config or DEFAULT_NAME]
     rows = []
+    per_query: dict[str, dict] = {}
     for name in names:
         for ds, rep in _eval_reports(name, datasets, deep).items():
             row = eval_row(name, ds, rep.aggregate)
             rows.append(row)
+            per_query.setdefault(ds, {})[name] = rep.per_query
             typer.echo("  ".join(f"{k}={v}" for k, v in row.items()))
+    if all_configs:
+        _echo_against_default(rows, per_query, DEFAULT_NAME)
     if json_out:
         json_out.write_text(json.dumps(rows, indent=1))
+
+
+def _echo_against_default(rows: list[dict], per_query: dict[str, dict], default: str) -> None:
+    """`radar eval --all-configs`: every configuration against the default, raw and Holm-adjusted
+    p-values side by side (``evals.scoring.against_default``; family = the configurations compared
+    on that dataset and metric), added to each row (``<metric> p``, ``<metric> p holm``,
+    ``verdict``) and printed as a table. The default changes only for a configuration whose
+    verdict on deepened NDCG@10 is "wins after correction"."""
+    from evals.scoring import DECISION_METRIC, against_default
+
+    typer.echo(
+        f"\nagainst the default {default} (paired randomization, Holm 1979 over the configurations; "
+        "the default changes only for one that wins after correction)"
+    )
+    typer.echo(f"{'dataset':<18} {'config':<34} {'metric':<14} {'diff':>8} {'p':>7} {'p holm':>7}  verdict")
+    for ds, tables in per_query.items():
+        metrics = [DECISION_METRIC, "ndcg@10", "f1@3"] if ds == "codefest_dev" else ["ndcg@10"]
+        metrics = [m for m in metrics if m in tables[default].columns]
+        res = against_default(tables, default, metrics)
+        for row in rows:
+            if row["dataset"] != ds or row["config"] not in res:
+                continue
+            for m, r in res[row["config"]].items():
+                row[f"{m} p"], row[f"{m} p holm"] = round(r["p"], 4), round(r["p_holm"], 4)
+                if m == metrics[0]:
+                    row["verdict"] = r["verdict"]
+                typer.echo(
+                    f"{ds:<18} {row['config']:<34} {m:<14} {r['diff']:>+8.4f} {r['p']:>7.4f} {r['p_holm']:>7.4f}"
+                    f"  {r['verdict'] if m == metrics[0] else ''}".rstrip()
+                )
 
 
 PHENOMENON_METRICS = ("ndcg@10", "judged@10", "ndcg'@10", "deep_ndcg@10", "deep_judged@10", "deep_ndcg'@10", "f1@3")

@@ -32,5 +32,9 @@ def search(
     passages = retrieval.search_passages(q, k, docs or None)
     documents = [] if docs else retrieval.search_documents(q, 3)
     return SearchResponse(
-        query=q, documents=documents, passages=passages, latency_ms=round((time.perf_counter() - t0) * 1000, 2)
+        query=q,
+        documents=documents,
+        passages=passages,
+        latency_ms=round((time.perf_counter() - t0) * 1000, 2),
+        identifiers=[] if docs else retrieval.question_identifiers(q),
     )

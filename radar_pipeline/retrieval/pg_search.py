@@ -22,6 +22,7 @@ ignored until a new searcher is built.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 import numpy as np
@@ -93,6 +94,8 @@ class PgSearcher(Searcher):
         self._collections = np.array([x or "" for x in p["collection"].to_list()], dtype=object)
         self._row_of = {c: i for i, c in enumerate(self._chunk_ids)}
         self._masks: dict[frozenset, RowMask] = {}
+        self._ident_lock = threading.Lock()  # identifier priority (``Searcher.identifier_priority``)
+        self._ident_cache: OrderedDict[tuple, object] = OrderedDict()
         self._centroids: dict[str, np.ndarray] | None = None
         self._rerank_lock = threading.Lock()
         self._rerank_cache: dict[int, np.ndarray] = {}

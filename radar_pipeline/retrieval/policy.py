@@ -24,6 +24,10 @@ class Candidate:
     source_path: str
     text: str
     score: float
+    # the part of ``score`` given by identifier priority (``Searcher.identifier_priority``) and the
+    # keys of the identifiers the passage names
+    identifier: float = 0.0
+    identifiers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,14 @@ import polars as pl
 from radar_pipeline.encoders import Encoder
 from radar_pipeline.retrieval.fusion import rerank, rrf, top_distinct
 from radar_pipeline.retrieval.glossary import expand_query, induced_terms
+from radar_pipeline.retrieval.identifiers import (
+    RARE_SHARE,
+    Identifier,
+    alert_code_rows,
+    naming_rows,
+    question_identifiers,
+    token_plan,
+)
 from radar_pipeline.retrieval.phenomenon import predict_phenomenon
 from radar_pipeline.retrieval.policy import Candidate, PolicyConfig, rank_documents, rank_passages
 from radar_pipeline.stores import faiss_store
@@ -112,6 +120,16 @@ class RetrievalConfig:
     # Add the unreviewed induced es→en lexicon's translations of the question's tokens to the BM25
     # query (``glossary.induced_terms``; evals/induce_lexicon.py). Off: not reviewed.
     induced_lexicon: bool = False
+    # Identifier priority (issue 26 §4; ``retrieval.identifiers``): a passage naming an identifier
+    # the question names exactly (an alert code, a designation, a programme or treaty) gets
+    # ``identifier_weight`` × (share of the question's identifiers it names) added to its score,
+    # reported apart as its ``identifier`` component. 2.0 is the width of the default's score range
+    # ([0, 2] after the second stage; RRF scores are far smaller), so a passage naming every
+    # identifier of the question ranks above every passage naming none: priority, not a nudge.
+    # Passages naming one outside the candidate pool join it (at most ``identifier_new``, by cosine),
+    # below the pool before the component. 0 = off. Measured in evals/README.md ("Identifiers").
+    identifier_weight: float = 2.0
+    identifier_new: int = 50
     policy: PolicyConfig = field(default_factory=PolicyConfig)
 
     def with_(self, **changes) -> RetrievalConfig:
@@ -136,6 +154,8 @@ class SearchResult:
     documents: list[dict] = field(default_factory=list)
     passages: list[dict] = field(default_factory=list)
     phenomenon: str | None = None
+    # identifiers the question names exactly (``retrieval.identifiers``: text, kind, key)
+    identifiers: list[dict] = field(default_factory=list)
     latency_ms: float = 0.0
     # re-ranker passage vectors this search encoded at query time (``Searcher.rerank_vectors``)
     rerank_encoded: int = 0
@@ -274,6 +294,8 @@ class Searcher:
         self._langs = np.array([x or "" for x in p["language"].to_list()])
         self._collections = np.array([x or "" for x in p["collection"].to_list()], dtype=object)
         self._masks: dict[frozenset, RowMask] = {}
+        self._ident_lock = threading.Lock()
+        self._ident_cache: OrderedDict[tuple, object] = OrderedDict()
         self._rerank_lock = threading.Lock()
         self._rerank_cache: dict[int, np.ndarray] = {}
         self._rerank_cache_size = rerank_cache_size
@@ -597,6 +619,9 @@ class Searcher:
             else {r: sum(w * run.get(r, 0.0) for run, w in zip(runs, weights, strict=False)) for r in union}
         )
         fused = self.second_stage(question, fused, cfg)
+        ident: dict[int, tuple[float, tuple[str, ...]]] = {}
+        if cfg.identifier_weight > 0:
+            fused, ident = self.identifier_priority(question, qvec, fused, cfg, allowed)
         needs_phen = cfg.phenomenon_boost != 1.0 or (cfg.spanish_cap < 1.0 and cfg.spanish_cap_phenomena)
         phen = predict_phenomenon(question, qvec, self.centroids) if needs_phen else None
         if cfg.spanish_cap < 1.0 and (not cfg.spanish_cap_phenomena or phen in cfg.spanish_cap_phenomena):
@@ -607,7 +632,10 @@ class Searcher:
         def boost(r: int) -> float:
             return cfg.phenomenon_boost if phen and self._phen[r] == phen else 1.0
 
-        fused_c = [self._candidate(r, s * boost(r)) for r, s in fused.items()]
+        fused_c = [
+            self._candidate(r, s * boost(r), *ident[r]) if r in ident else self._candidate(r, s * boost(r))
+            for r, s in fused.items()
+        ]
         dense_c = [self._candidate(r, s * boost(r)) for r, s in dense.items()]
         return fused_c, dense_c, phen
 
@@ -665,10 +693,125 @@ class Searcher:
         n = len(new_order)
         return {r: 2.0 * (n - i) / n for i, r in enumerate(new_order)}
 
-    def _candidate(self, row: int, score: float) -> Candidate:
+    def _candidate(self, row: int, score: float, identifier: float = 0.0, named: tuple[str, ...] = ()) -> Candidate:
         return Candidate(
-            row, self._chunk_ids[row], self._doc_ids[row], self._paths[row], self._texts[row], float(score)
+            row,
+            self._chunk_ids[row],
+            self._doc_ids[row],
+            self._paths[row],
+            self._texts[row],
+            float(score),
+            float(identifier),
+            named,
         )
+
+    # ------------------------------------------------------------------ identifiers
+    def is_rare(self, word: str) -> bool:
+        """Whether every BM25 token of ``word`` is in at most ``RARE_SHARE`` of the passages, or in
+        one (a stop word, or a word with no token, is not rare; without a BM25 index nothing is)."""
+        if self._df is None or self.bm25 is None:
+            return False
+        toks = tokenize(word)
+        limit = max(1.0, RARE_SHARE * len(self._texts))  # in one passage is rare in any index
+        return bool(toks) and all(
+            (self.bm25.vocab.get(t) is None or self._df[self.bm25.vocab[t]] <= limit) for t in toks
+        )
+
+    def identifiers(self, question: str) -> list[Identifier]:
+        """The identifiers ``question`` names (``retrieval.identifiers.question_identifiers``, names
+        judged rare on this index's BM25 document frequencies); cached per question."""
+        key = ("q", question)
+        with self._ident_lock:
+            if key in self._ident_cache:
+                return self._ident_cache[key]  # type: ignore[return-value]
+        out = question_identifiers(question, rare=self.is_rare if self._df is not None else None)
+        self._cache_ident(key, out)
+        return out
+
+    def _cache_ident(self, key: tuple, value: object) -> None:
+        with self._ident_lock:
+            self._ident_cache[key] = value
+            while len(self._ident_cache) > 512:
+                self._ident_cache.popitem(last=False)
+
+    def rows_naming(self, idents: Sequence[Identifier]) -> dict[int, list[str]]:
+        """Row → keys of ``idents`` its passage names, over the whole passage table (a
+        pre-filtered scan, ``identifiers.naming_rows``), cached per identifier set."""
+        key = ("rows", tuple(i.key for i in idents))
+        with self._ident_lock:
+            if key in self._ident_cache:
+                return self._ident_cache[key]  # type: ignore[return-value]
+        out = naming_rows(idents, self._texts, self._paths, rows=self._identifier_candidates(idents))
+        self._cache_ident(key, out)
+        return out
+
+    def _identifier_candidates(self, idents: Sequence[Identifier]) -> list[int] | None:
+        """The rows that may name one of ``idents``, from the BM25 postings of each identifier's
+        ``token_plan`` (and, for alert codes, the rows of files named with the code); ``None``
+        (scan every row) without a BM25 index or for an identifier without a plan. A superset of
+        the naming rows, so the exact test decides (tens of rows instead of the whole table)."""
+        if self.bm25 is None:
+            return None
+        sc = self.bm25.retriever.scores
+        indices, indptr = sc["indices"], sc["indptr"]
+
+        def posting(tok: str) -> set[int]:
+            t = self.bm25.vocab.get(tok)
+            return set() if t is None else set(indices[indptr[t] : indptr[t + 1]].tolist())
+
+        rows: set[int] = set()
+        for ident in idents:
+            plan = token_plan(ident)
+            if plan is None:
+                return None
+            for toks in plan:
+                got = posting(toks[0])
+                for t in toks[1:]:
+                    got &= posting(t)
+                rows |= got
+            if ident.kind == "alert_code":
+                if getattr(self, "_alert_paths", None) is None:
+                    self._alert_paths = alert_code_rows(self._paths)
+                rows |= set(self._alert_paths.get(ident.key.split(":", 1)[1], []))
+        return sorted(rows)
+
+    def identifier_priority(
+        self,
+        question: str,
+        qvec: np.ndarray,
+        fused: dict[int, float],
+        cfg: RetrievalConfig,
+        allowed: RowMask | None = None,
+    ) -> tuple[dict[int, float], dict[int, tuple[float, tuple[str, ...]]]]:
+        """``(scores, components)``: ``fused`` with the identifier component added (the
+        ``identifier_weight`` rule of ``RetrievalConfig``), and row → ``(component, keys of the
+        identifiers it names)`` for every row that got one. Rows naming an identifier outside
+        ``fused`` join it (the ``identifier_new`` best by dense cosine, only rows of ``allowed``)
+        with a base score just below the pool's lowest, in cosine order. ``fused`` unchanged and
+        ``{}`` when the question names no identifier or no passage names one."""
+        idents = self.identifiers(question)
+        if not idents:
+            return fused, {}
+        named = self.rows_naming(idents)
+        if allowed is not None:
+            named = {r: k for r, k in named.items() if allowed.mask[r]}
+        if not named:
+            return fused, {}
+        out = dict(fused)
+        new = [r for r in named if r not in fused]
+        if new and cfg.identifier_new > 0:
+            cos = self.cosine(qvec, new) if self.has_dense else np.zeros(len(new))
+            order = sorted(zip(new, (float(c) for c in cos), strict=False), key=lambda t: (-t[1], t[0]))
+            floor = min(fused.values()) if fused else 0.0
+            for r, c in order[: cfg.identifier_new]:
+                out[r] = floor - 1e-3 * (1.0 - c)  # below the pool, in cosine order
+        comp: dict[int, tuple[float, tuple[str, ...]]] = {}
+        for r, keys in named.items():
+            if r in out:
+                value = cfg.identifier_weight * len(keys) / len(idents)
+                out[r] += value
+                comp[r] = (value, tuple(keys))
+        return out, comp
 
     def search(self, question: str, cfg: RetrievalConfig | None = None, allowed: RowMask | None = None) -> SearchResult:
         """Top documents and passages for one question, from the rows of ``allowed`` only when
@@ -703,6 +846,8 @@ class Searcher:
         passages = rank_passages(dense if cfg.passage_ranking == "dense" else fused, cfg.policy)
         docs = rank_documents(fused, cfg.policy)
         res = SearchResult(query=question, phenomenon=phen)
+        if cfg.identifier_weight > 0:
+            res.identifiers = [i.as_dict() for i in self.identifiers(question)]
         res.documents = [
             {"rank": i, "doc_id": d.doc_id, "source_path": d.source_path, "score": round(d.score, 6)}
             for i, d in enumerate(docs, 1)
@@ -717,6 +862,12 @@ class Searcher:
                 "title": self._titles[c.row],
                 "text": c.text,
                 "score": round(c.score, 6),
+                # the score is their sum: ranking (fusion / second stage) + identifier priority
+                "score_components": {
+                    "ranking": round(c.score - c.identifier, 6),
+                    "identifier": round(c.identifier, 6),
+                },
+                "identifiers": list(c.identifiers),
             }
             for i, c in enumerate(passages, 1)
         ]

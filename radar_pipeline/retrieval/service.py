@@ -27,6 +27,7 @@ import numpy as np
 
 from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute.reader import PrecomputeReader
+from radar_pipeline.retrieval.identifiers import naming_needles, naming_pattern
 from radar_pipeline.retrieval.publications import PublicationQuery, list_publications
 
 _HYPHENS = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043]")
@@ -237,15 +238,8 @@ class RetrievalService:
         with self._lock:
             if key in self._scache:
                 return self._scache[key]
-        checks = []
-        for n in names:
-            parts = [re.escape(p) for p in re.split(r"[\s\-‐-―]+", n) if p]
-            rx = re.compile(r"(?<![\w])" + r"[\s\-‐-―]?".join(parts) + r"(?![\w])", re.IGNORECASE)
-            digits = max(re.findall(r"\d+", n), key=len, default="")
-            needles = (
-                (digits,) if len(digits) >= 2 else tuple({n, n.lower(), n.title(), n.upper(), n[:1].upper() + n[1:]})
-            )
-            checks.append((needles, rx))
+        # the same verbatim-naming rule as identifier priority (``retrieval.identifiers``)
+        checks = [(naming_needles(n), naming_pattern(n)) for n in names]
         counts: dict[str, int] = {}
         for row, text in enumerate(self.texts):
             if any(any(nd in text for nd in needles) and rx.search(text) for needles, rx in checks):
@@ -307,9 +301,27 @@ class RetrievalService:
         rows = [self.row_of[p["chunk_id"]] for p in hits]
         sims = self.similarity(qvec, rows)
         return [
-            {"rank": p["rank"], **self.record(r), "score": float(p["score"]), "similarity": s}
+            {
+                "rank": p["rank"],
+                **self.record(r),
+                "score": float(p["score"]),
+                "similarity": s,
+                # the score's parts: ranking + identifier priority (``Searcher.identifier_priority``)
+                "score_components": p.get("score_components") or {"ranking": float(p["score"]), "identifier": 0.0},
+                "identifiers": list(p.get("identifiers") or []),
+            }
             for p, r, s in zip(hits, rows, sims, strict=False)
         ]
+
+    def question_identifiers(self, query: str) -> list[dict]:
+        """The identifiers ``query`` names exactly (``Searcher.identifiers``: ``{text, kind, key}``),
+        those whose passages the search puts first; ``[]`` when the configuration turns the
+        priority off or the searcher does not read identifiers."""
+        cfg = self.searcher.config
+        reader = getattr(self.searcher, "identifiers", None)
+        if reader is None or not getattr(cfg, "identifier_weight", 0):
+            return []
+        return [i.as_dict() for i in reader(query)]
 
     def search_documents(self, query: str, k: int = 3, budget: EncodeBudget | None = None) -> list[dict]:
         """Top ``k`` documents for ``query`` (the policy's document ranking of the same search as

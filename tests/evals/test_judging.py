@@ -358,3 +358,32 @@ def test_split_batch_for_parallel_judges_with_overlap(jengine, dev, tmp_path):
         split_batch(batch, max_items=4, overlap=12, out_dir=tmp_path / "x")
     res = CliRunner().invoke(app, ["judge", "split", str(batch), "--size", "4", "--overlap", "12"])
     assert res.exit_code == 2
+
+
+def test_merged_qrels_from_files_equals_the_database_merge_rule(tmp_path):
+    """The file merge (for a read-only home): lower median per passage, shared grades kept, nulls skipped."""
+    from evals.judging import merged_qrels_from_files
+
+    shared = load_deepened_qrels()
+    q0, c0 = next((q, cs[0]) for q, cs in shared.items() if cs)
+    mapping = tmp_path / "m.mapping.jsonl"
+    rows = [
+        {"kind": "question", "batch_id": "b", "query_id": "q001", "question": "¿…?"},
+        {"kind": "item", "item_id": "i1", "batch_id": "b", "query_id": "q001", "text_hash": "h1", "text": "uno"},
+        {"kind": "item", "item_id": "i2", "batch_id": "b", "query_id": "q001", "text_hash": "h2", "text": "dos"},
+        # a passage the shared set already grades keeps the shared grade
+        {"kind": "item", "item_id": "i3", "batch_id": "b", "query_id": q0, "text_hash": c0.chunk_id, "text": c0.text},
+    ]
+    mapping.write_text("\n".join(json.dumps(r) for r in rows))
+    a, b = tmp_path / "ana.jsonl", tmp_path / "beto.jsonl"
+    a.write_text('{"item_id": "i1", "grade": 1}\n{"item_id": "i2", "grade": 2}\n{"item_id": "i3", "grade": 2}\n')
+    b.write_text('{"item_id": "i1", "grade": 2}\n{"item_id": "i2", "grade": null}\n')
+    merged = merged_qrels_from_files(mapping, {"ana": a, "beto": b})
+    imported = {(c.query_id, c.chunk_id): c for c in merged if c.doc_id == "imported"}
+    assert {k: c.grade for k, c in imported.items()} == {("q001", "h1"): 1, ("q001", "h2"): 2}
+    assert imported[("q001", "h1")].text == "uno"
+    assert len(merged) == sum(len(v) for v in shared.values()) + 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"item_id": "nope", "grade": 1}\n')
+    with pytest.raises(ValueError, match="not in the mapping"):
+        merged_qrels_from_files(mapping, {"x": bad})

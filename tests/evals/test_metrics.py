@@ -13,6 +13,7 @@ from evals.metrics import (
     condensed_ndcg_at_k,
     dcg_at_k,
     f1_at_k,
+    holm_adjust,
     judged_at_k,
     mrr_at_k,
     ndcg_at_k,
@@ -230,3 +231,48 @@ def test_cohen_kappa_rejects_bad_input():
         cohen_kappa([0, 3], [0, 1])
     with pytest.raises(ValueError):
         cohen_kappa([0, 1], [0, 1], weights="cubic")
+
+
+# -- Holm–Bonferroni (Holm 1979) ---------------------------------------------------------------
+def test_holm_adjust_worked_example():
+    # sorted: 0.005 (×4 = 0.02), 0.01 (×3 = 0.03), 0.03 (×2 = 0.06), 0.04 (×1 = 0.04 → running max 0.06)
+    adj = holm_adjust([0.01, 0.04, 0.03, 0.005])
+    assert adj == pytest.approx([0.03, 0.06, 0.06, 0.02])
+
+
+def test_holm_adjust_caps_at_one_and_keeps_order_and_edge_sizes():
+    assert holm_adjust([]) == []
+    assert holm_adjust([0.037]) == [0.037]
+    adj = holm_adjust([0.5, 0.9, 0.0001, 0.2])
+    assert adj == pytest.approx([1.0, 1.0, 0.0004, 0.6])
+    assert all(a >= p for a, p in zip(adj, [0.5, 0.9, 0.0001, 0.2], strict=True))
+    # ties get equal adjusted values whatever their position
+    assert holm_adjust([0.02, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+
+
+def _holm_rejects(ps, alpha):
+    """Holm's rule as he states it: step down the sorted p-values, reject while p_(i) <= alpha/(m-i+1)."""
+    m = len(ps)
+    rejected = set()
+    for i, j in enumerate(sorted(range(m), key=lambda k: ps[k])):
+        if ps[j] > alpha / (m - i):
+            break
+        rejected.add(j)
+    return rejected
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_holm_adjust_rejects_exactly_what_the_step_down_rule_rejects(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 33))
+    # a mix of tiny and null-like p-values, rounded like the reports' 4 decimals (ties happen)
+    ps = np.round(np.where(rng.random(m) < 0.3, rng.random(m) * 0.01, rng.random(m)), 4).tolist()
+    adj = holm_adjust(ps)
+    for alpha in (0.01, 0.05, 0.1):
+        assert {i for i, a in enumerate(adj) if a <= alpha} == _holm_rejects(ps, alpha)
+
+
+@pytest.mark.parametrize("bad", [[-0.1], [1.2], [float("nan")], [0.3, 2.0]])
+def test_holm_adjust_rejects_values_outside_unit_interval(bad):
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        holm_adjust(bad)

@@ -23,14 +23,17 @@ from evals.datasets import (
 from evals.relevance import JudgedPassageIndex
 from evals.scoring import (
     NOT_MEASURABLE,
+    against_default,
     build_deep_index,
     build_judged_index,
     compare,
     compare_codefest,
+    holm_rows,
     load_run,
     measurability,
     score_beir_run,
     score_codefest_run,
+    verdict,
 )
 from tests.evals.support_text import words as W
 
@@ -434,3 +437,97 @@ def test_compare_requires_same_queries(toy_dev):
     df, _ = score_codefest_run([], toy_dev)
     with pytest.raises(ValueError):
         compare(df, df, "no-such-metric")
+
+
+# -- every configuration against the default, Holm-corrected (issue 26 §5) ----------------------
+def _pq(values: dict[str, float], judged: float = 1.0) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "query_id": list(values),
+            "deep_ndcg@10": list(values.values()),
+            "deep_judged@10": [judged] * len(values),
+        }
+    )
+
+
+def test_against_default_holm_and_the_rule_for_changing_the_default():
+    qids = [f"q{i:02d}" for i in range(25)]
+    base = {q: 0.5 for q in qids}
+    tables = {
+        "default": _pq(base),
+        # ahead on every question by 0.1: sign-flip p at the resampling floor (1/10001)
+        "clear_win": _pq({q: 0.6 for q in qids}),
+        # ahead on 18 of 25 questions, behind on 7: raw p ~0.04, which does not survive m = 4
+        "marginal_win": _pq({q: 0.5 + (0.1 if i < 18 else -0.1) for i, q in enumerate(qids)}),
+        "clear_loss": _pq({q: 0.3 for q in qids}),
+        "same": _pq(base),  # p = 1: the marginal one is then 4th of 5, Holm factor 2
+        "unjudged": _pq({q: 0.9 for q in qids}, judged=0.5),
+    }
+    res = against_default(tables, "default", n_resamples=10000)
+    assert set(res) == {"clear_win", "marginal_win", "clear_loss", "unjudged", "same"}
+    raw = {n: r["deep_ndcg@10"]["p"] for n, r in res.items()}
+    adj = {n: r["deep_ndcg@10"]["p_holm"] for n, r in res.items()}
+    # the family is the five configurations; each adjusted p is Holm's of the raw ones
+    order = sorted(raw, key=raw.get)
+    assert adj[order[0]] == pytest.approx(min(1.0, 5 * raw[order[0]]))
+    assert adj["marginal_win"] == pytest.approx(2 * raw["marginal_win"])
+    assert adj["same"] == raw["same"] == 1.0
+    assert all(adj[n] >= raw[n] for n in raw)
+    assert all(r["deep_ndcg@10"]["m"] == 5 for r in res.values())
+    assert raw["marginal_win"] < 0.05 < adj["marginal_win"]
+    assert res["clear_win"]["deep_ndcg@10"]["verdict"] == "wins after correction"
+    assert res["clear_loss"]["deep_ndcg@10"]["verdict"] == "loses after correction"
+    assert res["marginal_win"]["deep_ndcg@10"]["verdict"] == "within noise after correction"
+    assert res["unjudged"]["deep_ndcg@10"]["verdict"] == NOT_MEASURABLE
+    assert res["same"]["deep_ndcg@10"]["verdict"] == "within noise after correction"
+    with pytest.raises(KeyError):
+        against_default(tables, "no-such-config")
+
+
+def test_verdict_and_holm_rows():
+    assert verdict(0.02, 0.01) == "wins after correction"
+    assert verdict(-0.02, 0.01) == "loses after correction"
+    assert verdict(0.02, 0.2) == "within noise after correction"
+    assert verdict(0.02, 0.0001, flag="not measurable yet (…)") == NOT_MEASURABLE
+    rows = holm_rows([{"p": 0.01}, {"p": None}, {"p": 0.04}])
+    assert rows[0]["p_holm"] == pytest.approx(0.02) and rows[1]["p_holm"] is None and rows[2]["p_holm"] == 0.04
+
+
+def test_compare_all_with_holm_adds_adjusted_columns_next_to_raw_ones():
+    from evals.compare_all import with_holm
+
+    rows = [
+        {
+            "config": "a",
+            "codefest deep_ndcg@10": 0.40,
+            "codefest deep_ndcg@10 p": 0.01,
+            "codefest deep_vs default": "ok",
+        },
+        {"config": "d", "codefest deep_ndcg@10": 0.55},
+        {
+            "config": "b",
+            "codefest deep_ndcg@10": 0.60,
+            "codefest deep_ndcg@10 p": 0.03,
+            "codefest deep_vs default": "ok",
+        },
+        {
+            "config": "c",
+            "codefest deep_ndcg@10": 0.57,
+            "codefest deep_ndcg@10 p": 0.3,
+            "codefest deep_vs default": "ok",
+        },
+    ]
+    out = with_holm(rows)
+    assert [list(r)[:4] for r in out][0] == [
+        "config",
+        "codefest deep_ndcg@10",
+        "codefest deep_ndcg@10 p",
+        "codefest deep_ndcg@10 p holm",
+    ]
+    by = {r["config"]: r for r in out}
+    assert by["a"]["codefest deep_ndcg@10 p holm"] == pytest.approx(0.03)
+    assert by["b"]["codefest deep_ndcg@10 p holm"] == pytest.approx(0.06)
+    assert by["c"]["codefest deep_ndcg@10 p holm"] == pytest.approx(0.3)
+    assert by["a"]["codefest deep verdict"] == "loses after correction"
+    assert by["b"]["codefest deep verdict"] == "within noise after correction"  # raw 0.03 won; corrected it does not
+    assert "codefest deep verdict" not in by["d"]
