@@ -231,6 +231,16 @@ def score_item(item: dict, got: dict, reader: QuestionReader) -> dict:
     return row
 
 
+# the set's period keys in ``carried`` (``desde``, ``hasta``, ``relative_years``, ``last_year``) are one
+# filter for the agent: ``followup.FollowUp.carried`` names the period ``periodo``
+_PERIOD_KEYS = frozenset({"desde", "hasta", "relative_years", "last_year"})
+
+
+def _carried_names(names) -> set[str]:
+    """The carried filter names of a set's turn in the agent's names (``followup.FILTER_NAMES``)."""
+    return {"periodo" if n in _PERIOD_KEYS else n for n in names}
+
+
 def score_followup(item: dict, reader: QuestionReader) -> dict:
     """One follow-up conversation (kind ``followup``: ``turns``, each a turn object with the route,
     components and filters it means once carried, and ``carried``: the filter names taken from the
@@ -245,10 +255,13 @@ def score_followup(item: dict, reader: QuestionReader) -> dict:
         facts = reader.read(q)
         merged = followup.follow(q, facts, lambda p=prev: p, reader, vocab) if prev is not None else None
         if merged is not None:
-            vis, _ = visualizer.validate(list(merged.componentes), dict(merged.filtros), reader)
+            if merged.componentes:
+                vis, _ = visualizer.validate(list(merged.componentes), dict(merged.filtros), reader)
+            else:  # a text answer that carries filters ("¿y en Nariño?" after a text answer)
+                vis = {"componentes": [], "filtros": dict(merged.filtros)}
             got = {
                 "kind": "question",
-                "route": "visualization",
+                "route": merged.ruta,
                 "components": [c["tipo"] for c in vis["componentes"]] if vis else [],
                 "filters": vis["filtros"] if vis else dict.fromkeys(FILTER_KEYS),
                 "ambiguous": [a.matched for a in facts.ambiguous],
@@ -259,13 +272,22 @@ def score_followup(item: dict, reader: QuestionReader) -> dict:
             carried = set()
         t_item = {"id": f"{item['id']}#{n}", "kind": turn.get("kind") or "visual", **turn}
         row = score_item(t_item, got, reader)
-        row["carried_ok"] = carried == set(turn.get("carried") or [])
+        # a filter the set only tolerates is never listed in ``carried`` (README_blind23.md, 10): carrying it is no error
+        tolerated = _carried_names(set(turn.get("tolerated_filters") or {}) - set(turn.get("filters") or {}))
+        row["carried_ok"] = carried - tolerated == _carried_names(turn.get("carried") or []) - tolerated
         row["got_carried"] = sorted(carried)
         row["turn_ok"] = row["route_ok"] and row.get("component_and_filters_ok", True) and row["carried_ok"]
         turns.append(row)
+        # the previous turn as the trace store gives it: its view and filters, or, for a text
+        # answer, its question alone (``followup.follow`` reads that question's filters)
         prev = (
-            followup.PreviousTurn(q, got["route"], tuple(got["components"]), dict(got["filters"]))
-            if got["components"]
+            followup.PreviousTurn(
+                q,
+                got["route"],
+                tuple(got["components"]),
+                dict(got["filters"]) if got["components"] or merged is not None else {},
+            )
+            if got["kind"] == "question"
             else None
         )
     return {

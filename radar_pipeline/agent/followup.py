@@ -52,18 +52,85 @@ _FUNCTION = frozenset(
     que qué cual como donde cuando tal ya mas más no si sí ni otra otro otros otras vez
     muestra muestrame muestramelo muestralo muestrala muestralos mostrar mostrarlo ensename ensenamelo
     ponlo ponla pon pasalo pasa cambia cambialo cambiar filtra filtralo filtrar ver verlo veamos quiero
-    dame dime haz hazlo hacer puedes podrias por favor porfa plis pls
+    dame dime haz hazlo hacer puedes podrias por favor porfa porfis plis pls xfa pa pal dnd d q k x
     vista grafico grafica figura formato version
     ano anos año años periodo
     the and now also same but what about how for in of from since only show it as on a an with
     agora tambem mesmo mas para""".split()
 )
+# words that describe a view or a measure over the scope the conversation already has, not a scope
+# of their own: who/what/where questions, auxiliaries and copulas, and the nouns and verbs of the
+# dashboard's views in everyday words ("¿qué países se mencionan?", "¿quiénes son los actores que
+# más suben?", "¿y cómo ha evolucionado en el tiempo?", "¿y en qué temas aparece?", "¿y qué grupos
+# tienen presencia?", "por municipio"). A turn made of these and filters asks for a view of the
+# previous scope; a word outside them ("armados", "operan", "minería") is a topic of its own.
+_VIEW_WORDS = frozenset(
+    """quien quienes cual cuales cuanto cuanta cuantos cuantas porque
+    es son fue fueron era eran ser esta estan estuvo ha han habia hay hubo se tiene tienen tenia tuvo
+    aparece aparecen aparecio salen sale figura figuran mencionan menciona mencionado mencionados nombra
+    nombran nombrado habla hablan hablo dice dicen publica publican publicado publicaron
+    actor actores grupo grupos entidad entidades pais paises lugar lugares sitio sitios zona zonas
+    municipio municipios departamento departamentos region regiones tema temas categoria categorias
+    presencia presente presentes alerta alertas aviso avisos riesgo riesgos
+    evolucion evoluciona evolucionado evolucionando cambia cambiado cambio cambiando crece crecen crecido
+    creciendo sube suben subido subiendo baja bajan bajado cae caen tendencia tendencias
+    tiempo anual mes meses historia historico
+    junto juntos juntas relacion relaciones relacionan relacionados conexion conexiones vinculos red
+    cantidad numero documentos documento menciones publicaciones datos
+    explicame explica explicar explicalo explicamelo cuentame cuenta contar resume resumen resumeme
+    detalla detalles analiza analisis razon razones causa causas motivo xq pq porq
+    mapa mapita grafico grafica dibujo tabla
+    what who which where how many much is are was were has have there appear appears mentioned
+    actors countries places topics over time trend network explain why""".split()
+)
+# a word that points back to the previous turn: a place adverb ("¿y la presencia del ELN ahí?"),
+# a demonstrative ("eso"), or a request verb with an object clitic ("muéstralo", "explícamelo",
+# "ponlo en un mapa")
+_ANAPHOR = re.compile(
+    r"(?<!\w)(?:ahi|alli|alla|aqui|aca|eso|esto|ese|esa|esos|esas|alli mismo|"
+    r"(?:muestra|ensena|explica|pon|haz|pasa|dibuja|grafica|mapea|cambia|filtra|repite|da|deja|"
+    r"visualiza|pinta|representa|compara|resume|cuenta|ordena|ubica)(?:me|nos)?(?:lo|la|los|las)|there|that|it)(?!\w)"
+)
+# a turn that widens a filter back to everything: "ahora para todo el país", "en todo el periodo",
+# "con todos los actores"
+_RESETS = {
+    "lugar": re.compile(
+        r"(?<!\w)(?:(?:en |para |de )?tod[oa] (?:el |la )?(?:pais|colombia|territorio(?: nacional)?|nacion)|"
+        r"(?:a |en el )?(?:nivel|ambito|escala) (?:nacional|pais)|nacional(?:mente)?|"
+        r"sin (?:filtro de |filtrar (?:por )?)?(?:lugar|lugares|territorio|departamento|municipio)|"
+        r"(?:the )?whole country|nationwide|all (?:of )?colombia)(?!\w)"
+    ),
+    "periodo": re.compile(
+        r"(?<!\w)(?:(?:en |para |durante )?todo el (?:periodo|tiempo|rango)|(?:en |para )?todos los anos|"
+        r"sin (?:filtro de |limite de )?(?:fechas?|periodo|tiempo|anos)|desde siempre|cualquier ano|"
+        r"all (?:the )?years|whole period|any year)(?!\w)"
+    ),
+    "entidad": re.compile(
+        r"(?<!\w)(?:(?:con |para |de )?todos los (?:actores|grupos|entidades)|"
+        r"sin (?:filtro de |filtrar (?:por )?)?(?:actor|actores|entidad|grupo)|all (?:the )?actors)(?!\w)"
+    ),
+    "fenomeno": re.compile(
+        r"(?<!\w)(?:(?:en |para |de )?todos los (?:fenomenos|temas)|sin (?:filtro de )?fenomeno|all (?:the )?topics)(?!\w)"
+    ),
+}
+# a turn that asks to be shown something (its view read by the rules) or where the subject is
+_ASKS_VIEW = re.compile(
+    r"(?<!\w)(?:muestra\w*|ensena\w*|donde|dnd|ubica\w*|grafica\w*|dibuja\w*|visualiza\w*|show\w*|where)(?!\w)"
+)
+_WHERE = re.compile(r"(?<!\w)(?:donde|dnd|ubica\w*|where)(?!\w)")
+# a turn that asks for the reasons or the documents' account of what the view shows: "y explícame
+# por qué", "¿qué dicen los documentos?", "cuéntame más" → the view with an explained answer
+_EXPLAIN = re.compile(
+    r"(?<!\w)(?:explica\w*|expliq\w*|por que|porque|xq|pq|porq|cuentame\w*|que dicen|que cuentan|resume\w*|"
+    r"resumen|detalla\w*|analiza\w*|a que se debe|razon(?:es)?|explain\w*|why)(?!\w)"
+)
 
 
 @dataclass(frozen=True)
 class PreviousTurn:
-    """The previous turn of a conversation: its question, route, view (component types, in order)
-    and filters (Spanish names, as the chat contract's ``visualizacion.filtros``)."""
+    """The previous turn of a conversation: its question, route, view (component types, in order;
+    empty for a text answer) and filters (Spanish names, as the chat contract's
+    ``visualizacion.filtros``; for a text answer, what its question states: ``follow`` reads it)."""
 
     pregunta: str
     ruta: str
@@ -74,8 +141,10 @@ class PreviousTurn:
 @dataclass(frozen=True)
 class FollowUp:
     """A follow-up merged with the previous turn: the view and filters to show, which filters (and
-    ``vista``) were carried and which the new turn changed (``FILTER_NAMES`` + ``vista``), and the
-    note the answer starts with."""
+    ``vista``) were carried and which the new turn changed (``FILTER_NAMES`` + ``vista``), the
+    note the answer starts with, and the route (``ruta``: ``visualization``; ``both`` when the turn
+    asks for the reasons of a view; ``text`` when the previous answer was text and the turn names
+    no view)."""
 
     componentes: tuple[str, ...]
     filtros: dict
@@ -84,6 +153,7 @@ class FollowUp:
     note: str
     previous: str = ""
     detail: dict = field(default_factory=dict)
+    ruta: str = "visualization"
 
 
 def turn_views(question: str, vocab) -> tuple[list[tuple[int, int]], list[str]]:
@@ -100,12 +170,15 @@ def turn_views(question: str, vocab) -> tuple[list[tuple[int, int]], list[str]]:
     return [(a, b) for a, b, _ in found], list(dict.fromkeys(c for _, _, c in found))
 
 
-def _concrete(comps: list[str], prev: PreviousTurn) -> list[str]:
-    """The map family (``map``) as one map: the previous turn's map, else the armed-presence map
-    for a territorial view of an armed actor, else the map of places."""
-    prev_map = next((c for c in prev.componentes if c.startswith("mapa_")), None)
+def _concrete(comps: list[str], prev: PreviousTurn, hint: tuple[str, ...] = (), armed=lambda v: False) -> list[str]:
+    """The map family (``map``) as one map: the previous turn's map (or the map its question asked
+    for, ``hint``, when it was answered in text), else the armed-presence map for a territorial view
+    of an armed actor (``armed``: whether an entity id is an armed group), else the map of places."""
+    prev_map = next((c for c in (*prev.componentes, *hint) if c.startswith("mapa_")), None)
     if prev_map is None:
-        territorial = prev.filtros.get("fenomeno") == "territorial" and prev.filtros.get("entidad")
+        territorial = (
+            prev.filtros.get("fenomeno") == "territorial" or armed(prev.filtros.get("entidad"))
+        ) and prev.filtros.get("entidad")
         prev_map = "mapa_presencia" if territorial else "mapa_lugares"
     return list(dict.fromkeys(prev_map if c == "map" else c for c in comps))
 
@@ -126,12 +199,16 @@ def stated_filters(facts, folded: str, phenomena: list[str]) -> dict:
     return out
 
 
-def leftover_words(question: str, facts, view_spans: list[tuple[int, int]]) -> list[str]:
+def leftover_words(
+    question: str, facts, view_spans: list[tuple[int, int]], extra_spans: list[tuple[int, int]] = ()
+) -> list[str]:
     """The content words of ``question`` once its named places, entities, ambiguous names, period
-    words, view words (``view_spans`` over ``fold_question(question)``) and function words
-    (``_FUNCTION``) are set aside: a follow-up has none (numbers and one-letter words never count)."""
+    words, view words (``view_spans`` over ``fold_question(question)``), ``extra_spans`` (the
+    phrases of a stated phenomenon, of a filter widened back to everything) and function words
+    (``_FUNCTION``) are set aside: a follow-up has none, or only view words (``_VIEW_WORDS``;
+    numbers and one-letter words never count)."""
     folded = fold_question(question)
-    spans = list(view_spans)
+    spans = list(view_spans) + list(extra_spans)
     for matched in (
         [p.matched for p in facts.places] + [e.matched for e in facts.entities] + [a.matched for a in facts.ambiguous]
     ):
@@ -147,17 +224,38 @@ def leftover_words(question: str, facts, view_spans: list[tuple[int, int]]) -> l
         for i in range(s, min(e, len(chars))):
             chars[i] = " "
     words = re.findall(r"[^\W\d_]+", "".join(chars))
-    return [w for w in words if len(w) > 1 and w not in _FUNCTION]
+    return [w for w in words if len(w) > 1 and w not in _FUNCTION and not _ANAPHOR.fullmatch(w)]
 
 
-def is_followup(question: str, facts, view_spans: list[tuple[int, int]], stated: dict) -> bool:
-    """Whether ``question`` is a follow-up of the previous turn (module doc): no topic of its own
-    (``leftover_words`` empty) and a connective at its start, or a bare filter or view (something
-    stated: ``stated`` filters or a view span)."""
-    if leftover_words(question, facts, view_spans):
+def _opening(question: str) -> str:
+    return re.sub(r"^[\s¿¡\"'(\-–—.,;:]+", "", fold_question(question))
+
+
+def is_followup(
+    question: str,
+    facts,
+    view_spans: list[tuple[int, int]],
+    stated: dict,
+    extra_spans: list[tuple[int, int]] = (),
+    resets: tuple[str, ...] = (),
+) -> bool:
+    """Whether ``question`` is a follow-up of the previous turn (module doc).
+
+    Either it has no word of its own at all (``leftover_words`` empty: a bare filter or view,
+    "Nariño", "¿y la red?", a connective with one, or only a request, "muéstrame dónde está");
+    or its only content words are view words (``_VIEW_WORDS``: "¿y qué grupos
+    tienen presencia?") and it points back: a connective at its start, an anaphor (``_ANAPHOR``:
+    "ahí", "muéstralo"), or no filter of its own at all ("¿qué países se mencionan?", "muéstrame
+    cómo ha evolucionado en el tiempo": a question about no scope asks about the conversation's)."""
+    left = leftover_words(question, facts, view_spans, extra_spans)
+    connective = bool(_CONNECTIVE.match(_opening(question)))
+    if not left:
+        # no word of its own: a bare filter or view ("Nariño", "desde 2015", "¿y la red?"), a
+        # connective with one, or nothing at all but a request ("muéstrame dónde está")
+        return bool(re.search(r"[^\W_]", question))
+    if any(w not in _VIEW_WORDS for w in left):
         return False
-    folded = re.sub(r"^[\s¿¡\"'(\-–—.,;:]+", "", fold_question(question))
-    return bool(_CONNECTIVE.match(folded)) or bool(stated) or bool(view_spans)
+    return connective or bool(_ANAPHOR.search(fold_question(question))) or not (stated or resets)
 
 
 def _period_text(desde, hasta) -> str:
@@ -181,10 +279,19 @@ def merge(
     entity_name=lambda v: v,
     place_name=lambda v: v,
     component_title=lambda c: c,
+    resets: tuple[str, ...] = (),
+    explain: bool = False,
+    hint: tuple[str, ...] = (),
+    armed=lambda v: False,
 ) -> FollowUp:
     """The previous turn's view and filters with the new turn's: ``stated`` (``stated_filters``)
-    replace, ``new_components`` (a view the turn names, else None) replace the view; the rest
-    carries. ``entity_name``/``place_name``/``component_title`` label values in the note."""
+    replace, ``resets`` (filter names the turn widens back to everything: "para todo el país")
+    are dropped, ``new_components`` (a view the turn names or asks for, else None) replace the
+    view; the rest carries. ``explain``: the turn asks for the reasons (route ``both`` with a view);
+    ``hint``: the views the previous question asked for when it was answered in text (which map
+    "muéstralo en un mapa" means); ``armed``: whether an entity id is an armed group (the map of
+    its presence). ``entity_name``/``place_name``/``component_title`` label values
+    in the note."""
     filtros = {k: prev.filtros.get(k) for k in ("fenomeno", "desde", "hasta", "entidad", "lugar")}
     carried, changed, says = [], [], []
 
@@ -199,7 +306,16 @@ def merge(
 
     for name in FILTER_NAMES:
         had = (filtros["desde"], filtros["hasta"]) != (None, None) if name == "periodo" else filtros[name] is not None
-        if name in stated:
+        if name in resets and name not in stated:
+            if name == "periodo":
+                filtros["desde"] = filtros["hasta"] = None
+            else:
+                filtros[name] = None
+            if had:
+                changed.append(name)
+                widened = {"fenomeno": "fenómeno", "entidad": "entidad", "lugar": "lugar", "periodo": "periodo"}
+                says.append(f"quito el filtro de {widened[name]}")
+        elif name in stated:
             if name == "periodo":
                 filtros["desde"], filtros["hasta"] = stated["periodo"]
             else:
@@ -210,19 +326,76 @@ def merge(
         elif had:
             carried.append(name)
     comps = tuple(prev.componentes)
-    new_components = _concrete(new_components, prev) if new_components else None
+    new_components = _concrete(new_components, prev, hint, armed) if new_components else None
     if new_components and tuple(new_components[:1]) != comps[:1]:
         comps = tuple(new_components)
         changed.append("vista")
         says.append(f"cambio la vista a {component_title(comps[0])}")
     elif comps:
         carried.append("vista")
+    if not comps:
+        ruta = "text"
+    elif explain:
+        ruta = "both"
+    elif new_components:
+        ruta = "visualization"
+    else:
+        ruta = prev.ruta if prev.ruta in ("visualization", "both") else "visualization"
     kept = [label(n, filtros) for n in FILTER_NAMES if n in carried]
     if "vista" in carried:
         kept.insert(0, f"la vista {component_title(comps[0])}")
     note = "Mantengo de la pregunta anterior: " + (", ".join(kept) if kept else "nada más")
     note += ("; " + ", ".join(says) if says else "") + "."
-    return FollowUp(comps, filtros, tuple(carried), tuple(changed), note, prev.pregunta)
+    return FollowUp(comps, filtros, tuple(carried), tuple(changed), note, prev.pregunta, ruta=ruta)
+
+
+def _previous_reading(prev: PreviousTurn, reader) -> tuple[PreviousTurn, tuple[str, ...]]:
+    """A previous turn answered in text (no view) with the filters its question states
+    (``visualizer.propose`` over ``reader.read``) and the views its words ask for
+    (``intent.classify``): what a follow-up of a text answer ("muéstralo en un mapa") carries."""
+    from radar_pipeline.agent import visualizer
+    from radar_pipeline.agent.intent import classify
+
+    if prev.componentes or prev.filtros:
+        return prev, ()
+    facts = reader.read(prev.pregunta)
+    comps, filtros = visualizer.propose(prev.pregunta, facts)
+    vis, _ = visualizer.validate(comps, filtros, reader)
+    kept = {k: v for k, v in ((vis or {}).get("filtros") or {}).items() if v is not None}
+    # the views its words asked for (not the visualizer's fallback, the map of places for any place named)
+    asked = classify(
+        prev.pregunta,
+        has_armed_group=any(e.category == "armed_group" for e in facts.entities),
+        has_place=bool(facts.places or facts.ambiguous),
+        has_country=any(e.category == "country" for e in facts.entities),
+    ).components
+    return PreviousTurn(prev.pregunta, prev.ruta, (), kept), tuple(asked)
+
+
+# "el de Nariño", "la del Cauca", "y el d nariño": the previous turn's place noun left out, a
+# department naming which one ("Alertas en San Pablo, Bolívar" → "¿y en el de Nariño?")
+_THE_ONE_OF = re.compile(r"(?<!\w)(?:el|la|los|las) (?:de|del|d)\s*(?:departamento de |depto de |dpto de )?$")
+
+
+def _namesake(question: str, facts, prev: PreviousTurn, reader) -> str | None:
+    """The municipality of the previous turn's name in the department the turn names after "el
+    de"/"la del" (``_THE_ONE_OF``), read through the place resolver's own qualifiers
+    ("<municipio>, <departamento>"); None when the turn says no such thing, the previous place is
+    no municipality, or the department has no municipality of that name."""
+    place, before = facts.place, None
+    prev_place = prev.filtros.get("lugar") or ""
+    if place is None or not place.place_id.startswith("department:") or not prev_place.startswith("municipality:"):
+        return None
+    folded, key = fold_question(question), fold_question(place.matched)
+    at = folded.find(key)
+    before = folded[:at] if at >= 0 else ""
+    if not _THE_ONE_OF.search(before):
+        return None
+    name = reader.place_name(prev_place)
+    again = reader.read(f"{name}, {place.name}").place
+    if again is None or not again.place_id.startswith("municipality:") or again.place_id == prev_place:
+        return None
+    return again.place_id if fold_question(again.name) == fold_question(name) else None
 
 
 def follow(question: str, facts, previous, reader, vocab) -> FollowUp | None:
@@ -232,18 +405,52 @@ def follow(question: str, facts, previous, reader, vocab) -> FollowUp | None:
     ``facts``: ``QuestionReader.read(question)``; ``previous``: a callable returning the
     ``PreviousTurn`` (or None), called only for a follow-up (the runner reads it from PostgreSQL);
     ``reader``: the ``QuestionReader`` (labels of places and entities in the note); ``vocab``: the
-    ``ViewVocabulary``."""
+    ``ViewVocabulary``. "¿y en el de Nariño?" after a municipality is its namesake in Nariño
+    (``_namesake``). The turn's view is one it names ("¿y la red?") or, when its words describe
+    one ("¿y qué grupos tienen presencia?"), the view the rules read in it (``intent.classify``)."""
+    from radar_pipeline.agent.intent import classify
     from radar_pipeline.agent.visualizer import COMPONENTS
 
     folded = fold_question(question)
     spans, named = turn_views(question, vocab)
-    stated = stated_filters(facts, folded, vocab.stated_phenomena(folded))
-    if not is_followup(question, facts, spans, stated):
+    phenomena = vocab.stated_phenomena(folded)
+    stated = stated_filters(facts, folded, phenomena)
+    extra = [(m.start(), m.end()) for p in phenomena for m in vocab.phenomena[p].finditer(folded)]
+    resets = []
+    for name, rx in _RESETS.items():
+        hits = list(rx.finditer(folded))
+        if hits:
+            resets.append(name)
+            extra += [(m.start(), m.end()) for m in hits]
+    if not is_followup(question, facts, spans, stated, extra, tuple(resets)):
         return None
     prev = previous()
     if prev is None:
         return None
+    prev, hint = _previous_reading(prev, reader)
+    if (other := _namesake(question, facts, prev, reader)) is not None:
+        stated["lugar"] = other
+    if not prev.componentes and not prev.filtros and not named:
+        return None  # nothing to carry: the turn is read alone
     ents = reader.entities.entities if reader.entities is not None else {}
+    if not named and (
+        any(w in _VIEW_WORDS for w in leftover_words(question, facts, spans, extra)) or _ASKS_VIEW.search(folded)
+    ):
+        # read in the conversation's context: "¿y en qué municipios?" of the ELN is its presence
+        prev_entity = ents.get(prev.filtros.get("entidad") or "")
+        prev_category = getattr(prev_entity, "category", None)
+        intent = classify(
+            question,
+            has_armed_group=any(e.category == "armed_group" for e in facts.entities) or prev_category == "armed_group",
+            has_place=bool(facts.places or facts.ambiguous or prev.filtros.get("lugar")),
+            has_country=any(e.category == "country" for e in facts.entities) or prev_category == "country",
+        )
+        named = [c for c in intent.components if c in COMPONENTS]
+        if named[:1] == ["mapa_lugares"] and _WHERE.search(folded) and not (facts.entities or facts.places):
+            # "muéstrame dónde está": where the conversation's subject is — its map (the armed
+            # presence of an armed group), not necessarily the map of places
+            named[0] = "map"
+    explain = bool(_EXPLAIN.search(folded))
     return merge(
         prev,
         stated,
@@ -251,4 +458,8 @@ def follow(question: str, facts, previous, reader, vocab) -> FollowUp | None:
         entity_name=lambda v: ents[v].name if v in ents else reader.place_name(v),
         place_name=reader.place_name,
         component_title=lambda c: COMPONENTS.get(c, {}).get("titulo", c).split(": ")[-1].lower(),
+        resets=tuple(resets),
+        explain=explain,
+        hint=hint,
+        armed=lambda v: v in ents and getattr(ents[v], "category", None) == "armed_group",
     )

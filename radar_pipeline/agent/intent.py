@@ -239,6 +239,9 @@ _CONTENT = (
     r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que(?! (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)(?!\w))|porque|resume(?!n (?:visual|grafic))\w*|"
     r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr|compar\w* .{0,60}en cuanto a (?:menciones|volumen|peso|visibilidad)|ve(?:n|ria)? (?:el|la|los|las) )|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
     r"en que se diferencian|cuales son las principales|quisiera entender(?! con quien| donde| en que| cuales| que actores| quienes)|analiza\w*|dime que(?! (?:actores|grupos|entidades|paises|municipios|departamentos|lugares|temas|categorias|organizaciones))|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
+    # what one thing is: "¿Quién es el Estado Mayor Central?", "¿qué es la Segunda Marquetalia?" (singular:
+    # "¿quiénes son los actores que más suben?" asks for a view)
+    r"^\W*(?:y )?(?:quien|que) (?:es|era|fue) (?:el|la) |"
     r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
     r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)"
     r"(?! (?:visual|grafic\w*))|explain\w*|summari[sz]e|"
@@ -247,7 +250,7 @@ _CONTENT = (
     r"(?:quiero|quisiera|necesito) (?:entender|comprender)(?! con quien| donde| en que| cuales| que actores| quienes)|"
     r"que (?:va a|van a) (?:pasar|suceder|ocurrir)|que pasara|que ocurrira|que sucedera|"
     r"(?:que|cual|cuales) (?:patron|patrones) (?:ves|observas|hay|identificas|encuentras|se ven|se observan|aparecen)|"
-    r"que (?:ha|han) pasado (?:alli|ahi|alla|con|en)|que (?:ha|han) dicho|que dijo|que dijeron|"
+    r"que (?:ha|han) pasado (?:alli|ahi|alla|con|en)|que (?:esta|estan|estuvo) (?:pasando|sucediendo|ocurriendo) (?:alli|ahi|alla|con|en)|que (?:ha|han) dicho|que dijo|que dijeron|"
     r"(?<!\w)(?:y|e) (?:entender|comprender) |que hacen? (?:alli|ahi|alla|en ese|en esa|en esos)|"
     r"^\W*dime y (?=muestra|ensena|ubica|grafica)|"
     # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
@@ -619,7 +622,9 @@ def classify(
     ):
         add("linea_tiempo", "pide ver algo")  # "muéstrame …" names no view: the timeline of its topic
     if not comps:
-        return Intent("text", [], ["sin vista"])
+        # a content request ("¿qué dicen los documentos sobre…?", "¿quién es el EMC?") is an explicit
+        # text reading (``learned.rule_tier``: never overridden); no cue at all is the fallback
+        return Intent("text", [], ["texto:explícito"] if content else ["sin vista"])
     if content and not explicit and not show:
         # "¿Cómo evolucionaron las políticas…?", "Compara la situación de riesgo…": an explained answer
         return Intent("text", [], reasons + ["pregunta de contenido"])

@@ -599,8 +599,12 @@ class AgentRunner:
         if not ctx.retries and ctx.followup is None:
             ctx.followup = self._followup(ctx)
         if ctx.followup is not None:
-            # a follow-up changes the previous turn's view: a question with a view, whatever else was read
-            kind, ruta = "question", "visualization"
+            # a follow-up changes the previous turn's view and filters: a question with the follow-up's
+            # route (a view; both when it asks why; text when the previous answer was text)
+            kind, ruta = "question", ctx.followup.ruta
+            if ruta in ("text", "both") and ctx.followup.previous:
+                # the search reads the previous question with this turn's change ("¿y en Nariño?")
+                forms = [f"{ctx.followup.previous} {ctx.question}", *forms][:3]
             if ctx.steps:
                 ctx.steps[-1].detail["seguimiento"] = {
                     "anterior": ctx.followup.previous,

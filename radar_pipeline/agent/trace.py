@@ -330,8 +330,9 @@ class TraceStore:
     def previous_view(self, conversacion_id: str, *, key_id: str | None = None):
         """The last run of ``conversacion_id`` asked with ``key_id`` (read per credential, as
         ``recent_questions``: another key's runs never count) as a ``followup.PreviousTurn`` when it
-        answered with a view (its contract's ``visualizacion``); None when the conversation has no
-        run, or its last run showed no view (a text answer, a refusal, an error)."""
+        answered with a view (its contract's ``visualizacion``), or with no view and no filters for a
+        text answer (``followup.follow`` then reads the filters its question states); None when the
+        conversation has no run, or its last run was refused or failed."""
         owner = agent_runs.c.key_id.is_(None) if key_id is None else agent_runs.c.key_id == key_id
         with self.engine.connect() as conn:
             row = (
@@ -349,7 +350,7 @@ class TraceStore:
         vis = (row["response"] or {}).get("visualizacion") or {}
         comps = tuple(c.get("tipo") for c in vis.get("componentes") or [] if c.get("tipo"))
         if not comps:
-            return None
+            return PreviousTurn(row["pregunta"], row["ruta"] or "text", (), {})
         return PreviousTurn(row["pregunta"], row["ruta"], comps, dict(vis.get("filtros") or {}))
 
 

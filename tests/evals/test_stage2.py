@@ -233,6 +233,51 @@ def test_followup_conversations_and_subregions_are_scored(reader):
     assert rows["t"]["filters_ok"]["lugar"] and not rows["t2"]["filters_ok"]["lugar"]
 
 
+def test_followup_period_keys_tolerated_carries_and_text_turns(reader):
+    # the set names a carried period by its keys (desde/hasta), the agent "periodo"; a tolerated
+    # filter carried along is no error; a text first turn is the context of "muéstralo en un mapa";
+    # "y explícame por qué" is both
+    conv = {
+        "id": "c-2",
+        "kind": "followup",
+        "turns": [
+            {
+                "kind": "text",
+                "question": "¿Qué dicen los documentos sobre la presencia del ELN en Arauca desde 2019?",
+                "route": "text",
+                "filters": {"entidad": "eln", "lugar": "arauca", "desde": 2019},
+            },
+            _turn(
+                "muéstralo en un mapa",
+                ["mapa_presencia"],
+                {"entidad": "eln", "lugar": "arauca", "desde": 2019},
+                place_level="departamento",
+                divipola="81",
+                carried=["entidad", "lugar", "desde"],
+                tolerated_filters={"fenomeno": "territorial"},
+            ),
+            dict(
+                _turn(
+                    "y explícame por qué",
+                    ["mapa_presencia"],
+                    {"lugar": "arauca", "desde": 2019},
+                    place_level="departamento",
+                    divipola="81",
+                    carried=["lugar", "desde"],
+                    tolerated_filters={"entidad": "eln"},
+                ),
+                kind="both",
+                route="both",
+            ),
+        ],
+    }
+    rep = stage2.score_reading([conv], reader)
+    turns = rep["rows"][0]["turns"]
+    assert [t["turn_ok"] for t in turns] == [True, True, True], turns
+    assert turns[1]["got_carried"] == ["entidad", "lugar", "periodo"] and turns[2]["got_route"] == "both"
+    assert stage2._carried_names(["desde", "hasta", "lugar"]) == {"periodo", "lugar"}
+
+
 def test_place_typos_report(tmp_path, reader):
     text = tmp_path / "corpus.txt"
     text.write_text(

@@ -5,6 +5,9 @@ store), read per credential."""
 
 from __future__ import annotations
 
+import dataclasses
+import uuid
+
 import pytest
 import sqlalchemy as sa
 
@@ -92,6 +95,151 @@ def test_merge_replaces_the_stated_filters_and_carries_the_rest():
     assert (got.filtros["desde"], got.filtros["hasta"], got.filtros["lugar"]) == (2015, None, "department:19")
     assert got.componentes == ("red_entidades",) and set(got.changed) == {"periodo", "vista"}
     assert "cambio el periodo a desde 2015" in got.note
+
+
+# ------------------------------------------------- kinds of follow-up read through ``follow``
+def _prev(q, ruta, comps, **filtros) -> followup.PreviousTurn:
+    base = dict.fromkeys(("fenomeno", "desde", "hasta", "entidad", "lugar"))
+    return followup.PreviousTurn(q, ruta, tuple(comps), {**base, **filtros})
+
+
+PRESENCE = _prev(
+    "Mapa de presencia del ELN en el Cauca desde 2018",
+    "visualization",
+    ["mapa_presencia"],
+    desde=2018,
+    entidad="eln",
+    lugar="department:19",
+)
+QUADRANT = _prev(
+    "Cuadrante de actores de IA militar desde 2020", "visualization", ["cuadrante"], fenomeno="ai_military", desde=2020
+)
+
+
+def _follow(reader, q, prev):
+    return followup.follow(q, reader.read(q), lambda: prev, reader, view_vocabulary())
+
+
+# only view words and filters, pointing back (a connective, "ahí", or no scope of their own)
+VIEW_WORD_FOLLOWUPS = [
+    ("¿y qué grupos tienen presencia?", "mapa_presencia"),
+    ("¿y cómo ha cambiado con los años?", "linea_tiempo"),
+    ("¿y cómo evoluciona?", "linea_tiempo"),
+    ("año a año?", "linea_tiempo"),
+    ("muéstrame dónde está", "mapa_presencia"),
+    ("¿y en qué municipios?", "mapa_presencia"),  # of an armed group: its presence
+    ("¿y las alertas?", "mapa_alertas"),
+    ("y los avisos?", "mapa_alertas"),
+]
+
+
+@pytest.mark.parametrize("q,view", VIEW_WORD_FOLLOWUPS)
+def test_turns_of_view_words_carry_the_filters(reader, q, view):
+    got = _follow(reader, q, PRESENCE)
+    assert got is not None, q
+    assert got.componentes[0] == view, (q, got.componentes)
+    assert (got.filtros["entidad"], got.filtros["lugar"], got.filtros["desde"]) == ("eln", "department:19", 2018)
+    assert {"entidad", "lugar", "periodo"} <= set(got.carried)
+
+
+# view words with a topic of their own: a new question, read alone
+TOPIC_QUESTIONS = [
+    "¿Qué grupos armados operan en Nariño?",
+    "¿Qué dicen los documentos sobre la minería ilegal?",
+    "¿Cómo ha evolucionado el reclutamiento de menores?",
+    "y qué actores financian la deforestación",
+    "¿Quiénes son los líderes sociales asesinados en el Cauca?",
+    "hola",
+    "gracias",
+]
+
+
+@pytest.mark.parametrize("q", TOPIC_QUESTIONS)
+def test_questions_with_a_topic_of_their_own_do_not_carry(reader, q):
+    assert _follow(reader, q, PRESENCE) is None, q
+
+
+def test_an_anaphor_carries_the_place_a_new_entity_replaces(reader):
+    got = _follow(reader, "¿y la presencia del Clan del Golfo ahí?", PRESENCE)
+    assert got.componentes[0] == "mapa_presencia"
+    assert (got.filtros["entidad"], got.filtros["lugar"]) == ("clan_del_golfo", "department:19")
+    assert "lugar" in got.carried and "entidad" in got.changed
+
+
+@pytest.mark.parametrize(
+    "q,phen",
+    [
+        ("¿y en seguridad espacial?", "space_security"),
+        ("lo mismo pa basura espacial", "space_security"),
+        ("¿y en lo territorial?", "territorial"),
+    ],
+)
+def test_a_new_phenomenon_keeps_the_view_and_the_period(reader, q, phen):
+    got = _follow(reader, q, QUADRANT)
+    assert got.componentes == ("cuadrante",) and got.filtros["fenomeno"] == phen and got.filtros["desde"] == 2020
+    assert "periodo" in got.carried and got.changed == ("fenomeno",)
+
+
+@pytest.mark.parametrize(
+    "q,dropped",
+    [
+        ("ahora para todo el país", "lugar"),
+        ("a nivel nacional", "lugar"),
+        ("y en toda Colombia", "lugar"),
+        ("para todos los años", "periodo"),
+        ("sin filtro de fecha", "periodo"),
+    ],
+)
+def test_widening_a_filter_drops_it_and_keeps_the_rest(reader, q, dropped):
+    got = _follow(reader, q, PRESENCE)
+    assert got.changed == (dropped,) and "quito el filtro" in got.note
+    if dropped == "lugar":
+        assert got.filtros["lugar"] is None and got.filtros["desde"] == 2018
+    else:
+        assert got.filtros["desde"] is None and got.filtros["lugar"] == "department:19"
+    assert got.filtros["entidad"] == "eln" and got.componentes == ("mapa_presencia",)
+
+
+@pytest.mark.parametrize("q", ["y explícame por qué", "¿por qué?", "cuéntame más de eso", "xq?"])
+def test_asking_why_keeps_the_view_and_adds_the_explanation(reader, q):
+    got = _follow(reader, q, PRESENCE)
+    assert got.ruta == "both" and got.componentes == ("mapa_presencia",)
+    assert got.filtros["entidad"] == "eln" and set(got.carried) >= {"entidad", "lugar", "periodo", "vista"}
+
+
+SAN_PABLO = _prev("Alertas en San Pablo, Bolívar", "visualization", ["mapa_alertas"], lugar="municipality:13670")
+
+
+@pytest.mark.parametrize("q", ["¿y en el de Nariño?", "y el d nariño", "¿y el de nariño?"])
+def test_the_one_of_another_department_is_the_namesake(reader, q):
+    got = _follow(reader, q, SAN_PABLO)
+    assert got.filtros["lugar"] == "municipality:52693" and got.componentes == ("mapa_alertas",)  # San Pablo, Nariño
+
+
+@pytest.mark.parametrize("q,place", [("¿y en Nariño?", "department:52"), ("la del Cauca?", "department:19")])
+def test_a_department_alone_or_without_namesake_is_the_department(reader, q, place):
+    assert _follow(reader, q, SAN_PABLO).filtros["lugar"] == place
+
+
+TEXT_TURN = _prev("¿Qué dicen los documentos sobre la presencia del Clan del Golfo en Córdoba?", "text", [])
+
+
+@pytest.mark.parametrize("q", ["muéstralo en un mapa", "ponlo en el mapa porfa"])
+def test_a_text_answer_shown_on_a_map_carries_its_question_filters(reader, q):
+    got = _follow(reader, q, followup.PreviousTurn(TEXT_TURN.pregunta, "text", (), {}))
+    assert got.ruta == "visualization" and got.componentes[0] == "mapa_presencia"
+    assert (got.filtros["entidad"], got.filtros["lugar"]) == ("clan_del_golfo", "department:23")
+
+
+def test_a_text_answer_followed_by_a_filter_stays_text_and_alerts_keep_their_map(reader):
+    got = _follow(reader, "¿y en Sucre?", followup.PreviousTurn(TEXT_TURN.pregunta, "text", (), {}))
+    assert got.ruta == "text" and got.componentes == ()
+    assert (got.filtros["entidad"], got.filtros["lugar"]) == ("clan_del_golfo", "department:70")
+    alerts = followup.PreviousTurn("¿Cuántas alertas tempranas hubo en el Chocó en 2020?", "text", (), {})
+    for q in ("muéstramelo en el mapa", "y en un mapa?"):
+        got = _follow(reader, q, alerts)
+        assert got.componentes[0] == "mapa_alertas" and got.filtros["lugar"] == "department:27", q
+        assert (got.filtros["desde"], got.filtros["hasta"]) == (2020, 2020)
 
 
 # ------------------------------------------------------------------------ whole conversations
@@ -193,3 +341,26 @@ def test_a_new_conversation_does_not_carry(engine, reader):
 def test_component_titles_exist_for_notes():
     # the note names views by the visualizer's titles
     assert all(visualizer.COMPONENTS[c]["titulo"] for c in visualizer.COMPONENTS)
+
+
+def test_a_text_answer_is_carried_by_the_next_turn(engine, reader):
+    r = _runner(engine, reader)
+    hello = _ask(r, "hola", "conv-t", "k1")
+    assert hello.ruta == "text" and not hello.visualizacion
+    # a greeting is no context: the next turn is read alone
+    alone = _ask(r, "¿Y en Nariño?", "conv-t", "k1")
+    assert not alone.respuesta.startswith("Mantengo") and _view(alone)[1].get("entidad") is None
+    # a text answer as the store keeps it (no view in the contract): its question's filters carry
+    text = dataclasses.replace(
+        hello,
+        run_id=uuid.uuid4().hex,
+        conversacion_id="conv-u",
+        pregunta="¿Qué dicen los documentos sobre la presencia del Clan del Golfo en Córdoba?",
+    )
+    r.store_trace(text, assemble(text).model_dump(mode="json"))
+    prev = r.store.previous_view("conv-u", key_id="k1")
+    assert prev is not None and prev.componentes == () and prev.ruta == "text"
+    shown = _ask(r, "muéstralo en un mapa", "conv-u", "k1")
+    comps, f = _view(shown)
+    assert comps[0] == "mapa_presencia" and (f["entidad"], f["lugar"]) == ("clan_del_golfo", "department:23")
+    assert shown.respuesta.startswith("Mantengo de la pregunta anterior:")

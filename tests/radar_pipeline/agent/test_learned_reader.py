@@ -245,3 +245,35 @@ def test_stage2_scores_one_set_with_the_combined_reader(tmp_path, shared_dir, mo
     rep = json.loads(out.read_text())["final22"]
     assert rep["n_items"] == len(stage2.load_questions(stage2.SETS["final22"]))
     assert 0.0 <= rep["component_and_filters_accuracy"] <= 1.0
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué dicen los documentos sobre el ELN en Arauca?",
+        "¿Quién es el Estado Mayor Central?",
+        "quien es el clan del golfo",
+        "¿Qué es la Segunda Marquetalia?",
+        "y qué era la Segunda Marquetalia",
+        "cuentame q se sabe de las disidencias en el guaviare",
+    ],
+)
+def test_a_content_request_is_an_explicit_text_reading(reader, question):
+    # the rules read a request to be told as text outright: a model sure of a view does not override it
+    reasons = intent.classify(question).reasons
+    assert intent.classify(question).route == "text" and L.rule_tier(reasons) == "explicit", reasons
+    sure = reader.with_learned(_Always(_confident("visualization", "mapa_presencia")))
+    assert read_question(sure, question)[0] == "text", question
+
+
+@pytest.mark.parametrize("question", ["¿quiénes son los actores que más suben?", "¿Qué es lo que más crece?"])
+def test_who_asks_for_many_is_still_a_view(question):
+    assert intent.classify(question).route == "visualization", question
+
+
+def test_a_content_request_over_a_cued_view_stays_a_cue():
+    # "¿qué se dice de X? dónde sale" is a view the model may read (a set's item): only a request
+    # with no view cue at all is explicit text
+    reasons = intent.classify("¿Qué es la Segunda Marquetalia y dónde opera?").reasons
+    assert intent.classify("¿Qué es la Segunda Marquetalia y dónde opera?").route == "text"
+    assert L.rule_tier(reasons) == "cue", reasons

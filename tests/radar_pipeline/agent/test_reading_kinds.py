@@ -1285,3 +1285,18 @@ def test_content_jokes_and_comparison_years(reader):
     p = parse_period("documentos que nombran a Venezuela dsde 2018", 2025)
     assert (p.desde, p.hasta) == (2018, None)
     assert intent.stated_phenomenon("informes sobre tierras y conflicto") == "territorial"
+
+
+@pytest.mark.parametrize(
+    "question,route",
+    [
+        ("¿Qué está pasando con las alertas en Arauca, el departamento? Muéstramelo", "both"),
+        ("que esta pasando en el catatumbo? muestrame el mapa", "both"),
+        ("¿Qué está sucediendo con el ELN en Arauca?", "text"),
+        ("q esta pasando con los drones en ucrania??", "text"),
+        ("¿qué están ocurriendo allí con las disidencias?", "text"),
+    ],
+)
+def test_what_is_happening_is_a_content_question(question, route):
+    # "¿qué está pasando con…?" asks to be told (as "¿qué ha pasado con…?"); with a show request it is both
+    assert intent.classify(question).route == route, intent.classify(question)
