@@ -92,14 +92,40 @@ _NAMED_BOOST = 0.10  # × share of the question's countries/organisations, years
 _OTHER_COUNTRY_PENALTY = 0.08  # names countries, none of them the question's
 
 
+_MONTHS = (
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre|"
+    r"janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro"
+)
+_MONTH_BEFORE = re.compile(r"(?i)(?<!\w)(?:" + _MONTHS + r")\.?\s*$")
+_MONTH_AFTER = re.compile(r"(?i)^\s*(?:de\s+)?(?:" + _MONTHS + r")(?!\w)")
+
+
+_QUANTITY_OPENERS = frozenset(
+    "about around approximately nearly almost over under only some more less fewer unos unas casi cerca mas "
+    "menos solo alrededor aproximadamente cerca cerca de".split()
+)
+
+
 def figures_in(sentence: str) -> list[str]:
-    """The figures a sentence states in digits, verbatim ("3,000", "35 %", "140"), years (1950–2049)
-    excluded. Shape: list of substrings of ``sentence``, in order."""
-    return [
-        m.group(0)
-        for m in _FIGURE.finditer(sentence)
-        if not YEAR_RE.fullmatch(m.group(0).strip()) and not m.group(0).startswith("0")
-    ]
+    """The figures a sentence states in digits, verbatim ("3,000", "35 %", "140"), years (1950–2049),
+    days of a date ("November 15, 2021", "15 de noviembre") and designations (a number right after a
+    capitalised word inside the sentence: "Cosmos 1408", "Decreto 2124") excluded. Shape: list of substrings
+    of ``sentence``, in order."""
+    out = []
+    for m in _FIGURE.finditer(sentence):
+        text = m.group(0)
+        if YEAR_RE.fullmatch(text.strip()) or text.startswith("0"):
+            continue
+        before = sentence[: m.start()].split()
+        if before and before[-1][:1].isupper() and before[-1].lower() not in _QUANTITY_OPENERS and len(before) > 1:
+            continue  # a designation, not a quantity: "Cosmos 1408", "Decreto 2124", "Mission 3"
+        if len(text) <= 2 and (
+            _MONTH_BEFORE.search(sentence[: m.start()]) or _MONTH_AFTER.match(sentence[m.end() : m.end() + 16])
+        ):
+            continue
+        out.append(text)
+    return out
 
 
 def states_quantity(sentence: str) -> bool:

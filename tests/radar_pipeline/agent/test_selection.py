@@ -194,3 +194,12 @@ def test_key_facts_in_consecutive_sentences_are_quoted_together(writer):
     quoted = [s for s, _ in writer.write(q, [passage]).sentences]
     assert any("2,857" in s for s in quoted) and any("1,560" in s for s in quoted), quoted
     assert not any("weather" in s for s in quoted)
+
+
+def test_the_day_of_a_date_is_no_figure():
+    from radar_pipeline.agent.selection import figures_in
+
+    assert figures_in("On November 15, 2021, Russia conducted an intercept test of the Nudol system.") == []
+    assert figures_in("El 15 de noviembre de 2021 Rusia destruyó el Cosmos 1408 y dejó 1.500 fragmentos.") == ["1.500"]
+    assert figures_in("Em 3 de março de 2020 foram lançados 60 satélites.") == ["60"]
+    assert figures_in("The test on 12 March created 130 pieces of debris.") == ["130"]
