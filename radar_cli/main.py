@@ -334,7 +334,8 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
     from rich.live import Live
     from rich.text import Text
 
-    from radar_cli.status import ChangePrinter, UpWatcher, render_lines
+    from radar_cli.status import ChangePrinter, UpWatcher, publish_build, render_lines
+    from radar_pipeline.build_status import default_path
 
     console = Console(highlight=False)
     since = time.time()
@@ -351,6 +352,7 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
         "Dagster": f"http://127.0.0.1:{ui_port}",
     }
     rc = 0
+    build_path = default_path()
     try:
         with DagsterInstance.from_config(str(PROJECT_ROOT)) as instance:
             watcher = UpWatcher(
@@ -374,6 +376,7 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
             ):
                 while True:
                     state = watcher.poll()
+                    publish_build(state, build_path)  # what the API says while it is being built
                     dead = {name: p.returncode for name, p in children.items() if p.poll() is not None}
                     for name, code in dead.items():
                         state.warnings.append(f"{name} exited with status {code}: see its log")
@@ -390,6 +393,7 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
         pass
     finally:
         console.print("stopping: canceling the runs in progress, then the Dagster services and the API…")
+        build_path.unlink(missing_ok=True)  # nothing is being built any more
         _stop_all(list(children.values()), env)
     console.print(f"logs: {logs['dagster']}, {logs['api']}", markup=False, soft_wrap=True)
     return rc

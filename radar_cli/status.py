@@ -226,6 +226,38 @@ def search_line(search: dict[str, str] | None) -> str:
     return "search: " + " · ".join(p for p, (key, _) in zip(parts, groups, strict=True) if key in search.values())
 
 
+def build_stages(state: UpState) -> list:
+    """The status screen's stages as ``radar_pipeline.build_status.BuildStage`` rows (what the API
+    reads to say what is being built, issue 24 §4)."""
+    from radar_pipeline.build_status import BuildStage
+
+    return [
+        BuildStage(
+            key=s.key,
+            status=s.status,
+            done=s.done,
+            total=s.total,
+            unit=s.unit,
+            rate=s.rate,
+            eta_s=s.eta if s.status == "running" else None,
+        )
+        for s in stage_rows(state)
+    ]
+
+
+def publish_build(state: UpState, path: Path) -> None:
+    """Write the build's stages to ``path`` (``build_status.write_build_status``); a failed write is
+    a warning on the screen, never a stop of ``up``."""
+    from radar_pipeline.build_status import write_build_status
+
+    try:
+        write_build_status(path, build_stages(state), started=state.started)
+    except OSError as exc:
+        msg = f"could not publish the build status to {path}: {exc}"
+        if msg not in state.warnings:
+            state.warnings.append(msg)
+
+
 def render_lines(state: UpState, now: float | None = None, warnings: int = 5) -> list[str]:
     """The screen as plain lines (the terminal draws them; the tests read them)."""
     now = time.time() if now is None else now

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from radar_cli.lifecycle import GRPC_INFO_TAG, start_child, stop_children
 from radar_pipeline import db
+from radar_pipeline.build_status import read_build_status
 from radar_pipeline.config import PROJECT_ROOT
 
 STOP_WITHIN_S = 120  # cancel wait (30) + leaders' grace (20) + group TERM/KILL (10) + PostgreSQL stop, loaded machine
@@ -135,6 +136,12 @@ def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(t
                 running = started[0][0] if started else None
             time.sleep(0.5)
         assert running, "no run started within 10 min"
+        # what the API tells a question asked now (issue 24 §4): `up` publishes the build it follows
+        deadline = time.monotonic() + 30
+        while read_build_status(home / "status" / "build.json") is None and time.monotonic() < deadline:
+            time.sleep(0.5)
+        published = read_build_status(home / "status" / "build.json")
+        assert published is not None and published.stages
         _remember_tree(root, seen)
         assert len(seen) >= 6  # up, postgres, dagster dev, webserver, daemon, code server(s), run worker, API
         t0 = time.monotonic()
@@ -155,6 +162,7 @@ def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(t
     output = (tmp_path / "up.log").read_text()
     assert left == [], output[-3000:]
     assert db.embedded_server_pid(pgdata) is None  # the PostgreSQL `up` started is stopped
+    assert not (home / "status" / "build.json").exists()  # nothing is being built any more
     assert stopped_in < STOP_WITHIN_S
     assert "canceled 1 run(s) in progress" in output or "canceled 2 run(s)" in output, output[-3000:]
     # the run in progress was canceled through the instance: its storage says so
