@@ -58,7 +58,7 @@ def _remember_tree(root: psutil.Process, seen: dict[tuple[int, float], str]) -> 
     try:
         for p in [root, *root.children(recursive=True)]:
             try:
-                seen.setdefault((p.pid, p.create_time()), " ".join(p.cmdline())[:160])
+                seen.setdefault((p.pid, p.create_time()), " ".join(p.cmdline())[:300])
             except psutil.Error:
                 continue
     except psutil.Error:
@@ -144,6 +144,9 @@ def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(t
         assert published is not None and published.stages
         _remember_tree(root, seen)
         assert len(seen) >= 6  # up, postgres, dagster dev, webserver, daemon, code server(s), run worker, API
+        # the code server's gRPC server waits 5 min for a heartbeat (Dagster's default: 30 s), so a
+        # loaded machine does not make it stop itself
+        assert any("dagster api grpc" in cmd and "--heartbeat-timeout 300" in cmd for cmd in seen.values()), seen
         t0 = time.monotonic()
         up.send_signal(signal.SIGTERM)
         up.wait(STOP_WITHIN_S)
