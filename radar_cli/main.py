@@ -283,10 +283,24 @@ def db_embedded_pid(pgdata: Path) -> int | None:
 def _up_verbose(env: dict[str, str], port: int, ui_port: int) -> int:
     """``up --verbose``: ``dagster dev`` logs here, the API runs in this process."""
     typer.echo(f"Dagster UI on http://127.0.0.1:{ui_port}; API and dashboard on http://127.0.0.1:{port}/tablero/")
+    import time
+
+    from dagster import DagsterInstance
+
+    from radar_cli.status import BuildPublisher
+    from radar_pipeline.build_status import default_path
+
+    since = time.time()
     with stoppable_children():
         dagster = start_child(_dagster_dev_cmd("127.0.0.1", ui_port), cwd=PROJECT_ROOT, env=env)
-    rc = 0
+    os.environ["RADAR_PG_URL"] = env["RADAR_PG_URL"]  # the instance's storage (dagster.yaml)
+    rc, publisher = 0, None
     try:
+        instance = DagsterInstance.from_config(str(PROJECT_ROOT))
+        # no status screen here: publish the build for the API all the same (what /chat says meanwhile)
+        publisher = BuildPublisher(
+            instance, _stage_steps(), default_path(), since=since, partitioned_steps=_partitioned_steps()
+        ).start()
         from radar_cli.agent_commands import serve as _serve
 
         rc = _serve("127.0.0.1", port)
@@ -294,6 +308,8 @@ def _up_verbose(env: dict[str, str], port: int, ui_port: int) -> int:
         pass
     finally:
         typer.echo("stopping: canceling the runs in progress, then the Dagster services…")
+        if publisher is not None:
+            publisher.stop()
         _stop_all([dagster], env)
     return rc
 
