@@ -506,3 +506,9 @@ class HealthResponse(Strict):
     auth: str = Field(
         description="Acceso: «required (api keys)», «required (api keys + oidc)» u «open (loopback only)»"
     )
+    construccion: dict[str, Any] | None = Field(
+        default=None,
+        description="Lo que `radar up` está construyendo y cuánto falta (radar_pipeline.build_status): "
+        "`en_curso`, `mensaje` (en español, con una estimación), `stages` (done/total, rate, eta_s por etapa); "
+        "null cuando nada se está construyendo",
+    )

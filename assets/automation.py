@@ -8,13 +8,15 @@ sensor and the evaluation schedule (all default-on: ``radar ui``/``make ui`` sta
   (``source_files`` → ``documents``/``pages`` → ``chunks`` → ``embeddings``). Without a cursor (first
   tick, or a reset sensor) the snapshot it compares against is the materialized ``source_files``
   table, so a corpus that ``radar materialize`` already built is not rebuilt.
-* ``radar_index_automation``, ``radar_automation`` and ``radar_background_automation`` evaluate
-  the assets' ``AutomationCondition`` (``assets.partitions``): the search indexes, the precomputes
-  and the background work (re-ranker vectors, claims, evaluations) run eagerly after the stages
-  they read, the evaluations on their daily cron. Each sensor tags its runs with a lane
-  (``radar/lane``): ``dagster.yaml``'s ``run_queue.tag_concurrency_limits`` admits one precompute and
-  one background run at a time, so the corpus sensor's and the index runs always find a slot, and
-  ``dagster/priority`` orders the queue (corpus 20, indexes 10, precomputes 0, background -10).
+* ``radar_index_automation``, ``radar_automation``, ``radar_background_automation`` and
+  ``radar_long_automation`` evaluate the assets' ``AutomationCondition`` (``assets.partitions``): the
+  search indexes, the precomputes, the background work (claims, alias decisions, stale answers,
+  the precomputes' evaluation) and the long work (re-ranker vectors, evaluations) run eagerly after
+  the stages they read, the evaluations on their daily cron. Each sensor tags its runs with a lane
+  (``radar/lane``): ``dagster.yaml``'s ``concurrency.runs.tag_concurrency_limits`` admits one
+  precompute, one background and one long run at a time, so the corpus sensor's and the index runs
+  always find a slot and hours of re-ranker encoding never queue the claims behind them, and
+  ``dagster/priority`` orders the queue (corpus 20, indexes 10, precomputes 0, background -10, long -20).
 * ``evaluation_schedule`` re-runs ``evaluation_job`` weekly whatever changed (drift of a
   dependency outside the graph, e.g. a judgment import).
 * ``review_sensor`` (issue 25 §1) watches the reviewers' alias decisions (``alias_decisions``,
@@ -34,7 +36,7 @@ import zlib
 import dagster as dg
 import sqlalchemy as sa
 
-from assets.executor import BACKGROUND_LANE, EXECUTOR_TAG, LANE_TAG
+from assets.executor import BACKGROUND_LANE, EXECUTOR_TAG, LANE_TAG, LONG_LANE
 from assets.partitions import CONTENT_PARTITIONS
 from radar_pipeline import db
 from radar_pipeline.corpus import CONTENT_BUCKETS, CorpusChanges, content_bucket, diff_corpus
@@ -72,6 +74,7 @@ CORPUS_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: "corpus", PRIORITY_TAG: "20"}
 INDEX_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: "index", PRIORITY_TAG: "10"}
 PRECOMPUTE_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: "precompute", PRIORITY_TAG: "0"}
 BACKGROUND_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: BACKGROUND_LANE, PRIORITY_TAG: "-10"}
+LONG_TAGS = {**IN_PROCESS_TAGS, LANE_TAG: LONG_LANE, PRIORITY_TAG: "-20"}
 
 
 def encode_cursor(snapshot: dict[str, list]) -> str:
@@ -181,11 +184,17 @@ def corpus_sensor(
 SEARCH_INDEXES = dg.AssetSelection.assets(
     "bm25_index", "faiss_index", "pgvector_index", "pg_bm25_index", "rerank_index"
 )
-# What does not gate a milestone of a corpus change (searchable, counted): the re-ranker vectors (search
-# encodes missing ones at query time), claims and evaluations. One run at a time, at low CPU priority.
-BACKGROUND = dg.AssetSelection.assets("rerank_vectors", "precompute_evaluation") | dg.AssetSelection.groups(
-    "knowledge", "evaluation"
-)
+# What does not gate a milestone of a corpus change (searchable, counted) but users see within
+# minutes: claims, alias decisions, stale answers, the precomputes' evaluation. One run at a time,
+# at low CPU priority.
+# Hours of work (the re-ranker vectors: ~2 h on 2 cores for the full corpus, search encodes missing
+# ones at query time; the evaluations) have a lane of their own: in the background lane, one such
+# run held the lane's only slot and claims, alias decisions and precompute_evaluation stayed QUEUED
+# behind it for over an hour (issue 24).
+LONG = dg.AssetSelection.assets("rerank_vectors") | dg.AssetSelection.groups("evaluation")
+BACKGROUND = (
+    dg.AssetSelection.assets("precompute_evaluation") | dg.AssetSelection.groups("knowledge", "evaluation")
+) - LONG
 
 index_automation_sensor = dg.AutomationConditionSensorDefinition(
     "radar_index_automation",
@@ -199,7 +208,7 @@ index_automation_sensor = dg.AutomationConditionSensorDefinition(
 
 automation_sensor = dg.AutomationConditionSensorDefinition(
     "radar_automation",
-    target=dg.AssetSelection.all() - SEARCH_INDEXES - BACKGROUND,
+    target=dg.AssetSelection.all() - SEARCH_INDEXES - BACKGROUND - LONG,
     default_status=dg.DefaultSensorStatus.RUNNING,
     minimum_interval_seconds=AUTOMATION_INTERVAL_S,
     run_tags={"radar/trigger": "automation", **PRECOMPUTE_TAGS},
@@ -213,8 +222,19 @@ background_automation_sensor = dg.AutomationConditionSensorDefinition(
     default_status=dg.DefaultSensorStatus.RUNNING,
     minimum_interval_seconds=BACKGROUND_INTERVAL_S,
     run_tags={"radar/trigger": "automation", **BACKGROUND_TAGS},
-    description="Evaluates the background assets' automation conditions: re-ranker vectors and claims "
-    "eagerly, evaluations on their daily cron; one run at a time, at low CPU priority (lane background).",
+    description="Evaluates the background assets' automation conditions: claims, alias decisions, stale "
+    "answers and the precomputes' evaluation, eagerly; one run at a time, at low CPU priority (lane background).",
+)
+
+long_automation_sensor = dg.AutomationConditionSensorDefinition(
+    "radar_long_automation",
+    target=LONG,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=BACKGROUND_INTERVAL_S,
+    run_tags={"radar/trigger": "automation", **LONG_TAGS},
+    description="Evaluates the long assets' automation conditions: re-ranker vectors eagerly, evaluations on "
+    "their daily cron; one run at a time, at low CPU priority, in a lane of their own (lane long) so they never "
+    "hold back the background lane.",
 )
 
 reviewer_decisions = dg.AssetSpec(
@@ -310,6 +330,7 @@ __all__ = [
     "CONTENT_PARTITIONS",
     "automation_sensor",
     "background_automation_sensor",
+    "long_automation_sensor",
     "corpus_sensor",
     "evaluation_schedule",
     "index_automation_sensor",

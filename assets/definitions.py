@@ -21,6 +21,7 @@ from assets.automation import (
     corpus_sensor,
     evaluation_schedule,
     index_automation_sensor,
+    long_automation_sensor,
     review_sensor,
     reviewer_decisions,
 )
@@ -92,7 +93,14 @@ defs = dg.Definitions(
             description="Codefest dev and XQuAD evaluations of the default retrieval configuration.",
         ),
     ],
-    sensors=[corpus_sensor, index_automation_sensor, automation_sensor, background_automation_sensor, review_sensor],
+    sensors=[
+        corpus_sensor,
+        index_automation_sensor,
+        automation_sensor,
+        background_automation_sensor,
+        long_automation_sensor,
+        review_sensor,
+    ],
     schedules=[evaluation_schedule],
     resources={
         "database": DatabaseResource(),

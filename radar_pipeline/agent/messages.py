@@ -93,12 +93,28 @@ def degraded_note(degraded: list[dict]) -> str:
     )
 
 
-def index_unavailable(run_id: str) -> str:
-    """The passage indexes are not materialized."""
+def index_unavailable(run_id: str, building: str | None = None) -> str:
+    """The passage indexes cannot be searched. ``building``: what ``radar up`` is building and how
+    far (``build_status.describe``), when it is: then the reply says so and when to ask again,
+    instead of blaming a missing materialization."""
+    if building:
+        return (
+            f"Todavía no puedo buscar evidencia en los pasajes: {building} "
+            "Vuelve a preguntar cuando termine: no es una falta de evidencia. "
+            f"Referencia: {run_id}."
+        )
     return (
-        "No pude buscar evidencia: el índice de pasajes no está materializado (ejecuta `radar materialize`). "
+        "No pude buscar evidencia: el índice de pasajes no está materializado (ejecuta `radar up` o "
+        "`radar materialize`). "
         f"Esto es un error del servicio, no una falta de evidencia. Referencia: {run_id}."
     )
+
+
+def view_without_passages(building: str | None = None) -> str:
+    """The note after a view (route ``both``) whose passages could not be searched: the figures
+    stand, the evidence in passages is missing, and why (``building``: what is being built)."""
+    why = building or "el índice de pasajes no está disponible (ejecuta `radar up` o `radar materialize`)."
+    return f"No pude buscar pasajes que respalden o expliquen estas cifras: {why}"
 
 
 def internal_error(run_id: str) -> str:

@@ -121,6 +121,7 @@ from radar_pipeline.agent.tools import ToolBox
 from radar_pipeline.agent.trace import Step, TraceStore, provenance_record
 from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader, view_vocabulary
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
+from radar_pipeline.build_status import building_message
 from radar_pipeline.collection import AccessScope
 from radar_pipeline.retrieval.service import EncodeBudget, IndexUnavailable, RetrievalService, normalize_id
 
@@ -432,10 +433,14 @@ class AgentRunner:
             ctx.text = messages.provider_error(exc.kind, ctx.run_id)
             detail = {"error": str(exc)}
         elif isinstance(exc, IndexUnavailable):
-            log.error("run %s: index unavailable: %s", ctx.run_id, exc)
-            ctx.estado, ctx.termination = "error", "indice_no_disponible"
-            ctx.text = messages.index_unavailable(ctx.run_id)
-            detail = {"error": str(exc)[:300]}
+            building = building_message()  # `radar up` is building it: say what and how far
+            log.log(logging.INFO if building else logging.ERROR, "run %s: index unavailable: %s", ctx.run_id, exc)
+            if building:
+                ctx.estado, ctx.termination = "incompleta", "indice_en_construccion"
+            else:
+                ctx.estado, ctx.termination = "error", "indice_no_disponible"
+            ctx.text = messages.index_unavailable(ctx.run_id, building)
+            detail = {"error": str(exc)[:300], "construccion": building}
         else:
             log.exception("run %s: internal error", ctx.run_id)
             ctx.estado, ctx.termination = "error", "error_interno"
@@ -789,10 +794,35 @@ class AgentRunner:
         ctx.toolbox = ret_branch.toolbox
         ctx.used_formulations = ret_branch.used_formulations
         ctx.coverage = ret_branch.coverage
+        if errors[0] is None and isinstance(errors[1], IndexUnavailable) and ctx.visual is not None:
+            return self._view_without_passages(ctx, errors[1])
         for exc in errors:
             if exc is not None:
                 raise exc
         return State.WRITE
+
+    def _view_without_passages(self, ctx: _Ctx, exc: IndexUnavailable) -> State:
+        """Route ``both`` when the passages cannot be searched yet (the index is missing or being
+        built): the view still goes out, its figures checked as on route ``visualization``, with a
+        note saying the passages are missing and why; estado ``incompleta`` (never ``error``: the
+        view is an answer, the passages are what is missing)."""
+        t0 = time.perf_counter()
+        building = building_message()
+        figs = ctx.figures
+        self._check_figures(ctx, figs)
+        ctx.figures_shown, ctx.shown_figures = True, list(figs)
+        text, _without_data = messages.visualization_reply(ctx.visual, figs)
+        ctx.text = f"{text}\n\n{messages.view_without_passages(building)}"
+        ctx.estado = "incompleta"
+        ctx.termination = "indice_en_construccion" if building else "indice_no_disponible"
+        ctx.step(
+            "sistema",
+            State.RETRIEVE,
+            t0,
+            termination_reason=ctx.termination,
+            detail={"error": str(exc)[:300], "construccion": building},
+        )
+        return State.GUARD_OUT
 
     def _propose_and_record(self, ctx: _Ctx) -> None:
         """The visualizer's proposal, with each component's materialization, in ``ctx.visual`` and one step."""
@@ -877,7 +907,12 @@ class AgentRunner:
 
     # -- RETRIEVE (analyst)
     def _retrieve(self, ctx: _Ctx) -> State:
-        corpus = self._corpus().for_scope(ctx.scope)
+        try:
+            corpus = self._corpus().for_scope(ctx.scope)
+        except IndexUnavailable as exc:
+            if ctx.ruta == "both" and ctx.visual is not None:  # the view was read: it still goes out
+                return self._view_without_passages(ctx, exc)
+            raise
         ctx.search_stages = corpus.search_stages
         if ctx.toolbox is None:
             budget = self.config.rerank_encodes_per_run

@@ -140,26 +140,33 @@ def _requested(result) -> dict[str, set]:
 
 def test_daemon_runs_carry_the_lanes_dagster_yaml_limits():
     """Every automation sensor tags its runs with a lane, a priority and in-process steps; the run
-    queue admits one precompute and one background run at a time, so the corpus and index lanes
-    always find a slot, and every asset is evaluated by exactly one sensor."""
+    queue admits one precompute, one background and one long run at a time, so the corpus and index
+    lanes always find a slot and the re-ranker vectors (hours) never hold the claims' lane; every
+    asset is evaluated by exactly one sensor."""
     import yaml
 
-    from assets.automation import automation_sensor, background_automation_sensor, index_automation_sensor
+    from assets.automation import (
+        automation_sensor,
+        background_automation_sensor,
+        index_automation_sensor,
+        long_automation_sensor,
+    )
 
     queue = yaml.safe_load((Path(__file__).resolve().parents[2] / "dagster.yaml").read_text())["concurrency"]["runs"]
     limits = {(x["key"], x["value"]): x["limit"] for x in queue["tag_concurrency_limits"]}
-    assert limits == {("radar/lane", "background"): 1, ("radar/lane", "precompute"): 1}
-    assert queue["max_concurrent_runs"] > sum(limits.values())
-    sensors = (index_automation_sensor, automation_sensor, background_automation_sensor)
+    assert limits == {("radar/lane", "background"): 1, ("radar/lane", "precompute"): 1, ("radar/lane", "long"): 1}
+    assert queue["max_concurrent_runs"] >= sum(limits.values()) + 2
+    sensors = (index_automation_sensor, automation_sensor, background_automation_sensor, long_automation_sensor)
     tags = {s.name: s.run_tags for s in sensors}
-    assert {t["radar/lane"] for t in tags.values()} == {"index", "precompute", "background"}
+    assert {t["radar/lane"] for t in tags.values()} == {"index", "precompute", "background", "long"}
     assert all(t["radar/executor"] == "in_process" for t in tags.values())
     prio = {t["radar/lane"]: int(t["dagster/priority"]) for t in tags.values()}
-    assert prio["index"] > prio["precompute"] > prio["background"]
+    assert prio["index"] > prio["precompute"] > prio["background"] > prio["long"]
     graph = defs.resolve_asset_graph()
     targets = [s.asset_selection.resolve(graph) for s in sensors]
     assert sum(len(t) for t in targets) == len(set().union(*targets))  # disjoint
-    assert dg.AssetKey("rerank_vectors") in targets[2] and dg.AssetKey("pg_bm25_index") in targets[0]
+    assert dg.AssetKey("rerank_vectors") in targets[3] and dg.AssetKey("pg_bm25_index") in targets[0]
+    assert {dg.AssetKey(k) for k in ("claims", "alias_decisions", "precompute_evaluation")} <= targets[2]
     assert dg.AssetKey("agg_timeline") in targets[1]
 
 

@@ -124,6 +124,7 @@ def test_schedules_and_sensors_resolve():
         "radar_index_automation": dg.DefaultSensorStatus.RUNNING,
         "radar_automation": dg.DefaultSensorStatus.RUNNING,
         "radar_background_automation": dg.DefaultSensorStatus.RUNNING,
+        "radar_long_automation": dg.DefaultSensorStatus.RUNNING,
         "review_sensor": dg.DefaultSensorStatus.RUNNING,
     }
     assert {s.name: (s.job_name, s.default_status) for s in repo.schedule_defs} == {

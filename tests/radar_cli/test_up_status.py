@@ -221,3 +221,29 @@ def test_time_left_is_what_remains_at_the_measured_rate():
     one_line = Stage("chunks", status="running", started=0.0, done=5, total=9)
     one_line.first = one_line.last = (1.0, 5)
     assert one_line.eta is None  # one progress line: no rate yet, no guess
+
+
+def test_the_build_is_published_for_the_api_from_the_same_runs(instance, engine, pg_url, tmp_path, monkeypatch):
+    """What the API reads while Radar builds (issue 24 §4): the stages of the runs `up` follows, in
+    RADAR_HOME/status/build.json, from the screen's loop or (``--verbose``) the publisher thread."""
+    from radar_cli.status import BuildPublisher, build_stages, publish_build
+    from radar_pipeline.build_status import read_build_status
+
+    since = time.time() - 1
+    _materialize(instance, engine, pg_url, tmp_path)
+    path = tmp_path / "home" / "status" / "build.json"
+    publisher = BuildPublisher(instance, _stage_steps(), path, since=since, partitioned_steps=_partitioned_steps())
+    publisher.publish_once()
+    published = read_build_status(path)
+    assert published is not None
+    by_key = {s.key: s for s in published.stages}
+    assert (
+        by_key["chunks"].status == "done" and by_key["chunks"].total and by_key["chunks"].done == by_key["chunks"].total
+    )
+    assert published.building is False  # the run is over: nothing is being built
+    assert [s.key for s in build_stages(publisher.watcher.state)] == [s.key for s in published.stages]
+    publish_build(publisher.watcher.state, path)  # the screen's loop writes the same file
+    assert read_build_status(path).stages == published.stages
+    publisher.start()
+    publisher.stop()
+    assert not path.exists()  # `up` stopped: nothing is being built any more

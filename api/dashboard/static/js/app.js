@@ -265,7 +265,10 @@ async function render() {
   els.view.replaceChildren();
   if (data.materialized === false) {
     els.title.textContent = VISTAS[state.vista];
-    els.note.textContent = `${data.message}. Ejecute «radar materialize».`;
+    // while `radar up` builds, the server says what and how far (build_status); else how to build it
+    els.note.textContent = data.construccion
+      ? `${data.message}. ${data.construccion}`
+      : `${data.message}. Ejecute «radar up» o «radar materialize».`;
     els.view.dataset.estado = 'sin-datos';
     lastResult = null;
     evidence.clear();
