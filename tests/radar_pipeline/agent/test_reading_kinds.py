@@ -1300,3 +1300,35 @@ def test_content_jokes_and_comparison_years(reader):
 def test_what_is_happening_is_a_content_question(question, route):
     # "¿qué está pasando con…?" asks to be told (as "¿qué ha pasado con…?"); with a show request it is both
     assert intent.classify(question).route == route, intent.classify(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué países han realizado pruebas antisatélite destructivas?",
+        "¿Qué países desarrollan armas autónomas letales?",
+        "¿Qué países firmaron el compromiso de no realizar pruebas ASAT?",
+        "¿Qué estados han usado enjambres de drones en combate?",
+        "Which countries tested direct-ascent anti-satellite missiles?",
+        "que paises ya lanzaron megaconstelaciones?",
+    ],
+)
+def test_countries_that_did_something_are_answered_from_the_passages(question):
+    # the map of the documents naming each country does not say which country did it
+    assert intent.classify(question).route in ("text", "both"), question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué países se mencionan junto a la India?",
+        "¿Qué países aparecen más en los documentos de seguridad espacial?",
+        "¿En qué países hay más documentos sobre IA militar?",
+        "que paises tienen mas menciones en 2020",
+        "¿Qué municipios tienen presencia del ELN?",
+        "¿Qué países están vinculados a Irán en los documentos de drones?",
+        "¿En qué países han alertado sobre los riesgos de la IA militar?",
+    ],
+)
+def test_places_named_counted_or_where_a_group_is_stay_the_map(question):
+    assert intent.classify(question).route == "visualization", question
