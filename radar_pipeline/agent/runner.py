@@ -37,7 +37,7 @@ States and transitions (``State``)::
   The answer opens with that one sentence (added in GUARD_OUT, so every shown answer has it). The
   passages of the claims the question touches (``claims_answer.find_claims``) are evidence for the
   premise too; a run stopped before VERIFY judges its premise in GUARD_OUT on what it read.
-* **GUARD_OUT** — the "Afirmaciones registradas" section (``claims_answer``: the knowledge layer's
+* **GUARD_OUT** — the claim lines, "Afirmación registrada: …" (``claims_answer``: the knowledge layer's
   claims the question touches, with status, valid time and cited passages for and against, under
   the caller's scope) is appended to an answered or evidence-less run; then leaks, toxicity, echoed
   injections (``guards.check_output``).
@@ -1241,9 +1241,7 @@ class AgentRunner:
             if ctx.premise_verdict.shown:
                 ctx.text = ctx.premise_verdict.sentence() + "\n\n" + ctx.text
         if ctx.estado in ("respondida", "incompleta", "no_verificada", "sin_evidencia"):
-            section = self._claims(
-                ctx, State.GUARD_OUT
-            ).section()  # "Afirmaciones registradas": status, valid time, citations
+            section = self._claims(ctx, State.GUARD_OUT).section()  # claim lines: status, valid time, citations
             if section:
                 ctx.text = ctx.text.rstrip() + "\n\n" + section
         if ctx.degraded:  # the reader must know the model did not take part (checked by the guard too)

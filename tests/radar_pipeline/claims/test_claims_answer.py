@@ -82,12 +82,12 @@ def test_an_asserted_presence_claim_with_its_valid_time_and_citation(pengine, co
     (claim,) = found.claims
     assert claim["subject"] == "entity:eln" and claim["status"] == "asserted"
     section = found.section()
-    assert section.startswith("Afirmaciones registradas")
+    assert section.startswith("- Afirmación registrada: ")
     assert "afirmada; vigencia 2023-01-01 a 2023-12-31 (según la fecha de publicación de la fuente)" in section
     ev = claim["evidence"][0]
     assert f"[{doc}:{ev['chunk_id']}]" in section and ev["chunk_id"] in found.passages
     # the quote is verbatim from the passage it cites (whitespace aside); the valid time says its basis
-    line = section.splitlines()[1]
+    line = section.splitlines()[0]
     quote = line.split("«", 1)[1].split("»", 1)[0]
     assert "au_eln: VERDADERO" in quote and quote in " ".join(found.passages[ev["chunk_id"]]["text"].split()), line
     assert "(según la fecha de publicación de la fuente)" in line
@@ -147,7 +147,9 @@ def test_retracted_and_superseded_claims_are_never_stated_as_current(pengine, co
         "- Sustituida por otra versión con otra vigencia (ya no vigente): Radar registró que"
     )
     assert f"vigencia {yesterday.isoformat()}" in by_status["superseded"] and "[" not in by_status["superseded"]
-    assert found.section().splitlines()[1] == by_status["asserted"]  # the current one first
+    assert found.section().splitlines()[0] == by_status["asserted"].replace(
+        "- ", "- Afirmación registrada: ", 1
+    )  # the current one first
     # the source is retracted: the claim is retracted and its passage is not cited
     materialize_claims(pengine, retracted={doc: RetractionInfo(doc, "fuente falsa", at("2026-11-02"), "ana")})
     found = _find(pengine, reader, "¿El ELN está presente en Tumaco?")
@@ -203,7 +205,7 @@ def test_the_answer_carries_the_claims_section(pengine, config, offline_service)
     res = _runner(offline_service, pengine).run(PRESENCE_Q)
     assert res.estado in ("respondida", "incompleta", "sin_evidencia", "no_verificada"), res.respuesta
     text = res.respuesta
-    assert "Afirmaciones registradas" in text and "afirmada; vigencia 2023-01-01 a 2023-12-31" in text, text
+    assert "Afirmación registrada" in text and "afirmada; vigencia 2023-01-01 a 2023-12-31" in text, text
     # the claim's passage is in the source list, with its path
     cited = {c["chunk_id"]: c for c in res.citas}
     chunk = next(iter(c for c in cited if c.startswith(doc)))
@@ -217,7 +219,7 @@ def test_the_answer_carries_the_claims_section(pengine, config, offline_service)
     other = _runner(offline_service, pengine).run(
         "¿Qué incidentes recientes de spoofing han comprometido servicios satelitales?"
     )
-    assert "Afirmaciones registradas" not in other.respuesta
+    assert "Afirmación registrada" not in other.respuesta
 
 
 def test_the_premise_check_reads_a_claims_passage(pengine, config, offline_service):  # noqa: F811
