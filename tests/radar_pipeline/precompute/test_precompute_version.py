@@ -23,7 +23,9 @@ def test_precompute_version_is_deterministic_and_recorded_on_rows(engine):
         with engine.begin() as conn:
             conn.execute(sa.text("UPDATE precompute_runs SET finished_at = now() WHERE run_id = :r"), {"r": run_id})
             got = conn.execute(sa.text("SELECT precompute_version FROM publication_dates_current")).scalars().all()
-            run_v = conn.execute(sa.text("SELECT precompute_version FROM precompute_runs")).scalar_one()
+            run_v = conn.execute(
+                sa.text("SELECT precompute_version FROM precompute_runs WHERE run_id = :r"), {"r": run_id}
+            ).scalar_one()  # its own run: another test file on the same database may have left runs
         assert got == [v] and run_v == v
         assert run_versions(engine)["publication_dates"]["precompute_version"] == v
     finally:
