@@ -19,20 +19,7 @@ from radar_pipeline.agent.selection import (
 from radar_pipeline.agent.statements import is_statement
 from radar_pipeline.agent.verifier import check_answer
 from radar_pipeline.agent.writer import ExtractiveWriter
-
-
-def _p(n: int, text: str, lang: str = "en") -> dict:
-    doc = f"{n:016x}"
-    return {
-        "chunk_id": f"{doc}-{n}",
-        "doc_id": doc,
-        "text": text,
-        "language": lang,
-        "similarity": 0.6,
-        "title": f"doc {n}",
-        "source_path": f"d{n}.txt",
-        "page": 1,
-    }
+from tests.radar_pipeline.agent.test_answer_shape import _p  # one passage builder for the writer tests
 
 
 @pytest.mark.parametrize(
