@@ -165,13 +165,15 @@ def _expected_entities(item: dict, value: str | None, reader: QuestionReader) ->
 
 
 def read_item(item: dict, reader: QuestionReader) -> dict:
-    """What the agent's offline path makes of one question: plan kind, route, components, filters."""
+    """What the agent's offline path makes of one question: plan kind, route, phenomenon (the
+    plan's), components, filters."""
     q = item["question"]
     facts = reader.read(q)
     plan = router.plan(q, facts)
     out = {
         "kind": plan.kind,
         "route": plan.ruta,
+        "phenomenon": plan.phenomenon,
         "components": [],
         "filters": dict.fromkeys(FILTER_KEYS),
         "ambiguous": [a.matched for a in facts.ambiguous],

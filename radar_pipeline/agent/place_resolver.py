@@ -231,7 +231,7 @@ class FuzzyPlaces:
                 typed = " ".join(folded[a:b] for a, b in words[i : j + 1])
                 if folded[words[j][0] : words[j][1]] in _LINK or len(typed.replace(" ", "")) < 5:
                     continue
-                if not re.fullmatch(r"[^\W\d_]+(?:[ ,]*[^\W\d_]+)*", folded[start:end].replace("  ", " ")) or any(
+                if not re.fullmatch(r"[^\W\d_]+(?:[ ,]+[^\W\d_]+)*", folded[start:end].replace("  ", " ")) or any(
                     c in folded[start:end] for c in ",.;:()?!"
                 ):
                     continue
