@@ -52,7 +52,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from radar_pipeline.agent import followup, router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
-from radar_pipeline.agent.understanding import QuestionReader, view_vocabulary  # noqa: E402 - after the sys.path set-up
+from radar_pipeline.agent.understanding import QuestionReader  # noqa: E402 - after the sys.path set-up
+from radar_pipeline.agent.views import view_vocabulary  # noqa: E402
 from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of, subregions  # noqa: E402
 from radar_pipeline.textfold import fold_question  # noqa: E402
 
@@ -598,10 +599,10 @@ CODEFEST_DEV = Path("eval") / "codefest_dev" / "questions.jsonl"  # under RADAR_
 
 
 def typo_corrections(questions: list[str]) -> dict:
-    """What the typo tolerance (``understanding.ViewVocabulary.correct``) changes in ``questions``:
+    """What the typo tolerance (``views.ViewVocabulary.correct``) changes in ``questions``:
     ``{"n_questions", "n_questions_changed", "corrections": {"typed→read": count}}``. On questions
     written without typos every correction is a false trigger (a real word read as another)."""
-    from radar_pipeline.agent.understanding import view_vocabulary
+    from radar_pipeline.agent.views import view_vocabulary
 
     vocab = view_vocabulary()
     counts: Counter = Counter()
@@ -619,7 +620,7 @@ def lexicon_collisions(paths: list[Path], *, min_count: int = 3, limit_bytes: in
     ``text``/``context``/``question`` field) that ``ViewVocabulary.correct`` reads as a trigger word.
     Such a word is a false trigger unless it is a common misspelling; the reviewed ones go to
     ``views.yaml`` ``not_typos``. Returns ``{"n_files", "n_words", "collisions": {"word→read": count}}``."""
-    from radar_pipeline.agent.understanding import view_vocabulary
+    from radar_pipeline.agent.views import view_vocabulary
     from radar_pipeline.textfold import fold_question
 
     counts: Counter = Counter()

@@ -14,7 +14,7 @@ nearest text is not an answer (issue 22, item 5). ``question_anchors`` finds the
 
 What is not an anchor: anything a coverage requirement already tracks (countries, armed groups and
 organisations of ``understanding.name_sets``, listed items, the years of a comparison or a period:
-``router.extract_requirements``), and the **generic terms**: a term of the reviewed Spanish→English
+``requirements.extract_requirements``), and the **generic terms**: a term of the reviewed Spanish→English
 glossary (``retrieval/data/glossary_es_en.tsv``: "IA", "NBQR", "Derecho Internacional
 Humanitario", "Fuerzas Militares"), or a name made only of everyday corpus words (the Spanish side
 of the induced lexicon, ``lexicon_induced_es_en.tsv``: words seen in 20+ documents, such as
@@ -38,7 +38,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from radar_pipeline.agent.router import Requirement
+from radar_pipeline.agent.requirements import Requirement
 from radar_pipeline.agent.understanding import NameSet, name_sets
 from radar_pipeline.textfold import fold_question
 
@@ -160,7 +160,7 @@ def _covered_by(folded: str, spans: list[str]) -> bool:
 def question_anchors(question: str, requirements=()) -> list[Anchor]:
     """The anchors of ``question`` (see the module docstring), in order, without duplicates.
 
-    ``requirements``: the question's ``router.Requirement``s (what they track is not an anchor).
+    ``requirements``: the question's ``requirements.Requirement``s (what they track is not an anchor).
     Deterministic; no model."""
     q = " ".join((question or "").split())
     tracked = [a for r in requirements for a in r.aliases] + [r.label for r in requirements]

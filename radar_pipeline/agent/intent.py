@@ -9,7 +9,7 @@ visualizer validates it against the same closed lists). ``classify(question)`` r
   "en forma de red"/"rede" → network, "línea de tiempo"/"serie temporal"/"linha do tempo" →
   timeline, "mapa"/"ubica" → the map that fits the content. These words, the cue phrases of views
   asked for without naming them, and the phrases that state a phenomenon are data:
-  ``precompute/data/views.yaml``, read through ``understanding.view_vocabulary()``; this module
+  ``precompute/data/views.yaml``, read through ``views.view_vocabulary()``; this module
   keeps the grammar (which clause asks and which explains, request verbs, questions about places);
 * **questions that are views** without naming one: "¿dónde…?", "¿en qué departamentos se
   concentran…?", "¿cuántos documentos nombran X?" → a map; "¿qué grupos operan en <municipio>?",
@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from radar_pipeline.agent.understanding import view_vocabulary
+from radar_pipeline.agent.views import view_vocabulary
 from radar_pipeline.textfold import fold_question
 
 __all__ = ["Intent", "classify", "expand_shorthand", "stated_phenomenon"]
@@ -384,7 +384,7 @@ def classify(
     country (``QuestionFacts``).
 
     The question is read folded with typos in the view vocabulary's trigger words corrected
-    (``understanding.ViewVocabulary.correct``: "precencia" → "presencia"). Views named outright
+    (``views.ViewVocabulary.correct``: "precencia" → "presencia"). Views named outright
     (``views.yaml`` ``names``) come first, in the order the question names them ("primero la línea
     de tiempo y luego la red" → timeline, network); views asked for without naming them follow."""
     question = expand_shorthand(question)

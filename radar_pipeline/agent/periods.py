@@ -36,7 +36,7 @@ years *of the corpus*; the answer states it (``Period.describe``). Without a ref
 relative expression is returned with ``relative=True`` and no bounds.
 
 Two loose years without range wording ("compara 2019 y 2023") are **not** a period: they are two
-coverage requirements (``router.extract_requirements``), and a visual filter spans them.
+coverage requirements (``requirements.extract_requirements``), and a visual filter spans them.
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ class FuzzyPlaces:
     or three words) typed after a place cue is read as the alias within Damerau-Levenshtein
     distance ≤ 1 for 5-8 letters, ≤ 2 for 9+ (both lengths), with the same first letter, when
     exactly one alias is nearest (ties read nothing); thresholds as the view vocabulary's typo
-    tolerance (``understanding.ViewVocabulary.correct``)."""
+    tolerance (``views.ViewVocabulary.correct``)."""
 
     def __init__(
         self,

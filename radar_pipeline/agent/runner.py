@@ -16,7 +16,7 @@ States and transitions (``State``)::
   a classifier. A blocked input ends here; the reply never names the rule (it goes to the log and
   the trace).
 * **ORCHESTRATE** — route + up to 3 search formulations in one call (rules offline, small model
-  otherwise); coverage requirements always come from code (``router.extract_requirements``).
+  otherwise); coverage requirements always come from code (``requirements.extract_requirements``).
 * **RETRIEVE** (analyst) — tools through ``tools.ToolBox`` (≤ 8 calls per run), offered by tool
   state: discover documents → discover evidence → read → answer (no tools); passages carrying
   instructions are flagged when read and never reach a writer (the WRITE step counts them).
@@ -62,7 +62,7 @@ the nearest text; an anchor partly missing becomes a coverage row without eviden
 ``nombre`` | ``cita`` | ``codigo`` | ``año``), so the run ends ``incompleta`` and its note names it.
 
 **Coverage.** ``ctx.coverage`` (the /chat ``cobertura``) has one row per coverage requirement of
-``router.extract_requirements``: for a closed period of more than one year ("entre 2015 y 2020"),
+``requirements.extract_requirements``: for a closed period of more than one year ("entre 2015 y 2020"),
 one row per year (``tipo`` ``range``), met by a read passage that mentions the year or whose
 document is dated in it (``ToolBox.publication_year``). Any requirement without evidence makes a
 verified answer ``incompleta`` (``cobertura_incompleta``) with a note that names it; for a period
@@ -117,9 +117,11 @@ from radar_pipeline.agent.replies import (
     VerifierReply,
     VisualizerReply,
 )
+from radar_pipeline.agent.requirements import Requirement, glossary_terms, keywords
 from radar_pipeline.agent.tools import ToolBox
 from radar_pipeline.agent.trace import Step, TraceStore, provenance_record
-from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader, view_vocabulary
+from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
+from radar_pipeline.agent.views import view_vocabulary
 from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
 from radar_pipeline.build_status import building_message
 from radar_pipeline.collection import AccessScope
@@ -691,8 +693,8 @@ class AgentRunner:
         return kind, reply.ruta, forms
 
     def _offline_reformulations(self, ctx: _Ctx) -> list[str]:
-        topic = " ".join(router.keywords(ctx.question)[:6])
-        english = " ".join(e for _, eng, _ in router.glossary_terms(ctx.question) for e in eng[:1])
+        topic = " ".join(keywords(ctx.question)[:6])
+        english = " ".join(e for _, eng, _ in glossary_terms(ctx.question) for e in eng[:1])
         cands = [f"{english} {topic}".strip(), topic] + [f"{topic} {r.aliases[-1]}" for r in ctx.plan.requirements]
         return [c for c in dict.fromkeys(cands) if c and c not in ctx.used_formulations][:3] or [ctx.question]
 
@@ -1361,7 +1363,7 @@ def evaluation_output(output, withheld: set[str]):
     return out
 
 
-def _span(requirements: list[router.Requirement]) -> tuple[int, int] | None:
+def _span(requirements: list[Requirement]) -> tuple[int, int] | None:
     """The period the ``range`` requirements span (``(desde, hasta)``), None without one."""
     return next((r.span for r in requirements if r.kind == "range" and r.span), None)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from radar_pipeline.agent.anchors import anchor_gaps, named_sets, question_anchors
-from radar_pipeline.agent.router import extract_requirements
+from radar_pipeline.agent.requirements import extract_requirements
 from radar_pipeline.agent.verifier import check_answer, summary_gaps
 from radar_pipeline.agent.writer import ExtractiveWriter, QuestionProfile, Quote, figures_in, opening
 from radar_pipeline.textfold import fold_question

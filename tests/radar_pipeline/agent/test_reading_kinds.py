@@ -19,7 +19,7 @@ import pytest
 
 from radar_pipeline.agent import intent, router, visualizer
 from radar_pipeline.agent.periods import parse_period
-from radar_pipeline.agent.understanding import load_view_vocabulary, view_vocabulary
+from radar_pipeline.agent.views import load_view_vocabulary, view_vocabulary
 from radar_pipeline.vocabulary import PHENOMENA
 from tests.radar_pipeline.agent.support_reading import read_question
 
