@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--update", action="store_true", help="rewrite the committed snapshot")
     ap.add_argument("--out", type=Path, default=SNAPSHOT)
     args = ap.parse_args(argv)
-    from radar_pipeline.agent.understanding import QuestionReader
+    from radar_pipeline.agent.reading.understanding import QuestionReader
     from radar_pipeline.config import get_settings
 
     reader = QuestionReader.from_shared(get_settings().shared_dir, reference_year=REFERENCE_YEAR)

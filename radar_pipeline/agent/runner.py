@@ -103,13 +103,12 @@ from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, ValidationError
 
-from radar_pipeline.agent import claims_answer, guards, messages, prompts, router, verifier, visualizer
-from radar_pipeline.agent import followup as followups
-from radar_pipeline.agent import premise as premises
-from radar_pipeline.agent.analyst import Analyst, Assignment, unmet
-from radar_pipeline.agent.anchors import anchor_gaps, question_anchors, topic_met
-from radar_pipeline.agent.figures import Figure, Figures, compose, figures_for, with_passages
+from radar_pipeline.agent import guards, messages, prompts
 from radar_pipeline.agent.llm import LLMClient, LLMError, LLMReply, parse_json_object
+from radar_pipeline.agent.reading.anchors import anchor_gaps, question_anchors, topic_met
+from radar_pipeline.agent.reading.requirements import Requirement, glossary_terms, keywords
+from radar_pipeline.agent.reading.understanding import QuestionFacts, QuestionReader
+from radar_pipeline.agent.reading.views import view_vocabulary
 from radar_pipeline.agent.replies import (
     GuardReply,
     OrchestratorReply,
@@ -117,12 +116,14 @@ from radar_pipeline.agent.replies import (
     VerifierReply,
     VisualizerReply,
 )
-from radar_pipeline.agent.requirements import Requirement, glossary_terms, keywords
+from radar_pipeline.agent.roles import claims_answer, router, verifier, visualizer
+from radar_pipeline.agent.roles import followup as followups
+from radar_pipeline.agent.roles import premise as premises
+from radar_pipeline.agent.roles.analyst import Analyst, Assignment, unmet
+from radar_pipeline.agent.roles.figures import Figure, Figures, compose, figures_for, with_passages
+from radar_pipeline.agent.roles.writer import ExtractiveWriter, LLMWriter
 from radar_pipeline.agent.tools import ToolBox
 from radar_pipeline.agent.trace import Step, TraceStore, provenance_record
-from radar_pipeline.agent.understanding import QuestionFacts, QuestionReader
-from radar_pipeline.agent.views import view_vocabulary
-from radar_pipeline.agent.writer import ExtractiveWriter, LLMWriter
 from radar_pipeline.build_status import building_message
 from radar_pipeline.collection import AccessScope
 from radar_pipeline.retrieval.service import EncodeBudget, IndexUnavailable, RetrievalService, normalize_id

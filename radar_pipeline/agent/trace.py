@@ -24,7 +24,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
-from radar_pipeline.agent.followup import PreviousTurn
+from radar_pipeline.agent.roles.followup import PreviousTurn
 from radar_pipeline.spool import Spool
 
 log = logging.getLogger("radar.agent.trace")

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from evals import stage2, stage2_snapshot
-from radar_pipeline.agent.understanding import QuestionReader
+from radar_pipeline.agent.reading.understanding import QuestionReader
 
 
 @pytest.fixture(scope="module")

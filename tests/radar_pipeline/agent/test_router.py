@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent import requirements, router, visualizer
-from radar_pipeline.agent.understanding import QuestionReader
+from radar_pipeline.agent.reading import requirements
+from radar_pipeline.agent.reading.understanding import QuestionReader
+from radar_pipeline.agent.roles import router, visualizer
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +189,7 @@ def test_range_year_met_by_mention_or_publication_year():
 
 
 def test_unmet_counts_dated_documents_for_range_years():
-    from radar_pipeline.agent.analyst import unmet
+    from radar_pipeline.agent.roles.analyst import unmet
 
     reqs = requirements.extract_requirements("Evolución de la ciberdefensa entre 2011 y 2013")
     read = {
@@ -215,7 +216,7 @@ def test_coverage_note_names_exactly_the_missing_years():
 
 
 def test_countries_and_groups_come_from_the_gazetteer_and_dictionary():
-    from radar_pipeline.agent.understanding import name_sets
+    from radar_pipeline.agent.reading.understanding import name_sets
 
     sets = {ns.key: ns for ns in name_sets()}
     # a demonym in the question names the country; a metonym in an English passage meets it

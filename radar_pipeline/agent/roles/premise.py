@@ -42,11 +42,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from radar_pipeline.agent.guards import without_insults
-from radar_pipeline.agent.periods import parse_period
-from radar_pipeline.agent.requirements import glossary_terms, keywords
-from radar_pipeline.agent.selection import sentences_of, states_about_world
+from radar_pipeline.agent.reading.periods import parse_period
+from radar_pipeline.agent.reading.requirements import glossary_terms, keywords
+from radar_pipeline.agent.reading.understanding import first_mention, name_sets
+from radar_pipeline.agent.roles.selection import sentences_of, states_about_world
 from radar_pipeline.agent.statements import features, sentence_kind
-from radar_pipeline.agent.understanding import first_mention, name_sets
 from radar_pipeline.textfold import fold_question, fold_spans
 
 __all__ = [

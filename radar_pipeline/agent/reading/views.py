@@ -24,7 +24,7 @@ from radar_pipeline.textfold import fold_question
 __all__ = ["ViewVocabulary", "view_vocabulary", "load_view_vocabulary", "VIEWS_PATH"]
 
 # --------------------------------------------------------------------------- view vocabulary
-VIEWS_PATH = Path(__file__).resolve().parents[1] / "precompute" / "data" / "views.yaml"
+VIEWS_PATH = Path(__file__).resolve().parents[2] / "precompute" / "data" / "views.yaml"
 _TYPO_WORD = re.compile(r"(?<![\w-])[a-z]{6,}(?![\w-])")
 
 

@@ -30,11 +30,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from radar_pipeline.agent import premise as premises
 from radar_pipeline.agent import prompts
 from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.agent.llm import LLMClient, LLMReply
-from radar_pipeline.agent.requirements import Requirement, keywords
+from radar_pipeline.agent.reading.requirements import Requirement, keywords
+from radar_pipeline.agent.roles import premise as premises
 from radar_pipeline.agent.tools import ToolBox, ToolCallRecord, openai_tools
 from radar_pipeline.retrieval.service import RetrievalService
 from radar_pipeline.textfold import fold_question

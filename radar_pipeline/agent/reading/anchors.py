@@ -38,8 +38,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from radar_pipeline.agent.requirements import Requirement
-from radar_pipeline.agent.understanding import NameSet, name_sets
+from radar_pipeline.agent.reading.requirements import Requirement
+from radar_pipeline.agent.reading.understanding import NameSet, name_sets
 from radar_pipeline.textfold import fold_question
 
 try:  # the reviewed glossary and the induced lexicon of the retrieval package

@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from radar_pipeline.agent.views import view_vocabulary
+from radar_pipeline.agent.reading.views import view_vocabulary
 from radar_pipeline.textfold import fold_question
 
 __all__ = ["Intent", "classify", "expand_shorthand", "stated_phenomenon"]

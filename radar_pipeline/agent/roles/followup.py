@@ -353,8 +353,8 @@ def _previous_reading(prev: PreviousTurn, reader) -> tuple[PreviousTurn, tuple[s
     """A previous turn answered in text (no view) with the filters its question states
     (``visualizer.propose`` over ``reader.read``) and the views its words ask for
     (``intent.classify``): what a follow-up of a text answer ("muéstralo en un mapa") carries."""
-    from radar_pipeline.agent import visualizer
-    from radar_pipeline.agent.intent import classify
+    from radar_pipeline.agent.reading.intent import classify
+    from radar_pipeline.agent.roles import visualizer
 
     if prev.componentes or prev.filtros:
         return prev, ()
@@ -408,8 +408,8 @@ def follow(question: str, facts, previous, reader, vocab) -> FollowUp | None:
     ``ViewVocabulary``. "¿y en el de Nariño?" after a municipality is its namesake in Nariño
     (``_namesake``). The turn's view is one it names ("¿y la red?") or, when its words describe
     one ("¿y qué grupos tienen presencia?"), the view the rules read in it (``intent.classify``)."""
-    from radar_pipeline.agent.intent import classify
-    from radar_pipeline.agent.visualizer import COMPONENTS
+    from radar_pipeline.agent.reading.intent import classify
+    from radar_pipeline.agent.roles.visualizer import COMPONENTS
 
     folded = fold_question(question)
     spans, named = turn_views(question, vocab)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from radar_pipeline.agent.periods import Period, parse_period
-from radar_pipeline.agent.understanding import name_sets
+from radar_pipeline.agent.reading.periods import Period, parse_period
+from radar_pipeline.agent.reading.understanding import name_sets
 from radar_pipeline.textfold import fold_question
 
 try:  # the reviewed domain glossary of the retrieval package (Spanish → English)

@@ -40,11 +40,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from radar_pipeline.agent import intent
-from radar_pipeline.agent.learned import combine_route
-from radar_pipeline.agent.premise import extract_premise
-from radar_pipeline.agent.requirements import Requirement, extract_requirements, glossary_terms, keywords
-from radar_pipeline.agent.understanding import QuestionFacts, name_sets
+from radar_pipeline.agent.reading import intent
+from radar_pipeline.agent.reading.learned import combine_route
+from radar_pipeline.agent.reading.requirements import Requirement, extract_requirements, glossary_terms, keywords
+from radar_pipeline.agent.reading.understanding import QuestionFacts, name_sets
+from radar_pipeline.agent.roles.premise import extract_premise
 from radar_pipeline.textfold import fold_question
 
 # --------------------------------------------------------------------------- routing

@@ -39,10 +39,10 @@ from pathlib import Path
 
 import yaml
 
-from radar_pipeline.agent.learned import reader_from_settings
-from radar_pipeline.agent.periods import Period, parse_period
-from radar_pipeline.agent.place_resolver import TERRITORIAL_CUES, FuzzyPlaces, PlaceResolver
-from radar_pipeline.agent.views import view_vocabulary
+from radar_pipeline.agent.reading.learned import reader_from_settings
+from radar_pipeline.agent.reading.periods import Period, parse_period
+from radar_pipeline.agent.reading.place_resolver import TERRITORIAL_CUES, FuzzyPlaces, PlaceResolver
+from radar_pipeline.agent.reading.views import view_vocabulary
 from radar_pipeline.config import env
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
 from radar_pipeline.precompute.places import (
@@ -582,4 +582,4 @@ def _default_shared_dir(env_value: str | None) -> str:
     return str(get_settings().shared_dir)
 
 
-QUESTION_PLACES_PATH = Path(__file__).resolve().parents[1] / "precompute" / "data" / "question_places.yaml"
+QUESTION_PLACES_PATH = Path(__file__).resolve().parents[2] / "precompute" / "data" / "question_places.yaml"
