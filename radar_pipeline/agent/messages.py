@@ -80,7 +80,7 @@ def degraded_note(degraded: list[dict]) -> str:
     """The note appended to an answer produced in degraded mode.
 
     ``degraded`` lists the roles that ran their offline counterpart (``{"rol", "motivo", ...}``,
-    ``motivo`` an ``LLMError.kind``; see ``runner.RunResult.degraded``); the note names the first
+    ``motivo`` an ``LLMError.kind``; see ``run.state.RunResult.degraded``); the note names the first
     failure and every counterpart used, e.g. «Nota: respuesta generada en modo degradado (el modelo
     de lenguaje no respondió a tiempo); se usaron el enrutador por reglas y el redactor extractivo.»
     """

@@ -361,7 +361,7 @@ def test_evaluation_output_withholds_flagged_text_in_every_shape(payload):
     """``runner.evaluation_output``: a withheld passage (by id) loses its text wherever it appears (a
     read passage, a search snippet, an outline opening), a flagged snippet of an unread passage too;
     clean text, ids, pages and scores stay, and the recorded output is not modified."""
-    from radar_pipeline.agent.runner import evaluation_output
+    from radar_pipeline.agent.run.finishing import evaluation_output
 
     read = {
         "passages": [
