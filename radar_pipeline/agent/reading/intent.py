@@ -9,8 +9,11 @@ visualizer validates it against the same closed lists). ``classify(question)`` r
   "en forma de red"/"rede" → network, "línea de tiempo"/"serie temporal"/"linha do tempo" →
   timeline, "mapa"/"ubica" → the map that fits the content. These words, the cue phrases of views
   asked for without naming them, and the phrases that state a phenomenon are data:
-  ``precompute/data/views.yaml``, read through ``views.view_vocabulary()``; this module
-  keeps the grammar (which clause asks and which explains, request verbs, questions about places);
+  ``precompute/data/views.yaml``, read through ``views.view_vocabulary()``; the phrasing rules
+  (request verbs, alerts, presence, places, network, timeline, content requests, the shorthand)
+  are data too: ``precompute/data/reading_rules.yaml``, each with its examples, read by the one
+  interpreter ``rules.rulebook()``; this module keeps the grammar (which clause asks and which
+  explains, which view wins, the guards between rules);
 * **questions that are views** without naming one: "¿dónde…?", "¿en qué departamentos se
   concentran…?", "¿cuántos documentos nombran X?" → a map; "¿qué grupos operan en <municipio>?",
   "¿en qué municipios hace presencia…?" → the armed-presence map; anything on early warnings →
@@ -40,280 +43,43 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.agent.reading.views import view_vocabulary
 from radar_pipeline.textfold import fold_question
 
-__all__ = ["Intent", "classify", "expand_shorthand", "stated_phenomenon"]
+__all__ = ["Intent", "classify", "expand_shorthand", "prepared", "stated_phenomenon"]
 
-_SHOW = (
-    r"(?<!\w)(?:(?:me|nos) muestras|muestra(?!n(?!\w)|s(?!\w))\w*|muestrame\w*|muestralo|muestre\w*|muestren|ensena\w*|ensene\w*|grafiqu\w*|"
-    r"ubiqu\w*|localic\w*|dibuje\w*|visualice\w*|visualiz\w*|grafic\w*|pinta\w*|despliega\w*|"
-    r"quiero ver|quisiera ver|necesito ver|me gustaria ver|ver en (?:el|un) mapa|ubica\w*|localiza\w*|"
-    r"en (?:el|un) mapa|tablero|dashboard|show me|show (?:it|them|the)|display\w*|visuali[sz]e|plot|chart|"
-    r"mostr[ae](?!(?:ron|ba|ban|do|da|dos|das|mos|m|ram)(?!\w))\w*|exib\w*|ver no mapa|quero ver|"
-    # making a picture: "dibuja", "genera la red", "hazme una gráfica", "sácame el mapa", "ponme en un mapa"
-    r"(?<!\w)(?:dibuja(?:me)?|generame|haz(?:me)?|sacame|armame|creame) (?:un|una|el|la|los|las)(?!\w)|"
-    # "genera la red…", "arma un mapa…": these verbs are also indicative ("¿qué riesgos genera la…?"),
-    # so only with a view as their object
-    r"(?<!\w)(?:genera|saca|arma|crea|construye) (?:un|una|el|la) (?:red|mapa|grafic\w*|matriz|linea|cuadrante)|"
-    r"(?<!\w)(?:ponme|ponlo|ponla|ponlos|ponlas|plotea\w*|draw|graficos?|graficas?)(?!\w)|"
-    # the infinitive of a request, as in notes and task lists: "Ver la evolución de…", "dibujar la
-    # red", "desplegar el mapa", "hacer un mapa de…" (the bare "ver" only opening a sentence with
-    # its object: "ver qué dicen" asks to be told, "veo que…" is no request)
-    r"(?:(?<=^)|(?<=[.;:¿!])|(?<=[.;:¿!] ))(?:(?:y|e|primero|luego|despues|ahora)\s+)?(?:ver|veamos|mirar|miremos|revisar en)\s+"
-    r"(?:el|la|los|las|un|una|en|como|cuant\w*|donde|por donde|la evolucion|alertas|presencia|menciones|grupos|actores|documentos)(?!\w)|"
-    r"(?<!\w)(?:dejame|permiteme|podemos|puedo|podria|podrias|me dejas) ver(?!\w)|"
-    r"(?<!\w)(?:senalame|senalanos|marcame|indicame en el mapa)(?!\w)|"
-    r"(?<!\w)(?:quiero|necesito|quisiera|me gustaria tener) (?:el|la|un|una) (?:red|mapa|matriz|linea de tiempo|cuadrante|cronologia|grafic\w*)(?!\w)|"
-    r"(?:(?<=^)|(?<=[.;:¿!])|(?<=[.;:¿!] ))ver (?:y|e) (?:explicar|entender|analizar|comentar|resumir)(?!\w)|"
-    r"(?<!\w)(?:dame|deme|pasame|paseme|traeme|tráeme) (?:el|la|los|las|un|una) (?:mapa\w*|red|redes|matriz|linea|cuadrante|"
-    r"cronologia|evolucion|serie|grafic\w*|distribucion|ranking|tabla|vista)(?!\w)|"
-    # "¿cómo se ve la red de China…?": how a view looks
-    r"(?<!\w)como se ve(?:n|ria)? (?:el|la|los|las) (?:red|mapa|matriz|linea|cuadrante|cronologia|grafic\w*)(?!\w)|"
-    r"(?<!\w)(?:dibujar|dibujarme)(?!\w)|"
-    r"(?<!\w)(?:hacer|generar|sacar|armar|crear|construir|elabora\w*|elabore\w*|produc\w*|prepara\w*|prepare\w*|montar|monta(?:me)?|"
-    r"despleg\w*|despliega\w*|genere\w*|haga(?:me)?|saque\w*|arme\w*|cree(?:me)?|construya\w*) "
-    r"(?:un|una|el|la|los|las) (?:red|redes|mapa\w*|grafic\w*|matriz|linea|cuadrante|tabla|cronologia|serie|vista|visualizacion)(?!\w))"
-)
-# the alerts as a verb of their issuer too: "¿en qué departamentos alertó la Defensoría…?"
-_ALERTS = (
-    r"avisos? de riesgo|advertencias? de riesgo|avisos? (?:\w+ ){0,3}?(?:de )?la defensoria|riesgo (?:inminente|estructural)|informes? de riesgo|defensoria.{0,40}riesgos?|alertsa|alertas? temprana\w*|early warnings?|alertas? precoces?|(?<!\w)alertas?(?!\w).{0,40}defensoria|defensoria.{0,60}alertas?|"
-    r"(?<!\w)alertas?(?!\w)|(?<!\w)(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*|emitio|emitieron)\s+"
-    r"(?:\w+\s+){0,2}?(?:la\s+|el\s+)?(?:defensoria|sat)(?!\w)|"
-    r"(?:defensoria|(?<!\w)sat)(?:\s+\w+){0,3}\s+(?:alert(?:o|aron|ado|aba|aban)|advirti\w*|advert\w*|adviert\w*)(?!\w)"
-)
-_PRESENCE = (
-    r"presencia|(?<!\w)operan?(?!\w)|(?<!\w)actuan?(?!\w)|grupos? armad\w*.{0,40}(?:hay|tienen|registran|estan)|"
-    r"(?:que|cuales) grupos (?:armados )?(?:hay|estan|tienen|mandan|delinquen|se mueven|controlan)|"
-    r"(?:hay|existen|quedan|persisten|siguen|operan|actuan) (?:\w+ ){0,2}grupos? armad|"
-    r"^\W*(?:los )?grupos? armad\w* (?:en|activos en|presentes en)(?!\w)|"
-    r"^\W*(?:los )?grupos (?:activos |presentes )?en(?!\w)|"  # telegraphic "grupos en El Charco"
-    # "algo gráfico de los grupos armados en el Cauca", "el panorama de grupos armados en…"
-    r"(?:grafic\w*|visual|mapa|vista|panorama|foto|algo) (?:de|sobre) (?:los )?grupos armad\w* (?:en|del|de la)(?!\w)|"
-    r"(?<!\w)present(?!\w)|presence|(?<!\w)presentes?(?!\w)|(?<!\w)armed groups?(?!\w)|(?<!\w)operat(?:e|es|ing)(?!\w)|active in|presenca|(?<!\w)atua\w*|"
-    r"(?:actores|organizaciones|estructuras) armad\w*|con (?:presencia de )?grupos? armad\w*|"
-    r"(?:zonas?|areas?) de (?:influencia|control|dominio|operacion)|"
-    r"(?:movimiento|actividad|accionar|expansion) de (?:los )?grupos armad\w*|"
-    # "¿en qué pueblos anda metido el ELN?", "grupos ilegales en…", "¿quiénes andan armados por…?", "tienen
-    # estructuras", "what municipalities does the ELN control"
-    r"(?<!\w)(?:andan?|esta|estan) metid\w*|andan? armad\w*|conviv\w*|(?:estan|hay|operan) (?:los )?grupos armad|grupos? ilegales|al margen de la ley|tienen? estructuras|"
-    r"(?:does|do) .{0,30}(?<!\w)control(?!\w)|"
-    r"(?<!\w)(?:esta|estan|sigue|siguen|anda|andan) (?:presentes? |activos? |todavia |aun )?en (?!juego|riesgo|peligro|duda|debate|crisis|contra|manos|camino|proceso)|quien(?:es)? (?:opera\w*|hace|hacen|controla\w*|delinque\w*|manda\w*|actua\w*|esta en|estan en)|controlan? (?:el|los) territorio"
-)
-_WHERE = (
-    r"(?<!\w)donde(?!\w)|por donde|en que (?:departamentos|municipios|paises|regiones|lugares|zonas|territorios|partes)|"
-    r"que (?:paises|departamentos|municipios|lugares|sitios|regiones) (?:se |aparecen|salen|figuran|son|recibieron|tienen|mas(?!\w))|"
-    r"(?:documentos|textos) (?:que )?(?:(?:lo|la|los|las) )?(?:nombran|mencionan)|(?:nombran|mencionan|nombrad\w*|mencionad\w*) (?:a |al )?[a-z]|"
-    r"cuantos documentos|en cuantos documentos|en que (?:documentos|textos|informes) (?:se|aparece|sale)|"
-    r"se nombran|se mencionan|se nombra|se menciona|municipios colombianos|"
-    r"(?<!\w)where(?!\w)|(?<!\w)onde(?!\w)|(?:which|what) (?:departments|municipalities|countries|regions|places)|"
-    r"en que (?:veredas|corregimientos|subregiones|ciudades|sitios|pueblos)|"
-    r"por (?:que|cuales) (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)|"
-    r"en (?:que|cuales) partes? (?:del pais|de colombia|del territorio|del mundo)|"
-    r"em que (?:departamentos|municipios|paises|regioes)"
-)
-_NETWORK = (
-    r"con (?:que|cuales) (?:otr[oa]s |dem[aá]s |mas )?(?:actores|entidades|grupos|organizaciones|paises|programas|tecnologias)(?![^?]{0,30}conviv)|"
-    r"con quien\w*|"
-    r"junto (?:a|con)|al lado de|a la par de|(?:quien(?:es)?|que actores|que paises) (?:acompanan?|rodean?) (?:a|al)(?!\w)|"
-    r"(?:quien|quienes) (?:anda|andan|se junta|se juntan|trabaja|trabajan|colabora|colaboran|se alia|se alian) con|"
-    r"(?:quien|quienes) (?:se nombran|se mencionan|aparecen|salen|figuran) (?:con|junto)|(?<!\w)y (?:quien|quienes) mas(?!\w)|"
-    r"shows? up (?:with|alongside)|(?<!\w)alongside(?!\w)|(?<!\w)connections?(?!\w)|"
-    r"(?:salen|aparecen|figuran|se mencionan|se nombran|estan) junt[oa]s|en los mismos (?:documentos|textos|informes)|"
-    r"se relaciona\w*|relacionan|relaciones entre|vinculos|vinculad\w*|aparecen juntos|coocurr\w*|"
-    r"se conecta\w*|conectad\w*|conexiones (?:de|con|entre)|se vincula\w*|co-?ocurr\w*|"
-    r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|se nombran|se citan|salen|figuran|acompanan)(?: \w+)? (?:con|junto)(?!\w)|"
-    r"(?:que|cuales) (?:actores|entidades) (?:aparecen|se mencionan|acompanan)|(?:aliados|socios) de|"
-    r"(?:linked|related|connected|associated|tied) (?:to|with)|appears? (?:with|alongside)|with whom|"
-    r"(?<!\w)with which (?:actors|groups|entities|countries)|com quem|ligad\w* a"
-)
-# What analysts call the documents they count: "la literatura sobre…", "la producción académica"
-_DOC_NOUNS = (
-    r"documentos|publicaciones|textos|informes|reportes|literatura|bibliografia|produccion|estudios|articulos|"
-    r"papers|fuentes|investigaciones|trabajos|documentacion|cobertura mediatica|documents|publications|reports|literature|"
-    r"articles|publicacoes|relatorios"
-)
-# How much a topic is written about, in analysts' words: "el tema de la basura espacial", "lo de los
-# drones", "el interés por…", "el debate sobre…": a change in it is a count over time
-_ATTENTION = (
-    r"(?<!\w)(?:el tema|los temas|lo de|lo del|el interes|la relevancia|la preocupacion|la atencion|"
-    r"lo publicado|lo escrito|lo que se publica|lo que se escribe|lo que se dice|lo que se habla)(?!\w)"
-)
-# When the documents appeared: "¿cuándo se publicaron los documentos sobre Tumaco?"
-_WHEN_PUBLISHED = re.compile(
-    r"(?<!\w)cuando (?:se )?(?:publicaron|publico|aparecieron|aparecio|salieron|salio|se escribieron|se escribio)(?!\w)"
-    r"|(?<!\w)(?:en|de) que (?:anos|fechas) (?:se )?(?:publicaron|son|aparecieron|salieron)(?!\w)"
-    # since when, and when it peaked: "¿desde cuándo se habla de…?", "¿en qué momento se dispararon…?"
-    r"|(?<!\w)desde cuando se (?:habla|menciona\w*|escribe|publica\w*|discute|nombra\w*)(?!\w)"
-    r"|(?<!\w)cuando se (?:hablo|menciono|publico|escribio|nombro|discutio) mas(?!\w)"
-    r"|(?<!\w)cuando se (?:concentr\w*|dispar\w*|acumul\w*)(?!\w)"
-    r"|(?<!\w)(?:como|cual) (?:fue|ha sido|es|era) la (?:tendencia|evolucion|trayectoria) de(?:l)?(?!\w)"
-    r"|(?<!\w)(?:se habla|se menciona\w*|se escribe|aparece\w*|se nombra\w*) cada vez (?:mas|menos)(?!\w)"
-    r"|(?<!\w)(?:en que momento|cuando) se (?:dispar\w*|multiplic\w*|dispar\w*|dispar)(?!\w)"
-    r"|(?<!\w)(?:picos?|repuntes?) (?:de|en) (?:las |los )?(?:publicaciones|documentos|menciones|textos|informes|atencion)(?!\w)"
-    # how much, and more or less than before: "¿qué tanto se habla de…?", "¿hay más o menos documentos que antes?"
-    r"|(?<!\w)(?:que tan (?:seguido|frecuente\w*)|con que frecuencia|cada cuanto)(?!\w)"
-    r"|(?<!\w)que tanto (?:ha|han) (?:crecido|aumentado|bajado|disminuido|cambiado|caido|subido)(?!\w)"
-    r"|(?<!\w)(?:que tanto|cuanto) se (?:ha )?(?:habla|hablado|menciona\w*|escribe|escrito|publica\w*|discut\w*)(?!\w)(?! junt)"
-    # "¿cómo fue la cosa con X desde 2017 para acá?", "¿qué pasó con las menciones de X en 2021?"
-    r"|(?<!\w)(?:como|que tal) (?:fue|ha sido|va|viene|ha ido) la cosa con(?!\w)"
-    r"|(?<!\w)(?:que paso|que ocurrio|que ha pasado) con (?:las menciones|los documentos|la cobertura|lo publicado)(?!\w)"
-    r"|(?<!\w)cuando (?:se )?(?:empezo|empezaron|comenzo|comenzaron) a (?:aparecer|hablar\w*|mencionar\w*|publicar\w*|sonar|nombrar\w*)(?!\w)"
-    r"|(?<!\w)(?:curva|grafica|serie) de (?:cuanto|cuantas|cuantos|como)(?!\w)"
-    r"|(?<!\w)(?:mas|menos) (?:o (?:mas|menos) )?(?:documentos|publicaciones|menciones|textos|informes) que (?:antes|hace)(?!\w)"
-)
-_TIMELINE = (
-    # a change over time of how much is written: "evolución / tendencia / cómo va" + a counted noun
-    r"(?:evoluc\w*|cambi(?:o|ado|ando|aron|a|an)|varia\w*|tendencia|trayectoria|como (?:va|ha ido|viene|venia|iba|fue|evoluciona\w*)|"
-    r"(?:ha|han) (?:aumentado|crecido|disminuido|bajado|caido|subido)|aumento|(?<!\w)cae|(?<!\w)caen|"
-    r"(?<!\w)(?:crecio|crecieron|cayo|cayeron|disminuyo|disminuyeron|subio|subieron|bajaron|aumentaron)(?!\w)|"
-    r"trend\w*|changed?) .{0,60}"
-    rf"(?<!segun )(?<!segun los )(?<!segun las )(?:{_DOC_NOUNS}|menciones|mencoes|mentions|cobertura|atencion|volumen|{_ATTENTION})|"
-    rf"(?:{_DOC_NOUNS}|menciones|mencoes) .{{0,40}}"
-    r"(?:por ano|por anos|cada ano|al ano|por mes|a lo largo)|"
-    # "lo de las megaconstelaciones crece o no?": the attention a topic gets, going up or down
-    rf"{_ATTENTION} .{{0,60}}(?:crece\w*|crecio|aumenta\w*|disminuye\w*|sube|suben|baja|bajan|cae|caen|"
-    r"(?:ha|han) (?:crecido|bajado|subido|aumentado|disminuido|caido))(?!\w)|"
-    # "¿está subiendo o bajando lo que se publica sobre…?": the direction before what is counted
-    rf"(?:subiendo|bajando|creciendo|aumentando|cayendo|disminuyendo) .{{0,30}}{_ATTENTION}|"
-    # "¿los documentos sobre drones van bajando?": a count going up or down
-    rf"(?:{_DOC_NOUNS}|menciones|mencoes|mentions) .{{0,60}}(?:van|va|siguen|sigue|estan|esta|vienen|viene)? ?"
-    r"(?:subiendo|bajando|en aumento|en ascenso|en descenso|aumentando|creciendo|cayendo|disminuyendo|"
-    r"subieron|bajaron|aumentaron|cayeron|crecieron|disminuyeron)(?!\w)|"
-    # "documentos sobre Rusia en los últimos 10 años, ¿cómo van?"
-    rf"(?:{_DOC_NOUNS}|menciones) .{{0,80}}como (?:van|va|vienen|viene|han ido|ha ido|evolucionan)(?!\w)"
-)
-# Who the quadrant ranks: actors, entities, groups, organisations, countries, programmes
-_WHO_NOUNS = (
-    r"(?<!\w)(?:quien|quienes|actor\w*|entidad\w*|grupos?|organizacion\w*|paises|potencias|programas?|tecnologias?|actors?|entities|"
-    r"groups?|atores)(?!\w)"
-)
-# A link between actors, stronger than a co-mention ("junto a"): what makes "¿qué países…?" a network
-_LINKED = re.compile(
-    r"(?<!\w)(?:conectad\w*|vinculad\w*|relacionad\w*|ligad\w*|aliad\w*|se (?:conecta|vincula|relaciona|alia)\w*)(?!\w)"
-)
-# A telegraphic request whose head noun is places: "lugares mencionados junto al ELN…", "municipios
-# nombrados en las alertas", "departamentos con alertas por…": a map of those places, whatever
-# qualifies them
-_PLACES_HEAD = re.compile(
-    r"^\W*(?:(?:los|las)\s+)?(?:lugares|sitios|municipios|departamentos|regiones|ciudades|territorios|places)\s+"
-    r"(?:(?:mas|que mas)\s+)?(?:mencionad\w*|nombrad\w*|citad\w*|que aparecen|que se (?:mencionan|nombran)|mentioned|named|"
-    r"con (?:(?:mas|mayor numero de)\s+)?(?:alertas?|presencia|menciones))(?!\w)"
-    # "municipios de Nariño con grupos armados", "departamentos donde hay alertas"
-    r"|^\W*(?:(?:los|las)\s+)?(?:lugares|sitios|municipios|departamentos|regiones|ciudades|territorios|veredas|zonas)\s+"
-    r"(?:(?:de|del|en)\s+[^,?;]{1,40}?\s+)?(?:con|donde (?:hay|opera\w*|actua\w*)|en (?:los|las) que (?:hay|opera\w*))\s+"
-    r"(?:(?:mas|presencia de|alertas? de)\s+)?(?:grupos? armad\w*|alertas?|presencia|actores armad\w*|disidencias|eln|clan)"
-)
-# A request whose head noun is a change over time: "evolución de las pruebas ASAT desde 2005 (y
-# explícame…)", "trayectoria del ELN en los documentos": the timeline, named by its noun
-_TIMELINE_HEAD = re.compile(
-    r"^\W*(?:(?:la|una)\s+)?(?:evolucion|trayectoria|evolucao)(?:\s+(?:anual|temporal|historica|en el tiempo|a lo largo del tiempo))?\s+(?:de|del|da|do)(?!\w)"
-)
-# "Menciones de El Tambo en los documentos": the mentions of a place, a map of it
-_MENTIONS_HEAD = re.compile(
-    r"^\W*(?:(?:las|los)\s+)?(?:menciones|mencion|apariciones|mentions)\s+(?:de|del|a|al|of)(?!\w)"
-)
-# "Visualiza las menciones de Brasil", "muéstrame las apariciones de Tumaco": a request to show the
-# mentions of a place or country (the map of places, as "Menciones de <lugar>")
-_SHOW_MENTIONS = re.compile(
-    r"^\W*(?:por favor\W+)?\w+\s+(?:(?:las|los|the)\s+)?(?:menciones|apariciones|mentions)\s+(?:de|del|a|al|of)(?!\w)"
-)
-# "Muéstrame los lugares que aparecen en…", "ubícame los municipios…": the places are the object shown
-_SHOW_PLACES = re.compile(
-    r"(?<!\w)(?:muestra\w*|muestre\w*|ensena\w*|ubica\w*|ubique\w*|dame|quiero ver|visualiza\w*|senala\w*|marca\w*) "
-    r"(?:\w+ )?(?:los|las) (?:lugares|sitios|municipios|departamentos|paises|regiones|ciudades|zonas)(?!\w)"
-)
-# "… en los documentos / en el corpus" closing a telegraphic request
-_IN_THE_CORPUS = re.compile(
-    r"(?<!\w)(?:en|in) (?:los |el |las |the )?(?:documentos|corpus|textos|informes|fuentes|documents)\W*$"
-)
-# A question whose asked noun is places: "¿qué países…?", "¿en qué municipios…?", "which regions…"
-_ASKS_PLACES = re.compile(
-    r"(?:^|[,;:?]\s*)\W*(?:(?:y|and|e) )?(?:(?:dime|muestrame|quiero saber|necesito saber|quisiera saber|sabes|tell me|show me)\W+)?"
-    r"(?:(?:en|de|in|em) )?(?:que|cuales|which|what|quais)(?: (?:son|fueron|serian|are|were))?(?: (?:los|las|the|os|as))? "
-    r"(?:paises|departamentos|municipios|lugares|sitios|regiones|zonas|territorios|veredas|corregimientos|subregiones|ciudades|"
-    r"countries|departments|municipalities|regions|places|cities|regioes)(?!\w)"
-)
-# after "qué países": a predicate of doing (a verb, perhaps after "se"/"no"/"ya"), not of being named or
-# counted in the documents ("se mencionan", "aparecen", "tienen más documentos", "figuran") nor of
-# being ("están vinculados", "son los más citados")
-_EVENT_PREDICATE = re.compile(
-    r"\W*(?:(?:ya|no|tambien|aun|se) )*(?!(?:se )?(?:mencion|nombr|aparec|figur|cit|sal[ea]n|destac|habl|concentr|"
-    r"tienen? (?:mas |menos )?(?:documentos|menciones|alertas|presencia)|hay|(?:estan|estaban|son|eran|fueron|"
-    r"quedan|resultan|parecen|are|were)(?!\w)))"
-    r"(?:han|habian|hayan|have|had|\w+(?:aron|ieron|an|en|ron|ed))(?!\w)"
-)
-_CONTENT = (
-    r"(?<!\w)(?:(?<!lo )que dic\w*|que (?:describen|establece\w*|recoge\w*|senala\w*|riesgos|papel|lecciones|medidas|"
-    r"procedimientos|buscaba|implicaciones|consecuencias)|explica\w*|(?<!\w)por que(?! (?:municipios|departamentos|lugares|regiones|zonas|paises|territorios|ciudades|veredas)(?!\w))|porque|resume(?!n (?:visual|grafic))\w*|"
-    r"describe\w*|como (?:se (?!distribuy|repart|conect|relacion|vincul|concentr|compar\w* .{0,60}en cuanto a (?:menciones|volumen|peso|visibilidad)|ve(?:n|ria)? (?:el|la|los|las) )|describen|discut\w*|afecta\w*|influye\w*|explica\w*|evolucionaron)|"
-    r"en que se diferencian|cuales son las principales|quisiera entender(?! con quien| donde| en que| cuales| que actores| quienes)|analiza\w*|dime que(?! (?:actores|grupos|entidades|paises|municipios|departamentos|lugares|temas|categorias|organizaciones))|y dime|(?:las|sus) (?:razones|causas)|(?:los|sus) motivos|"
-    # what one thing is: "¿Quién es el Estado Mayor Central?", "¿qué es la Segunda Marquetalia?" (singular:
-    # "¿quiénes son los actores que más suben?" asks for a view)
-    r"^\W*(?:y )?(?:quien|que) (?:es|era|fue) (?:el|la) |"
-    r"situacion de riesgo|que sabemos|que informacion|comenta\w*|cuentame|dime cual\w*|dime por que|interpreta\w*|"
-    r"(?:un|una|el|la|tu|su) (?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|valoracion|lectura analitica)"
-    r"(?! (?:visual|grafic\w*))|explain\w*|summari[sz]e|"
-    # "que me expliques", "me cuentas", "quiero entender": a request to be told, in any person or mood
-    r"(?:que )?me (?:explique\w*|explica\w*|cuente\w*|cuenta\w*|diga\w*|dice\w*|resuma\w*|resume\w*|describa\w*|aclare\w*)|"
-    r"(?:quiero|quisiera|necesito) (?:entender|comprender)(?! con quien| donde| en que| cuales| que actores| quienes)|"
-    r"que (?:va a|van a) (?:pasar|suceder|ocurrir)|que pasara|que ocurrira|que sucedera|"
-    r"(?:que|cual|cuales) (?:patron|patrones) (?:ves|observas|hay|identificas|encuentras|se ven|se observan|aparecen)|"
-    r"que (?:ha|han) pasado (?:alli|ahi|alla|con|en)|que (?:esta|estan|estuvo) (?:pasando|sucediendo|ocurriendo) (?:alli|ahi|alla|con|en)|que (?:ha|han) dicho|que dijo|que dijeron|"
-    r"(?<!\w)(?:y|e) (?:entender|comprender) |que hacen? (?:alli|ahi|alla|en ese|en esa|en esos)|"
-    r"^\W*dime y (?=muestra|ensena|ubica|grafica)|"
-    # what the sources say, report or recommend: "¿qué se dice de…?", "¿qué recomiendan las alertas?"
-    r"(?<!lo )(?<!ver )(?<!temas )(?<!categorias )que se (?:dice|sabe|reporta\w*|informa|documenta|concluye|recomienda\w*|discute\w*)|"
-    r"que (?:reporta|reportan|recomiend\w*|advierten|advierte|advirti\w*|alert(?:o|aron|aba|aban)|proponen|concluyen|plantean|identifican como|opinan|afirman)|"
-    # "¿qué economías ilegales se mencionan…?": asks what, not where, unless it asks for places or actors
-    r"(?:que|cuales) (?!(?:se|mas|menos|tanto|tan|lo|la|los|las|le|les|partes|paises|departamentos|municipios|lugares|sitios|ciudades|regiones|zonas|territorios|actores|entidades|grupos|"
-    r"organizaciones|instituciones|empresas|tecnologias|programas|documentos|textos|fuentes|alertas|anos|categorias)\b)"
-    r"[a-z]+(?: [a-z]+){0,4}? (?:se )?(?:mencionan|nombran|citan)(?! (?:a|al)(?!\w))|"
-    # how a group or a system works is explained, not mapped: "¿cómo opera la red de…?"
-    r"como (?:opera\w*|actua\w*|funciona\w*|financia\w*|se financia\w*|recluta\w*|se organiza\w*|controla\w*|"
-    r"utiliza\w*|usan?|emplea\w*|aprovecha\w*|ejerce\w*|impone\w*|mantiene\w*|logra\w*)|"
-    r"how (?:does|do|did) .{0,40} (?:operate|work|finance|recruit)|"
-    r"what (?:do|does|did) .{0,60} say|tell me|(?<!\w)why(?!\w)|(?<!\w)describe|"
-    # a comparison asked after a view ("la línea de tiempo … y compara Brasil con Chile"), not a
-    # comparison placed in one ("compáralos en el mapa")
-    r"(?:(?<=,) |y )compar(?:a|e|en|ame)(?:la|lo|las|los)?(?!\w)(?! en (?:el|la|un|una)(?!\w))|"
-    r"o que (?:dizem|diz|se sabe)|expliqu\w*|resuma\w*|"
-    # the usted forms and infinitives of explaining: "y comente…", "y analice…", "mostrarlos y resumir"
-    r"(?<!\w)(?:comente\w*|comentar|analice\w*|analizar|resumir|interprete\w*|interpretar|valore\w*|valorar|evalue\w*|"
-    r"sintetice\w*|sintetizar|describa\w*|detalle\w*|detallar|aclare\w*|aclarar)(?!\w)|"
-    # a telegraphic "… + explicación", "red y contexto de lo que pasó", "matriz con breve análisis"
-    r"(?<!\w)(?:dame|deme|danos|denos|agrega|agregue|anade|anada|incluye|incluya)\s+(?:(?:un|una|el|la|algo de|algun|alguna)\s+)?"
-    r"(?:breve |corto |corta )?(?:contexto|explicacion|resumen|analisis|interpretacion|lectura|sintesis)(?!\w)|"
-    r"(?:(?<=\+ )|(?<=\+)|(?<=(?<!\w)y )|(?<=(?<!\w)con )|(?<=(?<!\w)mas ))(?:(?:un|una|el|la|su|tu) )?(?:breve |corta |pequena |rapida )?"
-    r"(?:parrafo|resumen|sintesis|explicacion|analisis|interpretacion|contexto|comentario|lectura)(?!\w))"
-)
+# The phrasing rules are data (precompute/data/reading_rules.yaml, one interpreter: rules.py); this
+# module keeps the grammar that combines them.
+_RULES = rulebook()
 
-# Shorthand analysts type, read as the words it stands for before any rule runs. Upper-case
-# abbreviations count only written so ("AT", never the English "at"); the others are the usual
-# written contractions of Spanish chat and notes ("depto", "mpio", "x" for "por", "q" for "que").
-_SHORTHAND: tuple[tuple[re.Pattern, str], ...] = (
-    (re.compile(r"(?<!\w)(?:ATs?|AATT)(?!\w)"), "alertas tempranas"),
-    (re.compile(r"(?<!\w)SAT(?!\w)"), "Sistema de Alertas Tempranas"),
-    (re.compile(r"(?<!\w)GAOs?(?:-?r)?(?!\w)"), "grupos armados organizados"),
-    (re.compile(r"(?<!\w)(?:deptos|dptos)\.?(?!\w)", re.I), "departamentos"),
-    (re.compile(r"(?<!\w)(?:depto|dpto|dpt)\.?(?!\w)", re.I), "departamento"),
-    (re.compile(r"(?<!\w)mpios\.?(?!\w)", re.I), "municipios"),
-    (re.compile(r"(?<!\w)mpio\.?(?!\w)", re.I), "municipio"),
-    (re.compile(r"(?<!\w)docs(?!\w)", re.I), "documentos"),
-    (re.compile(r"(?<!\w)info(?!\w)", re.I), "información"),
-    (re.compile(r"(?<!\w)(?:dnde|dnd|dond|dónd)(?!\w)", re.I), "donde"),
-    (re.compile(r"(?<!\w)(?:kiero|qiero|kero|qero)(?!\w)", re.I), "quiero"),
-    (re.compile(r"(?<!\w)kienes(?!\w)", re.I), "quienes"),
-    (re.compile(r"(?<=\w )ay(?= en )", re.I), "hay"),
-    (re.compile(r"(?<!\w)seg\.?(?= espacial| del espacio| ciudadana)", re.I), "seguridad"),
-    (re.compile(r"(?<!\w)(?:kien|qien)(?!\w)", re.I), "quien"),
-    (re.compile(r"(?<!\w)ults?\.?(?= \d| (?:dos|tres|cinco|diez) )", re.I), "últimos"),
-    (re.compile(r"(?<=\w )[dD](?= \w)"), "de"),
-    (re.compile(r"(?<!\w)(?:xq|pq|xk)(?!\w)", re.I), "por qué"),
-    (re.compile(r"(?<=[\w,;] )[xX](?= \w)"), "por"),
-    (re.compile(r"(?<!\w)[qk](?!\w)", re.I), "que"),
-    (re.compile(r"(?<!\w)pa'?l(?!\w)", re.I), "para el"),
-)
+_SHOW = _RULES.pattern("show")
+_ALERTS = _RULES.pattern("alerts")
+_PRESENCE = _RULES.pattern("presence")
+_WHERE = _RULES.pattern("where")
+_NETWORK = _RULES.pattern("network")
+_WHEN_PUBLISHED = _RULES.regex("when_published")
+_TIMELINE = _RULES.pattern("timeline")
+_WHO_NOUNS = _RULES.pattern("who_nouns")
+_LINKED = _RULES.regex("linked")
+_PLACES_HEAD = _RULES.regex("places_head")
+_TIMELINE_HEAD = _RULES.regex("timeline_head")
+_MENTIONS_HEAD = _RULES.regex("mentions_head")
+_SHOW_MENTIONS = _RULES.regex("show_mentions")
+_SHOW_PLACES = _RULES.regex("show_places")
+_IN_THE_CORPUS = _RULES.regex("in_the_corpus")
+_ASKS_PLACES = _RULES.regex("asks_places")
+_EVENT_PREDICATE = _RULES.regex("event_predicate")
+_CONTENT = _RULES.pattern("content")
+
+_SHORTHAND: tuple[tuple[re.Pattern, str], ...] = _RULES.rewrites("shorthand")
+
+
+def prepared(question: str) -> str:
+    """``question`` as every rule reads it: shorthand written out (``expand_shorthand``), folded
+    (``textfold.fold_question``) with the view vocabulary's trigger typos corrected
+    (``views.ViewVocabulary.correct``)."""
+    return view_vocabulary().correct(expand_shorthand(question))[0]
 
 
 def expand_shorthand(question: str) -> str:
@@ -338,8 +104,7 @@ class Intent:
 def stated_phenomenon(question: str) -> str | None:
     """The phenomenon the question names as its scope ("IA militar", "seguridad espacial",
     "fenómeno territorial"), or None; implied topics (a drone, an armed group) do not count."""
-    folded, _ = view_vocabulary().correct(expand_shorthand(question))
-    hits = view_vocabulary().stated_phenomena(folded)
+    hits = view_vocabulary().stated_phenomena(prepared(question))
     return hits[0] if len(hits) == 1 else None
 
 
@@ -362,13 +127,8 @@ def _orig_offset(question: str, folded: str, folded_pos: int) -> int:
     return len(" ".join(parts[:words_before]))
 
 
-# What joins a verb to the view it puts something in: "ubícalo en el cuadrante", "place it in the"
-_INTO_VIEW = re.compile(
-    r"\s+(?:(?:lo|la|los|las|it|them)\s+|(?:(?:a|al)\s+)?(?:[^\s,;.?]+\s+){1,4}?)?(?:en|in|on|no|na)\s+(?:(?:el|la|un|una|the|a|o)\s+)?"
-)
-# A content clause that opens a second question: "…en Florencia? ¿y qué dicen…", "…, y por qué…"
-# ("…, y cuáles son las razones": up to three words may open it before the content cue)
-_SECOND_CLAUSE = re.compile(r"(?:[?;,.:+]\s*(?:¿\s*)?(?:y |e |and )?|(?<!\w)(?:y|e|and) (?:¿\s*)?)(?:[\w¿]+ ){0,3}$")
+_INTO_VIEW = _RULES.regex("into_view")
+_SECOND_CLAUSE = _RULES.regex("second_clause")
 
 
 def classify(
