@@ -43,111 +43,31 @@ from dataclasses import dataclass, field
 from radar_pipeline.agent.reading import intent
 from radar_pipeline.agent.reading.learned import combine_route
 from radar_pipeline.agent.reading.requirements import Requirement, extract_requirements, glossary_terms, keywords
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.agent.reading.understanding import QuestionFacts, name_sets
 from radar_pipeline.agent.roles.premise import extract_premise
 from radar_pipeline.textfold import fold_question
 
 # --------------------------------------------------------------------------- routing
-_GREETING = re.compile(
-    # an interjection may open it: "oye, ¿cómo estás?", "bueno, hola"
-    r"^(?:(?:oye|oiga|ey|eh|mira|bueno|ok|okay|listo|ah|ahh|uy|hey)\W+)?(?:hola|holi|buen(?:os|as)? (?:dias|tardes|noches)|saludos|hey|hi|hello|good (?:morning|afternoon|evening)|"
-    r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde|buenas|quiubo|quihubo|que hubo|que mas pues|que onda)\b"
-)
-_THANKS = re.compile(
-    r"^(?:muchas |mil |un millon de |muchisimas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b"
-    # a farewell anywhere in a short message: "Listo, chao, nos vemos mañana"
-    r"|(?<!\w)(?:chao|adios|hasta luego|hasta manana|hasta pronto|nos vemos|bye|goodbye|tchau|ate logo|eso es todo|"
-    r"es todo por hoy|por hoy es todo|nada mas por hoy|that's all|thats all)(?!\w)"
-)
-# Thanks anywhere in a short message ("ok gracias", "Perfecto, muchas gracias por la información");
-# "gracias a…" is a preposition ("gracias a los drones…"), not thanks.
-_THANKS_ANYWHERE = re.compile(
-    r"(?<!\w)(?:gracias(?! a(?:l)?\b)|thanks|thank you|thx|obrigad[oa]|valeu|te lo agradezco|se agradece|"
-    r"muy amable|agradecid[oa])(?!\w)"
-)
-# What turns a thanks into a new request: an interrogative or a request verb after it.
-_NEW_REQUEST = re.compile(
-    r"(?<!\w)(?:que|como|cual|cuales|donde|cuando|quien|quienes|cuanto|cuantos|por que|what|how|which|where|when|who|why|"
-    r"dime|muestra\w*|muestrame|explica\w*|necesito|quiero|puedes|podrias|ahora|tambien|ademas|busca|compara|"
-    r"tell me|show me|explain|can you|could you|now|also|quais|mostre|explique)(?!\w)"
-)
-# A request verb (imperative or "can you…"): a new request even without a question mark
-_REQUEST_VERB = re.compile(
-    r"(?<!\w)(?:dime|muestra\w*|muestrame|explica(?:me|melo|mela|nos|r)?|necesito|quiero|puedes|podrias|busca\w*|compara\w*|dame|"
-    r"grafica\w*|pinta\w*|ubica\w*|resume\w*|haz|hazme|tell me|show me|explain|can you|could you|mostre|explique)(?!\w)"
-)
-_CAPABILITIES = re.compile(
-    r"(?:quien eres|que eres|quien te (?:programo|creo|hizo|entreno|diseno|construyo)|eres (?:una persona|un humano|humano|un robot|una ia|real)|como te llamas|cual es tu nombre|"
-    r"que puedes hacer|que sabes hacer|como funcionas|para que sirves|who are you|what can you do|ayuda$|^help$|^ayuda\b)"
-)
-_DOMAIN = re.compile(
-    r"(?<!\w)(?:ia|ai|inteligencia|artificial|militar\w*|military|defensa|defense|defence|segur\w*|security|armad\w*|arma\w*|weapon\w*|"
-    r"guerra\w*|war\w*|conflict\w*|dron\w*|autonom\w*|espaci\w*|space|satel\w*|orbit\w*|asat|antisatel\w*|debris|desech\w*|"
-    r"ciber\w*|cyber\w*|nuclear\w*|misil\w*|missil\w*|grupo\w*|group\w*|crimen|crimin\w*|narco\w*|droga\w*|drug\w*|miner\w*|"
-    r"ilegal\w*|ilicit\w*|illegal|territor\w*|colombia\w*|amazon\w*|frontera\w*|border\w*|alerta\w*|defensoria|clan|"
-    r"disiden\w*|violencia|violen\w*|estado\w*|state\w*|polit\w*|estrateg\w*|strateg\w*|tecnolog\w*|technolog\w*|amenaza\w*|"
-    r"threat\w*|riesgo\w*|risk\w*|ejercito|army|fuerza\w*|forces|policia|police|terror\w*|insurg\w*|paz|peace|acuerdo\w*|"
-    r"tratado\w*|treaty|gps|spoofing|jamming|interferencia\w*|vigilancia|surveillance|inteligencia|intelligence|"
-    r"municipio\w*|departamento\w*|region\w*|america latina|latin america|mapa|map|documento\w*|document\w*|corpus|fuente\w*|"
-    r"semiconductor\w*|chip\w*|algoritm\w*|datos|data|economia\w*|econom\w*|oro|gold|coca\w*|cocaina|contrabando|trafico|"
-    r"traffick\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*|comunidad\w*|poblacion|civil\w*|humanitar\w*|derecho\w*|"
-    r"law|gobierno|government|corea)"
-)
-# A named country, armed group or organisation (``understanding.name_sets``) is on topic too.
-# Weather, sports, food and money chatter: off topic even when it names a country or a city
-# ("¿Cómo quedó la Selección Colombia?"), unless the message also carries a security word.
-_CHATTER = (
-    r"que temperatura|temperatura (?:hace|de hoy|en|para|manana)|hace (?:frio|calor)|(?:va a |vai )?(?:llover|chover)|"
-    r"lluvia\w*|lloviendo|soleado|nublado|previsao do tempo|tempo (?:em|para|hoje|amanha)|weather|forecast|"
-    r"is it (?:going to )?rain\w*|temperature (?:in|today|tomorrow)|"
-    r"peliculas?|peli|series? de (?:tv|television|netflix)|netflix|fin de semana|(?:que|q) hora es|"
-    r"seleccion colombia|selecao|(?:la|una|the) liga|champions(?: league)?|copa (?:america|libertadores|del mundo|do mundo)|"
-    r"goleador\w*|mundial|world cup|who won the (?:match|game|final|league|cup)|quien va a ganar (?:el|la)|"
-    r"partido de (?:futbol|ayer|hoy)|campeonato|"
-    # who won a game, the time of day: chatter even with a country or a city in it ("¿quién ganó el
-    # partido de Colombia anoche?", "¿qué hora es en Cali?")
-    r"quien gano (?:el|la|los|las) (?:partido|juego|clasico|final|copa|liga|carrera|pelea|etapa)|"
-    r"(?:el |un )?partido (?:de|del|entre) (?:\w+ ){1,3}?(?:anoche|ayer|hoy|manana|esta noche|el domingo|el sabado)|"
-    r"que hora es|(?:la )?hora (?:local|actual|exacta) (?:en|de)|cual es la hora (?:en|de|actual)|what time is it|"
-    r"a que hora (?:juega|empieza|es el partido|comienza el partido)|"
-    r"brasileirao|nba|nfl|formula 1|tour de francia|"
-    r"como se (?:prepara|cocina|hace) (?:un |una |el |la )?(?:[\w]+ ){0,2}?(?:paisa|ajiaco|arepa\w*|sancocho|tamal\w*|"
-    r"empanada\w*|pan|torta|postre|sopa|arroz|pollo|carne|pescado|ensalada|salsa|cafe|jugo|bebida|coctel|plato|comida)|"
-    r"receita\w*|comida|ingredientes|ingredients|"
-    r"(?:precio|cotizacion|valor|cuanto esta|cuanto vale) (?:del |el )?(?:dolar|euro|bitcoin)|dolar hoy|tasa de cambio|bitcoin"
-)
-# A leisure recommendation is off topic whatever its subject ("una película de guerra", "una serie sobre espías")
-_LEISURE = re.compile(
-    r"(?<!\w)(?:cuentame|dime|echame|hazme|escribeme) un (?:chiste|poema|cuento|chascarrillo|haiku)(?!\w)|"
-    r"(?<!\w)recomienda\w* (?:una|un|alguna|algun|unas|unos) (?:buena |buen )?(?:pelicula|peli|serie|novela|cancion|"
-    r"restaurante|plan|viaje|videojuego|juego)s?(?!\w)"
-)
-_STRONG_DOMAIN = re.compile(
-    r"(?<!\w)(?:militar\w*|military|defensa|defense|defence|armad\w*|armas?|weapon\w*|guerra\w*|war|conflict\w*|dron\w*|"
-    r"satel\w*|espaci\w*|space|orbit\w*|ciber\w*|cyber\w*|nuclear\w*|misil\w*|crimen|crimin\w*|narco\w*|ilegal\w*|"
-    r"farc|eln|disiden\w*|violencia|terror\w*|inteligencia artificial|ia|ai|alerta\w*|defensoria|amenaza\w*|threat\w*|"
-    r"seguridad|security|ataque\w*|attack\w*|extorsion\w*|secuestro\w*|desplaz\w*|reclut\w*)(?!\w)"
-)
-_OFF_TOPIC = re.compile(
-    r"(?:que tiempo (?:va a )?(?:hace|hara|hacer)|que clima|clima (?:hace|hoy)|pronostico del tiempo|va a llover|temperatura de hoy|(?:el|del) clima (?:en|de|para|este|hoy|manana)|"
-    r"como (?:va a estar|estara) el clima|quien gano|clasico|mundial de futbol|liga (?:betplay|de futbol)|(?<!\w)gol(?:es)?(?!\w))|"
-    r"(?<!\w)(?:" + _CHATTER + r")(?!\w)|"
-    r"(?<!\w)(?:receta\w*|recipe\w*|cocina\w*|cook\w*|futbol|football|soccer|partido de|equipo de futbol|horoscopo|"
-    r"chiste\w*|joke\w*|poema\w*|poem\w*|cancion\w*|song\w*|pelicula\w*|movie\w*|serie de tv|novela|clima de hoy|"
-    r"weather|tiempo (?:hace|hara)|pizza|pasta|tarta|pastel|cafe|vino|cerveza|dieta|ejercicio fisico|gimnasio|"
-    r"maquillaje|moda|celebridad\w*|farandula|videojuego\w*|video game\w*|mascota\w*|perro\w*|gato\w*|vacaciones|"
-    r"(?:tu|su) (?:\w+ )?favorit[oa]s?|hotel\w*|restaurante\w*|almorzar|almuerzo\w*|cenar|desayunar|donde comer|turismo|playas?|tiquetes?|capital de(?!l\b)|cuantos anos tiene|traduce|translate|escribe un (?:poema|cuento|ensayo)|"
-    r"matematica\w*|ecuacion|integral de|derivada|programa en python|codigo en|javascript)"
-)
-# A direction asked with a confirmation tag: "¿crece o no?", "¿va subiendo, no?"
-_TREND_TAG = re.compile(
-    r"(?<!\w)(?:crece\w*|sube\w*|suben|subiendo|baja\w*|aumenta\w*|disminuye\w*|cae|caen|decae\w*)\s*,?\s*"
-    r"(?:o no|o que|no|verdad)(?!\w)"
-)
+# The phrasing rules of the route kinds (greeting, thanks, capabilities, off topic, the domain words)
+# and of the phenomenon are data: precompute/data/reading_rules.yaml, read by reading.rules.
+_RULES = rulebook()
+_GREETING = _RULES.regex("greeting")
+_THANKS = _RULES.regex("thanks")
+_THANKS_ANYWHERE = _RULES.regex("thanks_anywhere")
+_NEW_REQUEST = _RULES.regex("new_request")
+_REQUEST_VERB = _RULES.regex("request_verb")
+_CAPABILITIES = _RULES.regex("capabilities")
+_DOMAIN = _RULES.regex("domain")
+_CHATTER = _RULES.pattern("chatter")
+_LEISURE = _RULES.regex("leisure")
+_STRONG_DOMAIN = _RULES.regex("strong_domain")
+_OFF_TOPIC = _RULES.regex("off_topic")
+_TREND_TAG = _RULES.regex("trend_tag")
 _PHEN_RULES = {
-    "ai_military": r"inteligencia artificial|(?<!\w)ia(?!\w)|(?<!\w)ai(?!\w)|dron\w*|autonom\w*|algoritm\w*|semiconductor\w*|aprendizaje automatico|machine learning|armas autonomas|enjambre\w*|targeting|nbqr|cbrn",
-    "space_security": r"espaci\w*|satel\w*|orbit\w*|antisatel\w*|asat|desechos|debris|gps|spoofing|guerra electronica|energia dirigida|constelacion\w*",
-    "territorial": r"grupos? armad\w*|(?<!\w)gao\w*|(?<!\w)eln(?!\w)|farc|disiden\w*|mineria|narco\w*|crimen organizado|economias? ilicit\w*|defensoria|alertas? temprana\w*|municipio\w*|departamento\w*|colombia\w*|amazon\w*|territori\w*|control social|contrabando",
+    "ai_military": _RULES.pattern("phenomenon_ai_military"),
+    "space_security": _RULES.pattern("phenomenon_space_security"),
+    "territorial": _RULES.pattern("phenomenon_territorial"),
 }
 
 
