@@ -42,6 +42,7 @@ import yaml
 from radar_pipeline.agent.reading.learned import reader_from_settings
 from radar_pipeline.agent.reading.periods import Period, parse_period
 from radar_pipeline.agent.reading.place_resolver import TERRITORIAL_CUES, FuzzyPlaces, PlaceResolver
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.agent.reading.views import view_vocabulary
 from radar_pipeline.config import env
 from radar_pipeline.precompute.entities import EntityDictionary, load_entity_dictionary
@@ -68,31 +69,14 @@ __all__ = [
 # acronyms that are also everyday words: never taken from an all-lower-case question
 _LOWER_ACRONYM_STOP = {"esa", "ese", "eso", "un", "us", "eu", "pla", "aeb", "ia", "ai", "la", "el", "mas", "ue"}
 # Country adjectives (Spanish, English, Portuguese), folded: the countries the corpus reports on most
+# (rules of kind ``demonym``, ``demonym_<iso3>``), a place noun before one, a place the question sets
+# aside: data in precompute/data/reading_rules.yaml, read by ``rules.rulebook``
+_RULES = rulebook()
 _DEMONYMS: tuple[tuple[str, re.Pattern], ...] = tuple(
-    (iso, re.compile(rf"(?<!\w)(?:{words})(?!\w)"))
-    for iso, words in (
-        ("CHN", r"chin[oa]s|chino|chinese|chines[ae]s?"),
-        ("RUS", r"rus[oa]s?|russian|russ[oa]s?"),
-        ("USA", r"estadounidenses?|norteamericanos?|norteamericanas?|americanos?|american|us-led|norte-americanos?"),
-        ("IRN", r"irani(?:es)?|iranian"),
-        ("ISR", r"israeli(?:es)?|israelense"),
-        ("UKR", r"ucranian[oa]s?|ukrainian"),
-        ("PRK", r"norcorean[oa]s?|north korean"),
-        ("BRA", r"brasilen[oa]s?|brasileir[oa]s?|brazilian"),
-        ("VEN", r"venezolan[oa]s?|venezuelan"),
-        ("GBR", r"britanic[oa]s?|british"),
-        ("FRA", r"frances(?:es|a|as)?|french"),
-        ("JPN", r"japones(?:es|a|as)?|japanese"),
-    )
+    (r.name.removeprefix("demonym_").upper(), r.compiled()) for r in _RULES.of_kind("demonym")
 )
-_PLACE_NOUN_BEFORE = (
-    r"(?<!\w)(?:amazonia|frontera|territorio|costa|selva|region|zona|lado|parte|litoral|cuenca|orbita)\s+$"
-)
-# "(no el departamento de Bolívar)", "no la capital": a place set aside by the question itself
-_NEGATED_PLACE = re.compile(
-    r"\(?\s*(?<!\w)(?:no|not|nao)\s+(?:el|la|al|en el|the)\s+(?:departamento|municipio|depto|department|municipality)"
-    r"\s+(?:de(?:l)?\s+|of\s+)?[^(),;.?]{1,40}\)?"
-)
+_PLACE_NOUN_BEFORE = _RULES.pattern("place_noun_before")
+_NEGATED_PLACE = _RULES.regex("negated_place")
 # entities that name Radar's own data sources (the alert system), never a filter of a view
 _NOT_A_FILTER = {"defensoria_del_pueblo", "sistema_alertas_tempranas", "ciprat"}
 # the entity categories that make a view's filter ("who"); programs and technologies are topics
