@@ -11,7 +11,7 @@ rule from here (``rulebook().pattern(name)``, ``.regex(name)``, ``.rewrites(name
     - name: show                 # unique; what the code asks for
       kind: request              # its family (request, view_cue, content, place_question, head,
                                  # clause, vocabulary, rewrite, small_talk, domain, phenomenon,
-                                 # demonym)
+                                 # demonym, followup, reset)
       sets: ...                  # what a match sets, in words (route, view, reading)
       doc: ...                   # why it is as it is (optional)
       flags: [IGNORECASE]        # re flags (optional)
@@ -62,6 +62,8 @@ KINDS = frozenset(
         "domain",
         "phenomenon",
         "demonym",
+        "followup",
+        "reset",
     }
 )
 _KEYS = frozenset(
@@ -102,6 +104,7 @@ class Rule:
     examples: tuple[str, ...] = ()
     counter_examples: tuple[str, ...] = ()
     doc: str = ""
+    words: tuple[str, ...] = ()
 
     def compiled(self) -> re.Pattern:
         """The compiled pattern (``ValueError`` for a rewrite rule, which has several)."""
@@ -158,6 +161,14 @@ class RuleBook:
         if kind not in KINDS:
             raise ValueError(f"unknown rule kind {kind!r}")
         return [r for r in self.rules.values() if r.kind == kind]
+
+    def word_set(self, name: str) -> frozenset[str]:
+        """The words of rule ``name`` as listed (a ``words`` rule the code tests membership in);
+        ``ValueError`` for a rule given by alternatives."""
+        r = self.rule(name)
+        if not r.words:
+            raise ValueError(f"rule {name!r} has no word list")
+        return frozenset(r.words)
 
     def regex(self, name: str) -> re.Pattern:
         """Rule ``name`` compiled with its flags."""
@@ -266,7 +277,7 @@ def _build(raw: dict, raws: dict[str, dict], done: dict[str, Rule], stack: tuple
             re.compile(pattern, flags)
         except re.error as exc:
             raise ValueError(f"reading rule {name!r}: bad pattern: {exc}") from exc
-        rule = Rule(**common, pattern=pattern, flags=flags)
+        rule = Rule(**common, pattern=pattern, flags=flags, words=tuple(str(w) for w in words or ()))
     done[name] = rule
     return rule
 

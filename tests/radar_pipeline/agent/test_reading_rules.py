@@ -26,7 +26,7 @@ def test_every_rule_reads_its_examples_and_not_its_counter_examples():
 
 def test_every_rule_is_used_by_the_reading_code():
     code = "\n".join(p.read_text(encoding="utf-8") for p in READING_CODE.rglob("*.py"))
-    used = set(re.findall(r"_RULES\.(?:pattern|regex|rewrites)\(\"([a-z_]+)\"\)", code))
+    used = set(re.findall(r"_RULES\.(?:pattern|regex|rewrites|word_set)\(\"([a-z_]+)\"\)", code))
     referenced = set(re.findall(r"<<([a-z_]+)>>", RULES_PATH.read_text(encoding="utf-8")))  # inside other rules
     families = set(re.findall(r"_RULES\.of_kind\(\"([a-z_]+)\"\)", code))  # a family read whole
     used |= {n for n, r in rulebook().rules.items() if r.kind in families}
