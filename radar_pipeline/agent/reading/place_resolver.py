@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from rapidfuzz import process as _fuzz_process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.precompute.places import Gazetteer, Place, PlaceHit
 from radar_pipeline.precompute.places.subregions import Subregion, subregions
 from radar_pipeline.textfold import fold_phrase, fold_spans
@@ -42,38 +43,16 @@ from radar_pipeline.textfold import fold_phrase, fold_spans
 __all__ = ["FuzzyPlaces", "PlaceResolver", "QuestionPlaces", "TERRITORIAL_CUES"]
 
 DEFAULT_SCOPE_COUNTRY = "COL"
-TERRITORIAL_CUES = re.compile(
-    r"grupos? armad|presencia|municipio|alertas? temprana|defensoria|vereda|corregimiento|operan|opera en"
-)
-# A plural of a department's parts right before a name: "municipios de Nariño" are Nariño's municipalities
-_PARTS_OF = re.compile(
-    r"(?<!\w)(?:municipios|veredas|corregimientos|subregiones|zonas|cabeceras|municipalities|municipios)"
-    r"(?: (?:\w+ ){0,2}?)? (?:de|del|de la|en el|en|of|do|da)\s*$"
-)
-# What may stand between a municipality and the department that qualifies it (folded text):
-# "X, Dept", "X (Dept", "X de/del Dept", "X en el Dept", "X —Dept", "X, departamento del Dept",
-# and appositions: "X, el del Dept", "X, el de Dept", "X, la del Dept", "X, el municipio del Dept",
-# "X, el que queda en el Dept", "X (el del Dept"
-_QUALIFIER_GAP = re.compile(
-    r"\s*(?:[,(\-/]|de|del|en|en el|en la)?\s*"
-    r"(?:(?:el|la|ese|esa)\s+(?:(?:municipio|ciudad|pueblo|puerto)\s+)?(?:que (?:queda|esta) )?(?:de|del|de la|en|en el)\s*)?"
-    r"(?:(?:el )?(?:departamento|depto|dpto)\.?(?: de| del)?\s*)?"
-)
-# A department set aside after a name: "X, no el de Nariño", "X (no el del Cauca)", "X, ni el de
-# Santander", "X pero no el de Caldas", "X, no la de Sucre" (folded text between the name and the department)
-_EXCLUDING_GAP = re.compile(
-    r"\s*[,(]?\s*(?:pero\s+|y\s+)?(?:no|ni|not)\s+(?:el|la|al|en el|en la|the one)\s+"
-    r"(?:(?:municipio|ciudad|pueblo)\s+)?(?:de|del|de la|en|en el|in|of)\s+(?:(?:el )?(?:departamento|depto|dpto)\.?(?: de| del)?\s*)?"
-)
-# Words that introduce an example inside a department: "en Caquetá, especialmente Cartagena del
-# Chairá" — the municipality illustrates the department, which stays the place
-_EXAMPLE_BEFORE = re.compile(
-    r"(?:especialmente|sobre todo|en particular|en especial|principalmente|por ejemplo|tales como|"
-    r"incluid[oa]s?|incluyendo|entre ellos|entre ellas|notably|especially|including)(?: (?:en|el|la|los|las|de|del|in))*\s*$"
-)
-# "la subregión (PDET) de Arauca", "subregión del Chocó": a subregion named through the word
-# (its name may be a department's: Arauca, Chocó, Putumayo)
-_SUBREGION_WORD = re.compile(r"(?<!\w)(?:la )?subregion(?:es)?(?: pdet)? (?:de la |del |de |)")
+# The place phrasing (territorial cues, a department's parts, the gaps that qualify a municipality or
+# set a department aside, examples, the subregion word, the fuzzy cue, the homophone spellings): data
+# in precompute/data/reading_rules.yaml
+_RULES = rulebook()
+TERRITORIAL_CUES = _RULES.regex("territorial_cues")
+_PARTS_OF = _RULES.regex("parts_of")
+_QUALIFIER_GAP = _RULES.regex("qualifier_gap")
+_EXCLUDING_GAP = _RULES.regex("excluding_gap")
+_EXAMPLE_BEFORE = _RULES.regex("example_before")
+_SUBREGION_WORD = _RULES.regex("subregion_word")
 
 
 @dataclass
@@ -91,23 +70,8 @@ class QuestionPlaces:
     corrections: list[tuple[str, str]] = field(default_factory=list)
 
 
-# ------------------------------------------------------------------------------------- fuzzy
-_FUZZY_CUE = re.compile(
-    r"(?<!\w)(?:en|de|del|desde|hacia|para|municipio de|municipio del|departamento de|departamento del|"
-    r"dpto de|depto de|in)\s+(?:el |la |los |las )?$"
-)
-# Spanish spellings of one sound, folded to one letter for the comparison: "Putumallo"/"Putumayo",
-# "Antiokia"/"Antioquia", "Cundinamarka", "Buenaventuta" stays a plain typo
-_SOUNDS = (
-    (r"ch", "\x00"),  # "ch" is its own sound: kept apart from c/k and from the silent h
-    (r"qu(?=[ei])", "k"),
-    (r"c(?=[ei])", "s"),
-    (r"c", "k"),
-    (r"ll", "y"),
-    (r"z", "s"),
-    (r"v", "b"),
-    (r"h", ""),
-)
+_FUZZY_CUE = _RULES.regex("fuzzy_cue")
+_SOUNDS = _RULES.rewrites("sounds")
 
 
 def sound_key(word: str) -> str:

@@ -11,7 +11,7 @@ rule from here (``rulebook().pattern(name)``, ``.regex(name)``, ``.rewrites(name
     - name: show                 # unique; what the code asks for
       kind: request              # its family (request, view_cue, content, place_question, head,
                                  # clause, vocabulary, rewrite, small_talk, domain, phenomenon,
-                                 # demonym, followup, reset)
+                                 # demonym, followup, reset, place)
       sets: ...                  # what a match sets, in words (route, view, reading)
       doc: ...                   # why it is as it is (optional)
       flags: [IGNORECASE]        # re flags (optional)
@@ -23,7 +23,8 @@ rule from here (``rulebook().pattern(name)``, ``.regex(name)``, ``.rewrites(name
                                  # the whole on word boundaries
       rewrites:                  # kind ``rewrite`` only: ordered (pattern, flags, to) substitutions
         - {pattern: ..., to: ..., flags: [IGNORECASE]}
-      applies: search            # how the code applies it: search (default) or match (at a position)
+      applies: search            # how the code applies it: search (default), match (at a position)
+                                 # or fullmatch (the whole text between two names)
       input: folded              # what the examples are matched against: ``folded`` (the question as
                                  # ``intent.classify`` reads it: shorthand written out, folded, trigger
                                  # typos corrected) or ``raw``
@@ -64,6 +65,7 @@ KINDS = frozenset(
         "demonym",
         "followup",
         "reset",
+        "place",
     }
 )
 _KEYS = frozenset(
@@ -118,7 +120,8 @@ class Rule:
         if self.kind == "rewrite":
             return any(re.search(p, text, f) for p, f, _ in self.rewrites)
         rx = self.compiled()
-        return (rx.match(text) if self.applies == "match" else rx.search(text)) is not None
+        apply = {"match": rx.match, "fullmatch": rx.fullmatch}.get(self.applies, rx.search)
+        return apply(text) is not None
 
 
 def _word_pattern(word: str) -> str:
@@ -226,8 +229,8 @@ def _build(raw: dict, raws: dict[str, dict], done: dict[str, Rule], stack: tuple
     if len(examples) < 2:
         raise ValueError(f"reading rule {name!r}: give at least two examples it must read")
     applies, given = raw.get("applies", "search"), raw.get("input", "folded")
-    if applies not in ("search", "match") or given not in ("folded", "raw"):
-        raise ValueError(f"reading rule {name!r}: applies is search|match, input is folded|raw")
+    if applies not in ("search", "match", "fullmatch") or given not in ("folded", "raw"):
+        raise ValueError(f"reading rule {name!r}: applies is search|match|fullmatch, input is folded|raw")
     common = dict(
         name=name,
         kind=kind,
