@@ -11,9 +11,12 @@ rule from here (``rulebook().pattern(name)``, ``.regex(name)``, ``.rewrites(name
     - name: show                 # unique; what the code asks for
       kind: request              # its family (request, view_cue, content, place_question, head,
                                  # clause, vocabulary, rewrite, small_talk, domain, phenomenon,
-                                 # demonym, followup, reset, place)
+                                 # demonym, followup, reset, place, period,
+                                 # period_anchor)
       sets: ...                  # what a match sets, in words (route, view, reading)
       doc: ...                   # why it is as it is (optional)
+      value: 2016                # what it sets, as a value the code reads (optional; e.g. the
+                                 # year of a dated event)
       flags: [IGNORECASE]        # re flags (optional)
       prefix: '(?<!\\w)'         # optional: the pattern is prefix + (?:alternatives) + suffix
       suffix: '(?!\\w)'
@@ -66,6 +69,8 @@ KINDS = frozenset(
         "followup",
         "reset",
         "place",
+        "period",
+        "period_anchor",
     }
 )
 _KEYS = frozenset(
@@ -84,6 +89,7 @@ _KEYS = frozenset(
         "input",
         "examples",
         "counter_examples",
+        "value",
     }
 )
 _FLAGS = {"IGNORECASE": re.I, "MULTILINE": re.M, "DOTALL": re.S}
@@ -107,6 +113,7 @@ class Rule:
     counter_examples: tuple[str, ...] = ()
     doc: str = ""
     words: tuple[str, ...] = ()
+    value: str | int | None = None
 
     def compiled(self) -> re.Pattern:
         """The compiled pattern (``ValueError`` for a rewrite rule, which has several)."""
@@ -240,6 +247,7 @@ def _build(raw: dict, raws: dict[str, dict], done: dict[str, Rule], stack: tuple
         examples=examples,
         counter_examples=tuple(str(e) for e in raw.get("counter_examples") or []),
         doc=str(raw.get("doc") or "").strip(),
+        value=raw.get("value"),
     )
     if kind == "rewrite":
         pairs = []
