@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from radar_pipeline.agent.reading.periods import Period, parse_period
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.agent.reading.understanding import name_sets
 from radar_pipeline.textfold import fold_question
 
@@ -81,52 +82,14 @@ _PN = rf"(?:{_PN_WORD}(?:\s+(?:de|del|la|las|los|da|do)?\s*{_PN_WORD})*(?:\s*\([
 _PN_LIST = re.compile(rf"({_PN}(?:\s*,\s*{_PN})*\s*,?\s+(?:y|e|o|u|and|or)\s+{_PN})")
 _LC_LIST = re.compile(r"([^,;:¿?¡!.]{3,80}(?:,\s*[^,;:¿?¡!.]{2,80}){1,6},?\s+(?:y|e|o|u|and|or)\s+[^,;:¿?¡!.]{2,80})")
 _ACRONYM = re.compile(r"\(([A-ZÁÉÍÓÚÑ]{2,8})\)")
-_QWORDS = {
-    "cómo",
-    "como",
-    "qué",
-    "que",
-    "cuál",
-    "cuáles",
-    "cual",
-    "cuales",
-    "de",
-    "en",
-    "por",
-    "para",
-    "dónde",
-    "quién",
-    "quiénes",
-}
+# The words of lists and keywords (question words, articles, item stops, stop words): data in
+# precompute/data/reading_rules.yaml
+_RULES = rulebook()
+_QWORDS = _RULES.word_set("requirement_question_words")
 
 
-_ARTICLES = r"(?:el|la|los|las|un|una|unos|unas|del|de|para|como|en|sobre|the|a|an|of)"
-_ITEM_STOP = {
-    "que",
-    "para",
-    "por",
-    "en",
-    "con",
-    "utilizados",
-    "utilizadas",
-    "usados",
-    "usadas",
-    "sobre",
-    "a",
-    "al",
-    "frente",
-    "entre",
-    "desde",
-    "hasta",
-    "y",
-    "e",
-    "o",
-    "that",
-    "for",
-    "in",
-    "with",
-    "by",
-}
+_ARTICLES = _RULES.pattern("requirement_articles")
+_ITEM_STOP = _RULES.word_set("requirement_item_stop")
 
 
 def _item_requirement(item: str, proper_list: bool) -> Requirement | None:
@@ -236,15 +199,7 @@ def extract_requirements(question: str, period: Period | None = None) -> list[Re
     return reqs
 
 
-_STOP = set(
-    fold_question(w)
-    for w in """
-el la los las un una unos unas de del al a en y o u e que qué cómo como cuál cuáles cual cuales por para con sin sobre entre
-se su sus lo le les es son ha han han sido está están este esta estos estas ese esa esos esas más mas muy ya no ni
-qué quién quiénes dónde cuándo cuánto cuántos manera forma modo tiene tienen tendría hay existen existe frente
-the of and or to in on for with by is are what how which why who when where does do
-""".split()
-)
+_STOP = frozenset(fold_question(w) for w in _RULES.word_set("keyword_stop_words"))
 
 
 def keywords(question: str) -> list[str]:
