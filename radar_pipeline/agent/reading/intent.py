@@ -111,10 +111,7 @@ def stated_phenomenon(question: str) -> str | None:
 def _map_kind(folded: str, has_armed_group: bool) -> str:
     if re.search(_ALERTS, folded):
         return "mapa_alertas"
-    if re.search(_PRESENCE, folded) or (
-        has_armed_group
-        and re.search(r"municipios?|donde|where|(?<!\w)onde(?!\w)|huella territorial|se mueve\w*|territorios?", folded)
-    ):
+    if re.search(_PRESENCE, folded) or (has_armed_group and re.search(_RULES.pattern("armed_group_where"), folded)):
         return "mapa_presencia"
     return "mapa_lugares"
 
@@ -159,12 +156,7 @@ def classify(
             reasons.append(f"{name}:{why}")
 
     # "quiero entender, sin gráficos, qué…": a view declined is no request
-    show = (
-        re.search(
-            _SHOW, re.sub(r"sin (?:graficos?|graficas?|mapas?|visualizaci\w+|tablas?|dibujos?|vistas?)", " ", folded)
-        )
-        is not None
-    )
+    show = re.search(_SHOW, re.sub(_RULES.pattern("view_declined"), " ", folded)) is not None
     content_at = re.search(_CONTENT, folded)
     second = _SECOND_CLAUSE.search(folded[: content_at.start()]) if content_at is not None else None
     if content_at and content_at.start() > 0 and (show or second):
@@ -183,15 +175,14 @@ def classify(
         # "¿qué actores crecen … y por qué?", "con quién se relaciona X y qué alianzas…": a who/which
         # question is a view however it is cued ("¿cómo ha crecido…? ¿y por qué?" is not)
         asks_who = re.match(
-            r"^\W*(?:(?:y|e)\s+)?(?:(?:de|en|sobre)\s+)?(?:con quien\w*|quien\w*|(?:que|cuales) (?:actores|entidades|grupos|organizaciones|paises|potencias|temas|categorias))(?!\w)",
+            _RULES.pattern("asks_who"),
             fold_question(view),
         )
         # a telegraphic view part ("menciones de Rusia en el tiempo y explica…"): no question word, no "?"
         telegraphic_view = (
             "?" not in view
             and not re.match(
-                r"^\W*(?:que|cual|cuales|como|cuando|cuanto|cuantos|cuantas|por que|quien|quienes|donde|hay|ha|han|se|"
-                r"ya que|dado que|puesto que|si|aunque|debido a|tras|despues de|considerando)(?!\w)",
+                _RULES.pattern("question_opener"),
                 fold_question(view),
             )
             and not all(r.endswith(":pide ver algo") for r in head.reasons)
@@ -203,7 +194,7 @@ def classify(
         ):
             return Intent("both", head.components, head.reasons + ["vista de la primera parte"], view)
     telegraphic = re.search(
-        r"(?:^|[?!.;:])\W*(?:(?:ok|y|ahora|bueno|listo|entonces|la|una|el|and|now|the)\W+)*(?:red|grafo|network)(?!\w)",
+        _RULES.pattern("telegraphic_network"),
         folded,
     )
     spans = vocab.named_views(folded)
@@ -220,7 +211,7 @@ def classify(
             and m.end() in starts
         )
     ]
-    bare_network = re.search(r"(?<!\w)(?:red|redes|grafo|network)(?!\w)", folded)
+    bare_network = re.search(_RULES.pattern("bare_network"), folded)
     if (show or telegraphic or starts) and bare_network:
         # "genera la red del Clan del Golfo", "la cronología y luego la red": a network to be shown
         named.append((bare_network.start(), "red_entidades"))
@@ -245,7 +236,7 @@ def classify(
                 _LINKED.search(folded, asks_places.end())
                 # "¿qué países, empresas u organizaciones se nombran junto a Rusia?": actors, not places
                 or re.match(
-                    r",? (?:\w+ )?(?:y |u |o )?(?:empresas|organizaciones|actores|entidades|instituciones)",
+                    _RULES.pattern("countries_and_actors"),
                     folded[asks_places.end() :],
                 )
             )
@@ -264,7 +255,7 @@ def classify(
         asked = asks_places.group(0)
         if (
             asked.endswith(("paises", "countries"))
-            and not re.search(r"(?<!\w)(?:en|in|em) (?:que|cuales|which|what|quais)(?!\w)", asked)  # where, not who
+            and not re.search(_RULES.pattern("where_not_who"), asked)  # where, not who
             and _EVENT_PREDICATE.match(rest)
         ):
             content = True
@@ -274,17 +265,13 @@ def classify(
         add("matriz_calor", "categorías")
     counted_change = re.search(_TIMELINE, folded) is not None
     # "compara si Rusia o China muestran más tendencia al alza…": named actors weighed against each other
-    actors_compared = (has_country or has_armed_group) and re.search(
-        r"(?<!\w)(?:compar\w*|cual de|quien|frente a|versus|vs)(?!\w)", folded
-    )
+    actors_compared = (has_country or has_armed_group) and re.search(_RULES.pattern("actors_compared"), folded)
     # "¿cuándo empezó a aparecer el Clan del Golfo y cómo ha ido creciendo?", "el tema del ELN ha crecido
     # o ha bajado? muéstramelo en el tiempo": one actor's course in time is the timeline; the quadrant
     # weighs several ("¿quiénes suben?", "los actores en alza")
     one_actor_in_time = (
         ("linea_tiempo" in cued or _WHEN_PUBLISHED.search(folded) is not None or counted_change)
-        and not re.search(
-            r"(?<!\w)(?:quien\w*|cuales|cual de|actores|entidades|organizaciones|potencias|grupos|paises)(?!\w)", folded
-        )
+        and not re.search(_RULES.pattern("several_actors"), folded)
         and not actors_compared
     )
     if (
@@ -299,7 +286,7 @@ def classify(
         "linea_tiempo" in cued
         or re.search(_TIMELINE, folded)
         or _WHEN_PUBLISHED.search(folded)
-        or (show and re.search(r"evoluc\w*|tendencia|a lo largo|historia", folded))
+        or (show and re.search(_RULES.pattern("show_evolution"), folded))
     ):
         add("linea_tiempo", "evolución")
     if (
@@ -310,13 +297,12 @@ def classify(
         or (
             (has_armed_group or has_country)
             and re.search(
-                r"relacion(?:es)? (?:(?:aparece\w*|hay|existe\w*|se observa\w*|tiene\w*)\s+)?entre|"
-                r"relacion(?:es)? (?:tiene|tienen|mantiene\w*) .{0,40}con (?:otros|otras|los demas|las demas)",
+                _RULES.pattern("actor_relations"),
                 folded,
             )
             # an actor and a territory or an economy ("entre el ELN y el territorio venezolano") is content
             and not re.search(
-                r"entre .{0,80}(?<!\w)(?:territorio|region|zona|frontera|economi\w*|mineria|deforestacion|narcotrafico|coca)",
+                _RULES.pattern("relation_to_territory"),
                 folded,
             )
         )
@@ -329,7 +315,7 @@ def classify(
         where
         or show
         or has_place
-        or re.search(r"hubo|cuantas|recibieron|emitid\w*|por departamento", folded)
+        or re.search(_RULES.pattern("alerts_counted"), folded)
         # telegraphic "alertas de la Defensoría en el Catatumbo" (a subregion with no code), "alertas de
         # riesgo inminente del último año"
         or (
@@ -339,12 +325,7 @@ def classify(
         )
     ):
         add("mapa_alertas", "alertas")
-    elif presence and (
-        has_place
-        or where
-        or has_armed_group
-        or re.search(r"grupos? armad|actores armad|que grupos|quien|^\W*(?:la )?presencia (?:de|del|armada)", folded)
-    ):
+    elif presence and (has_place or where or has_armed_group or re.search(_RULES.pattern("presence_subject"), folded)):
         add("mapa_presencia", "presencia")
     elif where:
         add(_map_kind(folded, has_armed_group), "dónde")
@@ -364,19 +345,13 @@ def classify(
         not comps
         and (has_place or has_country)
         and re.search(
-            r"(?:aparece|sale|figura|se menciona|se nombra)n? en (?:los |el )?(?:documentos|textos|informes|corpus)|"
-            r"cuant[oa]s (?:documentos |textos )?(?:lo|la|los|las) (?:nombran|mencionan)",
+            _RULES.pattern("named_in_documents"),
             folded,
         )
     ):
         # "¿Ucrania aparece en los documentos? ¿cuántos la nombran?": where a place is named
         add("mapa_lugares", "menciones de un lugar")
-    if (
-        not comps
-        and show
-        and (has_place or has_country)
-        and re.search(r"(?:lo )?que se (?:dice|habla|menciona|escribe) (?:de|del|sobre)(?!\w)", folded)
-    ):
+    if not comps and show and (has_place or has_country) and re.search(_RULES.pattern("said_about"), folded):
         # "Muéstrame lo que se dice de Barbacoas", "¿Qué se dice de Guapi? muéstrame": where it is named
         add("mapa_lugares", "menciones de un lugar")
     if not comps and show and (has_place or has_country) and _SHOW_MENTIONS.search(folded):
@@ -391,16 +366,13 @@ def classify(
         and has_place
         and len(folded.split()) <= 12
         # telegraphic: no question word ("¿qué economías financian a las disidencias en…?" asks what)
-        and not re.match(r"^\W*(?:que|cual|cuales|como|por que|quien|quienes|cuanto|cuantos|cuantas)(?!\w)", folded)
+        and not re.match(_RULES.pattern("wh_opener"), folded)
     ):
         add("mapa_presencia", "grupo y lugar")  # telegraphic "disidencias en el Guaviare", "ELN Arauca"
     if (
         not comps
         and show
-        and (
-            not re.search(r"(?<!\w)(?:dime|di|cuentame|explicame)(?!\w)", folded)
-            or re.search(r"(?<!\w)(?:grafic\w*|grafiqu\w*|plotea\w*|chart|plot)(?!\w)", folded)
-        )
+        and (not re.search(_RULES.pattern("tell_verbs"), folded) or re.search(_RULES.pattern("chart_words"), folded))
     ):
         add("linea_tiempo", "pide ver algo")  # "muéstrame …" names no view: the timeline of its topic
     if not comps:
