@@ -468,6 +468,9 @@ class QuestionReader:
         p = self.gazetteer.places.get(place_id) if self.gazetteer else None
         if p is None and place_id in subregions():
             return subregions()[place_id].label
+        if p is None and "," in place_id:  # a list of municipalities: their names
+            names = [self.place_name(x) for x in place_id.split(",")]
+            return ", ".join(names[:-1]) + " y " + names[-1]
         return p.name if p else place_id
 
 

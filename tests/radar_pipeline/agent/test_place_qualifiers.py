@@ -140,3 +140,42 @@ def test_department_adjectives_cover_every_department(reader):
     # no adjective is also a municipality's or department's name (it would shadow a place)
     names = {p.name.lower() for p in reader.gazetteer.places.values() if p.level in ("department", "municipality")}
     assert not set(adjs) & names
+
+
+def test_the_answer_carries_the_place_note(reader):
+    """The runner appends the resolver's note to a question's answer when the place filter is a
+    subregion or a list of municipalities, and names the list by its members in follow-ups."""
+    from radar_pipeline.agent.runner import _with_reading_notes
+
+    facts = reader.read("¿Dónde opera el ELN en el Bajo Cauca antioqueño?")
+    out = _with_reading_notes("Respuesta.", facts)
+    assert out.startswith("Respuesta.") and "Nota: «Bajo Cauca antioqueño»" in out and "PDET" in out
+    facts = reader.read("alertas en la zona costera: Tumaco, Francisco Pizarro y Olaya Herrera")
+    assert "3 municipios" in _with_reading_notes("Respuesta.", facts)
+    # a municipality or a department needs no note
+    assert _with_reading_notes("Respuesta.", reader.read("alertas en Tumaco")) == "Respuesta."
+    assert (
+        reader.place_name("municipality:19318,municipality:19809")
+        == f"{reader.place_name('municipality:19318')} y {reader.place_name('municipality:19809')}"
+    )
+
+
+def test_a_list_with_an_unresolved_member_is_no_set(reader):
+    """ "Armenia" may be Armenia (Quindío), Armenia (Antioquia) or the country: a list holding it is
+    not a defined set, so its resolved members stay several places (found on corpus text)."""
+    assert _place(reader, "alertas en el Eje Cafetero: Manizales, Pereira y Armenia") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        # a place name right after the shared name is a place, not its level ("Pueblo Rico")
+        ("alertas en Risaralda (Pueblo Rico y Mistrató)", None),
+        ("presencia armada en RISARALDA Pueblo Rico", "municipality:66572"),
+        # a dated list of events names no region
+        ("amenazas del 23 de abril: Caloto y Caldono", None),
+    ],
+)
+def test_guards_found_on_corpus_text(reader, question, place):
+    got = _place(reader, question)
+    assert got == place and (got is None or "," not in got), got
