@@ -73,7 +73,8 @@ _DIRECTIONS = (
     r"noreste|noroeste|sureste|suroeste|centro oriente|centro occidente)"
 )
 _DIRECTION_GAP = re.compile(
-    r"\s*[,(\-]?\s*(?:(?:en|hacia|por|del|de)\s+)?(?:el |la |al )?(?:extremo |zona |parte )?"
+    r"\s*[,(\-]?\s*(?:(?:el|la|ese|esa)\s+(?:(?:municipio|ciudad|pueblo)\s+)?(?:que (?:queda|esta) )?)?"
+    r"(?:(?:en|hacia|por|del|de)\s+)?(?:el |la |al )?(?:extremo |zona |parte )?"
     + _DIRECTIONS
     + r"\s+(?:de|del|de la)\s*"
 )
@@ -125,6 +126,11 @@ def department_adjectives() -> dict[str, str]:
     return out
 
 
+# Short names of departments that the gazetteer does not read alone ("el Valle" is also a valley):
+# after a homonym, as its qualifier, they are the department ("La Unión, Valle", "Bolívar (Valle)")
+_SHORT_NAMES = {"valle": "76", "san andres": "88", "guajira": "44", "norte de santander": "54"}
+
+
 # A department's adjective after a name, as its qualifier: "Argelia antioqueña", "El Tambo, el
 # caucano", "Rionegro (el antioqueño)", "Morales, en el sur bolivarense", "en el oriente antioqueño"
 def _adjective_qualifier(after: str) -> str | None:
@@ -133,6 +139,9 @@ def _adjective_qualifier(after: str) -> str | None:
     adjs = department_adjectives()
     if not adjs:
         return None
+    short = re.match(r"\s*[,(\-]?\s*(?:(?:en|del|de)\s+)?(?:el |la )?(" + "|".join(_SHORT_NAMES) + r")(?!\w)", after)
+    if short and not after[short.end() :].lstrip().startswith("del cauca"):
+        return _SHORT_NAMES[short.group(1)]
     m = re.match(
         r"\s*[,(\-]?\s*(?:(?:en|hacia|por|del|de)\s+)?(?:el |la |al |lo )?(?:(?:municipio|pueblo|ciudad)\s+)?"
         r"(?:(?:extremo |zona |parte )?" + _DIRECTIONS + r"\s+)?([a-z]+)(?!\w)",
@@ -142,10 +151,11 @@ def _adjective_qualifier(after: str) -> str | None:
 
 
 # A department set aside after a name: "X, no el de Nariño", "X (no el del Cauca)", "X, ni el de
-# Santander", "X pero no el de Caldas", "X, no la de Sucre" (folded text between the name and the department)
+# Santander", "X pero no el de Caldas", "X, no la de Sucre", "X (Cauca), no el del Tolima", "X,
+# Cauca, no la capital del Caquetá" (folded text between the name and the department)
 _EXCLUDING_GAP = re.compile(
-    r"\s*[,(]?\s*(?:pero\s+|y\s+)?(?:no|ni|not)\s+(?:el|la|al|en el|en la|the one)\s+"
-    r"(?:(?:municipio|ciudad|pueblo)\s+)?(?:de|del|de la|en|en el|in|of)\s+(?:(?:el )?(?:departamento|depto|dpto)\.?(?: de| del)?\s*)?"
+    r"\s*\)?\s*[,(]?\s*(?:pero\s+|y\s+)?(?:no|ni|not)\s+(?:el|la|al|en el|en la|the one)\s+"
+    r"(?:(?:municipio|ciudad|pueblo|capital)\s+)?(?:de|del|de la|en|en el|in|of)\s+(?:(?:el )?(?:departamento|depto|dpto)\.?(?: de| del)?\s*)?"
 )
 # Words that introduce an example inside a department: "en Caquetá, especialmente Cartagena del
 # Chairá" — the municipality illustrates the department, which stays the place
@@ -232,7 +242,9 @@ class FuzzyPlaces:
     or three words) typed after a place cue is read as the alias within Damerau-Levenshtein
     distance ≤ 1 for 5-8 letters, ≤ 2 for 9+ (both lengths), with the same first letter, when
     exactly one alias is nearest (ties read nothing); thresholds as the view vocabulary's typo
-    tolerance (``understanding.ViewVocabulary.correct``)."""
+    tolerance (``understanding.ViewVocabulary.correct``). Words run together
+    ("Sanjose del Guaviare", "Puertoasis") are read as the one alias with exactly those letters,
+    and a name of three or more words without its leading article ("Carmen de Bolívar") as that name."""
 
     def __init__(
         self,
@@ -248,6 +260,23 @@ class FuzzyPlaces:
             self.sounds.setdefault(sound_key(n), set()).add(n)
         self.not_typos = not_typos
         self._cache: dict[str, str | None] = {}
+        # words run together ("Sanjose del Guaviare", "Puertoasís", "elcharco"): the alias whose
+        # letters, spaces aside, are exactly the typed ones, in more words (unique ones only; a name
+        # split apart is not read: "santa cruz" is no Santacruz, measured with --place-typos)
+        joined: dict[str, set[str]] = {}
+        for n in self.choices:
+            joined.setdefault(n.replace(" ", ""), set()).add(n)
+        self.joined = {k: next(iter(v)) for k, v in joined.items() if len(v) == 1}
+        # a name written without its leading article ("Carmen de Bolívar" for El Carmen de Bolívar,
+        # "Carmen de Viboral"): only where two or more words remain ("Bagre" alone is a fish)
+        bare: dict[str, set[str]] = {}
+        for n in self.choices:
+            ws = n.split()
+            if len(ws) >= 3 and ws[0] in ("el", "la", "los", "las"):
+                bare.setdefault(" ".join(ws[1:]), set()).add(n)
+        self.joined.update(
+            {k.replace(" ", ""): next(iter(v)) for k, v in bare.items() if len(v) == 1 and k not in self.names}
+        )
 
     @classmethod
     def from_gazetteer(cls, gazetteer: Gazetteer, not_typos: frozenset[str] = frozenset()) -> FuzzyPlaces:
@@ -275,6 +304,11 @@ class FuzzyPlaces:
             and word not in self.not_typos
             and not any(w in self.not_typos for w in word.split())
         ):
+            spaced = self.joined.get(word.replace(" ", ""))
+            if spaced is not None and len(spaced.split()) > len(word.split()):
+                if len(self._cache) < 65536:
+                    self._cache[word] = spaced
+                return spaced
             found = _fuzz_process.extract(
                 word, self.choices, scorer=DamerauLevenshtein.distance, score_cutoff=2, limit=None
             )

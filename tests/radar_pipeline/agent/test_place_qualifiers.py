@@ -32,6 +32,12 @@ def _place(reader, q):
         ("Grupos en Argelia, en el oriente antioqueño", "municipality:05055"),
         ("Presencia del ELN en Morales, el municipio bolivarense", "municipality:13473"),
         ("mapa de alertas en la unión nariñense", "municipality:52399"),
+        # an apposition before the part, a short department name, a set-aside after the qualifier
+        ("Presencia armada en San Pablo, el del sur de Bolívar", "municipality:13670"),
+        ("Alertas en La Unión, Valle", "municipality:76400"),
+        ("Alertas en Bolívar (Valle)", "municipality:76100"),
+        ("Presencia en Suárez (Cauca), no el del Tolima", "municipality:19780"),
+        ("Grupos en Florencia, Cauca, no la capital del Caquetá", "municipality:19290"),
     ],
 )
 def test_a_part_or_adjective_of_the_department_picks_the_homonym(reader, question, place):
@@ -179,3 +185,33 @@ def test_a_list_with_an_unresolved_member_is_no_set(reader):
 def test_guards_found_on_corpus_text(reader, question, place):
     got = _place(reader, question)
     assert got == place and (got is None or "," not in got), got
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        # words run together as on a phone
+        ("presencia en Sanjose del Guaviare", "municipality:95001"),
+        ("alertas tempranas en puertoasis", "municipality:86568"),
+        ("grupos armados en elcharco", "municipality:52250"),
+        # a name of three or more words without its leading article
+        ("alertas en Carmen de Bolivar", "municipality:13244"),
+        ("presencia armada en Carmen de Viboral", "municipality:05148"),
+    ],
+)
+def test_names_run_together_or_without_their_article(reader, question, place):
+    assert _place(reader, question) == place
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "alertas en Santa Cruz",  # split apart is no typo: Santa Cruz (Bolivia) is no Santacruz (Nariño)
+        "presencia china en Macao",  # a real foreign place, no Maicao
+        "pesca de bagre en el río",  # one word left without the article: no El Bagre
+    ],
+)
+def test_joined_and_articleless_guards(reader, question):
+    assert not str(_place(reader, question) or "").startswith(("municipality:", "department:"))
+    found = reader.places.resolve(question, [], case_known=any(c.isupper() for c in question[1:]))
+    assert found.corrections == [], found.corrections
