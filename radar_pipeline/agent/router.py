@@ -269,6 +269,7 @@ _GREETING = re.compile(
     r"^(?:(?:oye|oiga|ey|eh|mira|bueno|ok|okay|listo|ah|ahh|uy|hey)\W+)?(?:hola|holi|buen(?:os|as)? (?:dias|tardes|noches)|saludos|hey|hi|hello|good (?:morning|afternoon|evening)|"
     r"que tal|como estas|como esta|ola|oi|bom dia|boa tarde|buenas|quiubo|quihubo|que hubo|que mas pues|que onda)\b"
 )
+_STRETCHED = re.compile(r"([a-z])\1{2,}")
 _THANKS = re.compile(
     r"^(?:muchas |mil |un millon de |muchisimas )?(?:gracias|thanks|thank you|obrigad[oa]|perfecto,? gracias|adios|chao|hasta luego|bye)\b"
     # a farewell anywhere in a short message: "Listo, chao, nos vemos mañana"
@@ -430,20 +431,23 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     topical = _DOMAIN.search(folded) is not None
     named = any(ns.named_in(folded) for ns in name_sets())
     has_domain = topical or named
-    if _GREETING.search(folded) and (len(words) <= 8 or not _REQUEST_VERB.search(folded)) and not has_domain:
+    # letters stretched in chat ("holaaa", "buenasss", "graciaaas", "chaooo"): no Spanish word has a
+    # letter three times in a row, so a run of three or more is one letter for the small-talk words
+    chat = _STRETCHED.sub(r"\1", folded)
+    if _GREETING.search(chat) and (len(words) <= 8 or not _REQUEST_VERB.search(folded)) and not has_domain:
         # "buenos días Radar, ¿cómo me le va? hoy vengo con varias cositas": a longer greeting too
         return Plan("greeting", "text", reason="saludo")
-    thanks = _THANKS.search(folded)
-    rest = folded[thanks.end() :] if thanks else ""
+    thanks = _THANKS.search(chat)
+    rest = chat[thanks.end() :] if thanks else ""
     # "Gracias, ¿y qué pasó en 2021?", "gracias, y ahora muéstrame lo mismo para Nariño": a new request
     follow_up = thanks is not None and (("?" in q and _NEW_REQUEST.search(rest)) or _REQUEST_VERB.search(rest))
     if thanks and (len(words) <= 8 or "?" not in q) and not has_domain and not follow_up:
         return Plan("thanks", "text", reason="agradecimiento")  # not "Gracias, ¿y qué pasó en 2021?"
-    thanked = _THANKS_ANYWHERE.search(folded)
+    thanked = _THANKS_ANYWHERE.search(chat)
     if (
         thanked
         and "?" not in q
-        and not _NEW_REQUEST.search(folded[thanked.end() :])
+        and not _NEW_REQUEST.search(chat[thanked.end() :])
         and len(words) <= 16
         # "…; primero el mapa, gracias": a request closed with thanks (thanks first is only thanks)
         and not (
