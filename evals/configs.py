@@ -101,6 +101,14 @@ for _base, _tag in ((_FIRST, "hybrid_rrf_gd_b05"), (_DEF, "hybrid_rrf_gd_b05_rr2
     ):
         CONFIGS[_c.name] = _c
 
+# Known-item misses on the full corpus (issue 22: the source passage of an analyst's question ranked
+# first by BM25 but below the dense top 200, so RRF at BM25 weight 0.5 drops it): BM25 at full
+# weight with the induced lexicon, first stage and with the second stage.
+CONFIGS["hybrid_rrf_gd_lex"] = _RRF.with_(name="hybrid_rrf_gd_lex", glossary_dense=True, induced_lexicon=True)
+CONFIGS["hybrid_rrf_gd_lex_rr200"] = _RRF.with_(
+    name="hybrid_rrf_gd_lex_rr200", glossary_dense=True, induced_lexicon=True, rerank_k=200, rerank_weight=0.7
+)
+
 # Identifier priority (issue 26 §4) is on in every configuration above (``RetrievalConfig``'s
 # default); the default without it stays measurable by name (evals/identifiers.py measures both).
 CONFIGS["hybrid_rrf_gd_b05_rr200_noid"] = _DEF.with_(name="hybrid_rrf_gd_b05_rr200_noid", identifier_weight=0.0)

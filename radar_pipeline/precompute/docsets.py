@@ -32,7 +32,8 @@ def is_country(entity: str | None) -> bool:
 def place_names(reader: PrecomputeReader, place_ids: list[str]) -> dict[str, dict]:
     """``{place_id: {name, level, department_name}}`` for the ids the current gazetteer has (others
     are left out; empty when it is not materialized). A subregion is named from the subregions file
-    (``{name, level: "subregion", department_name: None, municipios: [ids]}``)."""
+    (``{name, level: "subregion", department_name: None, municipios: [ids]}``), a list of
+    municipality ids by its members' names, the same shape."""
     out: dict[str, dict] = {}
     for p in place_ids:
         if p in subregions():
@@ -43,15 +44,26 @@ def place_names(reader: PrecomputeReader, place_ids: list[str]) -> dict[str, dic
                 "department_name": None,
                 "municipios": list(sub.municipalities),
             }
+    # a list of municipalities ("municipality:19318,municipality:19809", a region the question
+    # defined by its members) is named by its members: "Guapi, Timbiquí y López de Micay"
+    lists = {p: municipalities_of(p) or () for p in place_ids if is_place_set(p) and p not in out}
     ids = [p for p in place_ids if p and PLACE_ID.match(p) and not is_place_set(p)]
+    ids += [m for members in lists.values() for m in members if m not in ids]
     if not ids:
         return out
     t = T.place_gazetteer
     stmt = sa.select(t.c.place_id, t.c.level, t.c.name, t.c.department_name).where(t.c.place_id.in_(ids), current(t))
     try:
-        return {**out, **{r.pop("place_id"): r for r in reader.rows(stmt, t)}}
+        found = {r.pop("place_id"): r for r in reader.rows(stmt, t)}
     except NotMaterialized:
         return out
+    for p, members in lists.items():
+        names = [found[m]["name"] for m in members if m in found]
+        if names and len(names) == len(members):
+            name = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " y " + names[-1]
+            out[p] = {"name": name, "level": "subregion", "department_name": None, "municipios": list(members)}
+    wanted = set(place_ids)
+    return {**out, **{k: v for k, v in found.items() if k in wanted}}
 
 
 class DocSets:

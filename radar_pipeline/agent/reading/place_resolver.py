@@ -29,9 +29,12 @@ the names left ambiguous (with their candidates) and the countries (the caller m
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import yaml
 from rapidfuzz import process as _fuzz_process
 from rapidfuzz.distance import DamerauLevenshtein
 
@@ -40,11 +43,14 @@ from radar_pipeline.precompute.places import Gazetteer, Place, PlaceHit
 from radar_pipeline.precompute.places.subregions import Subregion, subregions
 from radar_pipeline.textfold import fold_phrase, fold_spans
 
-__all__ = ["FuzzyPlaces", "PlaceResolver", "QuestionPlaces", "TERRITORIAL_CUES"]
+__all__ = ["FuzzyPlaces", "PlaceResolver", "QuestionPlaces", "TERRITORIAL_CUES", "department_adjectives"]
+
+QUESTION_PLACES_PATH = Path(__file__).resolve().parents[2] / "precompute" / "data" / "question_places.yaml"
 
 DEFAULT_SCOPE_COUNTRY = "COL"
 # The place phrasing (territorial cues, a department's parts, the gaps that qualify a municipality or
-# set a department aside, examples, the subregion word, the fuzzy cue, the homophone spellings): data
+# set a department aside, its cardinal parts, the level written after a name, a date or the joins of a
+# list of municipalities, examples, the subregion word, the fuzzy cue, the homophone spellings): data
 # in precompute/data/reading_rules.yaml
 _RULES = rulebook()
 TERRITORIAL_CUES = _RULES.regex("territorial_cues")
@@ -53,6 +59,62 @@ _QUALIFIER_GAP = _RULES.regex("qualifier_gap")
 _EXCLUDING_GAP = _RULES.regex("excluding_gap")
 _EXAMPLE_BEFORE = _RULES.regex("example_before")
 _SUBREGION_WORD = _RULES.regex("subregion_word")
+# a cardinal part of the department between a municipality and the department still qualifies it
+_DIRECTIONS = _RULES.pattern("directions")
+_DIRECTION_GAP = _RULES.regex("direction_gap")
+# the level written as an apposition after a name shared by a department and a municipality
+_MUNICIPALITY_APPOSITION = _RULES.regex("municipality_apposition")
+_DEPARTMENT_APPOSITION = _RULES.regex("department_apposition")
+# a date before a list names no region; what joins the names of an enumeration of municipalities
+_TIME_WORD = _RULES.regex("time_word")
+_ENUMERATION_JOIN = _RULES.regex("enumeration_join")
+
+
+@functools.lru_cache(maxsize=1)
+def department_adjectives() -> dict[str, str]:
+    """Folded adjective form → DIVIPOLA department code (2 digits), every ending of each
+    ``question_places.yaml: department_adjectives`` entry ("antioqueno" → antioqueno, antioquena,
+    antioquenos, antioquenas; "cordobes" → cordobes, cordobesa, cordobeses; "huilense" → huilense,
+    huilenses). Raises ``ValueError`` for a code that is not two digits."""
+    data = yaml.safe_load(QUESTION_PLACES_PATH.read_text(encoding="utf-8")) or {}
+    out: dict[str, str] = {}
+    for adj, code in (data.get("department_adjectives") or {}).items():
+        code = str(code)
+        if not re.fullmatch(r"\d{2}", code):
+            raise ValueError(f"question_places.yaml: department_adjectives.{adj} needs a two-digit code")
+        adj = fold_phrase(str(adj))
+        if adj.endswith("o"):
+            forms = [adj, adj[:-1] + "a", adj + "s", adj[:-1] + "as"]
+        elif adj.endswith("es"):
+            forms = [adj, adj + "a", adj + "es", adj + "as"]
+        else:
+            forms = [adj, adj + "s"]
+        out.update(dict.fromkeys(forms, code))
+    return out
+
+
+# Short names of departments that the gazetteer does not read alone ("el Valle" is also a valley):
+# after a homonym, as its qualifier, they are the department ("La Unión, Valle", "Bolívar (Valle)")
+_SHORT_NAMES = {"valle": "76", "san andres": "88", "guajira": "44", "norte de santander": "54"}
+
+
+# A department's adjective after a name, as its qualifier: "Argelia antioqueña", "El Tambo, el
+# caucano", "Rionegro (el antioqueño)", "Morales, en el sur bolivarense", "en el oriente antioqueño"
+def _adjective_qualifier(after: str) -> str | None:
+    """The department code an adjective right after a name gives (``after``: the folded text that
+    follows the name), or None."""
+    adjs = department_adjectives()
+    if not adjs:
+        return None
+    short = re.match(r"\s*[,(\-]?\s*(?:(?:en|del|de)\s+)?(?:el |la )?(" + "|".join(_SHORT_NAMES) + r")(?!\w)", after)
+    if short and not after[short.end() :].lstrip().startswith("del cauca"):
+        return _SHORT_NAMES[short.group(1)]
+    m = re.match(
+        r"\s*[,(\-]?\s*(?:(?:en|hacia|por|del|de)\s+)?(?:el |la |al |lo )?(?:(?:municipio|pueblo|ciudad)\s+)?"
+        r"(?:(?:extremo |zona |parte )?" + _DIRECTIONS + r"\s+)?([a-z]+)(?!\w)",
+        after,
+    )
+    return adjs.get(m.group(1)) if m else None
 
 
 @dataclass
@@ -61,13 +123,16 @@ class QuestionPlaces:
     question order; ``ambiguous`` ``[(matched, candidates)]`` (names with several candidates and
     nothing in the question to choose); ``countries`` ``[(Place, matched)]`` (other than Colombia:
     the caller's entity filter); ``qualifiers`` the department ids that only qualified another name;
-    ``corrections`` ``[(typed, read)]`` of the fuzzy fallback."""
+    ``corrections`` ``[(typed, read)]`` of the fuzzy fallback; ``notes`` the sentences the answer
+    owes the user about how a place was read (which definition of a subregion, a list read as a
+    set), each starting with "Nota:"."""
 
     places: list[tuple[Place | Subregion, str]] = field(default_factory=list)
     ambiguous: list[tuple[str, tuple[Place, ...]]] = field(default_factory=list)
     countries: list[tuple[Place, str]] = field(default_factory=list)
     qualifiers: set[str] = field(default_factory=set)
     corrections: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 _FUZZY_CUE = _RULES.regex("fuzzy_cue")
@@ -111,7 +176,9 @@ class FuzzyPlaces:
     or three words) typed after a place cue is read as the alias within Damerau-Levenshtein
     distance ≤ 1 for 5-8 letters, ≤ 2 for 9+ (both lengths), with the same first letter, when
     exactly one alias is nearest (ties read nothing); thresholds as the view vocabulary's typo
-    tolerance (``views.ViewVocabulary.correct``)."""
+    tolerance (``views.ViewVocabulary.correct``). Words run together
+    ("Sanjose del Guaviare", "Puertoasis") are read as the one alias with exactly those letters,
+    and a name of three or more words without its leading article ("Carmen de Bolívar") as that name."""
 
     def __init__(
         self,
@@ -127,6 +194,23 @@ class FuzzyPlaces:
             self.sounds.setdefault(sound_key(n), set()).add(n)
         self.not_typos = not_typos
         self._cache: dict[str, str | None] = {}
+        # words run together ("Sanjose del Guaviare", "Puertoasís", "elcharco"): the alias whose
+        # letters, spaces aside, are exactly the typed ones, in more words (unique ones only; a name
+        # split apart is not read: "santa cruz" is no Santacruz, measured with --place-typos)
+        joined: dict[str, set[str]] = {}
+        for n in self.choices:
+            joined.setdefault(n.replace(" ", ""), set()).add(n)
+        self.joined = {k: next(iter(v)) for k, v in joined.items() if len(v) == 1}
+        # a name written without its leading article ("Carmen de Bolívar" for El Carmen de Bolívar,
+        # "Carmen de Viboral"): only where two or more words remain ("Bagre" alone is a fish)
+        bare: dict[str, set[str]] = {}
+        for n in self.choices:
+            ws = n.split()
+            if len(ws) >= 3 and ws[0] in ("el", "la", "los", "las"):
+                bare.setdefault(" ".join(ws[1:]), set()).add(n)
+        self.joined.update(
+            {k.replace(" ", ""): next(iter(v)) for k, v in bare.items() if len(v) == 1 and k not in self.names}
+        )
 
     @classmethod
     def from_gazetteer(cls, gazetteer: Gazetteer, not_typos: frozenset[str] = frozenset()) -> FuzzyPlaces:
@@ -154,6 +238,11 @@ class FuzzyPlaces:
             and word not in self.not_typos
             and not any(w in self.not_typos for w in word.split())
         ):
+            spaced = self.joined.get(word.replace(" ", ""))
+            if spaced is not None and len(spaced.split()) > len(word.split()):
+                if len(self._cache) < 65536:
+                    self._cache[word] = spaced
+                return spaced
             found = _fuzz_process.extract(
                 word, self.choices, scorer=DamerauLevenshtein.distance, score_cutoff=2, limit=None
             )
@@ -297,6 +386,7 @@ class PlaceResolver:
         # 3. qualifiers: departments written next to a name (selecting or setting aside)
         selects, sets_aside, consumed = self._qualifiers(question, hits)
         where: dict[str, int] = {}  # place id → where the question names it
+        ends: dict[str, int] = {}  # place id → where that name ends
         named_depts = {
             (h.start, h.place.code)
             for h in hits
@@ -318,6 +408,12 @@ class PlaceResolver:
             if qualified is not None and (p is None or p.level != "municipality"):
                 p = qualified
                 out.qualifiers.add(f"department:{qualified.department_code}")
+            elif qualified is None and not any(
+                0 <= h2.start - (hit.start + len(hit.matched)) <= 3 for h2 in hits if h2 is not hit
+            ):
+                # 4. the level written after the name: "Arauca capital", "Córdoba, el departamento"
+                # (not a place name next to it: "Risaralda (Pueblo Rico y Mistrató)")
+                p = self._level_apposition(question, hit, p)
             aside = sets_aside.get(hit.start, set())
             if aside:
                 p = self._without(hit, p, aside)
@@ -337,11 +433,93 @@ class PlaceResolver:
             if not any(q.place_id == p.place_id for q, _ in out.places):
                 out.places.append((p, hit.matched))
                 where[p.place_id] = hit.start
+                ends[p.place_id] = hit.start + len(hit.matched)
         for s, e, sub in subs:
             self._add_subregion(question, s, e, sub, out, where)
         if out.qualifiers:
             out.places = [(q, m) for q, m in out.places if q.place_id not in out.qualifiers]
+        self._enumeration(question, out, where, ends)
         return out
+
+    def _enumeration(self, question: str, out: QuestionPlaces, where: dict[str, int], ends: dict[str, int]) -> None:
+        """A region the question defines by listing its municipalities is the set of them: "el
+        Pacífico caucano (Guapi, Timbiquí, López de Micay)", "la costa: Tumaco, Mosquera y El
+        Charco", "el corredor — Segovia y Remedios" → a place set ``municipality:<a>,municipality:<b>``
+        (``subregions.PLACE_SET``), the region as the person defined it. Only a list that defines a
+        name written before it (in parentheses, or after ":", "—", "es decir", "o sea") and only
+        when every place the question names is one of its municipalities, none left ambiguous
+        (measured on corpus text: ``evals/stage2_false_hits.py``): a bare enumeration
+        ("presencia en Segovia y Remedios") names several places, which one place filter cannot hold
+        (the sets' convention: no place filter)."""
+        if len(out.places) < 2 or not all(isinstance(q, Place) and q.level == "municipality" for q, _ in out.places):
+            return
+        if out.ambiguous or out.countries:
+            return  # a member left unresolved ("Manizales; Pereira; Armenia"): the list is no defined set
+        order = sorted(out.places, key=lambda x: where.get(x[0].place_id, -1))
+        if any(q.place_id not in where for q, _ in order):
+            return
+        for (a, _), (b, _) in zip(order, order[1:], strict=False):
+            gap = fold_phrase(question[ends[a.place_id] : where[b.place_id]])
+            if not _ENUMERATION_JOIN.fullmatch(gap):
+                return
+        start, end = where[order[0][0].place_id], ends[order[-1][0].place_id]
+        before = question[max(0, start - 60) : start]
+        m = re.search(r"([^\W\d_][\w ]{1,50}?)\s*(?:\(|:|—|–|-|,\s*(?:es decir|o sea),?)\s*$", before)
+        if m is None or (before.rstrip().endswith("(") and not question[end:].lstrip().startswith(")")):
+            return
+        words = m.group(1).split()[-4:]
+        if fold_phrase(words[-1]) in _LINK | {"en", "entre", "por", "para", "a"}:
+            return  # "alertas en (Tumaco, Barbacoas)": no name before the list
+        if _TIME_WORD.search(fold_phrase(" ".join(words))):
+            return  # "23 y 24 de abril: Caloto y Caldono" dates a list of events, it names no region
+        while len(words) > 1 and fold_phrase(words[0]) in _LINK | {"en", "a", "al", "hacia"}:
+            words = words[1:]
+        region = " ".join(words)
+        ids = tuple(sorted(q.place_id for q, _ in order))
+        names = [q.name.title() if q.name.isupper() else q.name for q, _ in order]
+        label = ", ".join(names[:-1]) + " y " + names[-1]
+        places_set = Subregion(",".join(ids), label, (), ids, "municipios que la pregunta enumera")
+        out.places = [(places_set, question[start:end])]
+        out.notes.append(f"Nota: «{region}» se leyó como los {len(ids)} municipios que la pregunta nombra ({label}).")
+
+    def _level_apposition(self, question: str, hit: PlaceHit, p: Place | None) -> Place | None:
+        """The level an apposition after a name shared by a department and municipalities picks
+        (``_MUNICIPALITY_APPOSITION``, ``_DEPARTMENT_APPOSITION``): the department, or the
+        municipality — the one in the department of the same name ("Arauca capital" is the capital
+        of Arauca), else the one municipality of that name; several left → None (ambiguous).
+        ``p`` unchanged when no apposition follows or the name is not shared."""
+        places = self.gazetteer.places
+        cands = [places[c] for c in hit.candidates if c in places]
+        if p is not None and not any(c.place_id == p.place_id for c in cands):
+            cands.append(p)
+        depts = [c for c in cands if c.level == "department"]
+        if p is not None and p.level == "department" and p not in depts:
+            depts.append(p)
+        if not depts:
+            named = self._department_named(hit.matched)
+            depts = [named] if named is not None else []
+        if len(depts) != 1:
+            return p
+        munis = [c for c in cands if c.level == "municipality"]
+        if not munis:
+            key = fold_phrase(hit.matched)
+            munis = [
+                m
+                for m in places.values()
+                if m.level == "municipality"
+                and (fold_phrase(m.name) == key or any(fold_phrase(t) == key for t, _ in m.aliases))
+            ]
+        if not munis:
+            return p
+        after = fold_phrase(question[hit.start + len(hit.matched) : hit.start + len(hit.matched) + 50])
+        if _DEPARTMENT_APPOSITION.match(after):
+            return depts[0]
+        if not _MUNICIPALITY_APPOSITION.match(after):
+            return p
+        own = [m for m in munis if m.department_code == depts[0].code]
+        if len(own) == 1:
+            return own[0]
+        return munis[0] if len(munis) == 1 else None
 
     def _add_subregion(
         self, question: str, start: int, end: int, sub: Subregion, out: QuestionPlaces, where: dict[str, int]
@@ -357,13 +535,56 @@ class PlaceResolver:
             if q.level != "department":
                 continue
             gap = fold_phrase(question[end : where.get(q.place_id, -1)]) if where.get(q.place_id, -1) >= end else None
-            if q.code in sub.department_codes and gap is not None and _QUALIFIER_GAP.fullmatch(gap):
+            if (
+                q.code in sub.department_codes
+                and gap is not None
+                and (_QUALIFIER_GAP.fullmatch(gap) or re.fullmatch(r"\s*,\s*(?:en|de|del)\s+(?:el\s+)?", gap))
+            ):
                 qualifying.add(q.place_id)
             else:
                 return  # a department named apart is the place
         if not any(q.place_id == sub.place_id for q, _ in out.places):
             out.places.append((sub, question[start:end]))
+            out.notes.append(self._definition_note(question, start, end, sub))
         out.qualifiers |= qualifying
+
+    def _definition_note(self, question: str, start: int, end: int, sub: Subregion) -> str:
+        """What the answer says about the subregion it read (a person may mean another definition).
+
+        Radar's subregions are the PDET ones (``subregions.yaml``). A question that names the
+        department's own subregion form — its adjective ("el Bajo Cauca antioqueño", "el Pacífico
+        nariñense") or "subregión … de <departamento>" — means the department's administrative
+        subregion, whose municipality list Radar does not hold (``<shared>/geo`` has DIVIPOLA and
+        the boundaries, no department subregions): the note says so and that the PDET list was read."""
+        matched = question[start:end]
+        n = len(sub.municipalities)
+        pdet = f"la subregión PDET «{sub.label}» ({n} municipios, {sub.source})"
+        adjs = department_adjectives()
+        words = (
+            re.findall(r"[a-z]+", fold_phrase(matched))
+            + re.findall(r"[a-z]+", fold_phrase(question[end : end + 15]))[:1]
+        )
+        dept_code = next((adjs[w] for w in words if w in adjs), None)
+        if dept_code is None:  # "el Bajo Cauca de Antioquia", "la subregión Urabá, en Antioquia"
+            m = re.match(
+                r"\s*,?\s*(?:de|del|en)\s+(?:el\s+)?(?:departamento\s+(?:de|del)\s+)?([a-z]+(?: [a-z]+){0,3})",
+                fold_phrase(question[end : end + 40]),
+            )
+            dept = None
+            if m:
+                ws = m.group(1).split()
+                dept = next((d for k in range(len(ws), 0, -1) if (d := self._department_named(" ".join(ws[:k])))), None)
+            dept_code = dept.code if dept is not None else None
+        if dept_code is not None and dept_code in sub.department_codes:
+            dept = self.gazetteer.places.get(f"department:{dept_code}")
+            dname = (
+                dept.name.title() if dept is not None and dept.name.isupper() else (dept.name if dept else dept_code)
+            )
+            return (
+                f"Nota: «{matched}» se leyó como {pdet}; la subregión administrativa de {dname} del mismo "
+                "nombre puede tener otros municipios y Radar no tiene esa lista."
+            )
+        return f"Nota: «{matched}» se leyó como {pdet}."
 
     # -- step 3
     def _qualifiers(
@@ -390,8 +611,13 @@ class PlaceResolver:
                     end = h2.start + len(h2.matched)
                     continue
                 chain = False
-                if depts and _QUALIFIER_GAP.fullmatch(fold_phrase(question[h.start + len(h.matched) : h2.start])):
+                gap = fold_phrase(question[h.start + len(h.matched) : h2.start])
+                if depts and (_QUALIFIER_GAP.fullmatch(gap) or _DIRECTION_GAP.fullmatch(gap)):
                     selects.setdefault(h.start, set()).update(depts)
+            # a department's adjective right after the name: "Argelia antioqueña", "El Tambo, el caucano"
+            code = _adjective_qualifier(fold_phrase(question[end : end + 60]))
+            if code is not None:
+                selects.setdefault(h.start, set()).add(code)
         return selects, sets_aside, consumed
 
     def _qualified_by_department(self, hit: PlaceHit, depts: set[str]) -> Place | None:

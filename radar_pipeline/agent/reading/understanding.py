@@ -123,6 +123,9 @@ class QuestionFacts:
     places: list[PlaceRef] = field(default_factory=list)
     ambiguous: list[AmbiguousPlace] = field(default_factory=list)
     entities: list[EntityRef] = field(default_factory=list)
+    # what the answer owes the user about how a place was read (a subregion's definition, a list of
+    # municipalities read as one set): ``place_resolver.QuestionPlaces.notes``
+    place_notes: list[str] = field(default_factory=list)
     # the learned reader's reading (``agent.learned.LearnedReading``) when the reader has one
     # (``QuestionReader.with_learned``); ``router.plan`` and ``visualizer.propose`` combine it with the rules
     learned: object | None = None
@@ -362,6 +365,7 @@ class QuestionReader:
                 facts.places.append(PlaceRef(p.place_id, p.label, "subregion", matched))
             else:
                 facts.places.append(PlaceRef(p.place_id, p.name, p.level, matched, p.department_code))
+        facts.place_notes.extend(found.notes)
         for matched, cands in found.ambiguous:
             facts.ambiguous.append(
                 AmbiguousPlace(matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))
@@ -440,6 +444,9 @@ class QuestionReader:
         p = self.gazetteer.places.get(place_id) if self.gazetteer else None
         if p is None and place_id in subregions():
             return subregions()[place_id].label
+        if p is None and "," in place_id:  # a list of municipalities: their names
+            names = [self.place_name(x) for x in place_id.split(",")]
+            return ", ".join(names[:-1]) + " y " + names[-1]
         return p.name if p else place_id
 
 

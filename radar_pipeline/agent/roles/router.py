@@ -55,6 +55,7 @@ _RULES = rulebook()
 _GREETING = _RULES.regex("greeting")
 _THANKS = _RULES.regex("thanks")
 _THANKS_ANYWHERE = _RULES.regex("thanks_anywhere")
+_STRETCHED = _RULES.rewrites("stretched_letters")
 _NEW_REQUEST = _RULES.regex("new_request")
 _REQUEST_VERB = _RULES.regex("request_verb")
 _CAPABILITIES = _RULES.regex("capabilities")
@@ -118,20 +119,25 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     topical = _DOMAIN.search(folded) is not None
     named = any(ns.named_in(folded) for ns in name_sets())
     has_domain = topical or named
-    if _GREETING.search(folded) and (len(words) <= 8 or not _REQUEST_VERB.search(folded)) and not has_domain:
+    # letters stretched in chat ("holaaa", "buenasss", "graciaaas", "chaooo"): one letter for the
+    # small-talk words (rule stretched_letters)
+    chat = folded
+    for rx, to in _STRETCHED:
+        chat = rx.sub(to, chat)
+    if _GREETING.search(chat) and (len(words) <= 8 or not _REQUEST_VERB.search(folded)) and not has_domain:
         # "buenos días Radar, ¿cómo me le va? hoy vengo con varias cositas": a longer greeting too
         return Plan("greeting", "text", reason="saludo")
-    thanks = _THANKS.search(folded)
-    rest = folded[thanks.end() :] if thanks else ""
+    thanks = _THANKS.search(chat)
+    rest = chat[thanks.end() :] if thanks else ""
     # "Gracias, ¿y qué pasó en 2021?", "gracias, y ahora muéstrame lo mismo para Nariño": a new request
     follow_up = thanks is not None and (("?" in q and _NEW_REQUEST.search(rest)) or _REQUEST_VERB.search(rest))
     if thanks and (len(words) <= 8 or "?" not in q) and not has_domain and not follow_up:
         return Plan("thanks", "text", reason="agradecimiento")  # not "Gracias, ¿y qué pasó en 2021?"
-    thanked = _THANKS_ANYWHERE.search(folded)
+    thanked = _THANKS_ANYWHERE.search(chat)
     if (
         thanked
         and "?" not in q
-        and not _NEW_REQUEST.search(folded[thanked.end() :])
+        and not _NEW_REQUEST.search(chat[thanked.end() :])
         and len(words) <= 16
         # "…; primero el mapa, gracias": a request closed with thanks (thanks first is only thanks)
         and not (

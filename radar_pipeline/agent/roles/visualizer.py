@@ -267,6 +267,9 @@ def _written_in(name: str, text: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(name.lower())}(?!\w)", text.lower()) is not None
 
 
+_TERRITORIAL_MAPS = frozenset({"mapa_presencia", "mapa_alertas"})
+
+
 def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
     """Rule-based proposal (offline visualizer): components from ``intent.classify``, filters from
     ``facts`` (``QuestionReader.read``). A view is always proposed: a question routed here with no
@@ -285,7 +288,11 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
     if facts.learned is not None:
         # the learned reader where the rules are weak (agent.learned: a fallback or a cued view, no stated phenomenon)
         comps = combine_components(comps, intent.reasons if intent.components else ["sin vista"], facts.learned)
-        phen = combine_phenomenon(phen, facts.learned)
+        learned_phen = combine_phenomenon(phen, facts.learned)
+        # armed presence and early warnings are territorial by what they count: a model's other
+        # phenomenon there ("presencia armada" read as the navy, AI) contradicts the view itself
+        if phen is not None or learned_phen in (None, "territorial") or comps[0] not in _TERRITORIAL_MAPS:
+            phen = learned_phen
     period = facts.period
     span_text = question
     if (

@@ -124,7 +124,8 @@ def evaluation_output(output, withheld: set[str]):
 
 def _with_reading_notes(text: str, facts: QuestionFacts) -> str:
     """``text`` plus what the reading of the question decided that the user must know: a relative
-    period resolved against the newest dated document, and a place name left ambiguous."""
+    period resolved against the newest dated document, a place name left ambiguous, and the
+    definition of the subregion (or the list of municipalities) read as the place."""
     notes = []
     if facts.period is not None and facts.period.relative:
         if facts.period.reference_year is not None:
@@ -133,6 +134,8 @@ def _with_reading_notes(text: str, facts: QuestionFacts) -> str:
             notes.append(f"No pude fechar «{facts.period.text}»: no hay documentos fechados; no filtré por periodo.")
     if facts.ambiguous:
         notes.append(facts.describe_ambiguity())
+    if facts.place is not None and facts.place.level == "subregion":
+        notes.extend(facts.place_notes)  # which definition of the subregion, or the list read as a set
     notes = [n for n in notes if n and n not in text]
     return (text.rstrip() + "\n\n" + " ".join(notes)).strip() if notes else text
 

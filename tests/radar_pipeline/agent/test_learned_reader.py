@@ -169,7 +169,7 @@ def test_a_stated_phenomenon_is_kept_and_a_missing_one_set_when_confident(reader
         reader.with_learned(_Always(_confident("visualization", "linea_tiempo", "space_security"))), stated
     )
     assert filters["fenomeno"] == "ai_military"
-    unstated = "línea de tiempo de lo que se escribe sobre la chatarra que gira alrededor del planeta"
+    unstated = "línea de tiempo de lo que se escribe sobre los aparatos que mandan fotos desde allá arriba"
     _, _, before, _ = read_question(reader, unstated)
     sure = _confident("visualization", "linea_tiempo", "space_security")
     _, _, after, _ = read_question(reader.with_learned(_Always(sure)), unstated)

@@ -147,3 +147,23 @@ def test_a_subregion_or_a_list_of_municipalities_reads_as_any_of_them(pengine, c
     assert got == set(sub.municipalities) & places and out["filters_applied"] == {"place": sub.place_id}
     presence = reader.read("armed_presence", Filters(place=sub.place_id), limit=5000)
     assert all(f"municipality:{r['divipola_code']}" in sub.municipalities for r in presence["rows"])
+
+
+def test_a_list_of_municipalities_is_named_by_its_members(pengine, config):
+    """``docsets.place_names`` names a place set written as municipality ids (a region the question
+    defined by its members) by their gazetteer names, and a subregion by its label."""
+    from radar_pipeline.precompute.docsets import place_names
+
+    _crafted(pengine)
+    _run_all(pengine, config)
+    reader = PrecomputeReader(pengine)
+    gaz = {r["place_id"]: r["name"] for r in current_rows(pengine, "place_gazetteer")}
+    munis = sorted(p for p in gaz if p.startswith("municipality:"))[:3]
+    value = ",".join(munis)
+    got = place_names(reader, [value, munis[0], "subregion:catatumbo"])
+    assert got[value]["name"] == ", ".join(gaz[m] for m in munis[:-1]) + " y " + gaz[munis[-1]]
+    assert got[value]["municipios"] == munis and got[value]["level"] == "subregion"
+    assert got[munis[0]]["name"] == gaz[munis[0]]
+    assert got["subregion:catatumbo"]["name"] == "Catatumbo"
+    # only the ids asked for come back (the members read to name the list are not added)
+    assert set(got) == {value, munis[0], "subregion:catatumbo"}
