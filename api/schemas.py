@@ -243,7 +243,7 @@ def _lexical_only(stages: dict[str, bool] | None) -> bool:
 
 
 def assemble(result) -> ChatResponse:
-    """The /chat contract from a ``radar_pipeline.agent.runner.RunResult``."""
+    """The /chat contract from a ``radar_pipeline.agent.run.state.RunResult``."""
     tin = sum(u["input"] for u in result.usage.values())
     tout = sum(u["output"] for u in result.usage.values())
     return ChatResponse(

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from radar_pipeline.agent.roles.writer import _usable
 from radar_pipeline.agent.statements import sentence_kind
-from radar_pipeline.agent.writer import _usable
 
 SAMPLE = Path(__file__).with_name("labelled") / "sentence_kinds.jsonl"
 

@@ -21,7 +21,7 @@ Two parts:
   premise handling, latency p50/p95 and model calls per route.
 
 ``--reader rules|learned|combined`` scores the rules alone (default), the learned reader alone or their
-combination (``radar_pipeline/agent/learned.py``; ``evals/stage2_learned.py`` trains and measures it).
+combination (``radar_pipeline/agent/reading/learned.py``; ``evals/stage2_learned.py`` trains and measures it).
 
 Follow-up conversations (kind ``followup``: ``turns``, each a turn object with what it means once the
 previous turn is carried, and ``carried``: the filter names taken from before) are scored turn by
@@ -51,8 +51,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from radar_pipeline.agent import followup, router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
-from radar_pipeline.agent.understanding import QuestionReader, view_vocabulary  # noqa: E402 - after the sys.path set-up
+from radar_pipeline.agent.reading.understanding import QuestionReader  # noqa: E402 - after the sys.path set-up
+from radar_pipeline.agent.reading.views import view_vocabulary  # noqa: E402
+from radar_pipeline.agent.roles import followup, router, visualizer  # noqa: E402 - after the sys.path set-up above (run as a script)
 from radar_pipeline.precompute.places.subregions import is_place_set, municipalities_of, subregions  # noqa: E402
 from radar_pipeline.textfold import fold_question  # noqa: E402
 
@@ -165,13 +166,15 @@ def _expected_entities(item: dict, value: str | None, reader: QuestionReader) ->
 
 
 def read_item(item: dict, reader: QuestionReader) -> dict:
-    """What the agent's offline path makes of one question: plan kind, route, components, filters."""
+    """What the agent's offline path makes of one question: plan kind, route, phenomenon (the
+    plan's), components, filters."""
     q = item["question"]
     facts = reader.read(q)
     plan = router.plan(q, facts)
     out = {
         "kind": plan.kind,
         "route": plan.ruta,
+        "phenomenon": plan.phenomenon,
         "components": [],
         "filters": dict.fromkeys(FILTER_KEYS),
         "ambiguous": [a.matched for a in facts.ambiguous],
@@ -596,10 +599,10 @@ CODEFEST_DEV = Path("eval") / "codefest_dev" / "questions.jsonl"  # under RADAR_
 
 
 def typo_corrections(questions: list[str]) -> dict:
-    """What the typo tolerance (``understanding.ViewVocabulary.correct``) changes in ``questions``:
+    """What the typo tolerance (``views.ViewVocabulary.correct``) changes in ``questions``:
     ``{"n_questions", "n_questions_changed", "corrections": {"typed→read": count}}``. On questions
     written without typos every correction is a false trigger (a real word read as another)."""
-    from radar_pipeline.agent.understanding import view_vocabulary
+    from radar_pipeline.agent.reading.views import view_vocabulary
 
     vocab = view_vocabulary()
     counts: Counter = Counter()
@@ -617,7 +620,7 @@ def lexicon_collisions(paths: list[Path], *, min_count: int = 3, limit_bytes: in
     ``text``/``context``/``question`` field) that ``ViewVocabulary.correct`` reads as a trigger word.
     Such a word is a false trigger unless it is a common misspelling; the reviewed ones go to
     ``views.yaml`` ``not_typos``. Returns ``{"n_files", "n_words", "collisions": {"word→read": count}}``."""
-    from radar_pipeline.agent.understanding import view_vocabulary
+    from radar_pipeline.agent.reading.views import view_vocabulary
     from radar_pipeline.textfold import fold_question
 
     counts: Counter = Counter()
@@ -770,14 +773,14 @@ def main(argv: list[str] | None = None) -> int:
         choices=["rules", "learned", "combined"],
         default="rules",
         help="the rules alone, the learned reader alone (its route, view and phenomenon; the rules' other "
-        "filters), or their combination (radar_pipeline/agent/learned.py; bundled artifact)",
+        "filters), or their combination (radar_pipeline/agent/reading/learned.py; bundled artifact)",
     )
     args = ap.parse_args(argv)
     from radar_pipeline.config import get_settings
 
     reader = QuestionReader.from_shared(get_settings().shared_dir, reference_year=args.reference_year or 2025)
     if args.reader != "rules":
-        from radar_pipeline.agent.learned import LearnedReader
+        from radar_pipeline.agent.reading.learned import LearnedReader
 
         reader = reader.with_learned(LearnedReader(mode=args.reader))
     report = {}

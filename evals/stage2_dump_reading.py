@@ -36,8 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     questions = [p.resolve() for p in args.questions]
     sys.path.insert(0, str(args.root.resolve()))
     from evals.stage2 import load_questions, read_item  # that commit's
-    from radar_pipeline.agent import intent, visualizer
-    from radar_pipeline.agent.understanding import QuestionReader
+    from radar_pipeline.agent.reading import intent
+    from radar_pipeline.agent.reading.understanding import QuestionReader
+    from radar_pipeline.agent.roles import visualizer
     from radar_pipeline.config import get_settings
 
     reader = QuestionReader.from_shared(get_settings().shared_dir, reference_year=args.reference_year)

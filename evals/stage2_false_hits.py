@@ -7,7 +7,7 @@ would change a real text, and each change can be read and judged.
 
 * ``places``: every sentence holding a word a new place rule needs (a department's adjective, a
   cardinal part "sur de", an apposition "municipio/capital/departamento", a list after "(" / ":" /
-  "es decir") is resolved with the base resolver (``agent/place_resolver.py`` at ``--base``) and the
+  "es decir") is resolved with the base resolver (``agent/reading/place_resolver.py`` at ``--base``) and the
   current one (same gazetteer, cue and case guards as a question); each difference is listed.
 * ``phenomena``: each sentence's stated phenomena (``views.yaml: phenomena``) with the base file and
   the current one; a phenomenon the current file adds in a folder of another phenomenon is a false
@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from radar_pipeline.agent import place_resolver as current_resolver  # noqa: E402 - after the sys.path set-up
-from radar_pipeline.agent.understanding import QuestionReader, load_view_vocabulary  # noqa: E402
+from radar_pipeline.agent.reading import place_resolver as current_resolver  # noqa: E402 - after the sys.path set-up
+from radar_pipeline.agent.reading.understanding import QuestionReader  # noqa: E402
+from radar_pipeline.agent.reading.views import load_view_vocabulary  # noqa: E402
 from radar_pipeline.textfold import fold_question  # noqa: E402
 
 FOLDERS = {"F1": "ai_military", "F2": "space_security", "F3": "territorial"}
@@ -47,10 +48,15 @@ def _git_show(ref: str, path: str) -> str:
 
 
 def _base_resolver_module(ref: str):
-    """``agent/place_resolver.py`` at ``ref``, imported under another name (its own imports are the
-    current package's: the resolver's dependencies are unchanged)."""
+    """``agent/reading/place_resolver.py`` (``agent/place_resolver.py`` before the reading package)
+    at ``ref``, imported under another name (its own imports are the current package's: the
+    resolver's dependencies are unchanged)."""
     tmp = Path(tempfile.mkdtemp(prefix="radar-base-")) / "base_place_resolver.py"
-    tmp.write_text(_git_show(ref, "radar_pipeline/agent/place_resolver.py"), encoding="utf-8")
+    try:
+        text = _git_show(ref, "radar_pipeline/agent/reading/place_resolver.py")
+    except subprocess.CalledProcessError:
+        text = _git_show(ref, "radar_pipeline/agent/place_resolver.py")
+    tmp.write_text(text, encoding="utf-8")
     spec = importlib.util.spec_from_file_location("base_place_resolver", tmp)
     mod = importlib.util.module_from_spec(spec)
     sys.modules["base_place_resolver"] = mod  # its dataclasses look their module up

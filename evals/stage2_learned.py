@@ -1,5 +1,5 @@
 """The learned question reader beside the rules: train it, and choose its combination with the rules
-by leave-one-set-out (``radar_pipeline/agent/learned.py`` explains the features, heads and tiers).
+by leave-one-set-out (``radar_pipeline/agent/reading/learned.py`` explains the features, heads and tiers).
 
 Three steps, each reproducible from the labelled Stage-2 sets (``evals/stage2/questions_*.jsonl``):
 
@@ -25,7 +25,7 @@ Three steps, each reproducible from the labelled Stage-2 sets (``evals/stage2/qu
    on the other 22 sets.
 
 ``train`` fits the heads on all 31 sets and writes the artifact (``--artifact``, default the bundled
-``radar_pipeline/agent/data/learned_reader.npz``) with the training-set hash and the thresholds of
+``radar_pipeline/agent/reading/data/learned_reader.npz``) with the training-set hash and the thresholds of
 the report. Same training set, same settings → the same weights (lbfgs is deterministic).
 
 Needs scikit-learn (training only; the agent reads the artifact with numpy)::
@@ -57,8 +57,8 @@ import numpy as np  # noqa: E402
 
 from evals.stage2 import SETS, load_questions, read_item, score_item  # noqa: E402
 from radar_pipeline import vocabulary  # noqa: E402
-from radar_pipeline.agent import learned as L  # noqa: E402
-from radar_pipeline.agent.understanding import QuestionReader  # noqa: E402
+from radar_pipeline.agent.reading import learned as L  # noqa: E402
+from radar_pipeline.agent.reading.understanding import QuestionReader  # noqa: E402
 
 REPORT = ROOT / "evals" / "reports" / "stage2_learned.json"
 VIEWS = ("visualization", "both")

@@ -39,7 +39,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 
 from evals.stage2 import SETS, load_questions, read_item  # noqa: E402
-from radar_pipeline.agent.intent import expand_shorthand  # noqa: E402
+from radar_pipeline.agent.reading.intent import expand_shorthand  # noqa: E402
 from radar_pipeline.textfold import fold_question  # noqa: E402
 
 
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline, make_union
 
-    from radar_pipeline.agent.understanding import QuestionReader
+    from radar_pipeline.agent.reading.understanding import QuestionReader
     from radar_pipeline.config import get_settings
     from radar_pipeline.encoders import UseEncoder
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from radar_pipeline.agent.understanding import name_sets
+from radar_pipeline.agent.reading.understanding import name_sets
 from radar_pipeline.textfold import fold_question
 
 ROOT = Path(__file__).resolve().parents[1]

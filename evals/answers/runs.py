@@ -36,7 +36,8 @@ import sqlalchemy as sa
 
 from evals.answers.sets import QuestionItem
 from evals.answers.store import answer_results, answer_runs, ensure_answer_schema
-from radar_pipeline.agent import messages, verifier
+from radar_pipeline.agent import messages
+from radar_pipeline.agent.roles import verifier
 
 __all__ = [
     "answer_hash",

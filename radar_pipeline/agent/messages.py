@@ -80,7 +80,7 @@ def degraded_note(degraded: list[dict]) -> str:
     """The note appended to an answer produced in degraded mode.
 
     ``degraded`` lists the roles that ran their offline counterpart (``{"rol", "motivo", ...}``,
-    ``motivo`` an ``LLMError.kind``; see ``runner.RunResult.degraded``); the note names the first
+    ``motivo`` an ``LLMError.kind``; see ``run.state.RunResult.degraded``); the note names the first
     failure and every counterpart used, e.g. «Nota: respuesta generada en modo degradado (el modelo
     de lenguaje no respondió a tiempo); se usaron el enrutador por reglas y el redactor extractivo.»
     """
@@ -217,7 +217,7 @@ def visualization_reply(vis: dict, figures: list | None = None) -> tuple[str, bo
 
     ``vis`` is a validated proposal (``visualizer.validate``) whose components carry
     ``materializado`` (True/False, None when unknown). ``figures`` are the components' figures in
-    words (``figures.Figure``, one per component, ``agent/figures.py``): their texts come first —
+    words (``figures.Figure``, one per component, ``agent/roles/figures.py``): their texts come first —
     what the view shows, with the passages it counted — then one sentence naming the components
     by title (their ``/aggregates`` URLs and filters are in the result's ``visualizacion``, not in
     the words). ``without_data`` is True when no figure has data (every view

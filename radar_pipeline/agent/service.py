@@ -29,9 +29,9 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from radar_pipeline.agent.llm import LLMClient, LLMSettings
+from radar_pipeline.agent.reading.understanding import QuestionReader
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
 from radar_pipeline.agent.trace import TraceStore
-from radar_pipeline.agent.understanding import QuestionReader
 from radar_pipeline.precompute.reader import PrecomputeReader
 from radar_pipeline.retrieval.service import IndexUnavailable, RetrievalService
 from radar_pipeline.spool import Spool

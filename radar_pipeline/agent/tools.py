@@ -10,7 +10,7 @@ same service, so a passage cannot differ between chat and dashboard.
   re-validated server-side with pydantic (``extra='forbid'``, strict types) before running;
 * a sixth, ``aggregate`` (``AggregateArgs``), when the run has the precompute tables
   (``ToolBox.aggregate`` set): the figures of one dashboard view under filters, in Spanish words
-  with the passages the view counted (``agent/figures.py``, over the dashboard's own view
+  with the passages the view counted (``agent/roles/figures.py``, over the dashboard's own view
   functions). It is offered in every state but ``answer`` (a view needs no passage found first),
   and its figures are kept in ``figures``: the runner states them in the answer, their citations
   checked against the evidence the view counted (``verifier.check_figure_citations``);

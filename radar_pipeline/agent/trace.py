@@ -5,7 +5,7 @@ in/out, termination reason and rejected citations, plus a small ``detail`` JSON.
 back to its offline counterpart because the model provider failed (degraded mode, see
 ``runner``) has a step with termination reason ``degradado:<kind>`` and ``detail.respaldo``. Block reasons of
 the guards are stored here (and logged), never returned to the user. ``radar trace RUN_ID`` prints
-a run with ``format_trace``. ``run_row`` turns a finished ``runner.RunResult`` into its run row, with the run's
+a run with ``format_trace``. ``run_row`` turns a finished ``run.state.RunResult`` into its run row, with the run's
 ``provenance`` (``provenance_record``: index version, encoders, retrieval configuration, precompute
 versions, searches and passage hashes), which ``radar replay`` and ``radar impact`` read.
 
@@ -24,7 +24,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
-from radar_pipeline.agent.followup import PreviousTurn
+from radar_pipeline.agent.roles.followup import PreviousTurn
 from radar_pipeline.spool import Spool
 
 log = logging.getLogger("radar.agent.trace")
@@ -146,7 +146,7 @@ def _json(v: Any) -> Any:
 def run_row(result, response: dict) -> dict:
     """The ``agent_runs`` row of a finished run.
 
-    ``result`` is a ``runner.RunResult``; ``response`` the /chat contract as sent. ``started_at`` is
+    ``result`` is a ``run.state.RunResult``; ``response`` the /chat contract as sent. ``started_at`` is
     now minus the run's latency; tokens are summed over roles; the question is cut at 5000 chars.
     """
     tin = sum(u["input"] for u in result.usage.values())
@@ -287,7 +287,7 @@ class TraceStore:
                 conn.execute(agent_steps.insert(), step_rows)
 
     def save_result(self, result, response: dict) -> bool:
-        """Store a finished run (a ``runner.RunResult``) with the /chat ``response`` as sent; see ``save``."""
+        """Store a finished run (a ``run.state.RunResult``) with the /chat ``response`` as sent; see ``save``."""
         return self.save(run_row(result, response), result.steps)
 
     def load(self, run_id: str) -> dict | None:

@@ -1,7 +1,7 @@
 """Document sets the views narrow rows by: documents naming an entity or a place, published in
 a period, of a phenomenon — each a ``set`` of ``doc_id`` read from the precompute tables, only of
 the collections the caller may read. Used by the dashboard (``api/dashboard``) and the agent's
-figures (``agent/figures.py``) through ``views.Views``; moved here from ``api/dashboard/data`` so
+figures (``agent/roles/figures.py``) through ``views.Views``; moved here from ``api/dashboard/data`` so
 both read the one definition.
 
 An entity filter is an ``entity_id`` or a country (``country:CHN``, ``is_country``): a country

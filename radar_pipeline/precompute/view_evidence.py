@@ -1,7 +1,7 @@
 """The passages behind rows of a view (``views.py``), narrowed like the view, with passage metadata
 (pages, language, a snippet, the source document) and what each row counts (to highlight it).
 Rows, their evidence and the passages are read only from the collections the caller may read.
-The dashboard's evidence window and the agent's figure citations (``agent/figures.py``) both read
+The dashboard's evidence window and the agent's figure citations (``agent/roles/figures.py``) both read
 them here."""
 
 from __future__ import annotations

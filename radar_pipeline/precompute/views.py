@@ -1,5 +1,5 @@
 """The seven views of the precompute tables — what the dashboard draws and what the agent's figures
-state in words (``agent/figures.py``) — each the current rows of one precompute table, narrowed by
+state in words (``agent/roles/figures.py``) — each the current rows of one precompute table, narrowed by
 the filters. One definition for both, so a figure cannot differ between chat and map (moved here
 from ``api/dashboard/data``, which the domain library cannot import).
 

@@ -15,7 +15,7 @@ from evals.answers.judging import export_batch, import_grades
 from evals.answers.runs import run_set
 from evals.answers.sets import load_set
 from evals.answers.store import answers_metadata, ensure_answer_schema
-from radar_pipeline.agent.runner import ESTADOS
+from radar_pipeline.agent.run.state import ESTADOS
 
 DATA = Path(__file__).with_name("data")
 SMALL = DATA / "answers_small.jsonl"

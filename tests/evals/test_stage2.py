@@ -9,8 +9,8 @@ import json
 import pytest
 
 from evals import stage2
+from radar_pipeline.agent.reading.understanding import QuestionReader
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
-from radar_pipeline.agent.understanding import QuestionReader
 
 
 @pytest.fixture(scope="module")

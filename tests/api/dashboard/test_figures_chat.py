@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from radar_pipeline.agent.figures import Figures, trend_of
-from radar_pipeline.agent.verifier import check_figure_citations, parse_citations
+from radar_pipeline.agent.roles.figures import Figures, trend_of
+from radar_pipeline.agent.roles.verifier import check_figure_citations, parse_citations
 from radar_pipeline.precompute.views import VIEWS
 from tests.api.dashboard import support_server as srv
 

@@ -1,6 +1,6 @@
 import pytest
 
-from radar_pipeline.agent.understanding import QuestionReader
+from radar_pipeline.agent.reading.understanding import QuestionReader
 from tests.radar_pipeline.agent.support_index import *  # noqa: F403 - re-exports the agent service fixtures
 
 

@@ -3,7 +3,7 @@ copy in each test module."""
 
 from __future__ import annotations
 
-from radar_pipeline.agent import router, visualizer
+from radar_pipeline.agent.roles import router, visualizer
 
 
 def read_question(reader, question: str) -> tuple[str, list[str], dict, list[str]]:

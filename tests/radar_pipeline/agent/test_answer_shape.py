@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent.anchors import anchor_gaps, named_sets, question_anchors
-from radar_pipeline.agent.router import extract_requirements
-from radar_pipeline.agent.verifier import check_answer, summary_gaps
-from radar_pipeline.agent.writer import ExtractiveWriter, QuestionProfile, Quote, figures_in, opening
+from radar_pipeline.agent.reading.anchors import anchor_gaps, named_sets, question_anchors
+from radar_pipeline.agent.reading.requirements import extract_requirements
+from radar_pipeline.agent.roles.verifier import check_answer, summary_gaps
+from radar_pipeline.agent.roles.writer import ExtractiveWriter, QuestionProfile, Quote, figures_in, opening
 from radar_pipeline.textfold import fold_question
 
 
@@ -299,7 +299,7 @@ def test_answerable_questions_with_anchors_stay_answered(offline_service, questi
 def test_a_glossary_term_borrowed_in_english_is_no_anchor(question):
     """A domain term written in its English form (a glossary entry's English side: ASAT, LAWS,
     jamming) is vocabulary, not the specific thing a question asks about."""
-    from radar_pipeline.agent.anchors import glossary_terms
+    from radar_pipeline.agent.reading.anchors import glossary_terms
 
     for a in question_anchors(question):
         assert fold_question(a.label) not in glossary_terms(), a
@@ -309,7 +309,7 @@ def test_a_coordinated_part_met_by_the_passages_is_partly_answered():
     """Two questions in one: the part without the anchor is about a topic the passages speak of
     (debris), so the missing anchor leaves the run partly answered; a topic in the anchor's own part
     only qualifies it."""
-    from radar_pipeline.agent.anchors import topic_met
+    from radar_pipeline.agent.reading.anchors import topic_met
 
     debris = [{"text": "Debris from such tests threatens satellites in low Earth orbit for decades."}]
     q = "¿Qué es el síndrome de Kessler y qué desechos generan las pruebas ASAT?"
@@ -330,7 +330,7 @@ def test_a_coordinated_part_met_by_the_passages_is_partly_answered():
 def test_a_code_is_met_by_its_number_and_an_acronym_by_its_year(question, passage):
     """A code is identified by its number whatever prefix or spelling the passage writes (AT/Alerta
     Temprana, Cosmos/Kosmos, leading zeros); an acronym dated by a year is met by both, apart."""
-    from radar_pipeline.agent.anchors import missing_anchors
+    from radar_pipeline.agent.reading.anchors import missing_anchors
 
     anchors = [a for a in question_anchors(question) if a.kind == "codigo"]
     assert anchors and not missing_anchors(anchors, [{"text": passage, "doc_id": "d"}], None)
@@ -339,7 +339,7 @@ def test_a_code_is_met_by_its_number_and_an_acronym_by_its_year(question, passag
 def test_a_bare_acronym_alone_never_empties_the_answer():
     """ONU/UN, OTAN/NATO: a bare acronym missing from the passages is a coverage gap, never alone the
     reason to answer nothing; an invented programme still is."""
-    from radar_pipeline.agent.anchors import anchor_gaps
+    from radar_pipeline.agent.reading.anchors import anchor_gaps
 
     read = [{"text": "The UN General Assembly adopted the resolution by 155 votes.", "doc_id": "d"}]
     gaps = anchor_gaps("¿Cómo votó la ONU la resolución?", [], read)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from radar_pipeline.agent.verifier import canonicalize, check_answer, parse_citations
+from radar_pipeline.agent.roles.verifier import canonicalize, check_answer, parse_citations
 from radar_pipeline.retrieval.service import normalize_id
 
 D = "3fa9c2d1e0b7a4c5"

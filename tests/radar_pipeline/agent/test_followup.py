@@ -12,10 +12,11 @@ import pytest
 import sqlalchemy as sa
 
 from api.schemas import assemble
-from radar_pipeline.agent import followup, visualizer
+from radar_pipeline.agent.reading.understanding import QuestionReader
+from radar_pipeline.agent.reading.views import view_vocabulary
+from radar_pipeline.agent.roles import followup, visualizer
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
 from radar_pipeline.agent.trace import TraceStore, agent_runs
-from radar_pipeline.agent.understanding import QuestionReader, view_vocabulary
 from radar_pipeline.collection import AccessScope
 from radar_pipeline.textfold import fold_question
 

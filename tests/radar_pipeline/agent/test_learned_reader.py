@@ -1,4 +1,4 @@
-"""The learned question reader (``radar_pipeline/agent/learned.py``) and its combination with the rules.
+"""The learned question reader (``radar_pipeline/agent/reading/learned.py``) and its combination with the rules.
 
 The questions below were written for this file; none is copied from a Stage-2 set. They describe
 each view in everyday words, as the naive-user sets do, and in the dashboard's own words.
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from evals import stage2, stage2_learned
-from radar_pipeline.agent import intent
-from radar_pipeline.agent import learned as L
-from radar_pipeline.agent.understanding import QuestionReader
+from radar_pipeline.agent.reading import intent
+from radar_pipeline.agent.reading import learned as L
+from radar_pipeline.agent.reading.understanding import QuestionReader
 from tests.radar_pipeline.agent.support_reading import read_question
 
 

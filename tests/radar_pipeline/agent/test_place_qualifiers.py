@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent.place_resolver import department_adjectives
+from radar_pipeline.agent.reading.place_resolver import department_adjectives
 from radar_pipeline.precompute.places.subregions import municipalities_of
 from tests.radar_pipeline.agent.support_reading import read_question
 
@@ -149,9 +149,9 @@ def test_department_adjectives_cover_every_department(reader):
 
 
 def test_the_answer_carries_the_place_note(reader):
-    """The runner appends the resolver's note to a question's answer when the place filter is a
+    """The run (agent/run/finishing.py) appends the resolver's note to a question's answer when the place filter is a
     subregion or a list of municipalities, and names the list by its members in follow-ups."""
-    from radar_pipeline.agent.runner import _with_reading_notes
+    from radar_pipeline.agent.run.finishing import _with_reading_notes
 
     facts = reader.read("¿Dónde opera el ELN en el Bajo Cauca antioqueño?")
     out = _with_reading_notes("Respuesta.", facts)

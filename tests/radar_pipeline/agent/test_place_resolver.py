@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent.place_resolver import FuzzyPlaces, sound_key
+from radar_pipeline.agent.reading.place_resolver import FuzzyPlaces, sound_key
 from tests.radar_pipeline.agent.support_reading import read_question
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent import verifier
-from radar_pipeline.agent.premise import assess, extract_premise, judge_sentence, search_query, validate_proposal
+from radar_pipeline.agent.roles import verifier
+from radar_pipeline.agent.roles.premise import assess, extract_premise, judge_sentence, search_query, validate_proposal
 
 # (question, premise text, polarity, kind, years)
 PHRASINGS = [

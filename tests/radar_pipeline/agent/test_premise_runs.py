@@ -11,8 +11,8 @@ import sqlalchemy as sa
 
 from api.schemas import ChatResponse, assemble
 from evals.fake_llm import FakeOpenAI, read_listed
-from radar_pipeline.agent import verifier
 from radar_pipeline.agent.llm import LLMClient, LLMSettings
+from radar_pipeline.agent.roles import verifier
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
 from radar_pipeline.agent.service import AgentService, ServiceSettings
 from tests.radar_pipeline.agent.support_corpus import build_index, doc_id_of

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent import guards, verifier
-from radar_pipeline.agent.premise import about_event, assess, extract_premise, judge_sentence, search_query
+from radar_pipeline.agent import guards
+from radar_pipeline.agent.roles import verifier
+from radar_pipeline.agent.roles.premise import about_event, assess, extract_premise, judge_sentence, search_query
 
 # F2-CSIS-049 (Space Threat Assessment): Mission Shakti
 INDIA = (

@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 
 from api.schemas import ChatResponse, assemble
-from radar_pipeline.agent import verifier
 from radar_pipeline.agent.llm import LLMSettings
-from radar_pipeline.agent.premise import extract_premise, search_query
+from radar_pipeline.agent.roles import verifier
+from radar_pipeline.agent.roles.premise import extract_premise, search_query
 from radar_pipeline.agent.service import AgentService, ServiceSettings
 from tests.radar_pipeline.agent.support_corpus import DOCUMENTS, passage_rows
 from tests.radar_pipeline.agent.support_index import OFFLINE_LLM

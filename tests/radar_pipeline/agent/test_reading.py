@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent import intent, router
-from radar_pipeline.agent.periods import parse_period
+from radar_pipeline.agent.reading import intent
+from radar_pipeline.agent.reading.periods import parse_period
+from radar_pipeline.agent.roles import router
 from tests.radar_pipeline.agent.support_reading import read_question
 
 

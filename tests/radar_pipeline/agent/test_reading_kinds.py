@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent import intent, router, visualizer
-from radar_pipeline.agent.periods import parse_period
-from radar_pipeline.agent.understanding import load_view_vocabulary, view_vocabulary
+from radar_pipeline.agent.reading import intent
+from radar_pipeline.agent.reading.periods import parse_period
+from radar_pipeline.agent.reading.views import load_view_vocabulary, view_vocabulary
+from radar_pipeline.agent.roles import router, visualizer
 from radar_pipeline.vocabulary import PHENOMENA
 from tests.radar_pipeline.agent.support_reading import read_question
 
@@ -155,7 +156,7 @@ def test_a_two_digit_end_before_a_month_is_a_date():
 
 def test_a_leading_period_is_no_premise(reader):
     # "Desde hace N años, ¿…?" opens like "Desde que <event>, ¿…?" but presupposes nothing
-    from radar_pipeline.agent.premise import extract_premise
+    from radar_pipeline.agent.roles.premise import extract_premise
 
     assert extract_premise("Desde hace ocho años, ¿dónde actúa el Frente Oliver Sinisterra?") is None
     assert extract_premise("Desde que la India probó su misil antisatélite, ¿qué cambió?") is not None

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent import learned as L
-from radar_pipeline.agent import router
-from radar_pipeline.agent.intent import stated_phenomenon
+from radar_pipeline.agent.reading import learned as L
+from radar_pipeline.agent.reading.intent import stated_phenomenon
+from radar_pipeline.agent.roles import router
 from tests.radar_pipeline.agent.support_reading import read_question
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from radar_pipeline.agent import router, visualizer
-from radar_pipeline.agent.understanding import QuestionReader
+from radar_pipeline.agent.reading import requirements
+from radar_pipeline.agent.reading.understanding import QuestionReader
+from radar_pipeline.agent.roles import router, visualizer
 
 
 @pytest.fixture(scope="module")
@@ -100,17 +101,17 @@ def test_formulations_at_most_three_and_second_clause():
 
 
 def test_requirements_years_lists_countries():
-    reqs = router.extract_requirements("Compara las pruebas antisatélite de China y Rusia en 2007 y 2021")
+    reqs = requirements.extract_requirements("Compara las pruebas antisatélite de China y Rusia en 2007 y 2021")
     kinds = {(r.kind, r.label) for r in reqs}
     assert ("year", "2007") in kinds and ("year", "2021") in kinds
     assert any(r.label == "China" for r in reqs) and any(r.label == "Rusia" for r in reqs)
     rusia = next(r for r in reqs if r.label == "Rusia")
     assert rusia.met_by("the russian federation tested a missile")
-    reqs = router.extract_requirements("¿Cómo financia la minería a los grupos en Chocó, Antioquia y Bolívar?")
+    reqs = requirements.extract_requirements("¿Cómo financia la minería a los grupos en Chocó, Antioquia y Bolívar?")
     assert [r.label for r in reqs if r.kind == "item"] == ["Chocó", "Antioquia", "Bolívar"]
-    reqs = router.extract_requirements("¿Qué doctrina espacial tiene Corea del Norte?")
+    reqs = requirements.extract_requirements("¿Qué doctrina espacial tiene Corea del Norte?")
     assert reqs[0].kind == "country" and reqs[0].met_by("north korea launched")
-    assert router.extract_requirements("¿Qué es la basura espacial?") == []
+    assert requirements.extract_requirements("¿Qué es la basura espacial?") == []
 
 
 def test_visualizer_closed_lists(reader):
@@ -141,28 +142,28 @@ def _kinds(reqs):
 
 def test_closed_period_requires_every_year_of_it():
     # "entre 2019 y 2021" asked for its two end years only; every year of the range is required now
-    reqs = router.extract_requirements("¿Cómo evolucionaron las políticas de ciberdefensa entre 2019 y 2021?")
+    reqs = requirements.extract_requirements("¿Cómo evolucionaron las políticas de ciberdefensa entre 2019 y 2021?")
     assert _kinds(reqs) == [("range", "2019"), ("range", "2020"), ("range", "2021")]
     assert {r.span for r in reqs} == {(2019, 2021)}
-    reqs = router.extract_requirements("¿Qué cambió en la doctrina espacial del 2016 al 2021?")
+    reqs = requirements.extract_requirements("¿Qué cambió en la doctrina espacial del 2016 al 2021?")
     assert [r.label for r in reqs if r.kind == "range"] == [str(y) for y in range(2016, 2022)]
     assert not [r for r in reqs if r.kind == "year"]
     # a year written outside the period stays a year of the comparison
-    reqs = router.extract_requirements("Compara la ciberdefensa entre 2015 y 2017 con la de 2010")
+    reqs = requirements.extract_requirements("Compara la ciberdefensa entre 2015 y 2017 con la de 2010")
     assert _kinds(reqs) == [("range", "2015"), ("range", "2016"), ("range", "2017"), ("year", "2010")]
 
 
 def test_loose_years_open_and_single_periods_unchanged():
-    reqs = router.extract_requirements("Compara las políticas de ciberdefensa de 2019 y 2023")
+    reqs = requirements.extract_requirements("Compara las políticas de ciberdefensa de 2019 y 2023")
     assert _kinds(reqs) == [("year", "2019"), ("year", "2023")]
-    assert router.extract_requirements("¿Qué pruebas ASAT hubo desde 2019?") == []  # open: nothing to span
-    assert router.extract_requirements("¿Qué pruebas ASAT hubo en 2021?") == []
-    assert router.extract_requirements("¿Qué pruebas ASAT hubo entre 2021 y 2021?") == []
+    assert requirements.extract_requirements("¿Qué pruebas ASAT hubo desde 2019?") == []  # open: nothing to span
+    assert requirements.extract_requirements("¿Qué pruebas ASAT hubo en 2021?") == []
+    assert requirements.extract_requirements("¿Qué pruebas ASAT hubo entre 2021 y 2021?") == []
 
 
 def test_relative_period_resolved_by_the_reader(reader):
     q = "¿Cómo cambió la ciberdefensa en los últimos cinco años?"
-    assert router.extract_requirements(q) == []  # without a reference year it cannot be resolved
+    assert requirements.extract_requirements(q) == []  # without a reference year it cannot be resolved
     facts = reader.read(q)
     p = router.plan(q, facts)
     assert [r.label for r in p.requirements if r.kind == "range"] == ["2021", "2022", "2023", "2024", "2025"]
@@ -173,20 +174,24 @@ def test_relative_period_resolved_by_the_reader(reader):
 
 def test_range_year_met_by_mention_or_publication_year():
     (y2017,) = [
-        r for r in router.extract_requirements("Evolución de la ciberdefensa entre 2016 y 2017") if r.label == "2017"
+        r
+        for r in requirements.extract_requirements("Evolución de la ciberdefensa entre 2016 y 2017")
+        if r.label == "2017"
     ]
     assert y2017.met_by_passage("in 2017 the command was created")
     assert y2017.met_by_passage("the command was created", publication_year=2017)
     assert not y2017.met_by_passage("the command was created", publication_year=2018)
     assert not y2017.met_by_passage("the command was created in 20170")
-    (loose,) = [r for r in router.extract_requirements("Compara 2017 y 2019 en ciberdefensa") if r.label == "2017"]
+    (loose,) = [
+        r for r in requirements.extract_requirements("Compara 2017 y 2019 en ciberdefensa") if r.label == "2017"
+    ]
     assert not loose.met_by_passage("the command was created", publication_year=2017)  # a loose year: mentions only
 
 
 def test_unmet_counts_dated_documents_for_range_years():
-    from radar_pipeline.agent.analyst import unmet
+    from radar_pipeline.agent.roles.analyst import unmet
 
-    reqs = router.extract_requirements("Evolución de la ciberdefensa entre 2011 y 2013")
+    reqs = requirements.extract_requirements("Evolución de la ciberdefensa entre 2011 y 2013")
     read = {
         "a-0": {"doc_id": "a", "text": "El CONPES 3701 de 2011 fijó los lineamientos."},
         "b-0": {"doc_id": "b", "text": "El Comando Conjunto Cibernético empezó a operar."},
@@ -211,26 +216,28 @@ def test_coverage_note_names_exactly_the_missing_years():
 
 
 def test_countries_and_groups_come_from_the_gazetteer_and_dictionary():
-    from radar_pipeline.agent.understanding import name_sets
+    from radar_pipeline.agent.reading.understanding import name_sets
 
     sets = {ns.key: ns for ns in name_sets()}
     # a demonym in the question names the country; a metonym in an English passage meets it
-    reqs = router.extract_requirements("¿Qué dicen los analistas rusos sobre la guerra espacial?")
+    reqs = requirements.extract_requirements("¿Qué dicen los analistas rusos sobre la guerra espacial?")
     (rus,) = [r for r in reqs if r.kind == "country"]
     assert rus.label == "Rusia" and rus.aliases == sets["country:RUS"].aliases
     assert rus.met_by("officials in moscow confirmed") and rus.met_by("the kremlin said")
     # every country of the gazetteer, not only the old list of 45: Somalia, with its English name
-    (som,) = [r for r in router.extract_requirements("¿Hubo ataques con drones en Somalia?") if r.kind == "country"]
+    (som,) = [
+        r for r in requirements.extract_requirements("¿Hubo ataques con drones en Somalia?") if r.kind == "country"
+    ]
     assert som.met_by("strikes in somalia increased")
     # armed groups and organisations of the entity dictionary, with their context aliases
-    labels = {r.label for r in router.extract_requirements("¿Dónde operan las disidencias y el Grupo Wagner?")}
+    labels = {r.label for r in requirements.extract_requirements("¿Dónde operan las disidencias y el Grupo Wagner?")}
     assert {"disidencias de las FARC", "Grupo Wagner"} <= labels
-    (nato,) = [r for r in router.extract_requirements("¿Qué dice la OTAN sobre drones?") if r.kind == "group"]
+    (nato,) = [r for r in requirements.extract_requirements("¿Qué dice la OTAN sobre drones?") if r.kind == "group"]
     assert nato.met_by("the nato summit adopted") and nato.met_by("la otan aprobo")
     # an abbreviation that folds to an everyday word is no name in folded text ("US" → "us", "ESA" → "esa")
     assert "us" not in sets["country:USA"].aliases and "u.s." in sets["country:USA"].aliases
     assert not [
-        r for r in router.extract_requirements("¿Qué dice esa estrategia de ciberdefensa?") if r.kind == "group"
+        r for r in requirements.extract_requirements("¿Qué dice esa estrategia de ciberdefensa?") if r.kind == "group"
     ]
 
 

@@ -9,8 +9,8 @@ import pytest
 from api.schemas import ChatResponse, assemble
 from radar_pipeline.agent import prompts
 from radar_pipeline.agent.llm import LLMSettings
+from radar_pipeline.agent.roles.verifier import check_answer
 from radar_pipeline.agent.service import AgentService, ServiceSettings
-from radar_pipeline.agent.verifier import check_answer
 from tests.radar_pipeline.agent.support_index import OFFLINE_LLM
 
 
@@ -150,7 +150,7 @@ def test_concurrent_runs_match_sequential(offline_service):
     from tests.radar_pipeline.agent.support_corpus import load_indirect
 
     qs = [a["question"] for a in load_indirect()[:8]]
-    from radar_pipeline.agent import selection as writer  # the sentence splits' cache lives there
+    from radar_pipeline.agent.roles import selection as writer  # the sentence splits' cache lives there
 
     with writer._SPLIT_LOCK:
         writer._SPLITS.clear()
@@ -361,7 +361,7 @@ def test_evaluation_output_withholds_flagged_text_in_every_shape(payload):
     """``runner.evaluation_output``: a withheld passage (by id) loses its text wherever it appears (a
     read passage, a search snippet, an outline opening), a flagged snippet of an unread passage too;
     clean text, ids, pages and scores stay, and the recorded output is not modified."""
-    from radar_pipeline.agent.runner import evaluation_output
+    from radar_pipeline.agent.run.finishing import evaluation_output
 
     read = {
         "passages": [

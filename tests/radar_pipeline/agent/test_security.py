@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from radar_pipeline.agent import guards, premise, prompts, writer
-from radar_pipeline.agent.writer import sentences_of
+from radar_pipeline.agent import guards, prompts
+from radar_pipeline.agent.roles import premise, writer
+from radar_pipeline.agent.roles.writer import sentences_of
 from radar_pipeline.textfold import fold_question
 from tests.radar_pipeline.agent.support_corpus import DOCUMENTS, load_indirect, planted_text
 

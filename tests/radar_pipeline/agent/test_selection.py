@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from radar_pipeline.agent.selection import (
+from radar_pipeline.agent.roles.selection import (
     MIN_SCORE,
     clean_piece,
     states_quantity,
@@ -16,9 +16,9 @@ from radar_pipeline.agent.selection import (
     term_coverage,
     term_groups,
 )
+from radar_pipeline.agent.roles.verifier import check_answer
+from radar_pipeline.agent.roles.writer import ExtractiveWriter
 from radar_pipeline.agent.statements import is_statement
-from radar_pipeline.agent.verifier import check_answer
-from radar_pipeline.agent.writer import ExtractiveWriter
 from tests.radar_pipeline.agent.test_answer_shape import _p  # one passage builder for the writer tests
 
 
@@ -158,7 +158,7 @@ def test_nothing_is_quoted_below_the_score_floor(writer):
 
 
 def test_a_sentence_gains_the_support_of_its_neighbours_in_the_passage():
-    from radar_pipeline.agent.writer import neighbour_support
+    from radar_pipeline.agent.roles.writer import neighbour_support
 
     a, b = _p(1, "One. Two. Three."), _p(2, "Four. Five.")
     cands = [("One.", a), ("Four.", b), ("Two.", a), ("Five.", b), ("Three.", a)]
@@ -184,7 +184,7 @@ def test_key_facts_in_consecutive_sentences_are_quoted_together(writer):
 
 
 def test_the_day_of_a_date_is_no_figure():
-    from radar_pipeline.agent.selection import figures_in
+    from radar_pipeline.agent.roles.selection import figures_in
 
     assert figures_in("On November 15, 2021, Russia conducted an intercept test of the Nudol system.") == []
     assert figures_in("El 15 de noviembre de 2021 Rusia destruyó el Cosmos 1408 y dejó 1.500 fragmentos.") == ["1.500"]

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from radar_pipeline.agent import prompts
-from radar_pipeline.agent.analyst import for_model
+from radar_pipeline.agent.roles.analyst import for_model
+from radar_pipeline.agent.roles.verifier import canonicalize, check_answer
+from radar_pipeline.agent.roles.writer import ExtractiveWriter
 from radar_pipeline.agent.tools import STATE_TOOLS, ToolBox, ToolState, openai_tools
-from radar_pipeline.agent.verifier import canonicalize, check_answer
-from radar_pipeline.agent.writer import ExtractiveWriter
 from radar_pipeline.retrieval.publications import PublicationQuery, bounds, collection_of
 
 

@@ -9,10 +9,10 @@ import datetime as dt
 import pytest
 import sqlalchemy as sa
 
-from radar_pipeline.agent import verifier
-from radar_pipeline.agent.claims_answer import find_claims, lookups
+from radar_pipeline.agent.reading.understanding import QuestionReader
+from radar_pipeline.agent.roles import verifier
+from radar_pipeline.agent.roles.claims_answer import find_claims, lookups
 from radar_pipeline.agent.runner import AgentConfig, AgentRunner
-from radar_pipeline.agent.understanding import QuestionReader
 from radar_pipeline.claims.build import materialize_claims
 from radar_pipeline.claims.model import RetractionInfo
 from radar_pipeline.collection import AccessScope

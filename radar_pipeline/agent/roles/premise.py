@@ -41,12 +41,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from radar_pipeline.agent import router
 from radar_pipeline.agent.guards import without_insults
-from radar_pipeline.agent.periods import parse_period
+from radar_pipeline.agent.reading.periods import parse_period
+from radar_pipeline.agent.reading.requirements import glossary_terms, keywords
+from radar_pipeline.agent.reading.understanding import first_mention, name_sets
+from radar_pipeline.agent.roles.selection import sentences_of, states_about_world
 from radar_pipeline.agent.statements import features, sentence_kind
-from radar_pipeline.agent.understanding import first_mention, name_sets
-from radar_pipeline.agent.writer import sentences_of, states_about_world
 from radar_pipeline.textfold import fold_question, fold_spans
 
 __all__ = [
@@ -526,9 +526,9 @@ def _concepts(text: str) -> tuple[Concept, ...]:
         if first_mention(spelled, folded):
             out.append(Concept(fold_question(ns.label), ns.aliases, entity=True))
             covered |= {w for n in spelled for w in re.findall(r"\w+", n)}
-    for spanish, english, _ in router.glossary_terms(text):
+    for spanish, english, _ in glossary_terms(text):
         sp = fold_question(spanish)
-        words = router.keywords(sp)
+        words = keywords(sp)
         if not words or all(w in covered for w in words):
             continue
         aliases = (sp, *(fold_question(e) for e in english), *([_stem(words[0])] if len(words) == 1 else []))
@@ -538,7 +538,7 @@ def _concepts(text: str) -> tuple[Concept, ...]:
     words = re.findall(r"[\w\-]+", text)
     for i, w in enumerate(words):
         fw = fold_question(w)
-        if i and w[:1].isupper() and len(w) >= 3 and fw not in covered and fw not in _DROP and router.keywords(fw):
+        if i and w[:1].isupper() and len(w) >= 3 and fw not in covered and fw not in _DROP and keywords(fw):
             out.append(Concept(fw, (fw,), entity=True))
             covered |= {fw, *re.findall(r"\w+", fw)}
     # a designation ("la alerta 036", "Resolución 2124"): it names the object, and a sentence about
@@ -547,7 +547,7 @@ def _concepts(text: str) -> tuple[Concept, ...]:
         if code not in covered:
             out.append(Concept(code, (code,), entity=True))
             covered.add(code)
-    for term in router.keywords(text):
+    for term in keywords(text):
         if term in covered or term in _DROP or term.isdigit() or len(term) < 3:
             continue
         aliases = (_stem(term), *(x for k, v in _LEXICON.items() if term.startswith(k) for x in v))
@@ -809,7 +809,7 @@ def _name_concept(words: list[str]) -> Concept:
     # an acronym or name of the glossary has its English form ("IA" → "AI")
     aliases += [
         fold_question(e)
-        for sp, english, _ in router.glossary_terms(" ".join(words))
+        for sp, english, _ in glossary_terms(" ".join(words))
         for e in english
         if fold_question(sp) == full
     ]
@@ -819,7 +819,7 @@ def _name_concept(words: list[str]) -> Concept:
 def _word_concept(word: str) -> Concept:
     term = fold_question(word)
     aliases = (term, _stem(term), *(x for k, v in _LEXICON.items() if term.startswith(k) for x in v))
-    for _spanish, english, _ in router.glossary_terms(word):
+    for _spanish, english, _ in glossary_terms(word):
         aliases += tuple(fold_question(e) for e in english)
     return Concept(term, tuple(dict.fromkeys(a for a in aliases if a)))
 
@@ -1505,7 +1505,7 @@ def event_names(premise: Premise) -> list[str]:
     folded = fold_spans(premise.text)
     spelled = []
     for t in out:
-        if not (any(ch.isdigit() for ch in t) and len(t) >= 3 or len(t) >= 5 and not router.glossary_terms(t)):
+        if not (any(ch.isdigit() for ch in t) and len(t) >= 3 or len(t) >= 5 and not glossary_terms(t)):
             continue
         at = folded.find(t)
         spelled.append(premise.text[at : at + len(t)] if at >= 0 else t)

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from radar_pipeline.agent.anchors import YEAR_RE, named_sets, names_in, question_anchors
 from radar_pipeline.agent.guards import address_cue
-from radar_pipeline.agent.router import Requirement, glossary_terms, keywords
+from radar_pipeline.agent.reading.anchors import YEAR_RE, named_sets, names_in, question_anchors
+from radar_pipeline.agent.reading.requirements import Requirement, glossary_terms, keywords
 from radar_pipeline.agent.statements import is_statement, sentence_kind
 from radar_pipeline.retrieval.glossary import load_induced_lexicon
 from radar_pipeline.sentences import split_sentences

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from radar_pipeline.agent.intent import expand_shorthand
+from radar_pipeline.agent.reading.intent import expand_shorthand
 from radar_pipeline.textfold import fold_question
 
 __all__ = [

@@ -36,7 +36,7 @@ years *of the corpus*; the answer states it (``Period.describe``). Without a ref
 relative expression is returned with ``relative=True`` and no bounds.
 
 Two loose years without range wording ("compara 2019 y 2023") are **not** a period: they are two
-coverage requirements (``router.extract_requirements``), and a visual filter spans them.
+coverage requirements (``requirements.extract_requirements``), and a visual filter spans them.
 """
 
 from __future__ import annotations
@@ -44,7 +44,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.textfold import fold_question
+
+_RULES = rulebook()
 
 __all__ = ["Period", "parse_period", "year_span", "YEAR_MIN", "YEAR_MAX"]
 
@@ -175,7 +178,7 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
     decade", "nos últimos dez anos") and "desde hace N units" / "N units para acá" → the last N×unit
     years up to ``ref``; "hace N units" alone → that one year; "el año pasado" → ``ref``-1; "este
     año", "el último año", "en lo que va del año" → ``ref``. N is digits or a number word (uno…veinte)."""
-    last = r"(?:ultim[oa]s?|ults?\.?|pasad[oa]s?|past|last|recent(?:es)?|mas recientes)"
+    last = _LAST
     # months, at the year granularity of the views: "los últimos 24 meses" spans 2 calendar years
     folded = re.sub(
         r"(?<!\w)(\d{1,3}) (?:meses|months|meses)(?!\w)",
@@ -245,18 +248,19 @@ def _relative(folded: str, ref: int | None) -> tuple[int | None, int | None, str
     return None
 
 
-# "up to now" wordings after a start year: "del 2016 para acá", "de 2018 a la fecha", "from 2019 to date"
-_TO_NOW = (
-    r"(?:para (?:aca|aqui|adelante)|(?:hasta |a )(?:hoy|ahora|la fecha|la actualidad|el presente|nuestros dias|"
-    r"el dia de hoy|hoy en dia)|al dia de hoy|al presente|en adelante|hacia adelante|(?:up )?(?:to|until) (?:date|now|the present|today)|"
-    r"onwards?|(?:and|&) (?:since|after))"
-)
-# Spoken contractions read as the full word: "pa' acá", "pa acá", "pa'cá", "p'acá" → "para acá"
-_SPOKEN = (
-    (re.compile(r"(?<!\w)(?:pa'\s?|pa\s|p')a?(ca|qui)(?!\w)"), r"para a\1"),
-    (re.compile(r"(?<!\w)pa'?\s(?=adelante(?!\w))"), "para "),
-)
-
+# The period phrasing: up-to-now wordings ("del 2016 para acá"), spoken contractions ("pa' acá"), the
+# words before a year that open or close a period, the events analysts date periods by: data in
+# precompute/data/reading_rules.yaml (kinds period, period_anchor; rewrite period_spoken)
+_TO_NOW = _RULES.pattern("period_to_now")
+_SPOKEN = _RULES.rewrites("period_spoken")
+_LAST = _RULES.pattern("period_last")
+_AFTER = _RULES.pattern("period_after")
+_FROM_LEAD = _RULES.pattern("period_from_lead")
+_SINCE = _RULES.pattern("period_since")
+_BEFORE = _RULES.pattern("period_before")
+_UNTIL = _RULES.pattern("period_until")
+_ANCHOR_AFTER = _RULES.pattern("period_anchor_after")
+_ANCHOR_BEFORE = _RULES.pattern("period_anchor_before")
 
 _DECADE_WORDS = {"cincuenta": 1950, "sesenta": 1960, "setenta": 1970, "ochenta": 1980, "noventa": 1990}
 # what may follow a two-digit end year ("del 2018 al 22"): the end, punctuation or a joining word,
@@ -326,31 +330,25 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
     # a dated event between the word and the year: "antes del acuerdo de 2016", "después de la prueba
     # india de 2019", "desde el informe de 2020" (the event's year bounds the period as the year would)
     event = r"(?:(?:(?:el|la|los|las|the) )?(?:[a-z]+ ){1,4}?(?:de|del|en|of|in) )?"
-    after_excl = (
-        rf"(?:despues de|despues del|posterior(?:es)? al?|con posterioridad al?|luego de|luego del|tras|"
-        rf"depois de|depois do|apos|after|since the end of) {event}{_ART}{_Y}"
-    )
+    after_excl = rf"{_AFTER} {event}{_ART}{_Y}"
     m = re.search(after_excl, folded)
     if m:
         return int(m.group(1)) + 1, None, m.group(0)
-    m = re.search(rf"(?:del|desde el|de|desde|from|since|a partir de|a partir del) {_ART}{_Y},? {_TO_NOW}", folded)
+    m = re.search(rf"{_FROM_LEAD} {_ART}{_Y},? {_TO_NOW}", folded)
     if m:
         return int(m.group(1)), None, m.group(0)
     m = re.search(rf"(?<![\w-]){_Y},? {_TO_NOW}", folded)  # "2015 en adelante", "2019 onwards"
     if m:
         return int(m.group(1)), None, m.group(0)
-    since = rf"(?:desde|a partir de|a partir del|since|from|starting in|beginning in) {event}{_ART}{_Y}"
+    since = rf"{_SINCE} {event}{_ART}{_Y}"
     m = re.search(since, folded)
     if m:
         return int(m.group(1)), None, m.group(0)
-    before = (
-        rf"(?:antes de|antes del|previo al?|previos al?|previas al?|anterior(?:es)? al?|con anterioridad al?|"
-        rf"before|prior to|antes do) {event}{_ART}{_Y}"
-    )
+    before = rf"{_BEFORE} {event}{_ART}{_Y}"
     m = re.search(before, folded)
     if m:
         return None, int(m.group(1)) - 1, m.group(0)
-    until = rf"(?:hasta|until|through|up to|ate|ate o) {_ART}{_Y}"
+    until = rf"{_UNTIL} {_ART}{_Y}"
     m = re.search(until, folded)
     if m:
         return None, int(m.group(1)), m.group(0)
@@ -362,25 +360,20 @@ def _absolute(folded: str) -> tuple[int | None, int | None, str] | None:
 
 
 # Events an analyst dates periods by, with their year (reviewed; domain knowledge, not the corpus):
-# "desde la firma del acuerdo de paz" = from 2016. The answer states the year it used.
-ANCHORS: tuple[tuple[str, int], ...] = (
-    (r"(?:firma del? |firmado el )?acuerdos? de paz(?: de la habana| con las farc| de 2016)?", 2016),
-    (r"invasion (?:rusa )?(?:a|de) ucrania|guerra (?:en|de) ucrania", 2022),
-    (r"pandemia|covid", 2020),
-)
+# "desde la firma del acuerdo de paz" = from 2016. The answer states the year it used. Rules of kind
+# period_anchor, their ``value`` the year.
+ANCHORS: tuple[tuple[str, int], ...] = tuple((r.pattern, int(r.value)) for r in _RULES.of_kind("period_anchor"))
 
 
 def _anchored(folded: str) -> tuple[int | None, int | None, str] | None:
     for rx, year in ANCHORS:
         m = re.search(
-            rf"(?:desde|a partir de|despues de|tras|luego de|posterior(?:es)? a|con posterioridad a) (?:la |el |los )?(?:{rx})",
+            rf"{_ANCHOR_AFTER} (?:la |el |los )?(?:{rx})",
             folded,
         )
         if m:
             return year, None, m.group(0)
-        m = re.search(
-            rf"(?:antes de|previ[oa]s? a|anterior(?:es)? a|con anterioridad a) (?:la |el |los )?(?:{rx})", folded
-        )
+        m = re.search(rf"{_ANCHOR_BEFORE} (?:la |el |los )?(?:{rx})", folded)
         if m:
             return None, year - 1, m.group(0)
     return None

@@ -41,7 +41,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from radar_pipeline import db
-from radar_pipeline.agent.understanding import QuestionFacts
+from radar_pipeline.agent.reading.understanding import QuestionFacts
 from radar_pipeline.claims.store import query_claims
 from radar_pipeline.collection import AccessScope
 from radar_pipeline.textfold import fold_question

@@ -38,69 +38,36 @@ import yaml
 from rapidfuzz import process as _fuzz_process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.precompute.places import Gazetteer, Place, PlaceHit
 from radar_pipeline.precompute.places.subregions import Subregion, subregions
 from radar_pipeline.textfold import fold_phrase, fold_spans
 
 __all__ = ["FuzzyPlaces", "PlaceResolver", "QuestionPlaces", "TERRITORIAL_CUES", "department_adjectives"]
 
-QUESTION_PLACES_PATH = Path(__file__).resolve().parents[1] / "precompute" / "data" / "question_places.yaml"
+QUESTION_PLACES_PATH = Path(__file__).resolve().parents[2] / "precompute" / "data" / "question_places.yaml"
 
 DEFAULT_SCOPE_COUNTRY = "COL"
-TERRITORIAL_CUES = re.compile(
-    r"grupos? armad|presencia|municipio|alertas? temprana|defensoria|vereda|corregimiento|operan|opera en"
-)
-# A plural of a department's parts right before a name: "municipios de Nariño" are Nariño's municipalities
-_PARTS_OF = re.compile(
-    r"(?<!\w)(?:municipios|veredas|corregimientos|subregiones|zonas|cabeceras|municipalities|municipios)"
-    r"(?: (?:\w+ ){0,2}?)? (?:de|del|de la|en el|en|of|do|da)\s*$"
-)
-# What may stand between a municipality and the department that qualifies it (folded text):
-# "X, Dept", "X (Dept", "X de/del Dept", "X en el Dept", "X —Dept", "X, departamento del Dept",
-# and appositions: "X, el del Dept", "X, el de Dept", "X, la del Dept", "X, el municipio del Dept",
-# "X, el que queda en el Dept", "X (el del Dept"
-_QUALIFIER_GAP = re.compile(
-    r"\s*(?:[,(\-/]|de|del|en|en el|en la)?\s*"
-    r"(?:(?:el|la|ese|esa)\s+(?:(?:municipio|ciudad|pueblo|puerto)\s+)?(?:que (?:queda|esta) )?(?:de|del|de la|en|en el)\s*)?"
-    r"(?:(?:el )?(?:departamento|depto|dpto)\.?(?: de| del)?\s*)?"
-)
-# A part of the department written between a municipality and the department, which still
-# qualifies it: "Morales, en el sur de Bolívar", "Argelia (oriente de Antioquia)", "Rionegro, al
-# norte de Santander"; cardinal parts only ("Alto"/"Bajo"/"Medio" name river basins, which cross
-# departments: "Cáceres en el Bajo Cauca" is no Cauca)
-_DIRECTIONS = (
-    r"(?:sur|norte|oriente|occidente|centro|este|oeste|nororiente|noroccidente|suroriente|suroccidente|"
-    r"noreste|noroeste|sureste|suroeste|centro oriente|centro occidente)"
-)
-_DIRECTION_GAP = re.compile(
-    r"\s*[,(\-]?\s*(?:(?:el|la|ese|esa)\s+(?:(?:municipio|ciudad|pueblo)\s+)?(?:que (?:queda|esta) )?)?"
-    r"(?:(?:en|hacia|por|del|de)\s+)?(?:el |la |al )?(?:extremo |zona |parte )?"
-    + _DIRECTIONS
-    + r"\s+(?:de|del|de la)\s*"
-)
-# The level written as an apposition after a name shared by a department and a municipality:
-# "Arauca capital", "Arauca, el municipio", "Sucre (la cabecera)", "Arauca, no todo el
-# departamento" → the municipality; "Córdoba, el departamento", "Sucre, no el municipio" → the
-# department. Without a comma, parenthesis or dash only "capital"/"ciudad" ("RISARALDA Pueblo Rico"
-# is a department and a municipality: measured on corpus text, evals/stage2_false_hits.py)
-_MUNICIPALITY_APPOSITION = re.compile(
-    r"(?:\s*[,(\-]\s*(?:(?:el|la|su)\s+)?(?:municipio|ciudad|cabecera(?: municipal)?|casco urbano|capital|pueblo)"
-    r"|\s*(?:capital|ciudad))(?!\w)(?!\s+(?:de|del|en)\s)"
-    r"|\s*[,(\-]?\s*(?:pero\s+|y\s+)?(?:no|ni)\s+(?:todo\s+|a\s+todo\s+)?(?:el\s+)?(?:departamento|depto|dpto)(?!\w)"
-)
-_DEPARTMENT_APPOSITION = re.compile(
-    r"\s*(?:[,(\-]\s*)?(?:todo\s+)?(?:el\s+)?(?:departamento|depto|dpto)\.?(?!\w)(?!\s+(?:de|del)\s)"
-    r"|\s*[,(\-]?\s*(?:pero\s+|y\s+)?(?:no|ni)\s+(?:el\s+)?(?:municipio|pueblo|casco urbano|cabecera)(?!\w)"
-    r"(?!\s+(?:de|del)\s)"
-)
-# A date before a list (months, weekdays, digits): "17 de octubre: Toribío, Caloto" names no region
-_TIME_WORD = re.compile(
-    r"\d|(?<!\w)(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|"
-    r"diciembre|lunes|martes|miercoles|jueves|viernes|sabado|domingo|ano|anos|mes|meses|semana|dia|dias)(?!\w)"
-)
-# What joins the names of an enumeration of municipalities: "Guapi, Timbiquí y López de Micay",
-# "(Tumaco, Barbacoas)", "Tibú/El Tarra", "Tumaco e Ipiales"
-_ENUMERATION_JOIN = re.compile(r"\s*(?:,|;|/|y|e|,\s*y|,\s*e|y en|e en|, en)\s*")
+# The place phrasing (territorial cues, a department's parts, the gaps that qualify a municipality or
+# set a department aside, its cardinal parts, the level written after a name, a date or the joins of a
+# list of municipalities, examples, the subregion word, the fuzzy cue, the homophone spellings): data
+# in precompute/data/reading_rules.yaml
+_RULES = rulebook()
+TERRITORIAL_CUES = _RULES.regex("territorial_cues")
+_PARTS_OF = _RULES.regex("parts_of")
+_QUALIFIER_GAP = _RULES.regex("qualifier_gap")
+_EXCLUDING_GAP = _RULES.regex("excluding_gap")
+_EXAMPLE_BEFORE = _RULES.regex("example_before")
+_SUBREGION_WORD = _RULES.regex("subregion_word")
+# a cardinal part of the department between a municipality and the department still qualifies it
+_DIRECTIONS = _RULES.pattern("directions")
+_DIRECTION_GAP = _RULES.regex("direction_gap")
+# the level written as an apposition after a name shared by a department and a municipality
+_MUNICIPALITY_APPOSITION = _RULES.regex("municipality_apposition")
+_DEPARTMENT_APPOSITION = _RULES.regex("department_apposition")
+# a date before a list names no region; what joins the names of an enumeration of municipalities
+_TIME_WORD = _RULES.regex("time_word")
+_ENUMERATION_JOIN = _RULES.regex("enumeration_join")
 
 
 @functools.lru_cache(maxsize=1)
@@ -150,24 +117,6 @@ def _adjective_qualifier(after: str) -> str | None:
     return adjs.get(m.group(1)) if m else None
 
 
-# A department set aside after a name: "X, no el de Nariño", "X (no el del Cauca)", "X, ni el de
-# Santander", "X pero no el de Caldas", "X, no la de Sucre", "X (Cauca), no el del Tolima", "X,
-# Cauca, no la capital del Caquetá" (folded text between the name and the department)
-_EXCLUDING_GAP = re.compile(
-    r"\s*\)?\s*[,(]?\s*(?:pero\s+|y\s+)?(?:no|ni|not)\s+(?:el|la|al|en el|en la|the one)\s+"
-    r"(?:(?:municipio|ciudad|pueblo|capital)\s+)?(?:de|del|de la|en|en el|in|of)\s+(?:(?:el )?(?:departamento|depto|dpto)\.?(?: de| del)?\s*)?"
-)
-# Words that introduce an example inside a department: "en Caquetá, especialmente Cartagena del
-# Chairá" — the municipality illustrates the department, which stays the place
-_EXAMPLE_BEFORE = re.compile(
-    r"(?:especialmente|sobre todo|en particular|en especial|principalmente|por ejemplo|tales como|"
-    r"incluid[oa]s?|incluyendo|entre ellos|entre ellas|notably|especially|including)(?: (?:en|el|la|los|las|de|del|in))*\s*$"
-)
-# "la subregión (PDET) de Arauca", "subregión del Chocó": a subregion named through the word
-# (its name may be a department's: Arauca, Chocó, Putumayo)
-_SUBREGION_WORD = re.compile(r"(?<!\w)(?:la )?subregion(?:es)?(?: pdet)? (?:de la |del |de |)")
-
-
 @dataclass
 class QuestionPlaces:
     """What ``PlaceResolver.resolve`` found: ``places`` ``[(Place | Subregion, matched text)]`` in
@@ -186,23 +135,8 @@ class QuestionPlaces:
     notes: list[str] = field(default_factory=list)
 
 
-# ------------------------------------------------------------------------------------- fuzzy
-_FUZZY_CUE = re.compile(
-    r"(?<!\w)(?:en|de|del|desde|hacia|para|municipio de|municipio del|departamento de|departamento del|"
-    r"dpto de|depto de|in)\s+(?:el |la |los |las )?$"
-)
-# Spanish spellings of one sound, folded to one letter for the comparison: "Putumallo"/"Putumayo",
-# "Antiokia"/"Antioquia", "Cundinamarka", "Buenaventuta" stays a plain typo
-_SOUNDS = (
-    (r"ch", "\x00"),  # "ch" is its own sound: kept apart from c/k and from the silent h
-    (r"qu(?=[ei])", "k"),
-    (r"c(?=[ei])", "s"),
-    (r"c", "k"),
-    (r"ll", "y"),
-    (r"z", "s"),
-    (r"v", "b"),
-    (r"h", ""),
-)
+_FUZZY_CUE = _RULES.regex("fuzzy_cue")
+_SOUNDS = _RULES.rewrites("sounds")
 
 
 def sound_key(word: str) -> str:
@@ -242,7 +176,7 @@ class FuzzyPlaces:
     or three words) typed after a place cue is read as the alias within Damerau-Levenshtein
     distance ≤ 1 for 5-8 letters, ≤ 2 for 9+ (both lengths), with the same first letter, when
     exactly one alias is nearest (ties read nothing); thresholds as the view vocabulary's typo
-    tolerance (``understanding.ViewVocabulary.correct``). Words run together
+    tolerance (``views.ViewVocabulary.correct``). Words run together
     ("Sanjose del Guaviare", "Puertoasis") are read as the one alias with exactly those letters,
     and a name of three or more words without its leading article ("Carmen de Bolívar") as that name."""
 
@@ -350,7 +284,7 @@ class FuzzyPlaces:
                 typed = " ".join(folded[a:b] for a, b in words[i : j + 1])
                 if folded[words[j][0] : words[j][1]] in _LINK or len(typed.replace(" ", "")) < 5:
                     continue
-                if not re.fullmatch(r"[^\W\d_]+(?:[ ,]*[^\W\d_]+)*", folded[start:end].replace("  ", " ")) or any(
+                if not re.fullmatch(r"[^\W\d_]+(?:[ ,]+[^\W\d_]+)*", folded[start:end].replace("  ", " ")) or any(
                     c in folded[start:end] for c in ",.;:()?!"
                 ):
                     continue

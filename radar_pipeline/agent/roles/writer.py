@@ -46,10 +46,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from radar_pipeline.agent import prompts
-from radar_pipeline.agent.anchors import YEAR_RE, generic_words, named_sets
 from radar_pipeline.agent.guards import scan_passage
-from radar_pipeline.agent.router import Requirement, glossary_terms
-from radar_pipeline.agent.selection import (  # noqa: F401 - re-exported: the writer's public names before the split
+from radar_pipeline.agent.reading.anchors import YEAR_RE, generic_words, named_sets
+from radar_pipeline.agent.reading.requirements import Requirement, glossary_terms
+from radar_pipeline.agent.roles.selection import (  # noqa: F401 - re-exported: the writer's public names before the split
     EXTRA_MIN_SCORE,
     MAX_CHARS,
     MIN_CHARS,

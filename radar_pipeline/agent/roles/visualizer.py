@@ -20,10 +20,10 @@ import re
 from dataclasses import replace
 from urllib.parse import urlencode
 
-from radar_pipeline.agent.intent import classify, stated_phenomenon
-from radar_pipeline.agent.learned import combine_components, combine_phenomenon
-from radar_pipeline.agent.periods import parse_period, year_span
-from radar_pipeline.agent.understanding import EntityRef, PlaceRef, QuestionFacts, QuestionReader
+from radar_pipeline.agent.reading.intent import classify, stated_phenomenon
+from radar_pipeline.agent.reading.learned import combine_components, combine_phenomenon
+from radar_pipeline.agent.reading.periods import parse_period, year_span
+from radar_pipeline.agent.reading.understanding import EntityRef, PlaceRef, QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
 from radar_pipeline.textfold import fold_question
 from radar_pipeline.vocabulary import PHENOMENA

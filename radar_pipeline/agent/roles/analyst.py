@@ -30,10 +30,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from radar_pipeline.agent import premise as premises
-from radar_pipeline.agent import prompts, router
+from radar_pipeline.agent import prompts
 from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.agent.llm import LLMClient, LLMReply
+from radar_pipeline.agent.reading.requirements import Requirement, keywords
+from radar_pipeline.agent.roles import premise as premises
 from radar_pipeline.agent.tools import ToolBox, ToolCallRecord, openai_tools
 from radar_pipeline.retrieval.service import RetrievalService
 from radar_pipeline.textfold import fold_question
@@ -48,7 +49,7 @@ class Assignment:
     """
 
     question: str
-    requirements: list[router.Requirement]
+    requirements: list[Requirement]
     formulations: list[str]  # this round's search formulations (1–3)
     corpus: RetrievalService
     toolbox: ToolBox
@@ -63,9 +64,7 @@ YearOf = Callable[[str], int | None]
 """``doc_id`` → the document's publication year, None when undated (``ToolBox.publication_year``)."""
 
 
-def unmet(
-    requirements: list[router.Requirement], read: dict[str, dict], year_of: YearOf | None = None
-) -> list[router.Requirement]:
+def unmet(requirements: list[Requirement], read: dict[str, dict], year_of: YearOf | None = None) -> list[Requirement]:
     """The requirements that no passage in ``read`` (chunk id → passage with ``text`` and ``doc_id``)
     meets: none mentions them, and, for a ``range`` year, none belongs to a document dated in that
     year (``year_of``; without it only mentions count)."""
@@ -224,9 +223,7 @@ class Analyst:
                     break
         return out
 
-    def _read_for_coverage(
-        self, job: Assignment, missing: list[router.Requirement], pending: list[str] | None = None
-    ) -> None:
+    def _read_for_coverage(self, job: Assignment, missing: list[Requirement], pending: list[str] | None = None) -> None:
         """Targeted searches (topic + an alias) for each unmet requirement; read up to 2 hits meeting each,
         together with ``pending`` (chunk ids already chosen for reading, e.g. the premise's hits).
 
@@ -237,7 +234,7 @@ class Analyst:
         ("topic 2014 2015"). A hit counts for a year when it is on topic (``min_similarity``) and
         mentions the year or belongs to a document dated in it; one passage per year is read."""
         tb, corpus = job.toolbox, job.corpus
-        topic = " ".join(router.keywords(job.question)[:6])
+        topic = " ".join(keywords(job.question)[:6])
         targeted: list[str] = list(pending or [])
         others = [r for r in missing if r.kind != "range"]
         for req in others:
@@ -256,7 +253,7 @@ class Analyst:
                     if sum(1 for t in targeted if req.met_by(fold_question(corpus.texts[corpus.row_of[t]]))) >= 2:
                         break
         # the years' searches name the missing years only, not the question's own ("2011 2016")
-        years_topic = " ".join([w for w in router.keywords(job.question) if not w.isdigit()][:6])
+        years_topic = " ".join([w for w in keywords(job.question) if not w.isdigit()][:6])
         self._search_years(job, [r for r in missing if r.kind == "range"], years_topic, targeted)
         if targeted and tb.remaining > 0:
             rec = self._tool(job, "read_chunks", {"chunk_ids": targeted[:8], "window": 0})
@@ -266,8 +263,8 @@ class Analyst:
                 )
 
     def _take_for_years(
-        self, job: Assignment, years: list[router.Requirement], chunk_id: str, similarity: float, targeted: list[str]
-    ) -> list[router.Requirement]:
+        self, job: Assignment, years: list[Requirement], chunk_id: str, similarity: float, targeted: list[str]
+    ) -> list[Requirement]:
         """Which of ``years`` (``range`` requirements) the passage ``chunk_id`` meets, when it is unread,
         not yet in ``targeted`` and on topic (``similarity`` ≥ ``min_similarity``); a passage that meets
         one is appended to ``targeted``."""
@@ -283,7 +280,7 @@ class Analyst:
             targeted.append(chunk_id)
         return hits
 
-    def _search_years(self, job: Assignment, years: list[router.Requirement], topic: str, targeted: list[str]) -> None:
+    def _search_years(self, job: Assignment, years: list[Requirement], topic: str, targeted: list[str]) -> None:
         """Choose passages for the missing ``range`` years into ``targeted`` (see ``_read_for_coverage``)."""
         tb = job.toolbox
         years = list(years)

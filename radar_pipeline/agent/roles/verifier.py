@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from radar_pipeline.agent.anchors import YEAR_RE, named_sets, names_in
+from radar_pipeline.agent.reading.anchors import YEAR_RE, named_sets, names_in
 from radar_pipeline.agent.tools import CHUNK_ID_RE, DOC_ID_RE
 from radar_pipeline.retrieval.service import normalize_id
 from radar_pipeline.textfold import fold_question

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.textfold import fold_question
 
 __all__ = [
@@ -39,91 +40,17 @@ __all__ = [
 
 # the filters of a view, in the order notes name them ("periodo" stands for desde/hasta)
 FILTER_NAMES = ("fenomeno", "entidad", "lugar", "periodo")
-_CONNECTIVE = re.compile(
-    r"^(?:y|e|ahora|tambien|igual|igualmente|lo mismo|la misma|el mismo|lo propio|pero|mismo|"
-    r"and|now|also|same|what about|how about|e agora|agora|o mesmo|tambem)(?!\w)"
-)
-# words that carry no topic: articles, prepositions, pronouns, the verbs that ask for a view and
-# the words of a follow-up ("lo mismo pero para…", "ahora solo desde…", "muéstralo en un mapa")
-_FUNCTION = frozenset(
-    """y e o u a al ante con contra de del desde durante en entre hacia hasta para por segun sin sobre tras
-    el la los las lo le les un una unos unas este esta esto ese esa eso estos estas esos esas mismo misma
-    mismos mismas lo-mismo pero solo solamente tambien igual igualmente ahora luego entonces bueno vale ok
-    que qué cual como donde cuando tal ya mas más no si sí ni otra otro otros otras vez
-    muestra muestrame muestramelo muestralo muestrala muestralos mostrar mostrarlo ensename ensenamelo
-    ponlo ponla pon pasalo pasa cambia cambialo cambiar filtra filtralo filtrar ver verlo veamos quiero
-    dame dime haz hazlo hacer puedes podrias por favor porfa porfis plis pls xfa pa pal dnd d q k x
-    vista grafico grafica figura formato version
-    ano anos año años periodo
-    the and now also same but what about how for in of from since only show it as on a an with
-    agora tambem mesmo mas para""".split()
-)
-# words that describe a view or a measure over the scope the conversation already has, not a scope
-# of their own: who/what/where questions, auxiliaries and copulas, and the nouns and verbs of the
-# dashboard's views in everyday words ("¿qué países se mencionan?", "¿quiénes son los actores que
-# más suben?", "¿y cómo ha evolucionado en el tiempo?", "¿y en qué temas aparece?", "¿y qué grupos
-# tienen presencia?", "por municipio"). A turn made of these and filters asks for a view of the
-# previous scope; a word outside them ("armados", "operan", "minería") is a topic of its own.
-_VIEW_WORDS = frozenset(
-    """quien quienes cual cuales cuanto cuanta cuantos cuantas porque
-    es son fue fueron era eran ser esta estan estuvo ha han habia hay hubo se tiene tienen tenia tuvo
-    aparece aparecen aparecio salen sale figura figuran mencionan menciona mencionado mencionados nombra
-    nombran nombrado habla hablan hablo dice dicen publica publican publicado publicaron
-    actor actores grupo grupos entidad entidades pais paises lugar lugares sitio sitios zona zonas
-    municipio municipios departamento departamentos region regiones tema temas categoria categorias
-    presencia presente presentes alerta alertas aviso avisos riesgo riesgos
-    evolucion evoluciona evolucionado evolucionando cambia cambiado cambio cambiando crece crecen crecido
-    creciendo sube suben subido subiendo baja bajan bajado cae caen tendencia tendencias
-    tiempo anual mes meses historia historico
-    junto juntos juntas relacion relaciones relacionan relacionados conexion conexiones vinculos red
-    cantidad numero documentos documento menciones publicaciones datos
-    explicame explica explicar explicalo explicamelo cuentame cuenta contar resume resumen resumeme
-    detalla detalles analiza analisis razon razones causa causas motivo xq pq porq
-    mapa mapita grafico grafica dibujo tabla
-    what who which where how many much is are was were has have there appear appears mentioned
-    actors countries places topics over time trend network explain why""".split()
-)
-# a word that points back to the previous turn: a place adverb ("¿y la presencia del ELN ahí?"),
-# a demonstrative ("eso"), or a request verb with an object clitic ("muéstralo", "explícamelo",
-# "ponlo en un mapa")
-_ANAPHOR = re.compile(
-    r"(?<!\w)(?:ahi|alli|alla|aqui|aca|eso|esto|ese|esa|esos|esas|alli mismo|"
-    r"(?:muestra|ensena|explica|pon|haz|pasa|dibuja|grafica|mapea|cambia|filtra|repite|da|deja|"
-    r"visualiza|pinta|representa|compara|resume|cuenta|ordena|ubica)(?:me|nos)?(?:lo|la|los|las)|there|that|it)(?!\w)"
-)
-# a turn that widens a filter back to everything: "ahora para todo el país", "en todo el periodo",
-# "con todos los actores"
-_RESETS = {
-    "lugar": re.compile(
-        r"(?<!\w)(?:(?:en |para |de )?tod[oa] (?:el |la )?(?:pais|colombia|territorio(?: nacional)?|nacion)|"
-        r"(?:a |en el )?(?:nivel|ambito|escala) (?:nacional|pais)|nacional(?:mente)?|"
-        r"sin (?:filtro de |filtrar (?:por )?)?(?:lugar|lugares|territorio|departamento|municipio)|"
-        r"(?:the )?whole country|nationwide|all (?:of )?colombia)(?!\w)"
-    ),
-    "periodo": re.compile(
-        r"(?<!\w)(?:(?:en |para |durante )?todo el (?:periodo|tiempo|rango)|(?:en |para )?todos los anos|"
-        r"sin (?:filtro de |limite de )?(?:fechas?|periodo|tiempo|anos)|desde siempre|cualquier ano|"
-        r"all (?:the )?years|whole period|any year)(?!\w)"
-    ),
-    "entidad": re.compile(
-        r"(?<!\w)(?:(?:con |para |de )?todos los (?:actores|grupos|entidades)|"
-        r"sin (?:filtro de |filtrar (?:por )?)?(?:actor|actores|entidad|grupo)|all (?:the )?actors)(?!\w)"
-    ),
-    "fenomeno": re.compile(
-        r"(?<!\w)(?:(?:en |para |de )?todos los (?:fenomenos|temas)|sin (?:filtro de )?fenomeno|all (?:the )?topics)(?!\w)"
-    ),
-}
-# a turn that asks to be shown something (its view read by the rules) or where the subject is
-_ASKS_VIEW = re.compile(
-    r"(?<!\w)(?:muestra\w*|ensena\w*|donde|dnd|ubica\w*|grafica\w*|dibuja\w*|visualiza\w*|show\w*|where)(?!\w)"
-)
-_WHERE = re.compile(r"(?<!\w)(?:donde|dnd|ubica\w*|where)(?!\w)")
-# a turn that asks for the reasons or the documents' account of what the view shows: "y explícame
-# por qué", "¿qué dicen los documentos?", "cuéntame más" → the view with an explained answer
-_EXPLAIN = re.compile(
-    r"(?<!\w)(?:explica\w*|expliq\w*|por que|porque|xq|pq|porq|cuentame\w*|que dicen|que cuentan|resume\w*|"
-    r"resumen|detalla\w*|analiza\w*|a que se debe|razon(?:es)?|explain\w*|why)(?!\w)"
-)
+# The follow-up phrasing (connectives, anaphors, the words a follow-up is made of, the resets that
+# widen a filter, a view or an explanation asked): data in precompute/data/reading_rules.yaml
+_RULES = rulebook()
+_CONNECTIVE = _RULES.regex("followup_connective")
+_FUNCTION = _RULES.word_set("followup_function_words")
+_VIEW_WORDS = _RULES.word_set("followup_view_words")
+_ANAPHOR = _RULES.regex("followup_anaphor")
+_RESETS = {r.name.removeprefix("reset_"): r.compiled() for r in _RULES.of_kind("reset")}
+_ASKS_VIEW = _RULES.regex("followup_asks_view")
+_WHERE = _RULES.regex("followup_where")
+_EXPLAIN = _RULES.regex("followup_explain")
 
 
 @dataclass(frozen=True)
@@ -353,8 +280,8 @@ def _previous_reading(prev: PreviousTurn, reader) -> tuple[PreviousTurn, tuple[s
     """A previous turn answered in text (no view) with the filters its question states
     (``visualizer.propose`` over ``reader.read``) and the views its words ask for
     (``intent.classify``): what a follow-up of a text answer ("muéstralo en un mapa") carries."""
-    from radar_pipeline.agent import visualizer
-    from radar_pipeline.agent.intent import classify
+    from radar_pipeline.agent.reading.intent import classify
+    from radar_pipeline.agent.roles import visualizer
 
     if prev.componentes or prev.filtros:
         return prev, ()
@@ -372,9 +299,7 @@ def _previous_reading(prev: PreviousTurn, reader) -> tuple[PreviousTurn, tuple[s
     return PreviousTurn(prev.pregunta, prev.ruta, (), kept), tuple(asked)
 
 
-# "el de Nariño", "la del Cauca", "y el d nariño": the previous turn's place noun left out, a
-# department naming which one ("Alertas en San Pablo, Bolívar" → "¿y en el de Nariño?")
-_THE_ONE_OF = re.compile(r"(?<!\w)(?:el|la|los|las) (?:de|del|d)\s*(?:departamento de |depto de |dpto de )?$")
+_THE_ONE_OF = _RULES.regex("followup_the_one_of")
 
 
 def _namesake(question: str, facts, prev: PreviousTurn, reader) -> str | None:
@@ -408,8 +333,8 @@ def follow(question: str, facts, previous, reader, vocab) -> FollowUp | None:
     ``ViewVocabulary``. "¿y en el de Nariño?" after a municipality is its namesake in Nariño
     (``_namesake``). The turn's view is one it names ("¿y la red?") or, when its words describe
     one ("¿y qué grupos tienen presencia?"), the view the rules read in it (``intent.classify``)."""
-    from radar_pipeline.agent.intent import classify
-    from radar_pipeline.agent.visualizer import COMPONENTS
+    from radar_pipeline.agent.reading.intent import classify
+    from radar_pipeline.agent.roles.visualizer import COMPONENTS
 
     folded = fold_question(question)
     spans, named = turn_views(question, vocab)

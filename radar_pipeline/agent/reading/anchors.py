@@ -14,7 +14,7 @@ nearest text is not an answer (issue 22, item 5). ``question_anchors`` finds the
 
 What is not an anchor: anything a coverage requirement already tracks (countries, armed groups and
 organisations of ``understanding.name_sets``, listed items, the years of a comparison or a period:
-``router.extract_requirements``), and the **generic terms**: a term of the reviewed Spanish→English
+``requirements.extract_requirements``), and the **generic terms**: a term of the reviewed Spanish→English
 glossary (``retrieval/data/glossary_es_en.tsv``: "IA", "NBQR", "Derecho Internacional
 Humanitario", "Fuerzas Militares"), or a name made only of everyday corpus words (the Spanish side
 of the induced lexicon, ``lexicon_induced_es_en.tsv``: words seen in 20+ documents, such as
@@ -38,8 +38,9 @@ import functools
 import re
 from dataclasses import dataclass
 
-from radar_pipeline.agent.router import Requirement
-from radar_pipeline.agent.understanding import NameSet, name_sets
+from radar_pipeline.agent.reading.requirements import Requirement
+from radar_pipeline.agent.reading.rules import rulebook
+from radar_pipeline.agent.reading.understanding import NameSet, name_sets
 from radar_pipeline.textfold import fold_question
 
 try:  # the reviewed glossary and the induced lexicon of the retrieval package
@@ -55,30 +56,12 @@ _CODE = re.compile(
 )
 _CAP_WORD = r"[A-ZÁÉÍÓÚÑ][\wáéíóúñü'’\-]*"
 _NAME = re.compile(rf"{_CAP_WORD}(?:\s+(?:(?:de|del|la|las|los|el|da|do|dos|das|of|the)\s+)?{_CAP_WORD})*")
-_FUNCTION = frozenset(
-    fold_question(w)
-    for w in """
-    de del la las los el un una y e o u en con por para sobre entre sin al a the of and or in on for to da do dos das
-    que qué cómo cuál cuáles quién quiénes dónde cuándo cuánto cuántos cuántas what which who how when where
-    """.split()
-)
-# question words and discourse openers a question may capitalise after a comma or a colon
-_OPENERS = frozenset(
-    fold_question(w)
-    for w in """
-    qué cómo cuál cuáles quién quiénes dónde cuándo cuánto cuántos cuántas por para según desde hasta hay existe existen
-    dime explica muestra compara resume what which who how when where why según es son fue
-    """.split()
-)
-# nouns that introduce a proper name ("el programa Halcón Dorado", "la operación Tormenta Roja"):
-# the capitalised words after one are a name even when they are everyday words
-_DESIGNATOR = re.compile(
-    r"(?:programa|proyecto|operacion|operativo|mision|plan|iniciativa|satelite|sistema|constelacion|cohete|misil|"
-    r"dron|vehiculo|informe|reporte|documento|estudio|ejercicio|ley|decreto|resolucion|acuerdo|tratado|estrategia|"
-    r"doctrina|empresa|compania|base|buque|nave|unidad|brigada|batallon|frente|bloque|columna|comando|"
-    r"program|programme|project|operation|mission|satellite|system|report|exercise|initiative|company)s?"
-    r"(?:\s+(?:de|del|la|el|los|las|llamad[oa]|denominad[oa]|conocid[oa] como|called|named))?\s*$"
-)
+# The phrasing of names (function words, clause openers, the nouns that introduce a name, where a
+# question splits into parts): data in precompute/data/reading_rules.yaml
+_RULES = rulebook()
+_FUNCTION = frozenset(fold_question(w) for w in _RULES.word_set("anchor_function_words"))
+_OPENERS = frozenset(fold_question(w) for w in _RULES.word_set("anchor_openers"))
+_DESIGNATOR = _RULES.regex("anchor_designator")
 _SELF = frozenset({"radar"})  # the assistant's own name ("¿Qué sabe Radar de…?") is not a topic
 
 
@@ -160,7 +143,7 @@ def _covered_by(folded: str, spans: list[str]) -> bool:
 def question_anchors(question: str, requirements=()) -> list[Anchor]:
     """The anchors of ``question`` (see the module docstring), in order, without duplicates.
 
-    ``requirements``: the question's ``router.Requirement``s (what they track is not an anchor).
+    ``requirements``: the question's ``requirements.Requirement``s (what they track is not an anchor).
     Deterministic; no model."""
     q = " ".join((question or "").split())
     tracked = [a for r in requirements for a in r.aliases] + [r.label for r in requirements]
@@ -289,11 +272,7 @@ class AnchorGaps:
         return [(a.label, a.kind) for a in self.missing]
 
 
-_CLAUSE_SPLIT = re.compile(
-    r"[?;]|¿|\s(?:y|e|and|além de|además de)\s+(?=(?:qu[eé]|c[oó]mo|cu[aá]l|cu[aá]nt|d[oó]nde|cu[aá]ndo|por qu[eé]|"
-    r"qui[eé]n|what|how|which|where|when|why|who)\b)",
-    re.I,
-)
+_CLAUSE_SPLIT = _RULES.regex("clause_split")
 
 
 def topic_met(question: str, anchors: list[Anchor], passages: list[dict]) -> bool:

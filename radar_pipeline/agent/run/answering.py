@@ -1,0 +1,171 @@
+"""RETRIEVE and WRITE: the analyst's reading (``roles.analyst``, tools of ``tools.ToolBox``), the
+anchors and coverage checks, then the extractive or the large-model writer. Mixed into
+``runner.AgentRunner``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from radar_pipeline.agent import messages
+from radar_pipeline.agent.llm import LLMError
+from radar_pipeline.agent.reading.anchors import anchor_gaps, question_anchors, topic_met
+from radar_pipeline.agent.roles import visualizer
+from radar_pipeline.agent.roles.analyst import Assignment, unmet
+from radar_pipeline.agent.roles.figures import Figure, Figures
+from radar_pipeline.agent.run.state import RunContext, State, Stop
+from radar_pipeline.agent.tools import ToolBox
+from radar_pipeline.retrieval.service import EncodeBudget, IndexUnavailable
+
+log = logging.getLogger("radar.agent")
+
+
+class Answering:
+    """RETRIEVE and WRITE (a mixin of ``runner.AgentRunner``: its attributes and other steps through ``self``)."""
+
+    # -- RETRIEVE (analyst)
+    def _retrieve(self, ctx: RunContext) -> State:
+        try:
+            corpus = self._corpus().for_scope(ctx.scope)
+        except IndexUnavailable as exc:
+            if ctx.ruta == "both" and ctx.visual is not None:  # the view was read: it still goes out
+                return self._view_without_passages(ctx, exc)
+            raise
+        ctx.search_stages = corpus.search_stages
+        if ctx.toolbox is None:
+            budget = self.config.rerank_encodes_per_run
+            ctx.toolbox = ToolBox(
+                corpus,
+                max_calls=self.config.max_tool_calls,
+                reader=self.aggregates,
+                aggregate=self._aggregate_tool(ctx) if self.aggregates is not None and self.llm else None,
+                encode_budget=EncodeBudget(budget) if budget is not None else None,
+            )
+        tb = ctx.toolbox
+        forms = [f for f in ctx.formulations if f not in ctx.used_formulations] or ctx.formulations[:1]
+        # the question's anchors are searched for like coverage requirements (they are judged below)
+        anchored = [a.requirement() for a in question_anchors(ctx.question, ctx.plan.requirements)]
+        job = Assignment(
+            question=ctx.question,
+            requirements=ctx.plan.requirements + anchored,
+            formulations=forms,
+            corpus=corpus,
+            toolbox=tb,
+            feedback=ctx.feedback,
+            record=lambda t0, **kw: ctx.step("analista", State.RETRIEVE, t0, **kw),
+            add_usage=lambda reply: ctx.add_usage("analista", reply),
+            use_model=self._model_up(ctx),
+            premise=ctx.premise if not ctx.retries else None,
+        )
+        if self.llm and not job.use_model:
+            reason, detail = self._degrade(ctx, "analista", None, "búsqueda sin modelo")
+            ctx.step("analista", State.RETRIEVE, time.perf_counter(), termination_reason=reason, detail=detail)
+        t0 = time.perf_counter()
+        try:
+            self.analyst.gather(job)
+        except LLMError as exc:  # what was searched and read so far stays; the offline path goes on from there
+            reason, detail = self._degrade(ctx, "analista", exc, "búsqueda sin modelo")
+            ctx.step("analista", State.RETRIEVE, t0, termination_reason=reason, detail=detail)
+            self.analyst.gather(replace(job, use_model=False))
+        ctx.used_formulations += forms
+        above = [p for p in tb.read.values() if (p.get("similarity") or -1) >= self.config.min_similarity]
+        relevant = [p for p in above if not p.get("suspicious")]
+        if not relevant:
+            withheld = len(above)
+            if withheld:  # only passages carrying instructions: say so in the trace
+                ctx.step("analista", State.RETRIEVE, time.perf_counter(), detail={"pasajes_retirados": withheld})
+            raise Stop(
+                "sin_evidencia",
+                "sin_evidencia",
+                messages.no_evidence(max(tb.discovered.values(), default=None), withheld),
+            )
+        missing = unmet(ctx.plan.requirements, tb.read, tb.publication_year)
+        ctx.coverage = [
+            {"requisito": r.label, "tipo": r.kind, "cubierto": r not in missing} for r in ctx.plan.requirements
+        ]
+        # the question's anchors (a named programme, a quoted name, a code, a year): when the passages
+        # read name none of its names/codes (or none of its anchors at all), the nearest text is no
+        # answer; an anchor partly missing is a coverage row without evidence (``incompleta``)
+        readable = [p for p in tb.read.values() if not p.get("suspicious")]
+        lost = anchor_gaps(ctx.question, ctx.plan.requirements, readable, tb.publication_year)
+        # all anchors missing and nothing else of the question met: the nearest text is no answer;
+        # when the passages do speak of the question's other topic, the run is partly answered
+        if lost is not None and lost.all_missing and not topic_met(ctx.question, list(lost.anchors), readable):
+            withheld = len(above) - len(relevant)
+            detail = {"anclas_sin_mencion": lost.labels(), "pasajes_retirados": withheld}
+            ctx.step("analista", State.RETRIEVE, time.perf_counter(), detail=detail)
+            raise Stop("sin_evidencia", "sin_anclas", messages.missing_anchors(lost.pairs(), withheld))
+        if lost is not None:
+            ctx.coverage += [{"requisito": a.label, "tipo": a.kind, "cubierto": False} for a in lost.missing]
+        return State.WRITE
+
+    def _aggregate_tool(self, ctx: RunContext) -> Callable[[str, dict], Figure]:
+        """The ``aggregate`` tool's function for this run: the filters validated as the visualizer
+        validates its own (``visualizer.validate``: names or ids → dictionary / gazetteer ids; a
+        value it cannot resolve is a ``ValueError``, never silently dropped), then the view's
+        figure over the run's collections (``figures.Figures``)."""
+        views = {spec["aggregate"]: name for name, spec in visualizer.COMPONENTS.items()}
+        figs = Figures(self.aggregates, ctx.scope)
+
+        def aggregate(vista: str, filtros: dict) -> Figure:
+            vis, rejected = visualizer.validate([views[vista]], filtros, self.reader)
+            if rejected or vis is None:
+                raise ValueError("filtros no reconocidos: " + "; ".join(rejected or ["vista"]))
+            return figs.figure(views[vista], vista, vis["filtros"])
+
+        return aggregate
+
+    # -- WRITE (analyst, no tools)
+    def _write(self, ctx: RunContext) -> State:
+        t0 = time.perf_counter()
+        passages = list(ctx.toolbox.read.values())
+        withheld = sum(1 for p in passages if p.get("suspicious"))
+        # a period to span: the writers know each document's publication year (a year's evidence)
+        year_of = ctx.toolbox.publication_year if any(r.kind == "range" for r in ctx.plan.requirements) else None
+        draft, failure = None, None
+        if self._model_up(ctx):
+            try:
+                draft = self.llm_writer.write(
+                    ctx.question, passages, ctx.plan.requirements, ctx.feedback, year_of=year_of
+                )
+            except LLMError as exc:
+                if self.extractive is None:  # no encoder: nothing offline can write this answer
+                    raise
+                failure = exc
+        if draft is not None:
+            ctx.add_usage("analista", draft.reply)
+            ctx.step(
+                "analista",
+                State.WRITE,
+                t0,
+                tokens_input=draft.reply.input_tokens,
+                tokens_output=draft.reply.output_tokens,
+                result_size=len(draft.text),
+                detail={"model": draft.reply.model, "pasajes": len(passages), "pasajes_retirados": withheld},
+            )
+        else:
+            draft = self.extractive.write(ctx.question, passages, ctx.plan.requirements, ctx.exclude, year_of=year_of)
+            reason, fallback = None, {}
+            if self.llm:
+                reason, fallback = self._degrade(ctx, "redactor", failure, "redactor extractivo")
+            ctx.step(
+                "analista",
+                State.WRITE,
+                t0,
+                result_size=len(draft.text),
+                termination_reason=reason,
+                detail={
+                    "modo": "extractivo",
+                    "pasajes": len(passages),
+                    "pasajes_retirados": withheld,
+                    "frases": len(draft.sentences),
+                    **fallback,
+                },
+            )
+        if not draft.text.strip():
+            raise Stop("sin_evidencia", "sin_frases_utilizables", messages.NO_USABLE_SENTENCES)
+        ctx.draft_text = draft.text
+        return State.VERIFY
