@@ -29,7 +29,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from radar_pipeline.encoders import Encoder
-from radar_pipeline.retrieval.glossary import expand_query
+from radar_pipeline.retrieval.glossary import expand_query, induced_terms
 from radar_pipeline.retrieval.search import RetrievalConfig, RowMask, Searcher
 from radar_pipeline.stores import pg_lexical
 from radar_pipeline.stores.bm25_store import tokenize
@@ -174,11 +174,14 @@ class PgSearcher(Searcher):
         self, question: str, cfg: RetrievalConfig, extra_terms: list[str], allowed: RowMask | None = None
     ) -> tuple[dict[int, float], Callable[[set[int]], dict[int, float]]] | None:
         """BM25 candidates from PostgreSQL (``stores.pg_lexical.search_bm25``), same tokens as the
-        FAISS path (question + glossary English terms)."""
+        FAISS path (question + glossary English terms + the induced lexicon's terms when
+        ``cfg.induced_lexicon``; a term outside the index's vocabulary scores nothing on either path)."""
         if not self.has_lexical:
             return None
         text = f"{question} {expand_query(question)}" if cfg.glossary_bm25 else question
         tokens = tokenize(text) + list(extra_terms or [])
+        if cfg.induced_lexicon:
+            tokens += [t for t in induced_terms(tokenize(question)) if t not in tokens]
         colls = allowed.params if allowed is not None else None
         name = self.encoder.name
         top = {

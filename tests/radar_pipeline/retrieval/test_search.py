@@ -121,8 +121,8 @@ def test_searcher_dense_bm25_and_boost(tiny_index, use_encoder):
     # BM25 alone (with the glossary) finds the exact English terms of a Spanish question
     lex = RetrievalConfig(dense_weight=0.0, bm25_weight=1.0, glossary_bm25=True, phenomenon_boost=1.0)
     assert s.search("minería ilegal de oro", lex).passages[0]["doc_id"] == "d2"
-    # without the glossary, BM25 has nothing to match in Spanish
-    nolex = lex.with_(glossary_bm25=False)
+    # without the glossary (and the induced lexicon), BM25 has nothing to match in Spanish
+    nolex = lex.with_(glossary_bm25=False, induced_lexicon=False)
     assert (
         s.search("minería ilegal de oro", nolex).passages == []
         or s.search("minería ilegal de oro", nolex).passages[0]["score"] == 0
