@@ -45,6 +45,7 @@ from radar_pipeline.agent.guards import without_insults
 from radar_pipeline.agent.reading.periods import parse_period
 from radar_pipeline.agent.reading.requirements import glossary_terms, keywords
 from radar_pipeline.agent.reading.understanding import first_mention, name_sets
+from radar_pipeline.agent.roles import substitution
 from radar_pipeline.agent.roles.selection import sentences_of, states_about_world
 from radar_pipeline.agent.statements import features, sentence_kind
 from radar_pipeline.textfold import fold_question, fold_spans
@@ -322,7 +323,7 @@ class PremiseVerdict:
     passage cited (None when ``no_verificada``); ``fragment``: the passage's sentence(s), verbatim;
     ``pieces``: those sentences one by one (an event's slots may be stated over two or three
     adjacent sentences: the verdict quotes each); ``reason``: why (``contradicha``, ``respaldada``,
-    ``conflicto_de_anio``, ``actor_distinto``, ``objeto_distinto``, ``lugar_distinto``,
+    ``conflicto_de_anio``, ``actor_distinto``, ``objeto_distinto``, ``lugar_distinto``, ``accion_opuesta``,
     ``sin_evidencia``, ``evidencia_en_conflicto``, ``propuesta_no_validada: …``) for the trace.
     """
 
@@ -1465,9 +1466,15 @@ def extract_premise(question: str) -> Premise | None:
             # owner or a place ("¿Por qué India destruyó un satélite chino en 2019?")
             years = _YEAR.findall(pfold)
             if slots is None or not slots.who:
-                return None
-            implicit = not (years or slots.specific or kind == "cuando")
-            ptext = _actor_first(ptext, slots)
+                # no verb family, but a distinctive name and an actor or a year: checkable by
+                # substitution ("¿Por qué la OTAN lanzó el programa 'In the Moment'…?"); said in the
+                # answer only with a verdict (implicit)
+                if not (substitution.anchors(ptext) and (substitution.actors(pfold) or years)):
+                    return None
+                implicit = True
+            else:
+                implicit = not (years or slots.specific or kind == "cuando")
+                ptext = _actor_first(ptext, slots)
         elif kind == "cuando":
             return None
         if kind == "cuando" and "," in ptext:
@@ -1586,10 +1593,10 @@ def passage_addresses(premise: Premise, text: str, language: str | None = None) 
     return any(
         about_event(premise, u, units[i - 1] if i else "", units[i + 1] if i + 1 < len(units) else "")
         for i, u in enumerate(units)
-    )
+    ) or (premise.polarity == "positiva" and any(substitution.names_anchor(premise.text, u) for u in units))
 
 
-_AGAINST = ("contradicha", "conflicto_de_anio", "actor_distinto", "objeto_distinto", "lugar_distinto")
+_AGAINST = ("contradicha", "conflicto_de_anio", "actor_distinto", "objeto_distinto", "lugar_distinto", "accion_opuesta")
 
 
 def judge_sentence(premise: Premise, sentence: str, before: str = "", after: str = "") -> str | None:
@@ -1687,6 +1694,22 @@ def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:
             (support if why == "respaldada" else against).append((p, unit, why))
     if support and against:
         return PremiseVerdict(premise, "no_verificada", reason="evidencia_en_conflicto")
+    if not (support or against) and premise.polarity == "positiva":
+        # nothing about the whole event: one slot filled otherwise at the premise's distinctive
+        # name (``substitution``: another actor, year, counted object or the opposite action)
+        predicate = tuple(c.found_in for c in premise.concepts if not c.entity)
+        sl = premise.slots
+        agents = sl.who_keys if sl is not None else None
+        collective = sl is not None and sl.action == "operar"
+        for p in read.values():
+            units = _units(p)
+            for u in units:
+                if _apparatus(u):
+                    continue
+                why = substitution.judge(premise.text, premise.years, u, predicate, agents, collective)
+                if why is not None:
+                    against.append((p, (u,), why))
+                    break
     for estado, found in (("falsa", against), ("verdadera", support)):
         if found:  # the fewest sentences, then the first read
             p, unit, why = min(found, key=lambda t: len(t[1]))

@@ -1,0 +1,363 @@
+"""A premise's slot filled otherwise: the sentence that names what the premise names, but with
+another actor, another year, another counted object or the opposite action.
+
+Analysts' false premises are mostly *substitutions*: the question is right about the thing and
+wrong about one fact of it — "la OTAN lanzó el programa 'In the Moment'" (DARPA's programme), "el
+Informe Allard de 2001" (2008; 2001 was the Rumsfeld Report), "Finlandia compró 64 cazas Gripen"
+(64 F-35), "en 2025 se lanzó la MSS" (it closed in 2025), "el ELN combate al Batallón N.º 12" (a
+FARC dissident column does). The passage that refutes such a premise never repeats the wrong fact,
+so the rules that look for the premise's whole event (``premise.judge_slots``, built on verb
+families) do not see it. This rule needs no verb family: it is anchored on the premise's
+*distinctive name* — a quoted title, a designation with digits, an acronym, a capitalised word that
+is no common noun — and compares one slot at a time in the one sentence that names it.
+
+``anchors(text)`` finds the names; ``judge(premise_text, years, sentence)`` returns the kind of
+substitution (``actor_distinto``, ``conflicto_de_anio``, ``objeto_distinto``, ``accion_opuesta``)
+or None. Only contradictions: the rule never supports a premise (agreement on one slot says
+nothing of the others). Guards, each against a true premise called false: a modal or negated
+sentence says nothing; a different actor counts only where the sentence shares a content word of
+the premise's predicate besides the anchor and names none of the premise's actors; a year counts
+only where it is bound to the name in both ("el Informe Allard de 2001" / "the 2008 Allard
+Report") and the premise's year is absent from the sentence; an opposite action only where the
+sentence has no year other than the premise's. Pure functions; texts folded with ``textfold``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from radar_pipeline.agent.reading.requirements import glossary_terms
+from radar_pipeline.agent.reading.understanding import name_sets
+from radar_pipeline.textfold import fold_question, fold_spans
+
+__all__ = ["Anchor", "anchors", "judge", "names_anchor"]
+
+_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
+_MODAL = re.compile(
+    r"(?<!\w)(?:would|could|might|may|should|if|whether|podria\w*|podra\w*|quiza\w*|tal vez|si se|hipotetic\w*)(?!\w)"
+)
+_NEGATED = re.compile(r"(?<!\w)(?:not|never|no|nunca|jamas|n't|ni|neither|nor)(?!\w)")
+# Generic heads of institutional and document names: capitalised inside a name ("el Informe
+# Allard", "la Misión de Apoyo…", "el Batallón de Operaciones…") but no name themselves, in
+# Spanish and English. A name made only of these (and function words) is no anchor unless it has
+# a designation.
+_GENERIC = frozenset(
+    """informe reporte report programa program programme plan estrategia strategy mision mission
+    ministerio ministry fuerza fuerzas force forces ejercito army armada navy batallon battalion brigada
+    brigade division comando command oficina office agencia agency departamento department consejo
+    council sistema system red network proyecto project operacion operaciones operation operations
+    acuerdo agreement tratado treaty ley law politica policy nacional national internacional
+    international multinacional multinational general defensa defense defence seguridad security apoyo
+    support union organizacion organization centro center centre instituto institute alerta alert
+    alertas temprana tempranas early warning columna column frente front movil mobile bloque bloc
+    fondo fund grupo group comision commission secretaria secretariat direccion directorate junta
+    estado state estados states republica republic gobierno government corte court tribunal
+    resolucion resolution decreto decree conferencia conference cumbre summit declaracion declaration
+    iniciativa initiative oficial official primera primer first segundo second nueva nuevo new
+    inteligencia intelligence artificial espacial space militar military""".split()
+)
+_FUNCTION = frozenset("de del la las el los y e en a al para por con of the and for in on to da do das dos".split())
+# verb stems of actions that undo each other (Spanish and English, folded): the premise's action
+# and one of the other family in the sentence that names the anchor
+_ACTIONS = {
+    "inicio": r"lanz\w*|cre[oóa]\w*|creacion|inici\w*|abri(?:o|eron|da|do|r)|establec\w*|fund[oó]\w*|inaugur\w*|launch\w*|creat\w*|start\w*|"
+    r"establish\w*|open\w*|found(?:ed|ing)|initiat\w*|began|begun|begin\w*|set up",
+    "fin": r"cerr(?:o|aron|ada|ado|ar)|cierre|termin(?:o|aron|ada|ado|ar)|conclu(?:yo|yeron|ida|ido)|"
+    r"finaliz(?:o|aron|ada|ado)|disolv\w*|disuel\w*|clausur\w*|closed|closes|closure|ended|"
+    r"terminated|dissolved|wound down|shut down|discontinued",
+    "aprobacion": r"aprob\w*|aprueb\w*|ratific\w*|approv\w*|adopt\w*|ratif\w*|passed",
+    "rechazo": r"rechaz\w*|reject\w*|veto\w*|vetoed|blocked|bloque[oó]",
+    "aumento": r"aument\w*|crec\w*|creci\w*|subi[oó]\w*|increas\w*|rose|grew|grow\w*|ris(?:e|en|ing)",
+    "descenso": r"disminu\w*|reduj\w*|reduc\w*|baj[oó]\w*|cay[oó]\w*|decreas\w*|declin\w*|fell|dropp?\w*|shrank",
+}
+_OPPOSITE = {
+    "inicio": "fin",
+    "fin": "inicio",
+    "aprobacion": "rechazo",
+    "rechazo": "aprobacion",
+    "aumento": "descenso",
+    "descenso": "aumento",
+}
+_NUMBER_MARK = re.compile(r"n\W*[oº°]?\W*|no\.?|num\.?|nro\.?")  # "N.º", "No.", "Nº" before a number
+_BRIDGE = frozenset(
+    "de del la las el los y e a al of the and".split()
+)  # inside a name: "Misión de Apoyo a la Seguridad"
+_NEAR = 50  # characters: a negation this close to a name or number bears on it
+_ACTION_RE = {k: re.compile(rf"(?<!\w)(?:{v})(?!\w)") for k, v in _ACTIONS.items()}
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A distinctive name of a premise: ``strong`` folded tokens that identify it alone (a quoted
+    title as one phrase, an acronym, a word with digits of three characters or more, a proper
+    word), and ``weak`` ones (the name's other content words and short numbers: "N.º 12") that
+    must all appear beside a short-number anchor. ``span``: its (start, end) in the folded premise."""
+
+    strong: tuple[str, ...]
+    weak: tuple[str, ...]
+    span: tuple[int, int]
+    headed: bool = (
+        False  # the name has a generic head ("Informe Allard", "Plan Colombia"): a document, programme or body
+    )
+
+    def found(self, folded: str) -> tuple[int, int] | None:
+        """The span of this name in a folded sentence, or None."""
+        for tok in self.strong:
+            m = re.search(rf"(?<![\w-]){re.escape(tok)}(?![\w-])", folded)
+            if m:
+                return m.span()
+        if self.weak and all(re.search(rf"(?<![\w]){re.escape(w)}(?!\w)", folded) for w in self.weak):
+            m = re.search(rf"(?<![\w]){re.escape(self.weak[0])}(?!\w)", folded)
+            return m.span() if m else None
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _actor_patterns() -> tuple[tuple[str, str, re.Pattern], ...]:
+    """``(key, kind, pattern)`` of every country and group of the shared name sets (names and
+    aliases of four letters or more), as ``premise._name_hits`` spells them."""
+    out = []
+    for ns in name_sets():
+        spelled = tuple(dict.fromkeys((*ns.names, *(a for a in ns.aliases if len(a) >= 4))))
+        alts = "|".join(re.escape(w) for w in sorted(spelled, key=len, reverse=True) if w)
+        out.append((ns.key, ns.kind, re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])")))
+    return tuple(out)
+
+
+def actors(folded: str) -> dict[str, tuple[str, list[tuple[int, int]]]]:
+    """Countries and groups named in a folded text: ``{key: (kind, spans)}``."""
+    out: dict[str, tuple[str, list[tuple[int, int]]]] = {}
+    for key, kind, pat in _actor_patterns():
+        spans = [m.span() for m in pat.finditer(folded)]
+        if spans:
+            out[key] = (kind, spans)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _common_words() -> frozenset[str]:
+    """Folded words common in the corpus in either language: the induced es→en lexicon's Spanish
+    terms and their English translations (``retrieval/data/lexicon_induced_es_en.tsv``: terms of
+    document frequency ≥ 20). A capitalised word among them ("Terrestres", "Nacional") is part of a
+    name, not the name."""
+    from radar_pipeline.retrieval.glossary import load_induced_lexicon
+
+    lex = load_induced_lexicon()
+    return frozenset(lex) | frozenset(lex.values())
+
+
+def _proper(word: str) -> bool:
+    """A capitalised word that is a name: not a generic head of one (``_GENERIC``), a function word,
+    a number marker ("N.º") or a word common in the corpus (``_common_words``)."""
+    f = fold_question(word)
+    return (
+        len(re.sub(r"\W", "", f)) >= 3
+        and f not in _GENERIC
+        and f not in _FUNCTION
+        and f not in _common_words()
+        and not _NUMBER_MARK.fullmatch(f)
+        and not _YEAR.fullmatch(f)
+    )
+
+
+def anchors(text: str) -> list[Anchor]:
+    """The distinctive names of a premise ``text`` (original case): quoted titles ('In the
+    Moment', “Golden Dome”), and maximal runs of capitalised or digit-bearing words (the first word
+    of the text only when another capitalised word follows it) whose strong tokens are acronyms,
+    words with digits (≥ 3 characters: "F-35", "1408") or proper words; a run of generic words
+    with a short number ("Batallón de Operaciones Terrestres N.º 12") is an anchor by all its
+    words. Countries and groups of the name sets are actors, never anchors; years are not names."""
+    folded = fold_spans(text)
+    out: list[Anchor] = []
+    taken: list[tuple[int, int]] = []
+    actor_spans = [sp for _, spans in actors(folded).values() for sp in spans]
+    for m in re.finditer(r"['‘’“”\"«»]([^'‘’“”\"«»]{3,60})['‘’“”\"«»]", text):
+        phrase = fold_question(m.group(1)).strip()
+        if phrase:
+            out.append(Anchor((phrase,), (), m.span(1)))
+            taken.append(m.span(1))
+    tokens = list(re.finditer(r"[^\W_][\w\-\.º°/]*", text))
+    runs: list[list[re.Match]] = []
+    cur: list[re.Match] = []
+    for i, t in enumerate(tokens):
+        w = t.group(0).rstrip(".")
+        is_name = (w[:1].isupper() or any(ch.isdigit() for ch in w)) and not _YEAR.fullmatch(w)
+        if is_name and (i > 0 or (i + 1 < len(tokens) and tokens[i + 1].group(0)[:1].isupper())):
+            cur.append(t)
+        elif cur and fold_question(w) in _BRIDGE and i + 1 < len(tokens) and tokens[i + 1].group(0)[:1].isupper():
+            cur.append(t)  # "Batallón de Operaciones", "Misión de Apoyo a la Seguridad"
+        else:
+            if cur:
+                runs.append(cur)
+            cur = []
+    if cur:
+        runs.append(cur)
+    for run in runs:
+        start, end = run[0].start(), run[-1].end()
+        if any(s < end and start < e for s, e in taken):
+            continue
+        strong, weak, coded = [], [], []
+        headed = False
+        for t in run:
+            w = t.group(0).rstrip(".")
+            f = fold_question(w)
+            if f in _FUNCTION or _NUMBER_MARK.fullmatch(f):
+                continue
+            if any(s <= t.start() and t.end() <= e for s, e in actor_spans):
+                continue  # "OTAN", "ELN", "Finlandia": actors, compared apart
+            digits = any(ch.isdigit() for ch in w)
+            acronym = len(w) >= 3 and w.isupper() and w.isalpha()
+            if digits and len(re.sub(r"\W", "", f)) >= 3 and not re.fullmatch(r"n\W*o?\W*\d+", f):
+                coded.append(f)
+            elif digits:
+                weak.append(re.sub(r"^n\W*o?\W*", "", f))
+            elif glossary_terms(w):
+                weak.append(f)  # a term of the field ("GPS", "IA"), no name
+            elif acronym or _proper(w):
+                strong.append(f)
+            else:
+                headed = headed or f in _GENERIC
+                weak.append(f)
+        if coded:
+            # a designation names the thing alone: "Cosmos 1408" is no "Cosmos 886"
+            out.append(Anchor(tuple(coded), (), (start, end), headed))
+        elif strong:
+            out.append(Anchor(tuple(strong), (), (start, end), headed))
+        elif any(any(ch.isdigit() for ch in w) for w in weak) and len(weak) >= 3:
+            out.append(Anchor((), tuple(weak), (start, end), True))
+    return out
+
+
+def names_anchor(premise_text: str, sentence: str) -> bool:
+    """Does ``sentence`` name one of the premise's anchors (so that the analyst reads its passage)?"""
+    f = fold_question(sentence)
+    return any(a.found(f) for a in anchors(premise_text))
+
+
+def _content_words(folded: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z]{4,}", folded) if w not in _FUNCTION}
+
+
+def _bound_year(folded: str, span: tuple[int, int]) -> set[int]:
+    """Years written right at a name: "the 2008 Allard Report", "Informe Allard de 2001", "(2019)",
+    "Strategy 2021–2025" (at most one word between)."""
+    s, e = span
+    before = folded[max(0, s - 12) : s]
+    after = folded[e : e + 16]
+    years = set()
+    m = re.search(r"(1[89]\d\d|20\d\d)\W*(?:\w+\W+)?$", before)
+    if m:
+        years.add(int(m.group(1)))
+    for m in re.finditer(r"^\W*(?:(?:de|del|of|from|in|en)\W+)?(1[89]\d\d|20\d\d)(?:\W+(1[89]\d\d|20\d\d))?", after):
+        years |= {int(y) for y in m.groups() if y}
+    return years
+
+
+def _after_number(folded: str, number: str, original: str | None = None) -> list[str]:
+    """The (up to three) words after each occurrence of ``number`` in a folded text."""
+    out = []
+    for m in re.finditer(rf"(?<![\d.,]){re.escape(number)}(?![\d.,]\d)", folded):
+        out += re.findall(r"[\w\-]+", folded[m.end() : m.end() + 40])[:3]
+    return out
+
+
+def judge(
+    premise_text: str,
+    years: tuple[int, ...],
+    sentence: str,
+    predicate: tuple[Callable[[str], bool], ...] = (),
+    agents: tuple[str, ...] | None = None,
+    collective: bool = False,
+) -> str | None:
+    """The substitution one sentence shows against a positive premise, or None.
+
+    ``premise_text``: the premise as written; ``years``: its years; ``sentence``: one evidence
+    sentence, verbatim. Returns ``actor_distinto`` (the anchor's sentence names another country or
+    group of the premise actor's kind, and none of the premise's actors), ``conflicto_de_anio``
+    (a year bound to the anchor in the premise and another bound to it in the sentence, the
+    premise's absent), ``objeto_distinto`` (the premise's number counts a named object, the
+    sentence's same number counts another name and the premise's is absent), ``accion_opuesta``
+    (the premise's action and, at the anchor, the opposite one: launched/closed, approved/rejected,
+    rose/fell). ``predicate``: matchers (``premise.Concept.found_in``, cross-language aliases) of the
+    premise's content words other than its names; one must match for another actor to count, else
+    the premise's own content words (first five letters) are compared. ``agents``: the name-set keys
+    of who did it (``premise.Slots.who_keys``); None: the actors named before the premise's first
+    name ("la OTAN lanzó el programa 'X'"; an owner after it, "un satélite chino", is none).
+    ``collective``: a predicate several actors share (presence in a place): no actor substitution.
+    See the module docstring for the guards."""
+    s = fold_question(sentence)
+    if _MODAL.search(s):
+        return None
+    p = fold_spans(premise_text)  # same length as the text: an anchor's span reads the same
+    s_years = {int(y) for y in _YEAR.findall(s)}
+    p_actors = actors(p)
+    s_actors = actors(s)
+
+    def negated(at: tuple[int, int]) -> bool:
+        # a negation within ~8 words of the span ("not local personnel" at the end of a long
+        # sentence says nothing of the name at its start)
+        return any(abs(m.start() - at[0]) <= _NEAR or abs(m.start() - at[1]) <= _NEAR for m in _NEGATED.finditer(s))
+
+    # (0) the number of a counted, named object ("64 cazas Gripen"), counting another name ("64
+    # F-35 fighters") in a sentence of the premise's actor: the premise's name is absent there
+    if not p_actors or set(p_actors) & set(s_actors):
+        all_anchors = anchors(premise_text)
+        for num in re.findall(r"(?<![\d.,])(\d{2,4})(?![\d.,]?\d)", p):
+            if _YEAR.fullmatch(num):
+                continue
+            p_next = [w for w in _after_number(p, num) if w not in _FUNCTION]
+            named = [w for w in p_next if any(w == t for a in all_anchors for t in a.strong)]
+            if not named or any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", s) for w in named):
+                continue
+            s_next = [w for w in _after_number(s, num) if w not in _FUNCTION]
+            at = re.search(rf"(?<![\d.,]){re.escape(num)}", s)
+            if at is None or negated(at.span()):
+                continue
+            names = sentence_names(sentence)
+            if any(any(ch.isdigit() for ch in w) or w in names for w in s_next if w not in p_next):
+                return "objeto_distinto"
+    found = [(a, a.found(s)) for a in anchors(premise_text)]
+    found = [(a, sp) for a, sp in found if sp is not None]
+    if not found:
+        return None
+    # (1) a year bound to the name, otherwise (a fact about the name whatever else the sentence denies)
+    for a, sp in found:
+        if not a.headed:
+            continue  # a series or a company ("Cosmos", "Iridium") has many years; a document one
+        p_bound = _bound_year(p, a.span)
+        s_bound = _bound_year(s, sp)
+        if p_bound and s_bound and not (p_bound & s_bound) and not (set(years) & s_years):
+            return "conflicto_de_anio"
+    if any(negated(sp) for _, sp in found):
+        return None
+    # (2) another actor of the same kind in the anchor's sentence
+    if agents is None:
+        first = min((a.span[0] for a in anchors(premise_text)), default=len(p))
+        agents = tuple(k for k, (_, spans) in p_actors.items() if any(e <= first for _, e in spans))
+    if agents and not collective and not set(p_actors) & set(s_actors):
+        kinds = {p_actors[k][0] for k in agents if k in p_actors}
+        others = [key for key, (kind, _) in s_actors.items() if kind in kinds]
+        anchor_words = {w[:5] for a, _ in found for tok in (*a.strong, *a.weak) for w in tok.split()}
+        predicate_words = _content_words(p) - anchor_words - {w[:5] for k in p_actors for w in re.findall(r"\w+", k)}
+        shares = any(f(s) for f in predicate) if predicate else bool(predicate_words & _content_words(s))
+        if others and shares:
+            return "actor_distinto"
+    # (3) the opposite action at the name
+    for fam, pat in _ACTION_RE.items():
+        if pat.search(p) and not pat.search(s) and _ACTION_RE[_OPPOSITE[fam]].search(s):
+            if s_years and years and not (s_years & set(years)):
+                return None
+            return "accion_opuesta"
+    return None
+
+
+def sentence_names(sentence: str) -> set[str]:
+    """Folded capitalised words and designations of a sentence (original case read)."""
+    return {
+        fold_question(w)
+        for w in re.findall(r"[\w\-]+", sentence)
+        if (w[:1].isupper() and len(w) >= 2) or (any(ch.isdigit() for ch in w) and any(ch.isalpha() for ch in w))
+    }
