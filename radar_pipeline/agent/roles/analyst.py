@@ -35,6 +35,7 @@ from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.agent.llm import LLMClient, LLMReply
 from radar_pipeline.agent.reading.requirements import Requirement, keywords
 from radar_pipeline.agent.roles import premise as premises
+from radar_pipeline.agent.roles import substitution
 from radar_pipeline.agent.tools import ToolBox, ToolCallRecord, openai_tools
 from radar_pipeline.retrieval.service import RetrievalService
 from radar_pipeline.textfold import fold_question
@@ -208,7 +209,15 @@ class Analyst:
         if docs:
             args["doc_ids"] = docs
         rec = self._tool(job, "search_evidence", args)
-        return self._premise_hits(job, [p["chunk_id"] for p in rec.output.get("passages", [])], limit)
+        hits = [p["chunk_id"] for p in rec.output.get("passages", [])]
+        if not docs and job.premise.polarity == "positiva":
+            # no event name the slots know, but a distinctive name ("'In the Moment'", "MSS"): the
+            # passage that gives it another actor, year or fate names it too (roles/substitution.py)
+            named = job.corpus.documents_naming(substitution.anchor_names(job.premise.text))
+            if named:
+                more = self._tool(job, "search_evidence", {**args, "doc_ids": named})
+                hits += [p["chunk_id"] for p in more.output.get("passages", [])]
+        return self._premise_hits(job, hits, limit)
 
     def _premise_hits(self, job: Assignment, chunk_ids: list[str], limit: int = 3) -> list[str]:
         """Unread ``chunk_ids`` (discovered in this run) whose text has a sentence addressing the premise."""

@@ -212,6 +212,10 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "missile": ("misil",),
     "ataq": ("attack",),
     "atac": ("attack",),
+    # armed confrontation, as premises and alerts word it ("combatiendo al batallón" / "acciones
+    # bélicas … en contra del batallón", "enfrentamientos", "hostigamientos", "clashes")
+    "combat": ("combat", "fight", "clash", "enfrent", "belic", "hostig", "ataq", "attack"),
+    "enfrent": ("combat", "fight", "clash", "enfrent", "belic", "hostig"),
     "attack": ("atac", "ataq"),
     "arma": ("weapon",),
     "weapon": ("arma",),
@@ -1641,6 +1645,12 @@ def _units(passage: dict) -> list[str]:
     ]
 
 
+def _shouted(sentence: str) -> bool:
+    """Is most of ``sentence`` in capitals (a list of place names, a table's header row)?"""
+    words = re.findall(r"[^\W\d_]{3,}", sentence)
+    return len(words) >= 6 and sum(w.isupper() for w in words) > len(words) / 2
+
+
 def _apparatus(sentence: str) -> bool:
     """Is ``sentence`` a document's apparatus rather than what it states: a numbered reference entry
     (a note number and two citation features, ``statements.features``: "227 Stephen Clark, “North
@@ -1704,8 +1714,8 @@ def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:
         for p in read.values():
             units = _units(p)
             for u in units:
-                if _apparatus(u):
-                    continue
+                if _apparatus(u) or sentence_kind(u) not in ("statement", "fragment") or _shouted(u):
+                    continue  # a flattened table or a list of names in capitals states nothing
                 why = substitution.judge(premise.text, premise.years, u, predicate, agents, collective)
                 if why is not None:
                     against.append((p, (u,), why))

@@ -33,7 +33,7 @@ from radar_pipeline.agent.reading.requirements import glossary_terms
 from radar_pipeline.agent.reading.understanding import name_sets
 from radar_pipeline.textfold import fold_question, fold_spans
 
-__all__ = ["Anchor", "anchors", "judge", "names_anchor"]
+__all__ = ["Anchor", "anchor_names", "anchors", "judge", "names_anchor"]
 
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
 _MODAL = re.compile(
@@ -105,14 +105,20 @@ class Anchor:
 
     def found(self, folded: str) -> tuple[int, int] | None:
         """The span of this name in a folded sentence, or None."""
-        for tok in self.strong:
-            m = re.search(rf"(?<![\w-]){re.escape(tok)}(?![\w-])", folded)
-            if m:
-                return m.span()
-        if self.weak and all(re.search(rf"(?<![\w]){re.escape(w)}(?!\w)", folded) for w in self.weak):
-            m = re.search(rf"(?<![\w]){re.escape(self.weak[0])}(?!\w)", folded)
+        spans = [re.search(rf"(?<![\w-]){re.escape(tok)}(?![\w-])", folded) for tok in self.strong]
+        if spans and all(spans):
+            return spans[0].span()  # every strong word: "Corinto López Adentro" is no "López" alone
+        if self.weak and all(re.search(_weak_re(w), folded) for w in self.weak):
+            m = re.search(_weak_re(self.weak[0]), folded)
             return m.span() if m else None
         return None
+
+
+def _weak_re(word: str) -> str:
+    """A weak word as a whole word; a number also glued to its marker ("N°12", "No.12")."""
+    if word.isdigit():
+        return rf"(?<!\d){word}(?!\d)"
+    return rf"(?<!\w){re.escape(word)}(?!\w)"
 
 
 @functools.lru_cache(maxsize=1)
@@ -232,9 +238,33 @@ def anchors(text: str) -> list[Anchor]:
 
 
 def names_anchor(premise_text: str, sentence: str) -> bool:
-    """Does ``sentence`` name one of the premise's anchors (so that the analyst reads its passage)?"""
+    """Could ``sentence`` refute the premise by substitution, so that the analyst reads its passage:
+    it names one of the premise's anchors, or it has the premise's count (a number of two to four
+    digits, no year) beside one of the premise's actors ("Finland's acquisition of 64 F-35 fighters"
+    for "Finlandia compró 64 cazas Gripen")."""
     f = fold_question(sentence)
-    return any(a.found(f) for a in anchors(premise_text))
+    if any(a.found(f) for a in anchors(premise_text)):
+        return True
+    p = fold_spans(premise_text)
+    counts = [n for n in re.findall(r"(?<![\d.,])(\d{2,4})(?![\d.,]?\d)", p) if not _YEAR.fullmatch(n)]
+    return bool(
+        counts
+        and any(re.search(rf"(?<![\d.,]){n}(?![\d.,]?\d)", f) for n in counts)
+        and set(actors(p)) & set(actors(f))
+    )
+
+
+def anchor_names(premise_text: str) -> list[str]:
+    """The premise's anchors as the question spells them (quoted titles, designations, acronyms,
+    proper words of three letters or more), for a search inside the documents that name them
+    (``RetrievalService.documents_naming``); short-number anchors ("N.º 12") are left out."""
+    out = []
+    folded = fold_spans(premise_text)
+    for a in anchors(premise_text):
+        for tok in a.strong:
+            at = folded.find(tok, a.span[0])
+            out.append(premise_text[at : at + len(tok)] if at >= 0 else tok)
+    return list(dict.fromkeys(t for t in out if len(t) >= 3))
 
 
 def _content_words(folded: str) -> set[str]:
