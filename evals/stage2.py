@@ -792,7 +792,14 @@ def main(argv: list[str] | None = None) -> int:
         rep = score_reading(load_questions(path), reader)
         report[name] = rep
         if args.show_errors:
+            for c in (r for r in rep["rows"] if r.get("kind") == "followup"):
+                for t in c["turns"]:
+                    if not t["turn_ok"]:
+                        keep = ("id", "got_route", "got_components", "got_filters", "got_carried", "filters_ok")
+                        print(json.dumps({k: t.get(k) for k in keep}, ensure_ascii=False), file=sys.stderr)
             for r in rep["rows"]:
+                if r.get("kind") == "followup":
+                    continue
                 bad = (not r["route_ok"]) or r.get("component_ok") is False or r.get("all_filters_ok") is False
                 if bad:
                     print(

@@ -172,7 +172,10 @@ class FuzzyPlaces:
     """Misspelt Colombian place names (step 5 of the module doc).
 
     ``names``: folded alias → place ids (departments and municipalities, aliases of 5+ letters
-    that need no context); ``not_typos``: folded real words never read as a place. A word (or two
+    that need no context, and ``contextual`` ones of 7+ letters that need it); ``not_typos``:
+    folded real words never read as a place; ``departments``: the folded department names, whose
+    mention right after a word (rule ``fuzzy_department_after``: "Segobia, Antioquia") is a place
+    cue too and gives a contextual name its context. A word (or two
     or three words) typed after a place cue is read as the alias within Damerau-Levenshtein
     distance ≤ 1 for 5-8 letters, ≤ 2 for 9+ (both lengths), with the same first letter, when
     exactly one alias is nearest (ties read nothing); thresholds as the view vocabulary's typo
@@ -185,9 +188,26 @@ class FuzzyPlaces:
         names: dict[str, tuple[str, ...]],
         not_typos: frozenset[str] = frozenset(),
         known: frozenset[str] = frozenset(),
+        contextual: frozenset[str] = frozenset(),
+        departments: frozenset[str] = frozenset(),
     ):
         self.names = names
         self.known = known  # every folded name of the gazetteer (countries, context-required ones): never a typo
+        # names that need context in a passage (a foreign namesake: "Caucasia", "Segovia", "Florencia"):
+        # read as a misspelling only where the question gives that context (``find``'s ``context``,
+        # or the department written after the name)
+        self.contextual = contextual
+        self._after = (
+            re.compile(
+                "(?:"
+                + _RULES.pattern("fuzzy_department_after")
+                + ")(?:"
+                + "|".join(re.escape(d) for d in sorted(departments, key=len, reverse=True))
+                + r")(?!\w)"
+            )
+            if departments
+            else None
+        )
         self.choices = tuple(sorted(names))
         self.sounds: dict[str, set[str]] = {}
         for n in self.choices:
@@ -214,21 +234,42 @@ class FuzzyPlaces:
 
     @classmethod
     def from_gazetteer(cls, gazetteer: Gazetteer, not_typos: frozenset[str] = frozenset()) -> FuzzyPlaces:
-        """The Colombian aliases of ``gazetteer`` (context-required names left out: "Meta", "Cali" are
-        too short to guess at) and the listed real words."""
+        """The Colombian aliases of ``gazetteer`` and the listed real words. Context-required names
+        of under 7 letters are left out ("Meta", "Cali" are too short to guess at); longer ones
+        ("Caucasia", "Segovia", "Florencia": a foreign namesake) are ``contextual``, read only where
+        the question gives the context (``find``)."""
         names: dict[str, list[str]] = {}
+        contextual: set[str] = set()
+        departments: set[str] = set()
         for p in gazetteer.places.values():
             if not p.is_colombian_subdivision:
                 continue
             for text, _ in p.aliases:
                 key = fold_phrase(text)
+                if p.level == "department" and len(key) >= 4:
+                    departments.add(key)
                 if len(key.replace(" ", "")) >= 5 and key not in gazetteer.ctx_keys:
                     names.setdefault(key, []).append(p.place_id)
+                elif len(key.replace(" ", "")) >= 7 and key in gazetteer.ctx_keys:
+                    # "Caucasia", "Segovia": long enough to guess at where the question gives context
+                    names.setdefault(key, []).append(p.place_id)
+                    contextual.add(key)
         known = frozenset(fold_phrase(t) for p in gazetteer.places.values() for t, _ in p.aliases)
-        return cls({k: tuple(dict.fromkeys(v)) for k, v in names.items()}, not_typos, known)
+        return cls(
+            {k: tuple(dict.fromkeys(v)) for k, v in names.items()},
+            not_typos,
+            known,
+            frozenset(contextual - {k for k, v in names.items() if k not in contextual}),
+            frozenset(departments),
+        )
 
-    def nearest(self, word: str) -> str | None:
-        """The one alias ``word`` (folded) is a misspelling of, or None (see the class doc)."""
+    def nearest(self, word: str, context: bool = False) -> str | None:
+        """The one alias ``word`` (folded) is a misspelling of, or None (see the class doc);
+        ``context``: the question gives the context a ``contextual`` name needs (else such a name
+        is never the answer, and a word nearest to one reads nothing)."""
+        if not context and self.contextual:
+            out = self.nearest(word, True)
+            return None if out in self.contextual else out
         if word in self._cache:
             return self._cache[word]
         out = None
@@ -264,18 +305,29 @@ class FuzzyPlaces:
         return out
 
     def find(
-        self, question: str, covered: list[tuple[int, int]], exact: list[tuple[int, int]], case_known: bool
+        self,
+        question: str,
+        covered: list[tuple[int, int]],
+        exact: list[tuple[int, int]],
+        case_known: bool,
+        context: bool = False,
     ) -> list[tuple[int, int, str, str]]:
         """``(start, end, typed, alias)`` of each misspelt place name in ``question``, right after a
         place cue, outside the ``covered`` spans and the ``exact`` names (a longer misspelt name may
         hold an exact one: "Santander de Quilichau" holds "Santander"); in a question written with
-        capitals the typed name must start with one. Up to four words, "de"/"del"/"la" inside."""
+        capitals the typed name must start with one. Up to four words, "de"/"del"/"la" inside. A
+        department written right after the name is a place cue too ("Segobia, Antioquia"), and
+        gives a ``contextual`` name its context, as ``context`` (the question's armed groups,
+        presence or alerts) does."""
         folded = fold_spans(question)
         words = [(m.start(), m.end()) for m in re.finditer(r"[^\W\d_]+", folded)]
         out: list[tuple[int, int, str, str]] = []
         taken_to = -1
         for i, (ws, _we) in enumerate(words):
-            if ws < taken_to or folded[ws:_we] in _LINK or not _FUZZY_CUE.search(folded[max(0, ws - 40) : ws]):
+            if ws < taken_to or folded[ws:_we] in _LINK:
+                continue
+            cued = bool(_FUZZY_CUE.search(folded[max(0, ws - 40) : ws]))
+            if not cued and self._after is None:
                 continue
             if case_known and not question[ws].isupper():
                 continue
@@ -294,7 +346,11 @@ class FuzzyPlaces:
                     s < end and start < e and not (start <= s and e <= end and (s, e) != (start, end)) for s, e in exact
                 ):
                     continue
-                alias = self.nearest(typed)
+                # the department written right after it is a place cue too: "Segobia, Antioquia"
+                qualified = self._after is not None and bool(self._after.match(folded, end))
+                if not (cued or qualified):
+                    continue
+                alias = self.nearest(typed, context or qualified)
                 if alias is not None:
                     out.append((start, end, question[start:end], alias))
                     taken_to = end
@@ -349,12 +405,14 @@ class PlaceResolver:
         exact: list[tuple[int, int]],
         case_known: bool,
         out: QuestionPlaces,
+        territorial: bool = False,
     ) -> list[PlaceHit]:
-        """Step 5's names as unresolved gazetteer hits: their candidates go through steps 2-4."""
+        """Step 5's names as unresolved gazetteer hits: their candidates go through steps 2-4
+        (``territorial``: the question's armed groups, presence or alerts give a contextual name its context)."""
         if self.fuzzy is None:
             return []
         hits = []
-        for start, end, typed, alias in self.fuzzy.find(question, covered, exact, case_known):
+        for start, end, typed, alias in self.fuzzy.find(question, covered, exact, case_known, territorial):
             pids = self.fuzzy.names[alias]
             places = [self.gazetteer.places[p] for p in pids]
             place = places[0] if len(places) == 1 else None
@@ -378,7 +436,12 @@ class PlaceResolver:
         sub_spans = [(s, e) for s, e, _ in subs]
         hits = self.gazetteer.find(question, decoy_spans=list(excluded) + sub_spans, case_known=case_known)
         fuzzy = self._fuzzy_hits(
-            question, list(excluded) + sub_spans, [(h.start, h.start + len(h.matched)) for h in hits], case_known, out
+            question,
+            list(excluded) + sub_spans,
+            [(h.start, h.start + len(h.matched)) for h in hits],
+            case_known,
+            out,
+            territorial,
         )
         # an exact name inside a longer misspelt one ("Santander" in "Santander de Quilichau") is that name's
         hits = [h for h in hits if not any(f.start <= h.start and h.start + len(h.matched) <= f.end for f in fuzzy)]
@@ -405,7 +468,13 @@ class PlaceResolver:
             qualified = self._qualified_by_department(
                 hit, {c for start, c in named_depts if start != hit.start} | selects.get(hit.start, set())
             )
-            if qualified is not None and (p is None or p.level != "municipality"):
+            if qualified is not None and (
+                p is None
+                or p.level != "municipality"
+                # the passage rules read the department set aside as the name's ("Balboa,
+                # Risaralda, no el del Cauca" is no Balboa of Cauca)
+                or p.department_code in {c for v in sets_aside.values() for c in v}
+            ):
                 p = qualified
                 out.qualifiers.add(f"department:{qualified.department_code}")
             elif qualified is None and not any(

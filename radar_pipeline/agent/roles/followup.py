@@ -51,6 +51,12 @@ _RESETS = {r.name.removeprefix("reset_"): r.compiled() for r in _RULES.of_kind("
 _ASKS_VIEW = _RULES.regex("followup_asks_view")
 _WHERE = _RULES.regex("followup_where")
 _EXPLAIN = _RULES.regex("followup_explain")
+# a demonstrative + noun is the previous subject ("esa conversación"); a filter dropped by naming it
+# ("olvida el ELN"); a pronoun for the conversation's actor ("con ellos"); the alerts named
+_DEMONSTRATIVE_NOUN = _RULES.regex("followup_demonstrative_noun")
+_DROP_BEFORE = _RULES.regex("followup_drop_before")
+_PRONOUN = _RULES.regex("followup_pronoun")
+_ALERTS = _RULES.regex("alerts")
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,9 @@ def _concrete(comps: list[str], prev: PreviousTurn, hint: tuple[str, ...] = (), 
     for, ``hint``, when it was answered in text), else the armed-presence map for a territorial view
     of an armed actor (``armed``: whether an entity id is an armed group), else the map of places."""
     prev_map = next((c for c in (*prev.componentes, *hint) if c.startswith("mapa_")), None)
+    if prev_map is None and _ALERTS.search(fold_question(prev.pregunta)):
+        # "¿qué dicen las alertas tempranas sobre Tumaco?" → "¿y eso en mapa?": the alerts' map
+        prev_map = "mapa_alertas"
     if prev_map is None:
         territorial = (
             prev.filtros.get("fenomeno") == "territorial" or armed(prev.filtros.get("entidad"))
@@ -146,6 +155,8 @@ def leftover_words(
         key = fold_question(facts.period.text)
         for m in re.finditer(re.escape(key), folded):
             spans.append((m.start(), m.end()))
+    # "esa conversación", "ese tema": the previous turn's subject, no topic of this turn's own
+    spans += [(m.start(), m.end()) for m in _DEMONSTRATIVE_NOUN.finditer(folded)]
     chars = list(folded)
     for s, e in spans:
         for i in range(s, min(e, len(chars))):
@@ -347,6 +358,22 @@ def follow(question: str, facts, previous, reader, vocab) -> FollowUp | None:
         if hits:
             resets.append(name)
             extra += [(m.start(), m.end()) for m in hits]
+    for name, refs in (("entidad", facts.entities), ("lugar", facts.places)):
+        # a filter dropped by naming it ("olvida el ELN", "quítale Nariño"): widened, not stated
+        for ref in refs:
+            for m in re.finditer(re.escape(fold_question(ref.matched)), folded):
+                drop = _DROP_BEFORE.search(folded[: m.start()])
+                if drop:
+                    extra.append((drop.start(), m.end()))
+                    stated.pop(name, None)
+                    if name not in resets:
+                        resets.append(name)
+    if "entidad" not in stated and "entidad" not in resets:
+        # a product or programme by name is the subject like an actor ("¿y OneWeb?" after Starlink)
+        from radar_pipeline.agent.roles.visualizer import named_program
+
+        if (program := named_program(facts, question)) is not None:
+            stated["entidad"] = program.value
     if not is_followup(question, facts, spans, stated, extra, tuple(resets)):
         return None
     prev = previous()
@@ -364,8 +391,13 @@ def follow(question: str, facts, previous, reader, vocab) -> FollowUp | None:
         # read in the conversation's context: "¿y en qué municipios?" of the ELN is its presence
         prev_entity = ents.get(prev.filtros.get("entidad") or "")
         prev_category = getattr(prev_entity, "category", None)
+        asked = question
+        if prev_entity is not None:
+            # a pronoun stands for the conversation's actor: "¿quiénes más aparecen con ellos?" is
+            # read as "… con el Clan del Golfo" (the rules' view cues want a name there)
+            asked = _PRONOUN.sub(prev_entity.name.split(" (")[0], question)
         intent = classify(
-            question,
+            asked,
             has_armed_group=any(e.category == "armed_group" for e in facts.entities) or prev_category == "armed_group",
             has_place=bool(facts.places or facts.ambiguous or prev.filtros.get("lugar")),
             has_country=any(e.category == "country" for e in facts.entities) or prev_category == "country",
@@ -375,6 +407,17 @@ def follow(question: str, facts, previous, reader, vocab) -> FollowUp | None:
             # "muéstrame dónde está": where the conversation's subject is — its map (the armed
             # presence of an armed group), not necessarily the map of places
             named[0] = "map"
+    first = [c for c in (named or prev.componentes or hint)][:1]
+    if (
+        first in (["mapa_lugares"], ["map"])
+        and str(stated.get("entidad") or "").startswith("country:")
+        and "lugar" not in stated
+        and not prev.filtros.get("entidad")
+    ):
+        # "solo Brasil" on the map of where something is mentioned: the country is the place the
+        # map narrows to (as ``visualizer.propose`` reads "¿dónde se menciona … en Brasil?"), and a
+        # later place ("¿y Caquetá?") replaces it
+        stated["lugar"] = stated.pop("entidad")
     explain = bool(_EXPLAIN.search(folded))
     return merge(
         prev,

@@ -16,6 +16,7 @@ from ``QuestionFacts`` (period, one place, one entity, the phenomenon the questi
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 from urllib.parse import urlencode
@@ -23,10 +24,14 @@ from urllib.parse import urlencode
 from radar_pipeline.agent.reading.intent import classify, stated_phenomenon
 from radar_pipeline.agent.reading.learned import combine_components, combine_phenomenon
 from radar_pipeline.agent.reading.periods import parse_period, year_span
+from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.agent.reading.understanding import EntityRef, PlaceRef, QuestionFacts, QuestionReader
 from radar_pipeline.precompute.filters import SPANISH, Filters
 from radar_pipeline.textfold import fold_question
 from radar_pipeline.vocabulary import PHENOMENA
+
+# the phrasing rules this module reads (topic_before, example_of): precompute/data/reading_rules.yaml
+_RULES = rulebook()
 
 COMPONENTS: dict[str, dict] = {
     "mapa_lugares": {"aggregate": "documents_per_place", "titulo": "Mapa: documentos que nombran cada lugar"},
@@ -138,9 +143,68 @@ def _view_subject(text: str, facts: QuestionFacts, first: str) -> EntityRef | No
     at = text.find(what.matched)
     if at < 0:
         return None
-    if first == "red_entidades" or _SUBJECT_BEFORE.search(fold_question(text[:at]).strip()):
+    before = fold_question(text[:at]).strip()
+    if _TOPIC_BEFORE.search(before):
+        # "quiénes se juntan con quién cuando se habla de drones", "la red en lo de drones": the
+        # documents' topic, not the network's centre
+        return None
+    if first == "red_entidades" or _SUBJECT_BEFORE.search(before):
         return what
     return None
+
+
+# Words that introduce the documents' topic rather than a view's subject (rule topic_before)
+_TOPIC_BEFORE = _RULES.regex("topic_before")
+
+
+@functools.lru_cache(maxsize=1)
+def _proper_programs() -> frozenset[str]:
+    """Ids of the dictionary's programs and technologies that are proper names (a product, a
+    programme, a treaty: "Starlink", "OneWeb", "Proyecto Maven", "Bayraktar TB2", "Plan Colombia"):
+    every plain alias, in every language, is capitalised. A technology class ("drones", "basura
+    espacial", "armas autónomas", "megaconstelaciones") has common-noun aliases and stays the
+    search's topic. Source: the bundled entity dictionary (``precompute/data/entities.yaml``)."""
+    from radar_pipeline.precompute.entities import load_entity_dictionary
+
+    out = set()
+    for eid, ent in load_entity_dictionary().entities.items():
+        texts = [a.text for a in ent.aliases if not a.regex]
+        if (
+            ent.category in ("program", "technology")
+            and texts
+            and all(t[:1].isupper() or t[:1].isdigit() for t in texts)
+        ):
+            out.add(eid)
+    return frozenset(out - _NOT_A_SUBJECT)
+
+
+# named in a question about early warnings or a place, these are the source or the kind of place,
+# not a subject: "alertas del Sistema de Alertas Tempranas", "municipios PDET"
+_NOT_A_SUBJECT = frozenset({"sistema_alertas_tempranas", "pdet"})
+
+
+_EXAMPLE_OF = _RULES.regex("example_of")
+
+
+def named_program(facts: QuestionFacts, question: str = "") -> EntityRef | None:
+    """The one proper-named program or technology the question names (``_proper_programs``:
+    "¿cuántos documentos salen por año sobre OneWeb?", "evolución de menciones de Starlink") as
+    the view's entity filter, like an actor: a person asking about a product or programme by name
+    wants the documents that name it. None when it names none, several, or an actor too, and when
+    ``question`` (its text, where given) names it as an example of a class (rule ``example_of``:
+    "las megaconstelaciones tipo Starlink", "drones como el Bayraktar": the class is the topic)."""
+    if any(e.category not in ("program", "technology") for e in facts.entities):
+        return None
+    named = {e.value: e for e in facts.entities if e.value in _proper_programs()}
+    if len(named) != 1:
+        return None
+    ref = next(iter(named.values()))
+    if question:
+        folded, key = fold_question(question), fold_question(ref.matched)
+        at = folded.find(key)
+        if at >= 0 and _EXAMPLE_OF.search(folded[:at]):
+            return None
+    return ref
 
 
 def _paired(question: str, entity: EntityRef) -> bool:
@@ -320,9 +384,13 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         # part that asks for the view; the explanation's actors are not
         # (compared without case: a name found in a question typed in lower case is matched upper-cased)
         view_facts = replace(facts, entities=[e for e in facts.entities if _written_in(e.matched, intent.view_text)])
-        entity = view_facts.entity or _view_subject(intent.view_text, view_facts, comps[0])
+        entity = (
+            view_facts.entity
+            or _view_subject(intent.view_text, view_facts, comps[0])
+            or named_program(view_facts, intent.view_text)
+        )
     elif entity is None:
-        entity = _view_subject(question, facts, comps[0])
+        entity = _view_subject(question, facts, comps[0]) or named_program(facts, question)
     if entity is None and place is None and intent.view_text is None:
         entity, place = _actor_and_country(question, facts) or (None, None)
     if (
