@@ -258,6 +258,9 @@ class ToolBox:
     encode_budget: EncodeBudget | None = None
     calls: list[ToolCallRecord] = field(default_factory=list)
     discovered: dict[str, float] = field(default_factory=dict)  # chunk_id → best similarity seen
+    # chunk_id → best rank (1 = first) it had in a search_evidence of this run: the retrieval
+    # ranking (fused lexical + dense + re-rank), which the raw cosine above does not reflect
+    discovered_rank: dict[str, int] = field(default_factory=dict)
     known_docs: set[str] = field(default_factory=set)  # doc ids a search or listing returned
     read: OrderedDict[str, dict] = field(default_factory=OrderedDict)
     closed: bool = False
@@ -450,8 +453,9 @@ class ToolBox:
     def _run_search_evidence(self, a: SearchEvidenceArgs) -> dict:
         hits = self.corpus.search_passages(a.query, a.k, a.doc_ids or None, budget=self.encode_budget)
         self.known_docs.update(h["doc_id"] for h in hits)
-        for h in hits:
+        for rank, h in enumerate(hits, 1):
             self.discovered[h["chunk_id"]] = max(self.discovered.get(h["chunk_id"], -1.0), h["similarity"])
+            self.discovered_rank[h["chunk_id"]] = min(self.discovered_rank.get(h["chunk_id"], rank), rank)
         return {
             "passages": [
                 {

@@ -262,3 +262,24 @@ def test_flagged_passages_are_withheld_everywhere(offline_service, use_encoder):
     check = check_answer(answer, tb.read)
     assert not check.ok and check.rejected[0]["motivo"] == "pasaje retirado: contiene instrucciones"
     assert poisoned not in canonicalize(answer, tb.read)
+
+
+def test_the_analyst_reads_in_the_order_of_the_retrieval_ranking(offline_service):
+    """``discovered_rank`` keeps the best rank a passage had in any search of the run, and the
+    offline analyst reads unread passages in that order (then by raw cosine), not by cosine alone:
+    the fused ranking is what retrieval measured (evals/README.md, "Known-item misses")."""
+    from radar_pipeline.agent.roles.analyst import Analyst
+
+    tb = ToolBox(offline_service.corpus())
+    first = tb.call("search_evidence", {"query": "pruebas antisatélite y desechos orbitales", "k": 6})
+    second = tb.call("search_evidence", {"query": "grupos armados en Colombia", "k": 6})
+    hits = [p["chunk_id"] for p in first.output["passages"]]
+    assert hits and all(tb.discovered_rank[c] <= i for i, c in enumerate(hits, 1))
+    for i, c in enumerate(p["chunk_id"] for p in second.output["passages"]):
+        assert tb.discovered_rank[c] == min(i + 1, hits.index(c) + 1 if c in hits else i + 1)
+    analyst = Analyst(None, min_similarity=-1.0, max_read=len(tb.discovered), turns=1)
+    picked = analyst._pick_unread(tb, limit=len(tb.discovered), per_doc=100)
+    ranks = [tb.discovered_rank[c] for c in picked]
+    assert ranks == sorted(ranks)  # rank order, whatever the cosine
+    same_rank = [c for c in picked if tb.discovered_rank[c] == 1]
+    assert [tb.discovered[c] for c in same_rank] == sorted((tb.discovered[c] for c in same_rank), reverse=True)
