@@ -1713,12 +1713,19 @@ def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:
         collective = sl is not None and sl.action == "operar"
         for p in read.values():
             units = _units(p)
-            for u in units:
+            for i, u in enumerate(units):
                 if _apparatus(u) or sentence_kind(u) not in ("statement", "fragment") or _shouted(u):
                     continue  # a flattened table or a list of names in capitals states nothing
                 why = substitution.judge(premise.text, premise.years, u, predicate, agents, collective)
+                unit: tuple[str, ...] = (u,)
+                nxt = units[i + 1] if i + 1 < len(units) else ""
+                if why is None and nxt and not _apparatus(nxt) and substitution.names_anchor(premise.text, u):
+                    # the sentence after the one naming the thing may give its other slot: "KaGeM V3
+                    # … is another PAF product. Developed in cooperation with Turkey, …"
+                    why = substitution.judge(premise.text, premise.years, f"{u} {nxt}", predicate, agents, collective)
+                    unit = (u, nxt)
                 if why is not None:
-                    against.append((p, (u,), why))
+                    against.append((p, unit, why))
                     break
     for estado, found in (("falsa", against), ("verdadera", support)):
         if found:  # the fewest sentences, then the first read

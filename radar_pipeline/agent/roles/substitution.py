@@ -85,6 +85,11 @@ _NUMBER_MARK = re.compile(r"n\W*[oº°]?\W*|no\.?|num\.?|nro\.?")  # "N.º", "No
 _BRIDGE = frozenset(
     "de del la las el los y e a al of the and".split()
 )  # inside a name: "Misión de Apoyo a la Seguridad"
+# words that pair two actors in one relation (a dispute, a confrontation, a joint work)
+_PAIR = re.compile(
+    r"(?<!\w)(?:disput\w*|enfrent\w*|combat\w*|confront\w*|choque\w*|clash\w*|alian\w*|alia(?:do|dos|da|das|ron)|"
+    r"allian\w*|allied|cooperaci\w*|cooperat\w*|coopera\w*|junto (?:a|con)|together with|jointly|conjunt\w*)(?!\w)"
+)
 _NEAR = 50  # characters: a negation this close to a name or number bears on it
 _ACTION_RE = {k: re.compile(rf"(?<!\w)(?:{v})(?!\w)") for k, v in _ACTIONS.items()}
 
@@ -143,16 +148,30 @@ def actors(folded: str) -> dict[str, tuple[str, list[tuple[int, int]]]]:
     return out
 
 
+COMMON_COSINE = 0.8  # a lexicon pair below this is noise ("saravena"→"sars" 0.73, "tame"→"tamil" 0.71)
+
+
 @functools.lru_cache(maxsize=1)
 def _common_words() -> frozenset[str]:
-    """Folded words common in the corpus in either language: the induced es→en lexicon's Spanish
-    terms and their English translations (``retrieval/data/lexicon_induced_es_en.tsv``: terms of
-    document frequency ≥ 20). A capitalised word among them ("Terrestres", "Nacional") is part of a
-    name, not the name."""
-    from radar_pipeline.retrieval.glossary import load_induced_lexicon
+    """Folded words common in the corpus in either language: the induced es→en lexicon's pairs of
+    cosine ≥ ``COMMON_COSINE`` (``retrieval/data/lexicon_induced_es_en.tsv``: terms of document
+    frequency ≥ 20), both sides. A capitalised word among them ("Terrestres", "Informe") is part of
+    a name, not the name; a frequent place name pairs with noise below the threshold and stays a name."""
+    from radar_pipeline.retrieval.glossary import INDUCED_LEXICON_PATH
 
-    lex = load_induced_lexicon()
-    return frozenset(lex) | frozenset(lex.values())
+    out: set[str] = set()
+    if INDUCED_LEXICON_PATH.is_file():
+        for line in INDUCED_LEXICON_PATH.read_text(encoding="utf-8").splitlines():
+            parts = line.split("\t")
+            if line.startswith("#") or len(parts) < 3:
+                continue
+            try:
+                cosine = float(parts[2])
+            except ValueError:
+                continue
+            if cosine >= COMMON_COSINE:
+                out.update(parts[:2])
+    return frozenset(out)
 
 
 def _proper(word: str) -> bool:
@@ -190,6 +209,9 @@ def anchors(text: str) -> list[Anchor]:
     cur: list[re.Match] = []
     for i, t in enumerate(tokens):
         w = t.group(0).rstrip(".")
+        if cur and re.search(r"[(),;:]", text[cur[-1].end() : t.start()]):
+            runs.append(cur)  # a parenthesis or a comma ends a name: "Juradó (Chocó)" is two
+            cur = []
         is_name = (w[:1].isupper() or any(ch.isdigit() for ch in w)) and not _YEAR.fullmatch(w)
         if is_name and (i > 0 or (i + 1 < len(tokens) and tokens[i + 1].group(0)[:1].isupper())):
             cur.append(t)
@@ -316,7 +338,8 @@ def judge(
     the premise's own content words (first five letters) are compared. ``agents``: the name-set keys
     of who did it (``premise.Slots.who_keys``); None: the actors named before the premise's first
     name ("la OTAN lanzó el programa 'X'"; an owner after it, "un satélite chino", is none).
-    ``collective``: a predicate several actors share (presence in a place): no actor substitution.
+    ``collective``: a predicate several actors share (presence in a place): no actor substitution,
+    but a pair in a dispute still has its partner compared (2b).
     See the module docstring for the guards."""
     s = fold_question(sentence)
     if _MODAL.search(s):
@@ -375,6 +398,17 @@ def judge(
         shares = any(f(s) for f in predicate) if predicate else bool(predicate_words & _content_words(s))
         if others and shares:
             return "actor_distinto"
+    # (2b) the partner swapped: the premise pairs two actors ("las AGC se disputan Juradó con las
+    # disidencias", "desarrollado junto con China"); the sentence at the name pairs one of them, or
+    # the name alone, with a third actor of the other's kind, and never names the other
+    if len(p_actors) >= 2 and _PAIR.search(p) and _PAIR.search(s):
+        for a_key in p_actors:
+            for b_key, (b_kind, _) in p_actors.items():
+                if b_key == a_key or b_key in s_actors:
+                    continue
+                third = [k for k, (kind, _) in s_actors.items() if kind == b_kind and k not in p_actors]
+                if third and (a_key in s_actors or not set(p_actors) & set(s_actors)):
+                    return "actor_distinto"
     # (3) the opposite action at the name
     for fam, pat in _ACTION_RE.items():
         if pat.search(p) and not pat.search(s) and _ACTION_RE[_OPPOSITE[fam]].search(s):

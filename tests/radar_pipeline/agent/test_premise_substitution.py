@@ -59,6 +59,24 @@ def _verdict(question: str, text: str, language: str = "en"):
             "Chile ordered 24 M1A2 tanks under a government-to-government agreement.",
             "objeto_distinto",
         ),
+        # the partner swapped: one actor of the pair kept, the other replaced by a third
+        (
+            "Ya que en Saravena las AGC se disputan el territorio con el ELN, ¿qué consecuencias hubo?",
+            "En Saravena, las AGC se encuentran en disputa por el control territorial con las disidencias de las FARC.",
+            "actor_distinto",
+        ),
+        (
+            "Given that Brazil built the Tupi-7 drone jointly with France, what does it carry?",
+            "The Tupi-7 drone is a Brazilian design built jointly with Italy, according to the ministry.",
+            "actor_distinto",
+        ),
+        # the other slot in the sentence after the one naming the thing
+        (
+            "Dado que Egipto desarrolló el misil Horus-9 junto con Rusia, ¿qué alcance tiene?",
+            "Horus-9 is an air-launched cruise missile of the Egyptian air force. Developed in cooperation "
+            "with India, it reaches 300 km.",
+            "actor_distinto",
+        ),
         # the opposite action at the name
         (
             "Dado que en 2024 se creó la Misión Ovalo (MOV) en Chad, ¿qué otra misión empezó?",
@@ -115,6 +133,16 @@ def test_a_slot_filled_otherwise_at_the_name_is_a_false_premise_with_its_sentenc
         (
             "Dado que en 2024 se creó la Misión Ovalo (MOV) en Chad, ¿qué otra misión empezó?",
             "The Mission Ovalo in Chad (MOV) closed in 2031 after seven years.",
+        ),
+        # the pair as the premise has it (a third actor named beside them is no swap)
+        (
+            "Ya que en Saravena las AGC se disputan el territorio con el ELN, ¿qué consecuencias hubo?",
+            "En Saravena, las AGC se disputan el territorio con el ELN, mientras las disidencias de las FARC avanzan.",
+        ),
+        # the sentence after the thing's sentence speaks of another thing
+        (
+            "Dado que Egipto desarrolló el misil Horus-9 junto con Rusia, ¿qué alcance tiene?",
+            "Horus-9 was developed by Egypt together with Russia. India tested another missile in 2020.",
         ),
         # the same number counting the premise's named object
         (
