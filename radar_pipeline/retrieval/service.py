@@ -103,6 +103,20 @@ def _codes(query: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _written_names(query: str) -> list[str]:
+    """Names a query writes in a form no common word has: an acronym of three capitals or more
+    ("MSS", "KA-SAT", "FCC") or a word with a capital inside it ("KaGeM", "OneWeb", "SpaceX").
+    Matched case-sensitively: "KaGeM" is no "kagem" typed in a sentence."""
+    out = []
+    for t in re.findall(r"[^\W_][\w\-]*", query or ""):
+        letters = [c for c in t if c.isalpha()]
+        if len(letters) >= 3 and all(c.isupper() for c in letters):
+            out.append(t)
+        elif any(c.islower() for c in t) and sum(c.isupper() for c in t[1:]) >= 1 and t[:1].isupper():
+            out.append(t)
+    return list(dict.fromkeys(out))
+
+
 class RetrievalService:
     """Read-only view over a ``Searcher`` (thread-safe: lookups are immutable, caches are locked)."""
 
@@ -281,7 +295,7 @@ class RetrievalService:
     ) -> list[dict]:
         """Top passages for ``query`` (the retrieval policy's ranking) with ``similarity`` = raw
         cosine. With ``doc_ids``, ranks only those documents' passages: those naming a designation of the
-        query verbatim first (``_codes``: "1408", "018-18"), then by cosine. ``budget``: the
+        query verbatim first (``_codes``: "1408", "018-18"; ``_written_names``: "KaGeM", "MSS"), then by cosine. ``budget``: the
         caller's ``EncodeBudget`` of query-time re-ranker encodings (None: the per-search limit
         alone). Raises ``ValueError`` on an empty query."""
         if not query or not query.strip():
@@ -293,6 +307,8 @@ class RetrievalService:
             # a designation the query names ("Cosmos 1408", "018-18") found verbatim in a passage of
             # these documents puts it first: one rare token weighs little in a sentence embedding
             codes = [re.compile(rf"(?<![\w]){re.escape(c)}(?![\w])", re.IGNORECASE) for c in _codes(query)]
+            # so does a name written as no common word is ("KaGeM", "MSS"), matched as written
+            codes += [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in _written_names(query)]
             first = {r for r in rows if codes and any(c.search(self.texts[r]) for c in codes)}
             order = sorted(zip(rows, sims, strict=False), key=lambda t: (t[0] not in first, -t[1]))[:k]
             return [{"rank": i, **self.record(r), "score": s, "similarity": s} for i, (r, s) in enumerate(order, 1)]

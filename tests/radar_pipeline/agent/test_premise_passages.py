@@ -401,6 +401,14 @@ def test_documents_naming_and_the_code_first_ranking(service):
     assert "Cosmos 1408" in hits[0]["text"]
 
 
+def test_a_name_written_as_no_common_word_comes_first_inside_the_documents():
+    from radar_pipeline.retrieval.service import _written_names
+
+    assert _written_names("Pakistán desarrolló el KaGeM V3 con China") == ["KaGeM"]
+    assert _written_names("la MSS en Haití y la red KA-SAT de Viasat; OneWeb") == ["MSS", "KA-SAT", "OneWeb"]
+    assert _written_names("¿Qué pasó en Colombia en 2021?") == []  # capitalised words are no such names
+
+
 RUNS = [
     ("¿Por qué China derribó el satélite Cosmos 1408 en 2021?", "falsa", "actor_distinto", "Cosmos 1408"),
     ("Why did Russia destroy the Cosmos 1408 satellite in 2021?", "verdadera", "respaldada", "Cosmos 1408"),
