@@ -248,3 +248,13 @@ def visualization_reply(vis: dict, figures: list | None = None) -> tuple[str, bo
     if missing:
         text += " Aún no materializado: " + ", ".join(missing) + "."
     return text, False
+
+
+def view_without_subject(labels: list[str]) -> str:
+    """A view answered a question about ``labels`` (its quoted names, codes, programmes) that none of
+    the passages the view counts mentions: said first, so the figures are not read as about them."""
+    named = ", ".join(f"«{x}»" for x in labels)
+    return (
+        f"No encontré {named} en los pasajes que cuenta esta vista, así que las cifras siguientes no "
+        f"dicen nada de {'ello' if len(labels) == 1 else 'ellos'}: son las de la vista sin ese filtro."
+    )

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from radar_pipeline.agent import messages, prompts
 from radar_pipeline.agent.llm import LLMError
+from radar_pipeline.agent.reading.anchors import missing_anchors, question_anchors
 from radar_pipeline.agent.replies import VisualizerReply
 from radar_pipeline.agent.roles import verifier, visualizer
 from radar_pipeline.agent.roles.figures import Figure, Figures, compose, figures_for
@@ -45,8 +46,37 @@ class Viewing:
             if figs and all(f.estado == "no_materializado" for f in figs):
                 raise Stop("incompleta", "agregados_no_materializados", text)
             raise Stop("incompleta", "cifras_no_disponibles", text)
+        unseen = self._unseen_subjects(ctx, figs)
+        if unseen:
+            # the view counts what its filters select; the question's own subject («Los Serpientes del
+            # Sinú», a programme, a code) is in none of the passages it counted: the figures are no
+            # answer about it, and the answer says so before them
+            raise Stop("incompleta", "vista_sin_sujeto", messages.view_without_subject(unseen) + "\n\n" + text)
         ctx.estado, ctx.termination, ctx.text = "respondida", "visualizacion", text
         return State.GUARD_OUT
+
+    def _unseen_subjects(self, ctx: RunContext, figs: list[Figure]) -> list[str]:
+        """The question's subjects (``reading.anchors.question_anchors`` with ``subject``: a quoted
+        name, a code, a name after "el programa…") that none of the passages the figures cite
+        mentions, when all of them are missing; [] when the question has none, the figures cite no
+        passage, or the corpus cannot be read."""
+        subjects = [a for a in question_anchors(ctx.question) if a.subject]
+        if not subjects:
+            return []
+        try:
+            corpus = self._corpus()
+        except Exception:  # noqa: BLE001 - no index: the figures stand as they are
+            return []
+        passages = []
+        for f in figs:
+            for c in f.citas:
+                row = corpus.row_of.get(c.get("chunk_id"))
+                if row is not None:
+                    passages.append({"text": corpus.texts[row], "doc_id": c.get("doc_id")})
+        if not passages:
+            return []
+        missing = missing_anchors(subjects, passages)
+        return [a.label for a in missing] if len(missing) == len(subjects) else []
 
     def _check_figures(self, ctx: RunContext, figs: list[Figure]) -> None:
         """The verifier's check of the figures' citations (``verifier.check_figure_citations``: each

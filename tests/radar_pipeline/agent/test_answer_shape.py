@@ -346,3 +346,38 @@ def test_a_bare_acronym_alone_never_empties_the_answer():
     assert gaps is not None and not gaps.all_missing
     gaps = anchor_gaps("¿Qué resultados tuvo el programa Halcón Dorado?", [], read)
     assert gaps is not None and gaps.all_missing
+
+
+def test_a_view_whose_counted_passages_never_name_the_questions_subject_says_so(offline_service):
+    """A visual answer counts what its filters select; when the question's own subject (a quoted
+    name, a programme, a code) is in none of the passages the figures cite, the run says so before
+    the figures and is ``incompleta`` (run/viewing.py ``_unseen_subjects``), never ``respondida``."""
+    from radar_pipeline.agent import messages
+    from radar_pipeline.agent.roles.figures import Figure
+    from radar_pipeline.agent.run.state import RunContext
+
+    runner = offline_service.runner()
+    corpus = runner._corpus()
+    row = next(r for r, t in enumerate(corpus.texts) if "Kosmos 1408" in t)
+    cita = {"doc_id": corpus.doc_ids[row], "chunk_id": corpus.chunk_ids[row]}
+    fig = Figure("mapa", "alertas", "Mapa", {}, "con_datos", "- X: 4 alertas", citas=[cita])
+
+    def ctx(q: str) -> RunContext:
+        return RunContext(run_id="r", conversacion_id="c", question=q, on_event=None, started=0.0)
+
+    # the subject in quotes, absent from the counted passage: named back, quoted as asked
+    assert runner._unseen_subjects(ctx("¿Cuántas alertas hubo sobre «Los Halcones del Norte» en Córdoba?"), [fig]) == [
+        "Los Halcones del Norte"
+    ]
+    # the subject named in the counted passage: the figures stand
+    assert runner._unseen_subjects(ctx("¿Dónde se menciona la prueba contra el satélite Kosmos 1408?"), [fig]) == []
+    # no subject (a place and a year are filters, not subjects), or no cited passage: nothing to say
+    assert runner._unseen_subjects(ctx("¿Cuántas alertas emitió la Defensoría para Nariño en 2022?"), [fig]) == []
+    assert (
+        runner._unseen_subjects(
+            ctx("¿Qué hay sobre «Los Halcones del Norte»?"), [Figure("m", "v", "t", {}, "con_datos", "")]
+        )
+        == []
+    )
+    note = messages.view_without_subject(["Los Halcones del Norte"])
+    assert note.startswith("No encontré «Los Halcones del Norte»") and "sin ese filtro" in note
