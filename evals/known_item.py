@@ -81,7 +81,7 @@ def locate(items: list[dict], texts: list[str], paths: list[str]) -> tuple[list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--sets", nargs="+", default=["dev", "blind2"], help="answer sets (evals/answers/sets/NAME.jsonl)")
     ap.add_argument("--configs", nargs="+", default=[DEFAULT_NAME], help="configurations (evals/configs.py)")
     ap.add_argument("--encode-limit", type=int, default=None, help="override the re-ranker's query-time encodes")

@@ -7,7 +7,7 @@ wrong there: those premises are true or unverifiable). The end-to-end figure (re
 judge) is the answer evaluation's; this one says which part lost a premise.
 
 Needs the full-corpus home (``RADAR_HOME``; the passages are read from PostgreSQL's ``chunks``).
-Usage: ``python evals/answers/premise_on_source.py --sets dev blind1 blind2 [--out FILE]``.
+Usage: ``python evals/answers/premise_on_source.py [--sets dev blind1 blind2 blind3] [--out FILE]``.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ KEY_CHARS = 45  # the quote's first characters, whitespace-normalised, located w
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--sets", nargs="+", default=["dev", "blind1", "blind2"])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    ap.add_argument("--sets", nargs="+", default=["dev", "blind1", "blind2", "blind3"])
     ap.add_argument("--out", type=Path, default=ROOT / "evals" / "reports" / "premise_on_source.json")
     args = ap.parse_args(argv)
     settings = get_settings()

@@ -78,9 +78,9 @@ class RetrievalConfig:
     # multilingual-e5-small at weight 0.7 (Codefest NDCG@10 +0.068, p = 0.011 on the development
     # index; +0.076, p = 0.001 on a clean one). BM25 at full weight + lexicon replaced BM25 at half
     # weight (the default until 2026-12-07, "hybrid_rrf_gd_b05_rr200"): on 95 analyst questions with a
-    # located source passage (full corpus), the source in the top 10 for 62 instead of 48 (+16 −2,
-    # sign test p = 0.0013, Holm-adjusted over 6 variants 0.008); deepened Codefest NDCG@10 0.548 vs
-    # 0.527 (p = 0.23, within noise), Judged@10 1.000 / 0.996.
+    # located source passage (full corpus; evals/known_item.py), the source in the top 10 for 63
+    # instead of 49 (+14 −0, sign test p = 0.0001, Holm over 3 comparisons 0.0002); deepened Codefest
+    # NDCG@10 0.548 vs 0.527 (p = 0.23, within noise), Judged@10 1.000 / 0.996.
     name: str = "default"
     candidates: int = 200  # per ranker; SPEC: measured saturation point of the original
     dense_weight: float = 1.0
