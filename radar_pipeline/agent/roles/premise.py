@@ -1704,9 +1704,12 @@ def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:
             (support if why == "respaldada" else against).append((p, unit, why))
     if support and against:
         return PremiseVerdict(premise, "no_verificada", reason="evidencia_en_conflicto")
-    if not (support or against) and premise.polarity == "positiva":
-        # nothing about the whole event: one slot filled otherwise at the premise's distinctive
-        # name (``substitution``: another actor, year, counted object or the opposite action)
+    substituted: list[tuple[dict, tuple[str, ...], str]] = []
+    if not against and premise.polarity == "positiva":
+        # one slot filled otherwise at the premise's distinctive name (``substitution``: another
+        # actor, year, counted object or the opposite action). Alone it makes the premise false;
+        # beside a supporting unit it is a conflict: the support matched the premise's words but
+        # not that slot ("el programa … lanzado" supported by a sentence that says it closed)
         predicate = tuple(c.found_in for c in premise.concepts if not c.entity)
         sl = premise.slots
         agents = sl.who_keys if sl is not None else None
@@ -1725,8 +1728,11 @@ def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:
                     why = substitution.judge(premise.text, premise.years, f"{u} {nxt}", predicate, agents, collective)
                     unit = (u, nxt)
                 if why is not None:
-                    against.append((p, unit, why))
+                    substituted.append((p, unit, why))
                     break
+    if support and substituted:
+        return PremiseVerdict(premise, "no_verificada", reason="evidencia_en_conflicto")
+    against += substituted
     for estado, found in (("falsa", against), ("verdadera", support)):
         if found:  # the fewest sentences, then the first read
             p, unit, why = min(found, key=lambda t: len(t[1]))

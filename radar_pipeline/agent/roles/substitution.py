@@ -138,6 +138,12 @@ def _actor_patterns() -> tuple[tuple[str, str, re.Pattern], ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=256)
+def _premise_actors(folded: str) -> dict[str, tuple[str, list[tuple[int, int]]]]:
+    """``actors`` of a folded premise, once per premise (a judge calls it for every sentence read)."""
+    return actors(folded)
+
+
 def actors(folded: str) -> dict[str, tuple[str, list[tuple[int, int]]]]:
     """Countries and groups named in a folded text: ``{key: (kind, spans)}``."""
     out: dict[str, tuple[str, list[tuple[int, int]]]] = {}
@@ -188,7 +194,8 @@ def _proper(word: str) -> bool:
     )
 
 
-def anchors(text: str) -> list[Anchor]:
+@functools.lru_cache(maxsize=256)
+def anchors(text: str) -> tuple[Anchor, ...]:
     """The distinctive names of a premise ``text`` (original case): quoted titles ('In the
     Moment', “Golden Dome”), and maximal runs of capitalised or digit-bearing words (the first word
     of the text only when another capitalised word follows it) whose strong tokens are acronyms,
@@ -256,7 +263,7 @@ def anchors(text: str) -> list[Anchor]:
             out.append(Anchor(tuple(strong), (), (start, end), headed))
         elif any(any(ch.isdigit() for ch in w) for w in weak) and len(weak) >= 3:
             out.append(Anchor((), tuple(weak), (start, end), True))
-    return out
+    return tuple(out)
 
 
 def names_anchor(premise_text: str, sentence: str) -> bool:
@@ -272,7 +279,7 @@ def names_anchor(premise_text: str, sentence: str) -> bool:
     return bool(
         counts
         and any(re.search(rf"(?<![\d.,]){n}(?![\d.,]?\d)", f) for n in counts)
-        and set(actors(p)) & set(actors(f))
+        and set(_premise_actors(p)) & set(actors(f))
     )
 
 
@@ -308,7 +315,7 @@ def _bound_year(folded: str, span: tuple[int, int]) -> set[int]:
     return years
 
 
-def _after_number(folded: str, number: str, original: str | None = None) -> list[str]:
+def _after_number(folded: str, number: str) -> list[str]:
     """The (up to three) words after each occurrence of ``number`` in a folded text."""
     out = []
     for m in re.finditer(rf"(?<![\d.,]){re.escape(number)}(?![\d.,]\d)", folded):
@@ -346,7 +353,7 @@ def judge(
         return None
     p = fold_spans(premise_text)  # same length as the text: an anchor's span reads the same
     s_years = {int(y) for y in _YEAR.findall(s)}
-    p_actors = actors(p)
+    p_actors = _premise_actors(p)
     s_actors = actors(s)
 
     def negated(at: tuple[int, int]) -> bool:

@@ -172,3 +172,25 @@ def test_a_positive_why_with_a_distinctive_name_is_an_implicit_premise():
     assert p is not None and p.implicit
     # a term of the field is no name: still no premise
     assert extract_premise("¿Por qué Rusia interfiere las señales GPS?") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        # a fresh tester's cases (not the author's): the older slot rule supports the premise on its
+        # shared words while the same sentence swaps one slot (the opposite action, the partner)
+        (
+            "¿Por qué en 2023 se lanzó el programa Orion Watch de vigilancia espacial?",
+            "El programa Orion Watch de vigilancia espacial fue cerrado en 2023 tras una serie de recortes "
+            "presupuestarios del Congreso.",
+        ),
+        (
+            "Dado que Brasil firmó con Chile el acuerdo de cooperación Condor-7, ¿qué capacidades se transfirieron?",
+            "En 2021 Brasil firmó el acuerdo de cooperación Condor-7 con Argentina, que incluye la transferencia "
+            "de tecnología de radares de vigilancia aérea.",
+        ),
+    ],
+)
+def test_support_beside_a_substitution_is_a_conflict_never_a_confirmed_premise(question, text):
+    v = _verdict(question, text, language="es")
+    assert v.estado == "no_verificada" and v.reason == "evidencia_en_conflicto", v
