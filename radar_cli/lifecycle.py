@@ -214,18 +214,40 @@ def _record_killed_runs(instance, run_ids: list[str]) -> list[str]:
 
 
 @contextmanager
-def stop_on_sigterm() -> Iterator[None]:
-    """While open, SIGTERM raises ``KeyboardInterrupt`` in the main thread, as Ctrl-C does, so both
-    take the same orderly stop; the previous handler is restored after."""
+def stop_on_signal() -> Iterator[None]:
+    """While open, the first SIGINT (unless ignored on entry) or SIGTERM raises ``KeyboardInterrupt`` in the main thread (Ctrl-C
+    and SIGTERM take the same orderly stop) and every later one is ignored; the previous handlers are
+    restored after.
 
-    def _raise(signum, frame):
+    Why only the first: a stop is often signalled twice within milliseconds. ``timeout make up``
+    (or a supervisor that signals the process group) sends SIGTERM to the whole group, ``radar up``
+    included, and GNU make forwards the SIGTERM it received to its recipe, ``radar up`` again. With a
+    handler that raised on every signal, the second ``KeyboardInterrupt`` landed in the stop's own
+    ``finally`` block before it had started, ``up`` exited 130 and left Dagster, its code servers,
+    the run workers, the API and PostgreSQL running (issue 24 §5: 18 processes after ``timeout`` on
+    ``make up``). A second Ctrl-C cannot cut the bounded stop short either (see ``stop_children``)."""
+    fired = False
+
+    def _first_stops(signum, frame):
+        nonlocal fired
+        if fired:
+            return  # the stop is already under way
+        fired = True
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, _raise)
+    # a SIGINT ignored on entry stays ignored (``radar up &`` from a script, ``nohup``: Ctrl-C in that
+    # terminal is not meant for it); SIGTERM always stops
+    saved = {
+        s: signal.signal(
+            s, signal.SIG_IGN if s == signal.SIGINT and signal.getsignal(s) == signal.SIG_IGN else _first_stops
+        )
+        for s in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in saved.items():
+            signal.signal(s, handler)
 
 
 @contextmanager

