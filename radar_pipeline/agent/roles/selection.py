@@ -348,6 +348,23 @@ def term_coverage(question: str, sentences: list[str]) -> np.ndarray:
 
 # --------------------------------------------------------------------------- what may be quoted
 _JUNK = re.compile(r"https?://|www\.|\bdoi\b|et al\.|©|ISBN|ISSN|\.{4,}|_{4,}|\|.*\||\t")
+# a PDF's footnote column interleaved with its prose (issue 22: 7 of the 253 quotes of a dev run):
+# a web address's file or slug ("37b-otv-5.html.", "-the-beginnings-of-indias-daz-") or a note's
+# entry ("133 Elsa Kania, “China’s Strategic…") inside the sentence. No verbatim quote can hold the
+# prose alone, so the sentence is not quotable.
+_INTERLEAVED_NOTE = re.compile(
+    r"\w\.(?:s?html?|php|aspx?)(?!\w)|(?<![\w-])-[a-z]+(?:-[a-z0-9]+){2,}-?(?![\w-])|"
+    r"(?<![\w-])[a-z0-9]+(?:-[a-z0-9]+){2,}-(?!\w)|"
+    r"(?<![\w.,])\d{1,3} (?:[A-Z][\w.’'-]*\s){1,3}?[A-Z][\w’'-]+, [“\"]"
+)
+# a running header or footer run into the sentence: a page number beside a pipe ("Center for
+# Security and Emerging Technology | 22", "DAIO Study 22|02", "Capítulo 19 |"), a web address in
+# capitals with page numbers ("WWW.DEFENSEAI.EU 21 5"); 7 of the 253 quotes of a dev run began
+# with one
+_RUNNING_HEADER = re.compile(
+    r"\|\s*\d{1,3}(?!\d)(?:\s*\|\s*\d{1,3}(?!\d))?|(?<![\d|])\d{1,3}\s*\|(?:\s*\d{1,3}(?!\d))?|"
+    r"(?i:www\.[a-z0-9-]+(?:\.[a-z]{2,})+)(?:\s+\d{1,3}(?!\d))*"
+)
 _BROKEN_COLUMNS = re.compile(r"\u00ad\s|\w- \w+ \w+-\s")  # soft hyphen + space: interleaved PDF columns
 _END = re.compile(r"[.!?…][\"'”’»)\]]*$")
 # a note marker glued to the full stop: "development.50", "collision dynamics.21", "(2020).3"
@@ -379,7 +396,7 @@ def _usable(sentence: str) -> bool:
     digits = sum(c.isdigit() for c in sentence)
     if letters < 0.6 * len(sentence) or digits > 0.2 * len(sentence):
         return False
-    if _JUNK.search(sentence):
+    if _JUNK.search(sentence) or _INTERLEAVED_NOTE.search(sentence):
         return False
     if sentence[0].islower() and not sentence[0].isdigit():
         return False
@@ -427,7 +444,7 @@ def _heading_like(words: list[str]) -> bool:
 # words that open a sentence of prose after a title run into it ("… Military-Civil Fusion” Over the
 # past several years, China …", "… sustainable space For this reason, ESA …")
 _PROSE_OPENERS = _OPENERS | frozenset(
-    "over our for it they we there however according while after before although since "
+    "over our for it they we there however according while after before although since neither "
     "following despite unlike today currently recently sin aunque ademas tras hoy actualmente".split()
 )
 
@@ -466,12 +483,40 @@ def strip_heading(piece: str, openers_only: bool = False) -> str | None:
     return text[start:].strip()
 
 
+def strip_running_header(piece: str) -> str | None:
+    """The text of ``piece`` after the last running header (``_RUNNING_HEADER``) in its first 60 %,
+    or None when there is none; a verbatim suffix of ``piece``."""
+    last = None
+    for m in _RUNNING_HEADER.finditer(piece):
+        if m.end() < 0.6 * len(piece):
+            last = m
+    if last is None:
+        return None
+    return piece[last.end() :].strip() or None
+
+
 def clean_piece(piece: str) -> str:
     """``piece`` as a quotable sentence where a cleaning makes it one: the footnote marker after its
     last full stop dropped; then the prose after a heading run into it (``strip_heading``: any
     heading when the piece is not quotable as it is, only one followed by a sentence-opening word
-    when it is). Otherwise ``piece`` unchanged (the caller's filters decide)."""
+    when it is); and the text after a running header (``strip_running_header``) when that cleans
+    into a quotable sentence and is shorter. A piece with a footnote column interleaved
+    (``_INTERLEAVED_NOTE``) is never cleaned: no part of it is clean. Otherwise ``piece``
+    unchanged (the caller's filters decide)."""
     piece = _FOOTNOTE_END.sub(r"\1", piece)
+    if _INTERLEAVED_NOTE.search(piece):
+        return piece
+    cleaned = _clean_heading(piece)
+    rest = strip_running_header(piece)
+    if rest is not None:
+        after = clean_piece(rest)
+        if _quotable(after) and (cleaned == piece or not _quotable(cleaned) or len(after) < len(cleaned)):
+            return after
+    return cleaned
+
+
+def _clean_heading(piece: str) -> str:
+    """``clean_piece``'s heading step (``strip_heading``)."""
     if _quotable(piece):
         prose = strip_heading(piece, openers_only=True)
         return prose if prose and _quotable(prose) else piece

@@ -375,3 +375,77 @@ def test_the_sentence_stating_the_amount_is_quoted_for_a_money_question(writer):
     q = "¿Cuánto dinero ha asignado Israel a proyectos críticos de IA para defensa?"
     quoted = [s for s, _ in writer.write(q, [passage]).sentences]
     assert any("NIS550 million" in s for s in quoted), quoted
+
+
+@pytest.mark.parametrize(
+    ("piece", "expected"),
+    [
+        # a running footer with its page number, then the sentence
+        (
+            "Center for Security and Emerging Technology | 22 Recommendations AI-DSS could have strategic benefits "
+            "in certain contexts, but those benefits are not without risks, which commanders must control.",
+            "Recommendations AI-DSS could have strategic benefits in certain contexts, but those benefits are not "
+            "without risks, which commanders must control.",
+        ),
+        # a web address in capitals with page numbers, a chapter title, then the sentence
+        (
+            "WWW.DEFENSEAI.EU 21 5 Funding Defense AI 22 EMBRACING THE ORGANIZED MESS Neither the amount of funding "
+            "dedicated to defense AI in Israel, nor the national budget allocated to defense, is publicly known.",
+            "Neither the amount of funding dedicated to defense AI in Israel, nor the national budget allocated to "
+            "defense, is publicly known.",
+        ),
+        # page counters "22|02" of a series' title page
+        (
+            "Defense AI in Sweden DAIO Study 23|14 La Defensoría del Pueblo emitió la Alerta Temprana 045-20 para "
+            "Tumaco por la presencia de disidencias.",
+            "La Defensoría del Pueblo emitió la Alerta Temprana 045-20 para Tumaco por la presencia de disidencias.",
+        ),
+        # a subject that is a name survives the cut (no heading stripped after the header)
+        (
+            "Annual Report 2023 | 14 The United States and China are leading the development of military artificial "
+            "intelligence systems.",
+            "The United States and China are leading the development of military artificial intelligence systems.",
+        ),
+    ],
+)
+def test_a_running_header_before_the_sentence_is_cut(piece, expected):
+    cleaned = clean_piece(piece)
+    assert cleaned == expected
+    assert cleaned in piece and is_statement(cleaned)
+
+
+@pytest.mark.parametrize(
+    "piece",
+    [
+        # two PDF columns read across: the footnote column's entries and web addresses inside the prose
+        "The analysis provided by 133 Elsa Kania, “China’s Strategic Situational the Center suggested that a piece "
+        "of Cosmos 1408 debris would pass within 14.5 meters of the satellite.",
+        "China had its first 7 Sandeep Unnithan, “India has all the building successful ASAT missile test intercept "
+        "in 2007, which generated space debris.",
+        "However, no 37b-otv-5.html. such deployment was announced nor catalogued by the US military after the launch.",
+        "India held a kinetic ASAT test in -the-beginnings-of-indias-daz- 2019 where it destroyed one of its own "
+        "satellites.",
+        "En , China lanzó el centro de monitoreo de desechos t20150610_148380.shtml. con apoyo de la agencia espacial.",
+    ],
+)
+def test_a_sentence_with_a_footnote_column_interleaved_is_not_quotable(piece):
+    from radar_pipeline.agent.roles.selection import _usable
+
+    cleaned = clean_piece(piece)
+    assert cleaned == piece  # no part of it is clean: never cut into a quotable-looking suffix
+    assert not _usable(cleaned)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The state-of-the-art sensors were delivered to the air force in 2021 after two years of tests.",
+        "In 2019, 12 countries signed the agreement, “a milestone” according to the ministry.",
+        "La misión de largo-plazo-en-órbita fue anunciada por la agencia espacial en 2022.",
+        "The report cites 3 Russian officials who confirmed the test in public statements.",
+    ],
+)
+def test_ordinary_sentences_are_not_taken_for_interleaved_notes(sentence):
+    from radar_pipeline.agent.roles.selection import _usable
+
+    assert _usable(clean_piece(sentence)), sentence
