@@ -17,7 +17,7 @@
    answer with none has nothing to quote); pieces are cleaned first (``selection.clean_piece``:
    a footnote marker after the full stop, a page header or title block run into the sentence);
 3. greedy selection with redundancy control (a sentence whose cosine to one already chosen is
-   ≥ 0.85 is skipped, ≤ 2 per passage, ``max_sentences`` in all), then one extra sentence per
+   ≥ 0.85 is skipped, ≤ ``selection.PER_PASSAGE`` per passage, ``max_sentences`` in all), then one extra sentence per
    coverage requirement and per question anchor (``anchors.question_anchors``) that the read
    passages meet but the chosen sentences do not mention (a year of the question's period also by
    a sentence of a document dated in it, ``year_of``);
