@@ -1303,6 +1303,26 @@ def _other_place(sentence: str, premise_where: tuple[Concept, ...]) -> bool:
     return False
 
 
+# a source named for what a sentence reports, never the event's actor: "… debris field of over 1,500
+# objects according to U.S. Space Command", "según la Defensoría", "as reported by Russia"
+_ATTRIBUTION = re.compile(
+    r"(?<![\w])(?:according to|as reported by|reported by|as stated by|citing|segun|de acuerdo con|conforme a"
+    r"|de acordo com|segundo)\s+(?:(?:the|el|la|los|las|o|a|os|as)\s+)?"
+)
+
+
+def _without_sources(folded: str) -> str:
+    """``folded`` with each name set named as a source (``_ATTRIBUTION`` right before it) blanked,
+    same length: what the judge reads the event's actor from."""
+    hits = _name_hits(folded)
+    out = folded
+    for m in _ATTRIBUTION.finditer(folded):
+        for st, e, _k, _c in hits:
+            if st == m.end():
+                out = out[:st] + " " * (e - st) + out[e:]
+    return out
+
+
 def judge_slots(
     premise: Premise, sentence: str, before: str = "", after: str = "", topic: tuple[str, ...] = ()
 ) -> str | None:
@@ -1313,8 +1333,9 @@ def judge_slots(
     head noun, or one of its names). ``before``/``after``: the passage's sentences next to it, where
     the other slots may be stated ("In 2021, Russia tested a direct-ascent ASAT. The test destroyed
     Cosmos 1408, a defunct Soviet-era satellite."); the actor is read from the anchor, else from the
-    subject of ``before`` (``_event_actors``), the year, owner and place from all three. Then, with
-    no modal and no negation in the anchor:
+    subject of ``before`` (``_event_actors``), the year, owner and place from all three; a name set
+    named as the report's source ("according to U.S. Space Command", "según China":
+    ``_without_sources``) is never the actor. Then, with no modal and no negation in the anchor:
 
     * same actor, same object (head and names), owner, place and one of the years → ``respaldada``;
     * same actor and object, but none of the premise's years and another year, the event pinned
@@ -1361,9 +1382,10 @@ def judge_slots(
     # designation: "018-18", "Cosmos 1408") identifies it alone, whatever else the premise adds
     coded = any(f and any(ch.isdigit() for ch in c_.term) for c_, f in zip(sl.names, names_found, strict=True))
     obj_all = head_ok and (all(names_found) or coded)
-    actors, linked = _event_actors(premise, a, b)
+    agent = _without_sources(a)  # "according to U.S. Space Command" names no actor of the event
+    actors, linked = _event_actors(premise, agent, b)
     # the actor: named in the anchor itself, or (from a neighbouring sentence) in the actor's place
-    who_ok = all(c_.found_in(a) for c_ in sl.who) or bool(sl.who_keys and set(sl.who_keys) <= actors)
+    who_ok = all(c_.found_in(agent) for c_ in sl.who) or bool(sl.who_keys and set(sl.who_keys) <= actors)
     hits = _name_hits(s)
     marks = _event_marks(premise, s)
     # the owner must qualify the object where the event names it, not merely appear ("China's 2007
@@ -1386,7 +1408,7 @@ def judge_slots(
             return None
         if not (sl.names or (sl.owners and owner_ok)):
             return None  # "un satélite" destroyed by someone else is another event
-        if any(c_.found_in(a) for c_ in sl.who) or set(sl.who_keys) & actors:
+        if any(c_.found_in(agent) for c_ in sl.who) or set(sl.who_keys) & actors:
             return None  # the premise's actor takes part: not another actor's event
         known = set(sl.known_keys)
         return "actor_distinto" if any(k not in known for k in actors) else None

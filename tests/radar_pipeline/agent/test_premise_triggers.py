@@ -262,3 +262,45 @@ def test_premise_and_substitution_read_names_through_one_builder():
     assert name_set_patterns() is name_set_patterns()  # compiled once
     for module in (premise_module, substitution):
         assert "ns.aliases if len(a)" not in inspect.getsource(module), module.__name__
+
+
+# ------------------------------------------------------ a source named by attribution is no actor
+# (found end to end on the evaluation corpus: "… debris field of over 1,500 objects according to
+# U.S. Space Command … destroyed … Cosmos 1408" confirmed "Estados Unidos destruyó el Cosmos 1408").
+# Passages written here, one per language, each read against the wrong and the right actor.
+ATTRIBUTED = [
+    (
+        "On November 15, 2021, Russia destroyed the Cosmos 1408 satellite with a Nudol interceptor, "
+        "according to U.S. Space Command.",
+        "¿Por qué Estados Unidos destruyó el satélite Cosmos 1408 en 2021?",
+        "¿Por qué Rusia destruyó el satélite Cosmos 1408 en 2021?",
+    ),
+    (
+        "China shot down its Fengyun-1C weather satellite in 2007, according to India's Ministry of External Affairs.",
+        "Dado que la India derribó el satélite Fengyun-1C en 2007, ¿qué desechos quedaron?",
+        "Dado que China derribó el satélite Fengyun-1C en 2007, ¿qué desechos quedaron?",
+    ),
+    (
+        "Según China, Rusia destruyó el satélite Cosmos 1408 en noviembre de 2021.",
+        "¿Qué cambió tras la destrucción del satélite Cosmos 1408 por China en 2021?",
+        "¿Qué cambió tras la destrucción del satélite Cosmos 1408 por Rusia en 2021?",
+    ),
+    (
+        "North Korea launched the Malligyong-1 satellite in November 2023, according to Russia's state media.",
+        "¿Por qué Rusia lanzó el satélite Malligyong-1 en 2023?",
+        "¿Por qué Corea del Norte lanzó el satélite Malligyong-1 en 2023?",
+    ),
+    (
+        "Segundo os Estados Unidos, a Rússia destruiu o satélite Cosmos 1408 em 2021.",
+        "Por que os Estados Unidos destruíram o satélite Cosmos 1408 em 2021?",
+        "Por que a Rússia destruiu o satélite Cosmos 1408 em 2021?",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "false_q", "true_q"), ATTRIBUTED, ids=[t[:40] for t, _, _ in ATTRIBUTED])
+def test_the_source_of_a_report_is_not_the_actor_of_its_event(text, false_q, true_q):
+    wrong = assess(extract_premise(false_q), _one(text))
+    assert (wrong.estado, wrong.reason) == ("falsa", "actor_distinto"), (false_q, wrong)
+    right = assess(extract_premise(true_q), _one(text))
+    assert right.estado == "verdadera", (true_q, right)
