@@ -391,6 +391,7 @@ class Premise:
     concepts: tuple[Concept, ...] = field(default=(), compare=False)
     slots: Slots | None = field(default=None, compare=False)
     implicit: bool = field(default=False, compare=False)
+    nominal: bool = field(default=False, compare=False)  # a noun phrase ("la destrucción de…"), no clause
 
 
 @dataclass(frozen=True)
@@ -435,7 +436,11 @@ class PremiseVerdict:
         """The one Spanish sentence the answer opens with: the premise restated neutrally ("La
         pregunta da por sentado que …", the question's own words less any insult), the verdict, and
         for a cited verdict the passage's words, verbatim, with its ``[doc_id:chunk_id]``."""
-        said = f"La pregunta da por sentado que {self.premise.text.rstrip(' .')}"
+        said = (
+            f"La pregunta presupone {self.premise.text.rstrip(' .')}"  # "… presupone la destrucción de …"
+            if self.premise.nominal
+            else f"La pregunta da por sentado que {self.premise.text.rstrip(' .')}"
+        )
         if self.estado == "no_verificada" or not self.chunk_id:
             why = (
                 "los pasajes leídos se contradicen sobre ello"
@@ -1521,6 +1526,27 @@ def _actor_first(text: str, slots: Slots) -> str:
     return f"{text[hit[0] : hit[1]]} {text[: vm.end()]}{text[hit[1] :]}"
 
 
+_DETERMINER = r"(?:el|la|los|las|lo|un|una|unos|unas|the|a|an|o|os|as|[\w\-\.]+'s)"
+
+
+def _nominal(text: str, slots: Slots | None) -> bool:
+    """Is a trigger's complement a noun phrase ("la destrucción del Cosmos 1408 por China", "the Allard
+    Report of 2001", "India's destruction of …") rather than a clause ("India destruyó …", "the ELN
+    signed …")? It opens with a determiner, and its action word, when it has one, is a noun: right
+    after a determiner (and at most one adjective, not a name)."""
+    f = fold_spans(text)
+    if not re.match(rf"^{_DETERMINER}\s", f):
+        return False
+    if slots is None:
+        return True
+    vm = _ACTION_RE[slots.action].search(f)
+    if vm is None:
+        return False
+    m = re.search(rf"(?:^|\s){_DETERMINER}\s+(?:([\w\-]+)\s+)?$", f[: vm.start()])
+    # the word between is an adjective ("the first test"), never a name ("the ELN signed")
+    return m is not None and (m.group(1) is None or not _is_name(text[m.start(1) : m.end(1)]))
+
+
 def extract_premise(question: str) -> Premise | None:
     """The premise of ``question`` (Spanish, English or Portuguese), or None.
 
@@ -1604,6 +1630,7 @@ def extract_premise(question: str) -> Premise | None:
             concepts=concepts,
             slots=slots,
             implicit=implicit,
+            nominal=kind in _TRIGGER_KINDS and _nominal(ptext, slots),
         )
     return None
 

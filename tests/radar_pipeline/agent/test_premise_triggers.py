@@ -153,7 +153,36 @@ def test_a_false_presupposed_event_is_flagged_with_the_refuting_passage(question
     v = assess(p, READ)
     assert (v.estado, v.reason) == ("falsa", reason), (question, v)
     assert READ[v.chunk_id]["text"] == passage and v.fragment in passage
-    assert v.shown and v.sentence().startswith(f"La pregunta da por sentado que {p.text}, pero no es así")
+    said = f"La pregunta presupone {p.text}" if p.nominal else f"La pregunta da por sentado que {p.text}"
+    assert v.shown and v.sentence().startswith(f"{said}, pero no es así"), v.sentence()
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        (
+            "¿Qué cambió tras la destrucción del satélite Cosmos 1408 por China en 2021?",
+            "La pregunta presupone la destrucción del satélite Cosmos 1408 por China en 2021",
+        ),
+        (
+            "¿Cómo reaccionó Estados Unidos ante la prueba antisatélite de China en 2007?",
+            "La pregunta presupone la prueba antisatélite de China en 2007",
+        ),
+        ("What changed after the Allard Report of 2001?", "La pregunta presupone the Allard Report of 2001"),
+        # a clause keeps "da por sentado que"
+        (
+            "¿Qué pasó después de que Rusia destruyera el satélite Cosmos 1408 en 2021?",
+            "La pregunta da por sentado que Rusia destruyera el satélite Cosmos 1408 en 2021",
+        ),
+        (
+            "What happened after the ELN signed the peace deal in 2016?",
+            "La pregunta da por sentado que the ELN signed the peace deal in 2016",
+        ),
+    ],
+)
+def test_a_presupposed_noun_phrase_is_restated_as_one(question, said):
+    v = assess(extract_premise(question), {})
+    assert v.sentence().startswith(f"{said}; no pude verificarlo"), v.sentence()
 
 
 CONFIRMED = [
