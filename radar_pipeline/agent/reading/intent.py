@@ -21,7 +21,12 @@ visualizer validates it against the same closed lists). ``classify(question)`` r
   "¿qué crece…?", "ganan protagonismo", "emergentes" → the quadrant; "evolución del número de
   documentos", "¿en qué años…?", "por año" → the timeline; "¿en qué categorías…?" → the matrix;
 * **content questions** ("¿qué dicen…?", "explica", "¿por qué…?", "resume", "¿qué riesgos
-  describen…?") are ``text``; with an explicit view as well they are ``both``.
+  describen…?") are ``text``; with an explicit view as well they are ``both``;
+* **facts with their dates** ("¿qué países … y en qué años?", "¿quiénes … y cuándo?", "which
+  countries … and when?": rule ``dated_facts``) are ``text``, read as explicit (the learned reader
+  keeps it): a list of facts, each with its year, which the timeline (documents per year) cannot
+  give. A count or change over time, a chart, or the documents (``dated_facts_counted``), a view
+  named or asked to be shown, and a presence, alerts or actors' view the other words cue stay views.
 
 Before any rule, misspelt trigger words are read as meant (``ViewVocabulary.correct``: "precencia"
 → "presencia") and analysts' shorthand is written out (``expand_shorthand``: "AT" → alertas
@@ -71,6 +76,11 @@ _IN_THE_CORPUS = _RULES.regex("in_the_corpus")
 _ASKS_PLACES = _RULES.regex("asks_places")
 _EVENT_PREDICATE = _RULES.regex("event_predicate")
 _CONTENT = _RULES.pattern("content")
+_DATED_FACTS = _RULES.regex("dated_facts")
+_DATED_COUNTED = _RULES.regex("dated_facts_counted")
+# the views a dated-facts question keeps when its other words cue them (a presence, the alerts, the
+# actors' views): only the timeline its "y cuándo" cues, or the places map of its head, give way
+_KEPT_BY_DATED_FACTS = frozenset({"mapa_presencia", "mapa_alertas", "red_entidades", "cuadrante", "matriz_calor"})
 
 _SHORTHAND: tuple[tuple[re.Pattern, str], ...] = _RULES.rewrites("shorthand")
 
@@ -375,6 +385,19 @@ def classify(
         and (not re.search(_RULES.pattern("tell_verbs"), folded) or re.search(_RULES.pattern("chart_words"), folded))
     ):
         add("linea_tiempo", "pide ver algo")  # "muéstrame …" names no view: the timeline of its topic
+    if (
+        _whole
+        and not explicit
+        and not show
+        # (a telegraphic "grupo y lugar" reading is none: a dated-facts question has a question word)
+        and not any(r.split(":")[0] in _KEPT_BY_DATED_FACTS and not r.endswith(":grupo y lugar") for r in reasons)
+        and _DATED_FACTS.search(folded)
+        and not _DATED_COUNTED.search(folded)
+    ):
+        # "¿Qué países han realizado pruebas antisatélite y en qué años?", "which countries … and
+        # when?": facts, each with its date, asked in words (rule dated_facts); the timeline would
+        # draw documents per year and name none of them. Explicit, so the learned reader keeps it.
+        return Intent("text", [], ["texto:explícito", "hechos con fecha"])
     if not comps:
         # a content request ("¿qué dicen los documentos sobre…?", "¿quién es el EMC?") is an explicit
         # text reading (``learned.rule_tier``: never overridden); no cue at all is the fallback

@@ -63,6 +63,7 @@ __all__ = [
     "AmbiguousPlace",
     "NameSet",
     "first_mention",
+    "name_set_patterns",
     "name_sets",
 ]
 
@@ -500,6 +501,13 @@ class NameSet:
         """The first of ``names`` the folded text mentions (word boundaries), or None."""
         return first_mention(self.names, folded)
 
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """What a text (a premise, a passage) may call it: ``names``, then the ``aliases`` of four
+        letters or more (a shorter alias is an abbreviation a folded text cannot tell from a word:
+        "US", "EU"), each once."""
+        return tuple(dict.fromkeys((*self.names, *(a for a in self.aliases if len(a) >= 4))))
+
 
 _MENTION_RE: dict[tuple[str, ...], re.Pattern] = {}
 
@@ -562,6 +570,31 @@ def name_sets(shared_dir: str | Path | None = None) -> tuple[NameSet, ...]:
     if shared_dir is None:
         shared_dir = _default_shared_dir(env("RADAR_SHARED_DIR"))
     return _name_sets(str(shared_dir))
+
+
+_NAME_SET_PATTERNS: dict[tuple[int, str], tuple[tuple[NameSet, ...], tuple[tuple[NameSet, re.Pattern], ...]]] = {}
+
+
+def name_set_patterns(
+    shared_dir: str | Path | None = None, *, boundary: str = r"\w"
+) -> tuple[tuple[NameSet, re.Pattern], ...]:
+    """Each ``NameSet`` of ``name_sets(shared_dir)`` with one compiled pattern of how a folded text
+    names it: its ``NameSet.spellings``, longest first, matched only between characters outside
+    ``boundary`` (the body of a regex character class: ``\\w`` for word
+    boundaries, ``\\w-`` to leave a name inside a hyphenated designation, "USA-193", unmatched).
+    The one builder of these patterns (the premise check's name hits, the substitution rule's
+    actors); compiled once per name sets and boundary."""
+    sets = name_sets(shared_dir)
+    key = (id(sets), boundary)
+    cached = _NAME_SET_PATTERNS.get(key)
+    if cached is not None and cached[0] is sets:
+        return cached[1]
+    out = []
+    for ns in sets:
+        alts = "|".join(re.escape(w) for w in sorted(ns.spellings, key=len, reverse=True) if w)
+        out.append((ns, re.compile(rf"(?<![{boundary}])(?:{alts})(?![{boundary}])")))
+    _NAME_SET_PATTERNS[key] = (sets, tuple(out))
+    return _NAME_SET_PATTERNS[key][1]
 
 
 @functools.lru_cache(maxsize=4)

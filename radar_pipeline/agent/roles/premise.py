@@ -10,7 +10,10 @@ interrogative "¿Cómo…?"), a confirmation tag ("X, ¿no?", "X, ¿verdad?", "X
 "Ahora que X, …", and a noun phrase that presupposes its event ("Dado el pacto que firmaron…",
 "A raíz de la destrucción de…"). ``extract_premise`` finds it; "¿Por qué …?" counts only when
 negated or when it presupposes a stop ("¿por qué dejó de…?"): a positive "why" question would make
-every causal question a premise; a subjunctive "Si X" (hypothetical) is no premise.
+every causal question a premise; a subjunctive "Si X" (hypothetical) is no premise. The
+presupposition triggers (``_TRIGGERS``: "¿Cuáles fueron los motivos por los que X?", "¿Qué cambió
+tras X?", "¿Cómo reaccionó Z ante X?", and their English and Portuguese forms) are read like a
+positive "why": a premise when X embeds a checkable event.
 
 ``assess(premise, read)`` is the offline verdict, a rule on single sentences of the read passages:
 
@@ -44,7 +47,7 @@ from dataclasses import dataclass, field
 from radar_pipeline.agent.guards import without_insults
 from radar_pipeline.agent.reading.periods import parse_period
 from radar_pipeline.agent.reading.requirements import glossary_terms, keywords
-from radar_pipeline.agent.reading.understanding import first_mention, name_sets
+from radar_pipeline.agent.reading.understanding import name_set_patterns
 from radar_pipeline.agent.roles import substitution
 from radar_pipeline.agent.roles.selection import sentences_of, states_about_world
 from radar_pipeline.agent.statements import features, sentence_kind
@@ -109,7 +112,13 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("dado_que", re.compile(rf"^(?P<rest>.{{3,}}?)\s*,\s*(?:{_GIVEN})\s+(?P<p>[^;?¿]{{6,}})$")),
     ("desde_que", re.compile(rf"^(?:{_AFTER})\s+{_CLAUSE}{_REST}")),
     ("si", re.compile(rf"^(?:si|if)\s+{_CLAUSE}{_REST}")),
-    ("por_que", re.compile(r"^(?:por que|por que razon|why|how come)\s+(?P<p>.{6,})$")),
+    (
+        "por_que",
+        re.compile(
+            r"^(?:por (?:que|cual|cuales) (?:motivo|motivos|razon|razones|causa)|por que|why|how come|for what reason)"
+            r"\s+(?P<p>.{6,})$"
+        ),
+    ),
     (
         "dejo_de",
         re.compile(
@@ -129,12 +138,76 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
         "consecuencias",
         re.compile(
             r"^(?:que|cuales|quais|what)\s+(?:(?:were|are|was|foram|sao|han sido|fueron)\s+)?(?:the |as |los |las )?"
-            r"(?:consecuencias|efectos|impactos?|repercusiones|consequences|effects|impacts?|consequencias|efeitos)\s+"
-            r"(?:tuvo|tuvieron|ha tenido|han tenido|trajo|teve|tiveram|of|de|do|da|del)\s+"
+            r"(?:consecuencias|efectos|impactos?|repercusiones|implicaciones|secuelas|consequences|effects|impacts?"
+            r"|implications|consequencias|efeitos|implicacoes)\s+"
+            r"(?:tuvo|tuvieron|ha tenido|han tenido|trajo|trajeron|produjo|genero|provoco|causo|dejo|teve|tiveram"
+            r"|had|has had|of|de|do|da|del)\s+"
+            # "¿Qué consecuencias tuvo para Colombia que X?": who bore them, then the presupposed clause
+            r"(?:(?:para|en|sobre|for|on|para o|para a)\s+[^,]{2,60}?\s+(?=(?:el hecho de\s+)?que\s|(?:the fact\s+)?that\s))?"
             r"(?:el hecho de\s+|the fact\s+|o fato de\s+)?(?:que\s+|that\s+)?(?P<p>.{6,})$"
         ),
     ),
 ]
+# --------------------------------------------------------------------------- presupposition triggers
+# Question forms whose complement is presupposed, not asked: the embedded proposition is taken for
+# granted whatever the answer. The triggers are the classic ones (S. C. Levinson, *Pragmatics*, 1983,
+# §4.2, the list after Karttunen; P. and C. Kiparsky, "Fact", 1970, for factive nouns; P. F.
+# Strawson, "On Referring", 1950, for the existence a definite description presupposes). Each is
+# judged like a positive "¿Por qué X…?" (``_PRESUPPOSING``): a premise only when its complement
+# embeds a checkable event (actor, verb, object; or a distinctive name with an actor or a year),
+# implicit unless it names something more specific. Matched on the folded question, after the
+# phrasings of ``_PATTERNS`` (the first that matches decides).
+#
+#   motivos   a reason noun, factive ("the reason why X" presupposes X): "¿Cuáles fueron los
+#             motivos por los que X?", "¿Qué razones hubo para que X?", "What were the reasons why
+#             X?", "Quais foram os motivos pelos quais X?"
+#   tras      a temporal clause of a wh-question ("after"/"since" presuppose their clause;
+#             "antes de"/"before" do not, Heinämäki 1974, and are left out): "¿Qué cambió tras X?",
+#             "¿Qué pasó después de que X?", "What changed after X?", "O que mudou depois de X?"
+#   reaccion  a response predicate, whose complement describes an event as given (a definite
+#             description): "¿Cómo reaccionó X ante Y?", "¿Cuál fue la respuesta de X a Y?", "How
+#             did X respond to Y?", "Como reagiu X a Y?"; the premise is Y
+#   (consecuencias, in ``_PATTERNS``: "¿Qué consecuencias tuvo que X?", a factive noun too)
+_WH = r"(?:que|cual|cuales|como|cuanto|cuantos|cuantas|quien|quienes|donde|what|how|which|who|where|o que|quais|quem|onde)"
+_TRIGGERS: list[tuple[str, re.Pattern]] = [
+    (
+        "motivos",
+        re.compile(
+            r"^(?:(?:cuales|que|cual)\s+(?:(?:fueron|son|eran|han sido|serian|fue|es)\s+)?(?:(?:los|las|el|la)\s+)?"
+            r"(?:motivos?|razon|razones|causas?|motivaciones|motivacion)\s+"
+            r"(?:por\s+(?:los|las|el|la)\s+(?:que|cuales?)|de\s+que|para\s+que|por\s+que|hubo para que|tuvo para que)"
+            r"|what\s+(?:were|was|are|is)\s+the\s+(?:reasons?|motives?|causes?|motivations?)\s+(?:why|for which|that)"
+            r"|quais\s+(?:foram|sao|eram)\s+(?:os|as)\s+(?:motivos|razoes|causas)\s+(?:pelos quais|pelas quais|por que|de)"
+            r")\s+(?P<p>.{6,})$"
+        ),
+    ),
+    (
+        "tras",
+        re.compile(
+            rf"^{_WH}\s+[^,;]{{2,80}}?\s+"
+            r"(?:tras|despues de que|despues de|luego de que|luego de|desde que|a raiz de|after|since|following"
+            r"|in the wake of|depois de|depois que|apos)\s+(?:(?:el hecho de\s+|the fact\s+)?(?:que|that)\s+)?"
+            r"(?P<p>[^,;]{6,})$"
+        ),
+    ),
+    (
+        "reaccion",
+        re.compile(
+            r"^(?:(?:como|de que (?:manera|forma|modo))\s+(?:reacciono|reaccionaron|ha reaccionado|han reaccionado"
+            r"|respondio|respondieron|ha respondido|han respondido|reagiu|reagiram|respondeu|responderam)\s+.{2,80}?"
+            r"|(?:cual|que)\s+(?:fue|ha sido|era)\s+la\s+(?:reaccion|respuesta)\s+(?:de|del)\s+.{2,80}?"
+            r"|how\s+(?:did|has|have|do|does)\s+.{2,80}?\s+(?:react|respond)(?:ed)?"
+            r"|what\s+(?:was|were|is|has been)\s+(?:the\s+)?(?:reaction|response)s?\s+(?:of\s+.{2,80}?)?"
+            r"|what\s+(?:was|were|is|has been)\s+.{2,80}?'s\s+(?:reaction|response)"
+            r")\s+(?:ante|a|al|frente a|frente al|to|ao|a|as)\s+(?:(?:el hecho de\s+|the fact\s+)?(?:que|that)\s+)?"
+            r"(?P<p>.{6,})$"
+        ),
+    ),
+]
+_PATTERNS += _TRIGGERS
+_TRIGGER_KINDS = frozenset(k for k, _ in _TRIGGERS)
+# the kinds read like a positive "¿Por qué X…?": a premise only with a checkable event
+_PRESUPPOSING = ("por_que", "cuando", *(k for k, _ in _TRIGGERS))
 _CUT = re.compile(r"\s+(?:sobre|para|en terminos de|con respecto a|for|on|in terms of|em relacao a)\s+")
 _SUBJUNCTIVE = re.compile(
     r"\b\w{2,}(?:aras?|aran|ieras?|ieran|ases?|asen|ieses?|iesen|asse|esse|isse)\b|\b(?:were|would|could|had)\b"
@@ -299,7 +372,8 @@ class Premise:
     antisatélite"); ``polarity``: ``negativa`` (nunca, jamás, ningún, no ha …) or ``positiva``;
     ``terms``: folded content terms (negations and light verbs out); ``years``: years it names;
     ``kind``: the phrasing (``por_que``, ``dado_que``, ``si``, ``dejo_de``, ``desde_que``,
-    ``consecuencias``); ``language``: ``es`` | ``en`` | ``pt`` (by its function words);
+    ``consecuencias``, ``cuando``, ``como``, ``confirmacion``, and the triggers ``motivos``, ``tras``,
+    ``reaccion``); ``language``: ``es`` | ``en`` | ``pt`` (by its function words);
     ``concepts``: the terms grouped into ``Concept``s with their cross-language aliases; ``slots``:
     the checkable who/what/when/where of a positive premise (``extract_slots``), None when it has
     no action verb or no object to recognise its event by; ``implicit``: a positive "¿Por qué X hizo
@@ -317,6 +391,7 @@ class Premise:
     concepts: tuple[Concept, ...] = field(default=(), compare=False)
     slots: Slots | None = field(default=None, compare=False)
     implicit: bool = field(default=False, compare=False)
+    nominal: bool = field(default=False, compare=False)  # a noun phrase ("la destrucción de…"), no clause
 
 
 @dataclass(frozen=True)
@@ -361,7 +436,11 @@ class PremiseVerdict:
         """The one Spanish sentence the answer opens with: the premise restated neutrally ("La
         pregunta da por sentado que …", the question's own words less any insult), the verdict, and
         for a cited verdict the passage's words, verbatim, with its ``[doc_id:chunk_id]``."""
-        said = f"La pregunta da por sentado que {self.premise.text.rstrip(' .')}"
+        said = (
+            f"La pregunta presupone {self.premise.text.rstrip(' .')}"  # "… presupone la destrucción de …"
+            if self.premise.nominal
+            else f"La pregunta da por sentado que {self.premise.text.rstrip(' .')}"
+        )
         if self.estado == "no_verificada" or not self.chunk_id:
             why = (
                 "los pasajes leídos se contradicen sobre ello"
@@ -472,7 +551,7 @@ def _language(folded: str) -> str:
 
 def _reorder(kind: str, text: str, folded: str) -> str:
     """Question word order back to a statement: 'has X never …' → 'X has never …', 'dejó X de …' → 'X dejó de …'."""
-    if kind == "por_que":
+    if kind in ("por_que", "motivos"):
         m = re.match(r"^(has|have|had|did|does|do|is|are|was|were)\s+(.+?)\s+((?:never|not|no)\b.*)$", folded)
         if m:
             return f"{text[m.start(2) : m.end(2)]} {text[m.start(1) : m.end(1)]} {text[m.start(3) :]}"
@@ -526,11 +605,10 @@ def _concepts(text: str) -> tuple[Concept, ...]:
     folded = fold_question(text)
     out: list[Concept] = []
     covered: set[str] = set()
-    for ns in name_sets():
-        spelled = ns.names + tuple(a for a in ns.aliases if len(a) >= 4)
-        if first_mention(spelled, folded):
+    for ns, pat in name_set_patterns():
+        if pat.search(folded):
             out.append(Concept(fold_question(ns.label), ns.aliases, entity=True))
-            covered |= {w for n in spelled for w in re.findall(r"\w+", n)}
+            covered |= {w for n in ns.spellings for w in re.findall(r"\w+", n)}
     for spanish, english, _ in glossary_terms(text):
         sp = fold_question(spanish)
         words = keywords(sp)
@@ -572,6 +650,7 @@ _ACTION_FAMILIES: dict[str, tuple[str, ...]] = {
         r"destru\w*",
         r"destroy\w*",
         r"derrib\w*",
+        r"derrub\w*",  # Portuguese "derrubou" (shot down)
         r"shot down",
         r"shoot(?:s|ing)? down",
         r"intercept\w*",
@@ -685,6 +764,9 @@ _ACTION_EN = {
     "crear": "created",
 }
 _ACTION_RE = {k: re.compile(rf"(?<![\w])(?:{'|'.join(v)})") for k, v in _ACTION_FAMILIES.items()}
+# the families whose nominal event takes its agent in a "de" phrase ("la prueba de China" is China's
+# test); in the others the "de" phrase is the object ("la invasión de Ucrania", "la destrucción de …")
+_GENITIVE_AGENT = frozenset({"probar", "atacar", "hackear", "lanzar", "desplegar", "interferir"})
 # words between a verb and its object, or before a name, that are no content of their own
 _ARTICLES = set(
     "un una unos unas el la los las lo al del de the a an of o os as um uma uns umas do da dos das "
@@ -767,20 +849,11 @@ class Slots:
         }
 
 
-_NS_RE: dict[str, re.Pattern] = {}
-
-
 def _name_hits(folded: str) -> list[tuple[int, int, str, Concept]]:
     """Every mention of a shared name set in ``folded`` text: ``(start, end, key, Concept)``, leftmost
-    first, overlaps resolved to the longest."""
+    first, overlaps resolved to the longest (patterns: ``understanding.name_set_patterns``)."""
     hits = []
-    for ns in name_sets():
-        pat = _NS_RE.get(ns.key)
-        if pat is None:
-            spelled = tuple(dict.fromkeys((*ns.names, *(a for a in ns.aliases if len(a) >= 4))))
-            alts = "|".join(re.escape(w) for w in sorted(spelled, key=len, reverse=True) if w)
-            pat = re.compile(rf"(?<![\w])(?:{alts})(?![\w])")
-            _NS_RE[ns.key] = pat
+    for ns, pat in name_set_patterns():
         for m in pat.finditer(folded):
             if _in_code(folded, m.start(), m.end()):
                 continue  # "USA-193", "ACSN-2" name an object, not the United States
@@ -891,6 +964,21 @@ def extract_slots(text: str) -> Slots | None:
             who.append(hit[3])
             who_keys.append(hit[2])
             agent_at = obj_start + am.start()
+    # a nominal event of an agentive family names its actor in its first "de" phrase: "la prueba
+    # antisatélite de China", "el ataque del ELN" (a country or group right after the noun and its
+    # adjectives; never past another "de": "el lanzamiento del satélite de Colombia" names an owner)
+    if (
+        not who
+        and not passive
+        and fam in _GENITIVE_AGENT
+        and re.search(r"(?:^|\s)(?:el|la|un|una|the|o|a)\s+$", f[: vm.start()])
+    ):
+        gm = re.match(r"((?:\s+[\w\-]+){0,2}?)\s+(?:de|del|of)\s+(?:(?:el|la|los|las|the)\s+)?", f[vm.end() :])
+        hit = next((h for h in hits if gm is not None and h[0] == vm.end() + gm.end()), None)
+        if hit is not None and not re.search(r"(?<![\w])(?:de|del|of)(?![\w])", gm.group(1)):
+            who.append(hit[3])
+            who_keys.append(hit[2])
+            agent_at = vm.end() + gm.start(0) + len(gm.group(1))
     # the end of the object: the first time or place phrase after it
     ends = [len(f)] if agent_at is None else [len(f), agent_at]
     ym = _YEAR_SLOT.search(f, obj_start)
@@ -1220,6 +1308,26 @@ def _other_place(sentence: str, premise_where: tuple[Concept, ...]) -> bool:
     return False
 
 
+# a source named for what a sentence reports, never the event's actor: "… debris field of over 1,500
+# objects according to U.S. Space Command", "según la Defensoría", "as reported by Russia"
+_ATTRIBUTION = re.compile(
+    r"(?<![\w])(?:according to|as reported by|reported by|as stated by|citing|segun|de acuerdo con|conforme a"
+    r"|de acordo com|segundo)\s+(?:(?:the|el|la|los|las|o|a|os|as)\s+)?"
+)
+
+
+def _without_sources(folded: str) -> str:
+    """``folded`` with each name set named as a source (``_ATTRIBUTION`` right before it) blanked,
+    same length: what the judge reads the event's actor from."""
+    hits = _name_hits(folded)
+    out = folded
+    for m in _ATTRIBUTION.finditer(folded):
+        for st, e, _k, _c in hits:
+            if st == m.end():
+                out = out[:st] + " " * (e - st) + out[e:]
+    return out
+
+
 def judge_slots(
     premise: Premise, sentence: str, before: str = "", after: str = "", topic: tuple[str, ...] = ()
 ) -> str | None:
@@ -1230,8 +1338,9 @@ def judge_slots(
     head noun, or one of its names). ``before``/``after``: the passage's sentences next to it, where
     the other slots may be stated ("In 2021, Russia tested a direct-ascent ASAT. The test destroyed
     Cosmos 1408, a defunct Soviet-era satellite."); the actor is read from the anchor, else from the
-    subject of ``before`` (``_event_actors``), the year, owner and place from all three. Then, with
-    no modal and no negation in the anchor:
+    subject of ``before`` (``_event_actors``), the year, owner and place from all three; a name set
+    named as the report's source ("according to U.S. Space Command", "según China":
+    ``_without_sources``) is never the actor. Then, with no modal and no negation in the anchor:
 
     * same actor, same object (head and names), owner, place and one of the years → ``respaldada``;
     * same actor and object, but none of the premise's years and another year, the event pinned
@@ -1278,9 +1387,10 @@ def judge_slots(
     # designation: "018-18", "Cosmos 1408") identifies it alone, whatever else the premise adds
     coded = any(f and any(ch.isdigit() for ch in c_.term) for c_, f in zip(sl.names, names_found, strict=True))
     obj_all = head_ok and (all(names_found) or coded)
-    actors, linked = _event_actors(premise, a, b)
+    agent = _without_sources(a)  # "according to U.S. Space Command" names no actor of the event
+    actors, linked = _event_actors(premise, agent, b)
     # the actor: named in the anchor itself, or (from a neighbouring sentence) in the actor's place
-    who_ok = all(c_.found_in(a) for c_ in sl.who) or bool(sl.who_keys and set(sl.who_keys) <= actors)
+    who_ok = all(c_.found_in(agent) for c_ in sl.who) or bool(sl.who_keys and set(sl.who_keys) <= actors)
     hits = _name_hits(s)
     marks = _event_marks(premise, s)
     # the owner must qualify the object where the event names it, not merely appear ("China's 2007
@@ -1303,7 +1413,7 @@ def judge_slots(
             return None
         if not (sl.names or (sl.owners and owner_ok)):
             return None  # "un satélite" destroyed by someone else is another event
-        if any(c_.found_in(a) for c_ in sl.who) or set(sl.who_keys) & actors:
+        if any(c_.found_in(agent) for c_ in sl.who) or set(sl.who_keys) & actors:
             return None  # the premise's actor takes part: not another actor's event
         known = set(sl.known_keys)
         return "actor_distinto" if any(k not in known for k in actors) else None
@@ -1416,6 +1526,27 @@ def _actor_first(text: str, slots: Slots) -> str:
     return f"{text[hit[0] : hit[1]]} {text[: vm.end()]}{text[hit[1] :]}"
 
 
+_DETERMINER = r"(?:el|la|los|las|lo|un|una|unos|unas|the|a|an|o|os|as|[\w\-\.]+'s)"
+
+
+def _nominal(text: str, slots: Slots | None) -> bool:
+    """Is a trigger's complement a noun phrase ("la destrucción del Cosmos 1408 por China", "the Allard
+    Report of 2001", "India's destruction of …") rather than a clause ("India destruyó …", "the ELN
+    signed …")? It opens with a determiner, and its action word, when it has one, is a noun: right
+    after a determiner (and at most one adjective, not a name)."""
+    f = fold_spans(text)
+    if not re.match(rf"^{_DETERMINER}\s", f):
+        return False
+    if slots is None:
+        return True
+    vm = _ACTION_RE[slots.action].search(f)
+    if vm is None:
+        return False
+    m = re.search(rf"(?:^|\s){_DETERMINER}\s+(?:([\w\-]+)\s+)?$", f[: vm.start()])
+    # the word between is an adjective ("the first test"), never a name ("the ELN signed")
+    return m is not None and (m.group(1) is None or not _is_name(text[m.start(1) : m.end(1)]))
+
+
 def extract_premise(question: str) -> Premise | None:
     """The premise of ``question`` (Spanish, English or Portuguese), or None.
 
@@ -1437,18 +1568,20 @@ def extract_premise(question: str) -> Premise | None:
     # a confirmation tag only as a question of its own ("…, ¿no?"), never "del Cauca, no del Valle"
     tagged = re.search(rf"(?:,|\s)\s*¿?\s*{_TAG}\s*\?", fold_spans(q)) is not None
     q = re.sub(r"^[¿¡\s]+", "", q)
-    q = re.sub(r"[?!.\s]+$", "", q)
-    q = q.replace("¿", " ").replace("?", " ")
-    q = " ".join(q.split())
-    f = fold_spans(q)
+    # a trigger's complement ends with its question: "¿Cómo evolucionaron las menciones después de
+    # 2016? Muéstralo y explica…" presupposes nothing of what follows the "?"
+    first = re.split(r"[?]\s*(?=\S)", q, maxsplit=1)[0]
+    q, first = (" ".join(re.sub(r"[?!.\s]+$", "", t).replace("¿", " ").replace("?", " ").split()) for t in (q, first))
+    f, f_first = fold_spans(q), fold_spans(first)
     for kind, pat in _PATTERNS:
         if (kind == "como" and not causal_como) or (kind == "confirmacion" and not tagged):
             continue
-        m = pat.match(f)
+        src, fsrc = (first, f_first) if kind in _TRIGGER_KINDS else (q, f)
+        m = pat.match(fsrc)
         if not m:
             continue
         a, b = m.span("p")
-        ptext, pfold = q[a:b].strip(" ,;:"), f[a:b].strip(" ,;:")
+        ptext, pfold = src[a:b].strip(" ,;:"), fsrc[a:b].strip(" ,;:")
         if kind in ("consecuencias", "desde_que", "dado_que", "como"):
             cut = _CUT.search(pfold)
             if cut and cut.start() >= 6:
@@ -1456,7 +1589,7 @@ def extract_premise(question: str) -> Premise | None:
         if kind == "si" and _SUBJUNCTIVE.search(pfold):
             return None
         negated = bool(_PREMISE_NEGATION.search(_NOT_NEGATION.sub(" ", pfold)))
-        period = parse_period(ptext, reference_year=2000) if kind == "desde_que" else None
+        period = parse_period(ptext, reference_year=2000) if kind in ("desde_que", "tras") else None
         if period is not None and len(_concepts(fold_question(ptext).replace(period.text, " "))) < 2:
             return None  # "Desde hace diez años, ¿dónde opera…?": a period, not an event presupposed
         ptext = _reorder(kind, ptext, pfold)
@@ -1464,7 +1597,7 @@ def extract_premise(question: str) -> Premise | None:
         slots = None if negated or kind == "dejo_de" else extract_slots(ptext)
         if slots is not None and not slots.checkable:
             slots = None
-        if kind in ("por_que", "cuando") and not negated and not _CESSATION.search(pfold):
+        if kind in _PRESUPPOSING and not negated and not _CESSATION.search(pfold):
             # a positive "why" asks for causes and "when" for a date; either is a premise only when
             # it embeds a checkable event: an actor, a verb, an object, and a year, a name, an
             # owner or a place ("¿Por qué India destruyó un satélite chino en 2019?")
@@ -1497,6 +1630,7 @@ def extract_premise(question: str) -> Premise | None:
             concepts=concepts,
             slots=slots,
             implicit=implicit,
+            nominal=kind in _TRIGGER_KINDS and _nominal(ptext, slots),
         )
     return None
 

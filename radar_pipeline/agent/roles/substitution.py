@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from radar_pipeline.agent.reading.requirements import glossary_terms
-from radar_pipeline.agent.reading.understanding import name_sets
+from radar_pipeline.agent.reading.understanding import name_set_patterns
 from radar_pipeline.textfold import fold_question, fold_spans
 
 __all__ = ["Anchor", "anchor_names", "anchors", "judge", "names_anchor"]
@@ -57,8 +57,15 @@ _GENERIC = frozenset(
     estado state estados states republica republic gobierno government corte court tribunal
     resolucion resolution decreto decree conferencia conference cumbre summit declaracion declaration
     iniciativa initiative oficial official primera primer first segundo second nueva nuevo new
-    inteligencia intelligence artificial espacial space militar military""".split()
+    inteligencia intelligence artificial espacial space militar military
+    doctrina doctrine directiva directive libro book blanco white paper revision review memorando
+    memorandum hoja ruta roadmap agenda manual lineamientos guidelines orden order act concepto concept
+    documento document reglamento regulation protocolo protocol convencion convention carta charter
+    estudio study evaluacion assessment acuerdos accords accord agreements tratados treaties""".split()
 )
+# (each document or body head above with its counterpart in the other language — "la Estrategia X"
+# and "the X Strategy", "la Revisión X" and "the X Review" — so that a name is a document's name,
+# and binds a year, the same way in either language)
 _FUNCTION = frozenset("de del la las el los y e en a al para por con of the and for in on to da do das dos".split())
 # verb stems of actions that undo each other (Spanish and English, folded): the premise's action
 # and one of the other family in the sentence that names the anchor
@@ -126,16 +133,11 @@ def _weak_re(word: str) -> str:
     return rf"(?<!\w){re.escape(word)}(?!\w)"
 
 
-@functools.lru_cache(maxsize=1)
 def _actor_patterns() -> tuple[tuple[str, str, re.Pattern], ...]:
-    """``(key, kind, pattern)`` of every country and group of the shared name sets (names and
-    aliases of four letters or more), as ``premise._name_hits`` spells them."""
-    out = []
-    for ns in name_sets():
-        spelled = tuple(dict.fromkeys((*ns.names, *(a for a in ns.aliases if len(a) >= 4))))
-        alts = "|".join(re.escape(w) for w in sorted(spelled, key=len, reverse=True) if w)
-        out.append((ns.key, ns.kind, re.compile(rf"(?<![\w-])(?:{alts})(?![\w-])")))
-    return tuple(out)
+    """``(key, kind, pattern)`` of every country and group of the shared name sets, as
+    ``understanding.name_set_patterns`` spells them, a name inside a hyphenated designation
+    ("USA-193") left out."""
+    return tuple((ns.key, ns.kind, pat) for ns, pat in name_set_patterns(boundary=r"\w-"))
 
 
 @functools.lru_cache(maxsize=256)
@@ -251,6 +253,7 @@ def anchors(text: str) -> tuple[Anchor, ...]:
                 weak.append(re.sub(r"^n\W*o?\W*", "", f))
             elif glossary_terms(w):
                 weak.append(f)  # a term of the field ("GPS", "IA"), no name
+                headed = headed or f in _GENERIC  # "Estrategia" is a term and a document's head
             elif acronym or _proper(w):
                 strong.append(f)
             else:
@@ -300,18 +303,83 @@ def _content_words(folded: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z]{4,}", folded) if w not in _FUNCTION}
 
 
+_PUBLISHED = (
+    r"(?:first |originally )?(?:published|released|issued|adopted|approved|presented|signed|"
+    r"publicad[oa]|emitid[oa]|aprobad[oa]|presentad[oa]|adoptad[oa]|expedid[oa]|firmad[oa]|lanzad[oa])"
+)
+
+
 def _bound_year(folded: str, span: tuple[int, int]) -> set[int]:
     """Years written right at a name: "the 2008 Allard Report", "Informe Allard de 2001", "(2019)",
-    "Strategy 2021–2025" (at most one word between)."""
+    "Strategy 2021–2025", "Allard's 2008 report" (at most one word between), or the name's
+    publication stated right after it ("the Allard Report, published in March 2008")."""
     s, e = span
     before = folded[max(0, s - 12) : s]
-    after = folded[e : e + 16]
+    after = folded[e : e + 48]
     years = set()
     m = re.search(r"(1[89]\d\d|20\d\d)\W*(?:\w+\W+)?$", before)
     if m:
         years.add(int(m.group(1)))
-    for m in re.finditer(r"^\W*(?:(?:de|del|of|from|in|en)\W+)?(1[89]\d\d|20\d\d)(?:\W+(1[89]\d\d|20\d\d))?", after):
+    for m in re.finditer(
+        # (a space, a parenthesis or a bracket between; never a comma or a full stop: "In the X Review,
+        # 2005 figures show…" binds nothing)
+        r"^(?:'s)?[\s(\[]*(?:(?:de|del|of|from|in|en)\W+)?(1[89]\d\d|20\d\d)(?:\W+(1[89]\d\d|20\d\d))?",
+        after,
+    ):
         years |= {int(y) for y in m.groups() if y}
+    m = re.match(rf"^\W{{0,3}}{_PUBLISHED}\W+(?:in|en|el|on)\W+(?:\w+\W+){{0,2}}?(1[89]\d\d|20\d\d)(?!\d)", after)
+    if m:
+        years.add(int(m.group(1)))
+    return years
+
+
+def _name_extent(sentence: str, span: tuple[int, int], words: int = 4) -> tuple[int, int]:
+    """``span`` (of ``textfold.fold_spans(sentence)``, the same offsets as ``sentence``) widened over
+    the name's other words around it: capitalised words, the document heads of ``_GENERIC`` and the
+    joining words between them, at most ``words`` on each side — "the Tessaro **Strategic Review**
+    (2005)" for "Tessaro", so that a year after an English name's head binds as it does after a
+    Spanish one ("el Informe Tessaro de 2005")."""
+    start, end = span
+    tokens = list(re.finditer(r"[^\W_][\w\-]*", sentence))
+
+    def part(i: int) -> bool:
+        w = tokens[i].group(0)
+        f = fold_question(w)
+        return ((w[:1].isupper() and f not in _FUNCTION) or f in _GENERIC) and not _YEAR.fullmatch(w)
+
+    after = [i for i, t in enumerate(tokens) if t.start() >= end]
+    taken = 0
+    for n, i in enumerate(after):
+        gap = sentence[(tokens[after[n - 1]].end() if n else end) : tokens[i].start()]
+        if taken >= words or re.search(r"[^\s]", gap):
+            break  # a comma, a parenthesis or a quote ends the name
+        w = fold_question(tokens[i].group(0))
+        if part(i) or (w in _BRIDGE and n + 1 < len(after) and part(after[n + 1])):
+            end, taken = tokens[i].end(), taken + 1
+        else:
+            break
+    before = [i for i, t in enumerate(tokens) if t.end() <= start][::-1]
+    taken = 0
+    for n, i in enumerate(before):
+        gap = sentence[tokens[i].end() : (tokens[before[n - 1]].start() if n else start)]
+        if taken >= words or re.search(r"[^\s]", gap):
+            break
+        w = fold_question(tokens[i].group(0))
+        if part(i) or (w in _BRIDGE and n + 1 < len(before) and part(before[n + 1])):
+            start, taken = tokens[i].start(), taken + 1
+        else:
+            break
+    return start, end
+
+
+def _sentence_bound_years(sentence: str, anchor: Anchor, span: tuple[int, int], folded: str) -> set[int]:
+    """The years a sentence binds to ``anchor``: at the anchor's own words (``span`` in ``folded``,
+    the sentence as ``judge`` folds it) and at the whole name around them (``_name_extent``)."""
+    years = _bound_year(folded, span)
+    spans_fold = fold_spans(sentence)
+    at = anchor.found(spans_fold)
+    if at is not None:
+        years |= _bound_year(spans_fold, _name_extent(sentence, at))
     return years
 
 
@@ -388,7 +456,7 @@ def judge(
         if not a.headed:
             continue  # a series or a company ("Cosmos", "Iridium") has many years; a document one
         p_bound = _bound_year(p, a.span)
-        s_bound = _bound_year(s, sp)
+        s_bound = _sentence_bound_years(sentence, a, sp, s)
         if p_bound and s_bound and not (p_bound & s_bound) and not (set(years) & s_years):
             return "conflicto_de_anio"
     if any(negated(sp) for _, sp in found):
