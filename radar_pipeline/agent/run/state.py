@@ -154,6 +154,8 @@ class RunContext:
     premise_basis: frozenset[str] = frozenset()  # the read chunk ids the verdict was made on
     figures: list[Figure] = field(default_factory=list)  # the visual proposal's figures in words
     figures_shown: bool = False  # the figures' words are in ``text`` already
+    # a visualization route whose view had nothing to show went on to the passages: what they say sets the estado
+    view_was_empty: bool = False
     shown_figures: list[Figure] = field(default_factory=list)  # every figure stated, in order
     claims: claims_answer.ClaimsFound | None = None  # the knowledge layer's claims the question touches
 

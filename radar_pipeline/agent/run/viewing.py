@@ -38,6 +38,11 @@ class Viewing:
         text, without_data = messages.visualization_reply(ctx.visual, figs)
         if ctx.followup is not None:
             text = ctx.followup.note + " " + text
+        # a view read and found empty (or not built yet) sends the question to the passages; a view
+        # that cannot be read at all (no precompute database) is reported as before
+        readable_but_empty = figs and all(f.estado in ("sin_datos", "no_materializado") for f in figs)
+        if without_data and readable_but_empty and self._passages_searchable():
+            return self._view_empty_read_passages(ctx, figs)
         if without_data:
             # said plainly, never ``respondida`` with nothing: an empty view is no evidence; a view
             # that could not be read (not materialized, no database) leaves the question incomplete
@@ -54,6 +59,35 @@ class Viewing:
             raise Stop("incompleta", "vista_sin_sujeto", messages.view_without_subject(unseen) + "\n\n" + text)
         ctx.estado, ctx.termination, ctx.text = "respondida", "visualizacion", text
         return State.GUARD_OUT
+
+    def _passages_searchable(self) -> bool:
+        """Whether the passage index can be searched now (False while it is missing or being built)."""
+        try:
+            self._corpus()
+        except IndexUnavailable:
+            return False
+        return True
+
+    def _view_empty_read_passages(self, ctx: RunContext, figs: list[Figure]) -> State:
+        """Route ``visualization`` whose view has nothing to show under the question's filters (no row
+        for the place, the period; or its table not materialized yet): the passages are searched as on
+        route ``both`` (issue 22: "¿Qué grupos armados tienen presencia en Tumaco?" came back
+        ``sin_evidencia`` from a presence table that covers the Amazon basin only, while 200 passages of
+        the corpus name Tumaco). An empty view is no evidence either way; what the passages say decides
+        the estado, and the figures' words ("no hay datos…") still come first (``_state_figures``).
+        Returns RETRIEVE."""
+        t0 = time.perf_counter()
+        ctx.ruta, ctx.view_was_empty = "both", True
+        ctx.figures_shown, ctx.shown_figures = False, []  # stated with the passages' answer, not alone
+        if not ctx.formulations:
+            ctx.formulations = [ctx.question]
+        ctx.step(
+            "sistema",
+            State.VISUALIZE,
+            t0,
+            detail={"vista_sin_cifras": [f.vista for f in figs], "sigue": "búsqueda de pasajes"},
+        )
+        return State.RETRIEVE
 
     def _unseen_subjects(self, ctx: RunContext, figs: list[Figure]) -> list[str]:
         """The question's subjects (``reading.anchors.question_anchors`` with ``subject``: a quoted
@@ -127,7 +161,7 @@ class Viewing:
         if ctx.ruta != "both" or not ctx.figures:
             return
         has_data = any(f.has_data for f in ctx.figures)
-        if not has_data and ctx.estado == "respondida":
+        if not has_data and ctx.estado == "respondida" and not ctx.view_was_empty:
             empty = all(f.estado == "sin_datos" for f in ctx.figures)
             ctx.estado, ctx.termination = "incompleta", "vista_sin_datos" if empty else "cifras_no_disponibles"
         elif has_data and ctx.estado == "sin_evidencia":
