@@ -94,8 +94,10 @@ _NUMERIC_Q = re.compile(
     r"(?<!\w)(?:cuant[oa]s?|que cantidad|cantidad de|numero de|cifras?|porcentaje|how (?:many|much)|"
     r"number of|percentage|quant[oa]s?|qual a quantidade)(?!\w)"
 )
+# "qué grupos", and with one word between ("which armed groups", "qué otros países", "what foreign
+# companies": English puts the adjective first)
 _ACTOR_Q = re.compile(
-    r"(?<!\w)(?:(?:que|cuales|which|what|quais) (?:paises|estados|naciones|actores|grupos|organizaciones|"
+    r"(?<!\w)(?:(?:que|cuales|which|what|quais) (?:\w+ )?(?:paises|estados|naciones|actores|grupos|organizaciones|"
     r"potencias|empresas|countries|states|nations|actors|groups|organi[sz]ations|companies)|quien(?:es)?|who|quem)(?!\w)"
 )
 _TIME_Q = re.compile(r"(?<!\w)(?:en que (?:ano|fecha|momento)|when|what year|since when|em que ano)(?!\w)")
@@ -235,6 +237,23 @@ class QuestionProfile:
             anchors=[a for a in question_anchors(question, requirements) if a.kind != "año"],
             money=bool(_MONEY_Q.search(folded) and (_NUMERIC_Q.search(folded) or _MONEY_WHAT.search(folded))),
             prescriptive=bool(_RECOMMEND_Q.search(folded)),
+        )
+
+    def names_met(self, text: str) -> set[str]:
+        """The question's own countries, organisations and anchors (place, programme, code) that
+        ``text`` names, by label."""
+        folded = fold_question(text)
+        met = {ns.label for ns in self.named if names_in(folded, ns)}
+        return met | {a.label for a in self.anchors if a.met_by(folded)}
+
+    def asks_what(self, sentence: str) -> bool:
+        """Does ``sentence`` state the kind of fact the question asks for: a figure (``numeric``), an
+        actor the name lists know (``actors``) or a year (``time``)? False when the question asks
+        for none of these."""
+        return bool(
+            (self.numeric and states_quantity(sentence))
+            or (self.actors and named_sets(sentence))
+            or (self.time and YEAR_RE.search(sentence))
         )
 
     def fit(self, sentence: str, folded: str) -> float:
@@ -591,15 +610,71 @@ def query_terms(question: str) -> list[str]:
     return list(dict.fromkeys(t for t in terms if len(t) > 2))
 
 
+# A passage that opens with a heading or title line ("Alerta Temprana de Inminencia N° 001-20 para el
+# municipio de Tumaco, Nariño.", "3.2 China's direct-ascent tests") scopes the sentences under it: they
+# are about the place or name it gives even when they do not repeat it ("El escenario de riesgo … se
+# configura por la presencia del ELN y de la Segunda Marquetalia."). The heading itself is never
+# quotable (``_usable``), so without its scope the fact sentence under it scores as if it were about
+# nothing the question names (issue 22: a passage that says who is present in Tumaco was read and not
+# quoted). LEAD_WEIGHT × the gain in term coverage and fit that the lead adds is credited to a sentence
+# of the passage when the lead names a place, name or country of the question that the sentence does
+# not (``QuestionProfile.names_met``) and the sentence states the kind of fact asked (actors for "qué
+# grupos", a figure for "cuántos", a year for "cuándo", ``QuestionProfile.asks_what``); a sentence
+# that states nothing asked (the weather under a heading naming Tumaco), or a question asking none of
+# these kinds ("¿Por qué…?"), gains nothing from the heading. (A first cut that also credited any
+# sentence sharing a term with the question lifted a series list under a "Defense AI" page header
+# on dev: source sentence quoted 32 → 31.) In full (1.0): under its heading the sentence is as much about the
+# place as one that names it. LEAD_MAX_CHARS: a lead longer than a heading is prose that was not
+# quotable for other reasons and scopes nothing.
+LEAD_WEIGHT = 1.0
+LEAD_MAX_CHARS = 300
+
+
+def passage_leads(sentences: list[str], passages: list[dict]) -> list[str]:
+    """For each candidate sentence (``sentences[i]`` read from ``passages[i]``), the text of its passage
+    before the passage's first candidate: the heading or title line that opens it, '' when the passage
+    opens with a candidate or that text is longer than ``LEAD_MAX_CHARS`` characters."""
+    first: dict[str, int] = {}
+    for s, p in zip(sentences, passages, strict=True):
+        pos = (p.get("text") or "").find(s)
+        key = p.get("chunk_id") or id(p)
+        if pos >= 0 and (key not in first or pos < first[key]):
+            first[key] = pos
+    out = []
+    for p in passages:
+        pos = first.get(p.get("chunk_id") or id(p), 0)
+        lead = " ".join((p.get("text") or "")[:pos].split())
+        out.append(lead if len(lead) <= LEAD_MAX_CHARS else "")
+    return out
+
+
 def score(
-    question: str, sentences: list[str], cosines: np.ndarray, passage_similarity: list[float], profile: QuestionProfile
+    question: str,
+    sentences: list[str],
+    cosines: np.ndarray,
+    passage_similarity: list[float],
+    profile: QuestionProfile,
+    leads: list[str] | None = None,
 ) -> np.ndarray:
     """Relevance of each candidate sentence to the question: its cosine with the question
     (``cosines``, the retrieval encoder's), + ``COVERAGE_WEIGHT`` × ``term_coverage``, + 0.05 × its
-    passage's retrieval similarity, + ``profile.fit``. Shape ``(len(sentences),)``; unitless, higher
-    is better (typically 0–1.5)."""
+    passage's retrieval similarity, + ``profile.fit``; with ``leads`` (``passage_leads``), plus
+    ``LEAD_WEIGHT`` × what the passage's heading adds to the coverage and fit. Shape
+    ``(len(sentences),)``; unitless, higher is better (typically 0–1.5)."""
     coverage = term_coverage(question, sentences)
-    out = np.asarray(cosines, dtype=np.float32) + COVERAGE_WEIGHT * coverage
+    fit = np.array([profile.fit(s, fold_question(s)) for s in sentences], dtype=np.float32)
+    out = np.asarray(cosines, dtype=np.float32) + COVERAGE_WEIGHT * coverage + fit
     out += 0.05 * np.asarray(passage_similarity, dtype=np.float32)
-    out += np.array([profile.fit(s, fold_question(s)) for s in sentences], dtype=np.float32)
+    if leads and any(leads):
+        scoped = [f"{lead} {s}" if lead else s for lead, s in zip(leads, sentences, strict=True)]
+        scoped_coverage = term_coverage(question, scoped)
+        scoped_fit = np.array([profile.fit(s, fold_question(s)) for s in scoped], dtype=np.float32)
+        gain = COVERAGE_WEIGHT * (scoped_coverage - coverage) + (scoped_fit - fit)
+        scoped_by_lead = np.array(
+            [
+                bool(lead) and profile.asks_what(s) and bool(profile.names_met(lead) - profile.names_met(s))
+                for lead, s in zip(leads, sentences, strict=True)
+            ]
+        )
+        out += LEAD_WEIGHT * np.where(scoped_by_lead, np.maximum(gain, 0.0), 0.0)
     return out

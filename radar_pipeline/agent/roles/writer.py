@@ -60,6 +60,7 @@ from radar_pipeline.agent.roles.selection import (  # noqa: F401 - re-exported: 
     _pieces,
     _usable,
     figures_in,
+    passage_leads,
     query_terms,
     score,
     sentences_of,
@@ -359,8 +360,10 @@ class ExtractiveWriter:
         qvec = np.asarray(self.encoder.encode_queries([question])[0], dtype=np.float32)
         vecs = _CACHE.encode(self.encoder, [s for s, _ in cands])
         profile = QuestionProfile.of(question, requirements or [])
+        sents = [s for s, _ in cands]
+        leads = passage_leads(sents, [p for _, p in cands])
         scores = score(
-            question, [s for s, _ in cands], vecs @ qvec, [float(p.get("similarity") or 0.0) for _, p in cands], profile
+            question, sents, vecs @ qvec, [float(p.get("similarity") or 0.0) for _, p in cands], profile, leads
         )
         if self.neighbour_weight:
             scores = scores + self.neighbour_weight * neighbour_support(cands, scores)
@@ -391,10 +394,12 @@ class ExtractiveWriter:
             extra = next((i for i in ranked if i not in chosen and meets(req, i)), None)
             if extra is not None:
                 chosen.append(extra)
-        for anchor in profile.anchors:  # a sentence that names each anchor the passages name
-            if any(anchor.met_by(fold_question(cands[i][0])) for i in chosen):
+        # a sentence that names each anchor the passages name (itself, or the heading it sits under)
+        scoped = [fold_question(f"{lead} {s}") for lead, s in zip(leads, sents, strict=True)]
+        for anchor in profile.anchors:
+            if any(anchor.met_by(scoped[i]) for i in chosen):
                 continue
-            extra = next((i for i in ranked if i not in chosen and anchor.met_by(fold_question(cands[i][0]))), None)
+            extra = next((i for i in ranked if i not in chosen and anchor.met_by(scoped[i])), None)
             if extra is not None:
                 chosen.append(extra)
         # keep the passages' reading order inside the answer: best passage first, then position

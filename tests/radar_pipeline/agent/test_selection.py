@@ -449,3 +449,111 @@ def test_ordinary_sentences_are_not_taken_for_interleaved_notes(sentence):
     from radar_pipeline.agent.roles.selection import _usable
 
     assert _usable(clean_piece(sentence)), sentence
+
+
+# --------------------------------------------------------------------------- a heading scopes the passage
+# A passage that opens with a heading or title line that names the question's place or subject: the
+# sentence under it that states what is asked is quoted, though it does not repeat the name (issue 22:
+# an Ombudsman alert on Tumaco, read and not quoted); a sentence under it that states nothing asked is
+# not lifted by the heading; a heading naming another place lifts nothing.
+HEADED = [
+    (
+        "¿Qué grupos armados operan en Tumaco?",
+        "Alerta Temprana de Inminencia N° 001-20 para el municipio de Tumaco, Nariño. "
+        "El escenario de riesgo de inminencia se configura por la presencia del ELN y de la Segunda Marquetalia.",
+        "Segunda Marquetalia",
+    ),
+    (
+        "¿Qué grupos armados hacen presencia en Ituango?",
+        "Informe de Seguimiento N° 014-21 al municipio de Ituango, Antioquia. "
+        "Las disidencias de las FARC y el Clan del Golfo se disputan el control de las veredas del cañón.",
+        "Clan del Golfo",
+    ),
+    (
+        "¿Cuántas personas fueron desplazadas en Bojayá?",
+        "Nota de Seguimiento N° 007-19 para Bojayá, Chocó. "
+        "Entre enero y marzo se registraron 1.243 personas desplazadas de forma masiva por los combates.",
+        "1.243 personas",
+    ),
+    (
+        "Which armed groups operate in Catatumbo?",
+        "Early Warning 035-20 for the Catatumbo region, Norte de Santander. "
+        "The risk stems from the presence of the ELN and of FARC dissident fronts along the border.",
+        "presence of the ELN",
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "text", "fact"), HEADED)
+def test_the_fact_under_a_heading_that_names_the_place_is_quoted(writer, question, text, fact):
+    lang = "en" if question.startswith("Which") else "es"
+    draft = writer.write(question, [_p(1, text, lang)])
+    quoted = [s for s, _ in draft.sentences]
+    assert any(fact in s for s in quoted), (quoted, draft.text)
+    assert check_answer(draft.text, {"0000000000000001-1": _p(1, text, lang)}).ok
+
+
+def test_a_heading_does_not_lift_a_sentence_that_states_nothing_asked(use_encoder):
+    from radar_pipeline.agent.roles.selection import QuestionProfile, passage_leads, score
+
+    q = "¿Qué grupos armados operan en Tumaco?"
+    text = (
+        "Alerta Temprana de Inminencia N° 001-20 para el municipio de Tumaco, Nariño. "
+        "El clima de la región fue especialmente lluvioso durante los meses de la visita. "
+        "El escenario de riesgo se configura por la presencia del ELN y de la Segunda Marquetalia."
+    )
+    p = _p(1, text, "es")
+    sents = [
+        "El clima de la región fue especialmente lluvioso durante los meses de la visita.",
+        "El escenario de riesgo se configura por la presencia del ELN y de la Segunda Marquetalia.",
+    ]
+    leads = passage_leads(sents, [p, p])
+    assert leads == ["Alerta Temprana de Inminencia N° 001-20 para el municipio de Tumaco, Nariño."] * 2
+    qv = np.asarray(use_encoder.encode_queries([q])[0])
+    cos = np.asarray(use_encoder.encode_passages(sents)) @ qv
+    profile = QuestionProfile.of(q, [])
+    plain, scoped = score(q, sents, cos, [0.5, 0.5], profile), score(q, sents, cos, [0.5, 0.5], profile, leads)
+    assert scoped[0] == pytest.approx(plain[0])  # the weather: nothing of its own, nothing from the heading
+    assert scoped[1] > plain[1] and scoped[1] >= MIN_SCORE  # the groups: the heading's place is theirs
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a heading naming another municipality
+        "Alerta Temprana de Inminencia N° 003-18 para el municipio de Ituango, Antioquia. "
+        "El escenario de riesgo se configura por la presencia del Clan del Golfo.",
+        # no heading: the passage opens with prose
+        "El escenario de riesgo se configura por la presencia del Clan del Golfo en la zona rural del municipio.",
+    ],
+)
+def test_no_heading_naming_the_place_lifts_nothing(use_encoder, text):
+    from radar_pipeline.agent.roles.selection import QuestionProfile, passage_leads, score
+
+    q = "¿Qué grupos armados operan en Tumaco?"
+    p = _p(1, text, "es")
+    sent = [s for s in text.split(". ") if "Clan del Golfo" in s][0]
+    sent = sent if sent.endswith(".") else sent + "."
+    qv = np.asarray(use_encoder.encode_queries([q])[0])
+    cos = np.asarray(use_encoder.encode_passages([sent])) @ qv
+    profile = QuestionProfile.of(q, [])
+    leads = passage_leads([sent], [p])
+    assert score(q, [sent], cos, [0.5], profile, leads)[0] == pytest.approx(score(q, [sent], cos, [0.5], profile)[0])
+
+
+@pytest.mark.parametrize(
+    ("question", "actors"),
+    [
+        ("Which armed groups operate in Catatumbo?", True),
+        ("What foreign companies supply the satellites?", True),
+        ("¿Qué otros países han probado armas antisatélite?", True),
+        ("¿Qué grupos armados operan en Tumaco?", True),
+        ("¿Quiénes financian el programa?", True),
+        ("What armed drones does Turkey export?", False),
+        ("¿Qué riesgos plantea la basura espacial?", False),
+    ],
+)
+def test_a_question_asking_for_actors_is_recognised_with_an_adjective_between(question, actors):
+    from radar_pipeline.agent.roles.selection import QuestionProfile
+
+    assert QuestionProfile.of(question, []).actors is actors
