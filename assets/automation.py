@@ -57,6 +57,12 @@ CORPUS_SENSOR_ASSETS = ("source_files", "documents", "pages", "chunks", "embeddi
 # run's process start (~20-35 s under load, bench_freshness). Two such runs never write the index
 # directory at once: those assets hold its writer lock (stores.integrity.index_write_lock).
 CORPUS_RUN_INDEXES = ("bm25_index", "faiss_index", "pgvector_index")
+# A first build's first-light run (``corpus_run_requests``): one bucket made searchable by words
+# before anything is encoded.
+FIRST_LIGHT_ASSETS = ("source_files", "documents", "pages", "chunks", "bm25_index")
+# The tag of the bulk runs of a build (first light, then the range), one at a time (dagster.yaml's
+# tag_concurrency_limits): two runs must never ingest the same bucket at once.
+BUILD_TAG = "radar/build"
 EVALUATION_SCHEDULE_CRON = "0 4 * * 0"  # Sundays 04:00
 # More touched buckets than this (a first build, a bulk copy) → one run over the whole range
 # (single-run backfill policy) instead of one run per bucket: each run pays ~10–20 s of process
@@ -114,12 +120,53 @@ def _bucket_run_key(bucket: str, changes: CorpusChanges, previous: dict[str, lis
     return f"corpus-{bucket}-{digest}"
 
 
+def first_light_bucket(changes: CorpusChanges) -> str:
+    """The touched bucket a first build makes searchable first: the one whose new files hold the
+    fewest bytes (extraction and sentence splitting cost about in proportion to them, and every bucket
+    holds about a sixteenth of the corpus, all three phenomena; ties: the lower bucket)."""
+    size: dict[str, int] = {b: 0 for b in changes.buckets}
+    for path in changes.new:
+        nbytes, _mtime, sha = changes.snapshot[path]
+        bucket = content_bucket(sha)
+        if bucket in size:
+            size[bucket] += int(nbytes)
+    return min(sorted(size), key=lambda b: size[b])
+
+
 def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> list[dg.RunRequest]:
     """One ``RunRequest`` of ``CORPUS_SENSOR_ASSETS`` (then ``CORPUS_RUN_INDEXES``) per content bucket ``changes`` touches, or
-    one over the whole bucket range when more than ``MAX_BUCKET_RUNS`` are touched."""
+    one over the whole bucket range when more than ``MAX_BUCKET_RUNS`` are touched.
+
+    A first build (nothing materialized yet, ``previous`` empty) touching the whole range is
+    preceded by a **first-light run**: one bucket (``first_light_bucket``) through the per-file
+    stages up to ``chunks`` and then ``bm25_index``, no vectors, so the lexical search goes live on a
+    sixteenth of the corpus within minutes instead of after every bucket is chunked (issue 24 §3: the
+    first cited answer came 617 s after ``make up``: 115 s extraction + 279 s chunking of all 1,934
+    files + the BM25 build). The range run waits for it (both carry ``BUILD_TAG``, limited to one
+    run at a time in ``dagster.yaml``: two runs must not ingest one bucket at once), then does the
+    rest; that bucket's stages are already current there and cost nothing. The full lexical index,
+    the dense and re-ranked stages follow by automation without a restart."""
     keys = [dg.AssetKey(k) for k in (*CORPUS_SENSOR_ASSETS, *CORPUS_RUN_INDEXES)]
     if len(changes.buckets) > MAX_BUCKET_RUNS:
         digest = hashlib.sha256(json.dumps(sorted(changes.snapshot.items())).encode("utf-8")).hexdigest()[:16]
+        out: list[dg.RunRequest] = []
+        if not previous:
+            bucket = first_light_bucket(changes)
+            out.append(
+                dg.RunRequest(
+                    run_key=f"corpus-first-{bucket}-{digest}",
+                    partition_key=bucket,
+                    asset_selection=[dg.AssetKey(k) for k in FIRST_LIGHT_ASSETS],
+                    tags={
+                        "radar/trigger": "corpus_sensor",
+                        "radar/new_files": str(len(changes.new)),
+                        "radar/first_light": bucket,
+                        **CORPUS_TAGS,
+                        PRIORITY_TAG: "30",
+                        BUILD_TAG: "bulk",
+                    },
+                )
+            )
         tags = {
             "radar/trigger": "corpus_sensor",
             "radar/new_files": str(len(changes.new)),
@@ -129,8 +176,8 @@ def corpus_run_requests(changes: CorpusChanges, previous: dict[str, list]) -> li
             "dagster/asset_partition_range_end": CONTENT_BUCKETS[-1],
         }
         # a bulk change: one subprocess per step (parallel steps, memory freed after each)
-        tags.update({LANE_TAG: "corpus", PRIORITY_TAG: "20"})
-        return [dg.RunRequest(run_key=f"corpus-all-{digest}", asset_selection=keys, tags=tags)]
+        tags.update({LANE_TAG: "corpus", PRIORITY_TAG: "20", BUILD_TAG: "bulk"})
+        return [*out, dg.RunRequest(run_key=f"corpus-all-{digest}", asset_selection=keys, tags=tags)]
     out = []
     for bucket in changes.buckets:
 

@@ -12,8 +12,10 @@ import dagster as dg
 import pytest
 
 from assets.automation import (
+    BUILD_TAG,
     CORPUS_RUN_INDEXES,
     CORPUS_SENSOR_ASSETS,
+    FIRST_LIGHT_ASSETS,
     MAX_BUCKET_RUNS,
     corpus_sensor,
     decode_cursor,
@@ -95,10 +97,12 @@ def test_sensor_requests_the_buckets_of_new_changed_and_removed_files(engine, pg
 
 
 def test_sensor_batches_many_buckets_into_one_range_run(engine, pg_url, tmp_path):
-    """A first build (or a bulk copy) touching more than MAX_BUCKET_RUNS buckets is one run over
-    the whole bucket range, not one run per bucket."""
+    """A bulk copy onto a built corpus touching more than MAX_BUCKET_RUNS buckets is one run over the
+    whole bucket range, not one run per bucket."""
     root = tmp_path / "many"
     root.mkdir()
+    (root / "built.txt").write_text("Un informe ya materializado.\n", encoding="utf-8")
+    sync_source_files(engine, root)  # something is built: not a first build
     for i in range(40):
         (root / f"informe_{i:02d}.txt").write_text(f"Informe número {i} sobre minería ilegal.\n", encoding="utf-8")
     res = _tick(dg.DagsterInstance.ephemeral(), root, pg_url, tmp_path, None)
@@ -109,6 +113,45 @@ def test_sensor_batches_many_buckets_into_one_range_run(engine, pg_url, tmp_path
         "0",
         "f",
     )
+
+
+def test_a_first_build_makes_one_bucket_searchable_first(engine, pg_url, tmp_path):
+    """Issue 24 §3: on a first build the range run is preceded by a first-light run of one bucket
+    (the one with the fewest new bytes) through the per-file stages to ``chunks`` and then the BM25
+    index, no vectors; both runs carry the build tag that dagster.yaml admits once at a time, the
+    first light ahead in the queue."""
+    import yaml
+
+    root = tmp_path / "first"
+    root.mkdir()
+    for i in range(40):  # one file in each bucket much longer than the others: never the first light
+        body = "Informe sobre minería ilegal en la cuenca del río. " * (200 if i % 3 == 0 else 1)
+        (root / f"informe_{i:02d}.txt").write_text(f"Informe {i}. {body}\n", encoding="utf-8")
+    res = _tick(dg.DagsterInstance.ephemeral(), root, pg_url, tmp_path, None)
+    first, bulk = res.run_requests
+    size: dict[str, int] = {}
+    for p in root.iterdir():
+        size[_bucket(p)] = size.get(_bucket(p), 0) + p.stat().st_size
+    assert first.partition_key == min(sorted(size), key=lambda b: size[b]) == first.tags["radar/first_light"]
+    assert (
+        {k.to_user_string() for k in first.asset_selection}
+        == {*FIRST_LIGHT_ASSETS}
+        == {
+            "source_files",
+            "documents",
+            "pages",
+            "chunks",
+            "bm25_index",
+        }
+    )
+    assert bulk.partition_key is None and {k.to_user_string() for k in bulk.asset_selection} == {
+        *CORPUS_SENSOR_ASSETS,
+        *CORPUS_RUN_INDEXES,
+    }
+    assert int(first.tags["dagster/priority"]) > int(bulk.tags["dagster/priority"])
+    assert first.tags[BUILD_TAG] == bulk.tags[BUILD_TAG] == "bulk"
+    limits = yaml.safe_load((Path(__file__).resolve().parents[2] / "dagster.yaml").read_text())["concurrency"]["runs"]
+    assert {"key": BUILD_TAG, "value": "bulk", "limit": 1} in limits["tag_concurrency_limits"]
 
 
 def test_sensor_without_cursor_compares_with_what_was_materialized(engine, pg_url, corpus, tmp_path):
@@ -154,8 +197,11 @@ def test_daemon_runs_carry_the_lanes_dagster_yaml_limits():
 
     queue = yaml.safe_load((Path(__file__).resolve().parents[2] / "dagster.yaml").read_text())["concurrency"]["runs"]
     limits = {(x["key"], x["value"]): x["limit"] for x in queue["tag_concurrency_limits"]}
-    assert limits == {("radar/lane", "background"): 1, ("radar/lane", "precompute"): 1, ("radar/lane", "long"): 1}
-    assert queue["max_concurrent_runs"] >= sum(limits.values()) + 2
+    lanes = {k: v for k, v in limits.items() if k[0] == "radar/lane"}
+    assert lanes == {("radar/lane", "background"): 1, ("radar/lane", "precompute"): 1, ("radar/lane", "long"): 1}
+    # (the bulk build runs, one at a time, are corpus-lane runs: test_a_first_build_makes_one_bucket_searchable_first)
+    assert set(limits) - set(lanes) == {("radar/build", "bulk")}
+    assert queue["max_concurrent_runs"] >= sum(lanes.values()) + 2
     sensors = (index_automation_sensor, automation_sensor, background_automation_sensor, long_automation_sensor)
     tags = {s.name: s.run_tags for s in sensors}
     assert {t["radar/lane"] for t in tags.values()} == {"index", "precompute", "background", "long"}
