@@ -8,6 +8,7 @@ directory; an external server is used instead when ``DATABASE_URL`` is set.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -432,8 +433,40 @@ def create_all_locked(
     with engine.begin() as conn:
         conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SCHEMA_LOCK_ID})
         meta.create_all(conn, tables=tables)
+        added = False
         for ddl in extra_ddl:
+            if _already_done(conn, ddl, added):
+                continue
+            added = added or bool(_ADD_COLUMN.match(ddl))
             conn.execute(sa.text(ddl))
+
+
+# Upgrade statements that are skipped when there is nothing to upgrade. ``ALTER TABLE … ADD COLUMN IF
+# NOT EXISTS`` takes an ACCESS EXCLUSIVE lock on the table before it looks for the column, and
+# ``CREATE INDEX IF NOT EXISTS`` a SHARE lock: run at every step's start while another run writes the
+# table, they deadlock (issue 24: on a first build an automation run's schema check, holding
+# ``documents`` exclusively, waited for ``chunks`` while the range run's chunks step, holding
+# ``chunks``, waited for ``documents``: DeadlockDetected, a failed run). A column or index that exists
+# is now left alone, without a lock; a view is re-created only after a column was added in the same call.
+_ADD_COLUMN = re.compile(r"ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+) ", re.IGNORECASE)
+_CREATE_INDEX = re.compile(r"CREATE INDEX IF NOT EXISTS (\w+) ON ", re.IGNORECASE)
+_REPLACE_VIEW = re.compile(r"CREATE OR REPLACE VIEW (\w+) AS ", re.IGNORECASE)
+
+
+def _already_done(conn: sa.Connection, ddl: str, added: bool) -> bool:
+    """Whether ``ddl`` (an ``extra_ddl`` statement of ``create_all_locked``) has nothing to do: the
+    column it adds or the index it creates exists, or the view it re-creates exists and no column was
+    added before it in this call (``added``). Other statements always run."""
+    if m := _ADD_COLUMN.match(ddl):
+        q = "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = :t AND column_name = :c"
+        return conn.execute(sa.text(q), {"t": m.group(1), "c": m.group(2)}).first() is not None
+    if m := _CREATE_INDEX.match(ddl):
+        q = "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = :i"
+        return conn.execute(sa.text(q), {"i": m.group(1)}).first() is not None
+    if (m := _REPLACE_VIEW.match(ddl)) and not added:
+        q = "SELECT 1 FROM information_schema.views WHERE table_schema = current_schema() AND table_name = :v"
+        return conn.execute(sa.text(q), {"v": m.group(1)}).first() is not None
+    return False
 
 
 # Tables created before collections existed get the columns, and their rows the default collection
