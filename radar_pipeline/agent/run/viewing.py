@@ -77,7 +77,8 @@ class Viewing:
         the estado, and the figures' words ("no hay datos…") still come first (``_state_figures``).
         Returns RETRIEVE."""
         t0 = time.perf_counter()
-        ctx.ruta, ctx.view_was_empty = "both", True
+        # the route stays the reading's (a follow-up carries it: "¿Y en Nariño?" is still a view)
+        ctx.view_was_empty = True
         ctx.figures_shown, ctx.shown_figures = False, []  # stated with the passages' answer, not alone
         if not ctx.formulations:
             ctx.formulations = [ctx.question]
@@ -156,6 +157,8 @@ class Viewing:
         self._check_figures(ctx, figs)
         ctx.shown_figures = figs
         words = compose(figs)
+        if words and ctx.view_was_empty and ctx.followup is not None:
+            words = ctx.followup.note + " " + words  # what this turn kept of the previous one, first
         if words:
             ctx.text = (words + "\n\n" + ctx.text).strip()
         if ctx.ruta != "both" or not ctx.figures:
