@@ -249,7 +249,10 @@ def test_an_empty_view_is_said_then_the_passages_are_read(app):
     (cifra,) = out["cifras"]
     assert cifra["vista"] == "armed_presence" and cifra["estado"] == "sin_datos" and cifra["citas"] == []
     assert out["visualizacion"]["componentes"][0]["endpoint"]  # the view and its URL are still proposed
-    assert out["ruta"] == "visualization" and out["metadata"]["estado"] in ("respondida", "incompleta"), (text, out["metadata"])
+    assert out["ruta"] == "visualization" and out["metadata"]["estado"] in ("respondida", "incompleta"), (
+        text,
+        out["metadata"],
+    )
     assert "ELN" in text and "Segunda Marquetalia" in text
     # the alert's passage is cited (the source list names its file)
     assert any(c["fuente"].endswith("F3-ALERTAS-004.txt") for c in out["citas"]), out["citas"]
