@@ -665,16 +665,21 @@ def score(
     fit = np.array([profile.fit(s, fold_question(s)) for s in sentences], dtype=np.float32)
     out = np.asarray(cosines, dtype=np.float32) + COVERAGE_WEIGHT * coverage + fit
     out += 0.05 * np.asarray(passage_similarity, dtype=np.float32)
-    if leads and any(leads):
+    # the gate first (cheap, and false for most candidates): the scoped coverage and fit only when a
+    # heading scopes some sentence, the fit only for those sentences
+    scoped_by_lead = [
+        i
+        for i, (lead, s) in enumerate(zip(leads or [], sentences, strict=False))
+        if lead and profile.asks_what(s) and profile.names_met(lead) - profile.names_met(s)
+    ]
+    if scoped_by_lead:
         scoped = [f"{lead} {s}" if lead else s for lead, s in zip(leads, sentences, strict=True)]
-        scoped_coverage = term_coverage(question, scoped)
-        scoped_fit = np.array([profile.fit(s, fold_question(s)) for s in scoped], dtype=np.float32)
-        gain = COVERAGE_WEIGHT * (scoped_coverage - coverage) + (scoped_fit - fit)
-        scoped_by_lead = np.array(
-            [
-                bool(lead) and profile.asks_what(s) and bool(profile.names_met(lead) - profile.names_met(s))
-                for lead, s in zip(leads, sentences, strict=True)
-            ]
-        )
-        out += LEAD_WEIGHT * np.where(scoped_by_lead, np.maximum(gain, 0.0), 0.0)
+        scoped_coverage = term_coverage(question, scoped)  # weighted over every candidate, like ``coverage``
+        for i in scoped_by_lead:
+            gain = (
+                COVERAGE_WEIGHT * (scoped_coverage[i] - coverage[i])
+                + profile.fit(scoped[i], fold_question(scoped[i]))
+                - fit[i]
+            )
+            out[i] += LEAD_WEIGHT * max(float(gain), 0.0)
     return out
