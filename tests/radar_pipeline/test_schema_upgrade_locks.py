@@ -30,6 +30,8 @@ def test_the_schema_check_passes_while_a_writer_holds_the_tables(engine, pg_url,
         quick = _quick(pg_url)
         try:
             db.ensure_schema(quick)  # before: LockNotAvailable (the ALTER waited for the writer)
+            with quick.connect() as conn:  # and the schema it checked is whole
+                assert "collection" in {c["name"] for c in sa.inspect(conn).get_columns("chunks")}
         finally:
             quick.dispose()
     finally:
@@ -48,7 +50,10 @@ def test_the_precompute_schema_check_passes_while_a_writer_holds_its_tables(engi
             writer.execute(sa.text(f"LOCK TABLE {t} IN ROW EXCLUSIVE MODE"))
         quick = _quick(pg_url)
         try:
-            ensure_precompute_schema(quick)
+            ensure_precompute_schema(quick)  # before: LockNotAvailable
+            with quick.connect() as conn:
+                for t in COLLECTION_TABLES:
+                    assert "collection" in {c["name"] for c in sa.inspect(conn).get_columns(t)}
         finally:
             quick.dispose()
     finally:
