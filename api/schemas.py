@@ -90,9 +90,11 @@ class Cobertura(Strict):
         description="year: un año de una comparación; range: un año de un periodo cerrado de la pregunta "
         "(«entre 2015 y 2020»: una fila por año, cubierto si un pasaje leído menciona el año o su documento "
         "está fechado en él); item: un elemento de una lista; country: un país; group: un grupo armado u "
-        "organización"
+        "organización; lugar: un municipio, departamento o subregión de Colombia por el que se pregunta"
     )
-    cubierto: bool = Field(description="Si algún pasaje leído da evidencia para el requisito")
+    cubierto: bool = Field(
+        description="Si algún pasaje leído da evidencia para el requisito (un lugar: si alguna frase citada lo nombra)"
+    )
 
 
 class RolDegradado(Strict):

@@ -7,6 +7,8 @@ evidence". Block replies live with the guards (``guards.BLOCKED_REPLY``).
 
 from __future__ import annotations
 
+from radar_pipeline.textfold import fold_question
+
 GREETING_REPLY = (
     "¡Hola! Soy el asistente de Radar. Respondo preguntas sobre inteligencia artificial en contextos "
     "militares, seguridad espacial y órbita baja, y dinámicas territoriales en América Latina, citando "
@@ -169,10 +171,16 @@ def coverage_note(unmet: list[dict], span: tuple[int, int] | None = None) -> str
         "item": "elemento de la lista",
         "country": "país",
         "group": "grupo",
+        "lugar": "lugar",
         **ANCHOR_KINDS,
     }
     years = [int(c["requisito"]) for c in unmet if c["tipo"] == "range"]
-    others = [c for c in unmet if c["tipo"] != "range"]
+    others, said = [], set()
+    for c in unmet:  # a place is both a requirement and an anchor: named once
+        key = fold_question(str(c["requisito"]))
+        if c["tipo"] != "range" and key not in said:
+            said.add(key)
+            others.append(c)
     out = []
     if others:
         parts = ", ".join(f"«{c['requisito']}» ({kinds.get(c['tipo'], c['tipo'])})" for c in others)
@@ -185,6 +193,19 @@ def coverage_note(unmet: list[dict], span: tuple[int, int] | None = None) -> str
         period = f"{span[0]}–{span[1]}" if span else "de la pregunta"
         out.append(f"Sin evidencia leída para {_years_text(years)} dentro del periodo {period}.")
     return " ".join(out)
+
+
+def years_not_quoted(years: list[str]) -> str:
+    """«Sin frase citada para 2016 (año): ninguna frase citada lo menciona ni viene de un documento
+    publicado ese año; esa parte de la pregunta queda sin responder.» — the question's years that no
+    quote meets (a «Sin frase citada para …:» line, which the verifier reads as the service's note)."""
+    listed = _years_text([int(y) for y in years]) if all(y.isdigit() for y in years) else ", ".join(years)
+    one = len(years) == 1
+    return (
+        f"Sin frase citada para {listed} ({'año' if one else 'años'}): ninguna frase citada "
+        f"{'lo' if one else 'los'} menciona ni viene de un documento publicado {'ese año' if one else 'esos años'}; "
+        "esa parte de la pregunta queda sin responder."
+    )
 
 
 ANCHOR_KINDS = {"nombre": "nombre", "cita": "nombre citado", "codigo": "código o sigla", "año": "año"}

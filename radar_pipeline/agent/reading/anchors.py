@@ -146,6 +146,9 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
     ``requirements``: the question's ``requirements.Requirement``s (what they track is not an anchor).
     Deterministic; no model."""
     q = " ".join((question or "").split())
+    # a place requirement stays an anchor too: a question about a place no passage names has no
+    # answer (``anchor_gaps``), while the requirement asks the quotes to name it (the writer)
+    requirements = [r for r in requirements if r.kind != "lugar"]
     tracked = [a for r in requirements for a in r.aliases] + [r.label for r in requirements]
     tracked = [fold_question(t) for t in tracked]
     gloss = _glossary_spans(q)

@@ -4,7 +4,9 @@
 requirements"): every year of a comparison (two or more distinct years), every year of a closed
 period of more than one year (one ``range`` requirement per year), every item of an explicit list
 (proper nouns / acronyms, or items with a glossary term), every named country, armed group or
-organisation (``understanding.name_sets``). ``glossary_terms`` reads the reviewed Spanish→English
+organisation (``understanding.name_sets``), and every Colombian place the question is about
+(``place_requirements``: a municipality, a department or a subregion the question reader resolved,
+met only where the place itself is named, not inside a longer name). ``glossary_terms`` reads the reviewed Spanish→English
 domain glossary; ``keywords`` the content words. The orchestrator (``roles.router.plan``), the
 analyst, the writer's sentence selection, the anchors and the premise check read them from here:
 a reading of the question, below every role (see ``roles.router``'s module doc for the periods).
@@ -12,6 +14,7 @@ a reading of the question, below every role (see ``roles.router``'s module doc f
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -48,18 +51,24 @@ def mentions(text_folded: str, aliases: tuple[str, ...] | list[str]) -> bool:
 # --------------------------------------------------------------------------- requirements
 @dataclass(frozen=True)
 class Requirement:
-    """One coverage requirement: ``kind`` year | range | item | country | group; met when a read
-    passage mentions one of ``aliases`` (folded, word boundaries). A ``range`` requirement is one
+    """One coverage requirement: ``kind`` year | range | item | country | group | lugar; met when a
+    read passage mentions one of ``aliases`` (folded, word boundaries). A ``range`` requirement is one
     year (``label`` ``"2017"``) of the question's closed period ``span`` (inclusive ``(desde,
-    hasta)``); it is also met by a passage whose document is dated in that year (``met_by_passage``)."""
+    hasta)``); it is also met by a passage whose document is dated in that year (``met_by_passage``).
+    ``excluding``: folded longer names that contain an alias but name something else ("valle del
+    cauca", "bajo cauca", "rio cauca" for the department of Cauca); a mention inside one of them does
+    not meet the requirement."""
 
     kind: str
     label: str
     aliases: tuple[str, ...]
     span: tuple[int, int] | None = None
+    excluding: tuple[str, ...] = ()
 
     def met_by(self, folded_text: str) -> bool:
-        """Does the folded text mention one of the aliases?"""
+        """Does the folded text mention one of the aliases (outside the ``excluding`` names)?"""
+        if self.excluding:
+            folded_text = _blank(self.excluding).sub(" ", folded_text)
         return mentions(folded_text, self.aliases)
 
     def describe(self) -> str:
@@ -74,6 +83,66 @@ class Requirement:
         if self.met_by(folded_text):
             return True
         return self.kind == "range" and publication_year is not None and str(publication_year) == self.label
+
+
+@functools.lru_cache(maxsize=256)
+def _blank(phrases: tuple[str, ...]) -> re.Pattern:
+    """One pattern for the folded ``phrases`` (word boundaries), longest first."""
+    alts = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"(?<![\w])(?:{alts})(?![\w])")
+
+
+# A river takes the name of the place it crosses ("el río Cauca", "the Arauca River"): a mention of
+# the river is no mention of the place
+_RIVER_FORMS = ("rio {}", "{} river", "river {}", "cuenca del rio {}", "cuenca del {}")
+
+
+_NEXT_CAPITAL = re.compile(r"\s+(?:(?:de|del|la|las|los|y|e)\s+)?([A-ZÁÉÍÓÚÑ][\wáéíóúñü]+)")
+
+
+def _inside_longer_name(question: str, matched: str, others: list[str]) -> bool:
+    """Is ``matched`` (a place name as the question writes it) the start of a longer capitalised
+    name ("la Fundación Nacional de Ciencias Naturales de China": the municipality of Fundación is
+    not what it names)? A capitalised word that starts another place of the question ("Tumaco
+    Nariño", typed without a comma) does not make it so."""
+    at = question.find(matched) if matched else -1
+    if at < 0:
+        return False
+    m = _NEXT_CAPITAL.match(question, at + len(matched))
+    return bool(m) and not any(o and question.startswith(o, m.start(1)) for o in others)
+
+
+def place_requirements(places, question: str | None = None) -> list[Requirement]:
+    """One ``lugar`` requirement per Colombian place the question is about: ``places`` are
+    ``understanding.PlaceRef``s (a municipality, a department or a subregion the question reader
+    resolved; a department written only to qualify a municipality, "Riosucio, Chocó", is not among
+    them). Aliases: the place's folded names (``PlaceRef.names``, its name when none); excluding:
+    the longer gazetteer and subregion names that contain one of them (``PlaceRef.longer``: "valle
+    del cauca", "bajo cauca", "san jacinto del cauca") and the river named after it. Countries are
+    ``country`` requirements (``name_sets``), not places here. With ``question``, a place read at the
+    start of a longer capitalised name (``_inside_longer_name``) is no requirement."""
+    out: list[Requirement] = []
+    seen: set[str] = set()
+    places = list(places or ())
+    # "Riosucio, Chocó": a department written beside a municipality of its own qualifies it
+    qualifying = {p.department_code for p in places if p.level == "municipality" and p.department_code}
+    for ref in places:
+        if getattr(ref, "level", None) not in ("municipality", "department", "subregion"):
+            continue
+        if ref.level == "department" and ref.place_id.split(":")[-1] in qualifying:
+            continue
+        if question and _inside_longer_name(question, ref.matched, [p.matched for p in places if p is not ref]):
+            continue
+        names = tuple(
+            dict.fromkeys(n for n in (getattr(ref, "names", ()) or (fold_question(ref.name),)) if len(n) >= 3)
+        )
+        if not names or ref.place_id in seen:
+            continue
+        seen.add(ref.place_id)
+        rivers = tuple(form.format(n) for n in names for form in _RIVER_FORMS)
+        excluding = tuple(dict.fromkeys((*getattr(ref, "longer", ()), *rivers)))
+        out.append(Requirement("lugar", ref.name, names, excluding=excluding))
+    return out
 
 
 _YEAR = re.compile(r"(?<!\d)(19[5-9]\d|20[0-4]\d)(?!\d)")

@@ -86,13 +86,40 @@ _WHO = {"armed_group", "actor", "country"}
 
 @dataclass(frozen=True)
 class PlaceRef:
-    """A resolved place: gazetteer ``place_id`` (``department:52``, ``municipality:52835``)."""
+    """A resolved place: gazetteer ``place_id`` (``department:52``, ``municipality:52835``).
+    ``names``: its folded names (gazetteer name and aliases; a subregion's names); ``longer``: the
+    folded gazetteer and subregion names that contain one of them as whole words and name another
+    place ("valle del cauca" and "bajo cauca" for Cauca): what a passage must name for the place
+    itself (``requirements.place_requirements``)."""
 
     place_id: str
     name: str
     level: str
     matched: str
     department_code: str | None = None
+    names: tuple[str, ...] = ()
+    longer: tuple[str, ...] = ()
+
+
+def longer_names(phrases_of: dict[str, set[str]]) -> dict[str, tuple[str, ...]]:
+    """For every folded name of ``phrases_of`` (owner id → its folded names), the folded names of
+    other owners that contain it as a run of whole words ("cauca" → "valle del cauca", "bajo cauca";
+    "san jacinto" → "san jacinto del cauca"). Each longer name is split into its word runs once, so
+    the cost is linear in the names (no pairwise comparison)."""
+    owners: dict[str, set[str]] = {}
+    for owner, names in phrases_of.items():
+        for n in names:
+            owners.setdefault(n, set()).add(owner)
+    out: dict[str, set[str]] = {}
+    for phrase, its_owners in owners.items():
+        words = phrase.split()
+        for i in range(len(words)):
+            for j in range(i + 1, len(words) + 1):
+                sub = " ".join(words[i:j])
+                if sub == phrase or sub not in owners or owners[sub] <= its_owners:
+                    continue
+                out.setdefault(sub, set()).add(phrase)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
 @dataclass(frozen=True)
@@ -191,6 +218,20 @@ class QuestionReader:
             if self.gazetteer is not None
             else None
         )
+        self._names, self._longer = self._place_names()
+
+    def _place_names(self) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+        """``(place id → its folded names, folded name → longer names of other places)`` over the
+        gazetteer and the subregions (``longer_names``); empty without a gazetteer."""
+        if self.gazetteer is None:
+            return {}, {}
+        names: dict[str, set[str]] = {}
+        for p in self.gazetteer.places.values():
+            names[p.place_id] = {fold_question(p.name)} | {fold_question(t) for t, _ in p.aliases}
+        for s in subregions().values():
+            names[s.place_id] = {fold_question(n) for n in s.names} | {fold_question(s.label)}
+        names = {k: {n for n in v if len(n) >= 3} for k, v in names.items()}
+        return {k: tuple(sorted(v)) for k, v in names.items()}, longer_names(names)
 
     @classmethod
     def default(cls) -> QuestionReader:
@@ -211,6 +252,7 @@ class QuestionReader:
         other = object.__new__(QuestionReader)
         other.entities, other.gazetteer, other.reference_year = self.entities, self.gazetteer, year
         other.places = self.places
+        other._names, other._longer = self._names, self._longer
         other.learned = self.learned
         return other
 
@@ -362,10 +404,14 @@ class QuestionReader:
             return
         found = self.places.resolve(question, entity_spans, case_known=case_known)
         for p, matched in found.places:
+            names = self._names.get(p.place_id, ())
+            longer = tuple(sorted({x for n in names for x in self._longer.get(n, ())} - set(names)))
             if isinstance(p, Subregion):
-                facts.places.append(PlaceRef(p.place_id, p.label, "subregion", matched))
+                facts.places.append(PlaceRef(p.place_id, p.label, "subregion", matched, names=names, longer=longer))
             else:
-                facts.places.append(PlaceRef(p.place_id, p.name, p.level, matched, p.department_code))
+                facts.places.append(
+                    PlaceRef(p.place_id, p.name, p.level, matched, p.department_code, names=names, longer=longer)
+                )
         facts.place_notes.extend(found.notes)
         for matched, cands in found.ambiguous:
             facts.ambiguous.append(

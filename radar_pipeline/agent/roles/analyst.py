@@ -36,6 +36,8 @@ from radar_pipeline.agent.llm import LLMClient, LLMReply
 from radar_pipeline.agent.reading.requirements import Requirement, keywords
 from radar_pipeline.agent.roles import premise as premises
 from radar_pipeline.agent.roles import substitution
+from radar_pipeline.agent.roles.selection import sentences_of
+from radar_pipeline.agent.statements import is_statement
 from radar_pipeline.agent.tools import ToolBox, ToolCallRecord, openai_tools
 from radar_pipeline.retrieval.service import RetrievalService
 from radar_pipeline.textfold import fold_question
@@ -82,6 +84,29 @@ def unmet(requirements: list[Requirement], read: dict[str, dict], year_of: YearO
             continue
         out.append(r)
     return out
+
+
+PLACE_PASSAGES = 3
+"""Passages naming a place of the question (a ``lugar`` requirement) the offline analyst wants read
+before it stops searching for it: one passage that lists the place among others (a footnote, a
+list of municipalities) meets the requirement but rarely says anything about it."""
+
+
+def states_about_place(place: Requirement, text: str) -> bool:
+    """Does a passage's ``text`` hold a statement that names ``place`` (a ``lugar`` requirement),
+    not only a note, a list or a table row naming it (``statements.is_statement``)?"""
+    if not place.met_by(fold_question(text)):
+        return False
+    return any(place.met_by(fold_question(s)) and is_statement(s) for s in sentences_of(text, None))
+
+
+def thin_places(
+    requirements: list[Requirement], read: dict[str, dict], enough: int = PLACE_PASSAGES
+) -> list[Requirement]:
+    """The ``lugar`` requirements that fewer than ``enough`` passages of ``read`` state something
+    about (``states_about_place``; those that none names included)."""
+    texts = [p["text"] for p in read.values()]
+    return [r for r in requirements if r.kind == "lugar" and sum(1 for t in texts if states_about_place(r, t)) < enough]
 
 
 def for_model(output: dict) -> dict:
@@ -198,6 +223,7 @@ class Analyst:
             self._tool(job, "read_chunks", {"chunk_ids": ids, "window": 0})
         pending = self._search_premise(job) if job.premise is not None and tb.remaining >= 2 else []
         missing = unmet(job.requirements, tb.read, tb.publication_year)
+        missing += [r for r in thin_places(job.requirements, tb.read) if r not in missing]
         if missing or pending:
             self._read_for_coverage(job, missing, pending)
 
@@ -256,17 +282,36 @@ class Analyst:
             if tb.remaining < 2:
                 break
             alias = next((a for a in reversed(req.aliases) if not a.isdigit()), req.aliases[0])
-            rec = self._tool(job, "search_evidence", {"query": f"{topic} {alias}"[:300], "k": 10})
-            for p in rec.output.get("passages", []):
-                row = corpus.row_of[p["chunk_id"]]
-                if (
-                    p["chunk_id"] not in tb.read
-                    and p["chunk_id"] not in targeted
-                    and req.met_by(fold_question(corpus.texts[row]))
-                ):
-                    targeted.append(p["chunk_id"])
-                    if sum(1 for t in targeted if req.met_by(fold_question(corpus.texts[corpus.row_of[t]]))) >= 2:
-                        break
+            searches: list[dict] = [{"query": f"{topic} {alias}"[:300], "k": 10}]
+            wanted = 2
+            if req.kind == "lugar":
+                # a municipality is one rare token the ranked search over the whole corpus drowns: the
+                # topic is searched inside the documents that name the place first (as a premise's
+                # event), then over the whole corpus; a hit counts when it states something about it
+                docs = corpus.documents_naming([req.label], limit=5)  # the tool takes five
+                if docs:
+                    searches.insert(0, {"query": topic[:300], "k": 10, "doc_ids": docs})
+                wanted = PLACE_PASSAGES
+
+                def meets(text: str, req: Requirement = req) -> bool:
+                    return states_about_place(req, text)
+            else:
+
+                def meets(text: str, req: Requirement = req) -> bool:
+                    return req.met_by(fold_question(text))
+
+            found = 0
+            for args in searches:
+                if found >= wanted or tb.remaining < 2:
+                    break
+                rec = self._tool(job, "search_evidence", args)
+                for p in rec.output.get("passages", []):
+                    cid = p["chunk_id"]
+                    if cid not in tb.read and cid not in targeted and meets(corpus.texts[corpus.row_of[cid]]):
+                        targeted.append(cid)
+                        found += 1
+                        if found >= wanted:
+                            break
         # the years' searches name the missing years only, not the question's own ("2011 2016")
         years_topic = " ".join([w for w in keywords(job.question) if not w.isdigit()][:6])
         self._search_years(job, [r for r in missing if r.kind == "range"], years_topic, targeted)

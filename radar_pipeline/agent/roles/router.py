@@ -42,7 +42,13 @@ from dataclasses import dataclass, field
 
 from radar_pipeline.agent.reading import intent
 from radar_pipeline.agent.reading.learned import combine_route
-from radar_pipeline.agent.reading.requirements import Requirement, extract_requirements, glossary_terms, keywords
+from radar_pipeline.agent.reading.requirements import (
+    Requirement,
+    extract_requirements,
+    glossary_terms,
+    keywords,
+    place_requirements,
+)
 from radar_pipeline.agent.reading.rules import rulebook
 from radar_pipeline.agent.reading.understanding import QuestionFacts, name_sets
 from radar_pipeline.agent.roles.premise import extract_premise
@@ -114,6 +120,9 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     folded = re.sub(r"^[\W_]+", "", fold_question(q))
     period = facts.period if facts is not None else None
     reqs = extract_requirements(q, period)
+    if facts is not None:  # the Colombian places it is about: a quote must name them (writer, coverage)
+        listed = {fold_question(r.label) for r in reqs}
+        reqs += [r for r in place_requirements(facts.places, q) if fold_question(r.label) not in listed]
     phen = classify_phenomenon(q)
     words = re.findall(r"\w+", folded)
     topical = _DOMAIN.search(folded) is not None

@@ -66,10 +66,55 @@ from radar_pipeline.agent.roles.selection import (  # noqa: F401 - re-exported: 
     sentences_of,
     states_about_world,
 )
-from radar_pipeline.agent.statements import is_statement
+from radar_pipeline.agent.statements import is_statement, sentence_kind
 from radar_pipeline.textfold import fold_question
 
 MAX_CANDIDATES = 90  # sentences embedded per answer (USE: ~7 ms per sentence on 1 thread)
+MAX_KEPT = 30  # sentences naming the question's place embedded past that cap
+
+# A sentence that names its own place with a territorial noun ("En el municipio del Alto Baudó…",
+# "in the department of Meta") is about that place, not the one its passage's heading names
+_OWN_PLACE = re.compile(
+    r"(?:municipios?|departamentos?|corregimientos?|veredas?|regi[oó]n|subregi[oó]n|zona rural|cabecera municipal"
+    r"|municipalit(?:y|ies)|departments?|region)\s+(?:de\s+la\s+|de\s+los\s+|del\s+|de\s+|of\s+(?:the\s+)?)?"
+    r"((?:[A-ZÁÉÍÓÚÑ][\wáéíóúñü'’-]+)(?:\s+(?:de|del|la|las|los)?\s*[A-ZÁÉÍÓÚÑ][\wáéíóúñü'’-]+)*)"
+)
+
+
+def names_other_place(sentence: str, place: Requirement) -> bool:
+    """Does ``sentence`` name a place of its own with a territorial noun ("el municipio del Alto
+    Baudó", "the department of Meta") that is not ``place`` (a ``lugar`` requirement)? Such a
+    sentence is not scoped by a heading naming ``place``."""
+    return any(not place.met_by(fold_question(m.group(1))) for m in _OWN_PLACE.finditer(sentence))
+
+
+def place_met(place: Requirement, sentence: str, lead: str) -> bool:
+    """Is the question's ``place`` (a ``lugar`` requirement) what ``sentence`` speaks of: the
+    sentence names it, or the heading it sits under (``lead``, ``selection.passage_leads``; a
+    heading or title, not prose or a footnote: ``statements.sentence_kind``) does and the sentence names no other place of its own (``names_other_place``)."""
+    if place.met_by(fold_question(sentence)):
+        return True
+    if not lead or not place.met_by(fold_question(lead)) or names_other_place(sentence, place):
+        return False
+    if not lead[:1].isupper() and not lead[:1].isdigit():  # the tail of a sentence cut at the passage's start
+        return False
+    # a heading is no statement: prose or a note above the text that lists places heads nothing
+    return sentence_kind(lead) not in ("statement", "footnote")
+
+
+def place_not_spoken(places: list[Requirement]) -> str:
+    """«Sin frase citada para «El Bagre» (lugar): ninguna frase citable de los pasajes leídos habla
+    de ese lugar; las que siguen tratan de la pregunta en otros lugares.» — said before the quotes
+    when no quotable sentence speaks of the place(s) the question is about (the verifier reads the
+    «Sin frase citada para …:» lines as the service's notes)."""
+    named = _join([f"«{r.label}»" for r in places])
+    one = len(places) == 1
+    return (
+        f"Sin frase citada para {named} (lugar): ninguna frase citable de los pasajes leídos habla de "
+        f"{'ese lugar' if one else 'esos lugares'}; las que siguen tratan de la pregunta en otros lugares."
+    )
+
+
 REDUNDANCY_COS = 0.85
 
 
@@ -111,7 +156,14 @@ def _labelled(r: Requirement) -> bool:
     return r.kind == "item" and (bool(named_sets(r.label)) or len(r.label.split()) <= 2)
 
 
-_KIND_NAMES = {"year": "año", "range": "año", "item": "elemento", "country": "país", "group": "grupo u organización"}
+_KIND_NAMES = {
+    "year": "año",
+    "range": "año",
+    "item": "elemento",
+    "country": "país",
+    "group": "grupo u organización",
+    "lugar": "lugar",
+}
 
 
 def group_by_requirement(
@@ -315,7 +367,16 @@ class ExtractiveWriter:
         self.per_passage = per_passage  # sentences quoted from one passage, before coverage sentences
         self.neighbour_weight = neighbour_weight
 
-    def candidates(self, passages: list[dict], exclude: set[str] = frozenset()) -> list[tuple[str, dict]]:
+    def candidates(
+        self,
+        passages: list[dict],
+        exclude: set[str] = frozenset(),
+        keep: Callable[[str], bool] | None = None,
+    ) -> list[tuple[str, dict]]:
+        """The quotable sentences of ``passages`` as ``[(sentence, passage)]``: the passages' first
+        sentences in turn, then their second ones…, up to ``MAX_CANDIDATES``; a sentence for which
+        ``keep(folded sentence)`` holds (one naming the place the question is about) is a candidate
+        past that cap too (at most ``MAX_KEPT`` more), wherever it sits in its passage."""
         per_passage: list[list[tuple[str, dict]]] = []
         for p in passages:
             if p.get("suspicious"):  # carries instructions: never evidence, not even its other sentences
@@ -337,6 +398,9 @@ class ExtractiveWriter:
                     seen.add(ps[i][0])
                     out.append(ps[i])
             i += 1
+        if keep is not None:
+            extra = [c for ps in per_passage for c in ps if c[0] not in seen and keep(fold_question(c[0]))]
+            out += extra[:MAX_KEPT]
         return out
 
     def write(
@@ -354,7 +418,12 @@ class ExtractiveWriter:
         and the sources list names the publication year of each cited dated document.
         ``Draft.unmet`` lists the requirements no quoted sentence meets."""
         passages = sorted(passages, key=lambda p: -(p.get("similarity") or 0.0))
-        cands = self.candidates(passages, exclude)
+        # the Colombian places the question is about ("¿Qué grupos armados operan en Barbacoas?"):
+        # when some sentence names one (itself or the heading it sits under), only such sentences
+        # are quoted; text about the department or another place is no answer about it
+        places = [r for r in requirements or [] if r.kind == "lugar"]
+        keep = (lambda folded: any(r.met_by(folded) for r in places)) if places else None
+        cands = self.candidates(passages, exclude, keep)
         if not cands:
             return Draft("")
         qvec = np.asarray(self.encoder.encode_queries([question])[0], dtype=np.float32)
@@ -369,6 +438,13 @@ class ExtractiveWriter:
             scores = scores + self.neighbour_weight * neighbour_support(cands, scores)
         ranked = [int(i) for i in np.argsort(-scores) if scores[i] >= EXTRA_MIN_SCORE]
         order = [i for i in ranked if scores[i] >= MIN_SCORE]
+        scoped = [fold_question(f"{lead} {s}") for lead, s in zip(leads, sents, strict=True)]
+        if places:
+            at_place = [i for i in ranked if any(place_met(r, sents[i], leads[i]) for r in places)]
+            # when one sentence about the place clears the floor, the answer is about the place: its
+            # other sentences need only the extras' floor (naming the place is evidence in itself)
+            if any(scores[i] >= MIN_SCORE for i in at_place):
+                order = ranked = at_place
         if not order:
             return Draft("")
         chosen: list[int] = []
@@ -385,6 +461,8 @@ class ExtractiveWriter:
             per_chunk[cid] = per_chunk.get(cid, 0) + 1
 
         def meets(req: Requirement, i: int) -> bool:
+            if req.kind == "lugar":  # a place: the sentence or the heading it sits under names it
+                return place_met(req, sents[i], leads[i])
             year = year_of(cands[i][1]["doc_id"]) if year_of is not None and req.kind == "range" else None
             return req.met_by_passage(fold_question(cands[i][0]), year)
 
@@ -395,7 +473,6 @@ class ExtractiveWriter:
             if extra is not None:
                 chosen.append(extra)
         # a sentence that names each anchor the passages name (itself, or the heading it sits under)
-        scoped = [fold_question(f"{lead} {s}") for lead, s in zip(leads, sents, strict=True)]
         for anchor in profile.anchors:
             if any(anchor.met_by(scoped[i]) for i in chosen):
                 continue
@@ -409,7 +486,12 @@ class ExtractiveWriter:
         )
         quotes = [Quote(cands[i][0], cands[i][1]["doc_id"], cands[i][1]["chunk_id"]) for i in chosen]
         groups, unmet = group_by_requirement(quotes, requirements or [], year_of)
+        # a place is met by a quote under a heading that names it too
+        unmet = [r for r in unmet if not (r.kind == "lugar" and any(place_met(r, sents[i], leads[i]) for i in chosen))]
         lines = [opening(question, quotes), ""]
+        unspoken = [r for r in unmet if r.kind == "lugar"]
+        if unspoken:  # said before the quotes, which are about other places
+            lines[-1:] = ["", place_not_spoken(unspoken), ""]
         for label, members in groups:
             lines += [q.line(label) for q in members]
         # a requirement the passages read meet but no quotable sentence does: said here (one the
@@ -420,7 +502,8 @@ class ExtractiveWriter:
         unquoted = [
             r
             for r in unmet
-            if any(
+            if r.kind != "lugar"
+            and any(
                 r.met_by_passage(t, year_of(d) if year_of is not None and r.kind == "range" else None)
                 for t, d in folded_passages
             )

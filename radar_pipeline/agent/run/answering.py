@@ -102,6 +102,37 @@ class Answering:
             ctx.coverage += [{"requisito": a.label, "tipo": a.kind, "cubierto": False} for a in lost.missing]
         return State.WRITE
 
+    @staticmethod
+    def _years_not_quoted(ctx: RunContext, quoted: list[tuple[str, str]]) -> list[str]:
+        """The years the question names as anchors ("¿Qué alertas emitió la Defensoría para Arauca
+        en 2016?") that no quote meets: none names the year and none comes from a document published
+        in it (``ToolBox.publication_year``). ``quoted``: the draft's ``(sentence, chunk_id)``; []
+        when nothing was quoted verbatim (the large model's draft) or the years were already found
+        missing from the passages read (their coverage rows say so). A bound of a period of several
+        years or an open one ("desde 2019") is not such a year."""
+        if not quoted:
+            return []
+        tb = ctx.toolbox
+        already = {c["requisito"] for c in ctx.coverage}
+        years = [a.label for a in question_anchors(ctx.question, ctx.plan.requirements) if a.kind == "año"]
+        period = ctx.facts.period if ctx.facts is not None else None
+        if period is not None and not (period.closed and period.desde == period.hasta):
+            # a bound of a longer or open period ("desde 2019", "entre 2015 y 2020") dates no fact
+            years = [y for y in years if int(y) not in (period.desde, period.hasta)]
+        out = []
+        for y in years:
+            if y in already:
+                continue
+            met = False
+            for sentence, cid in quoted:
+                doc = (tb.read.get(cid) or {}).get("doc_id")
+                if y in sentence or (doc and str(tb.publication_year(doc)) == y):
+                    met = True
+                    break
+            if not met:
+                out.append(y)
+        return out
+
     def _aggregate_tool(self, ctx: RunContext) -> Callable[[str, dict], Figure]:
         """The ``aggregate`` tool's function for this run: the filters validated as the visualizer
         validates its own (``visualizer.validate``: names or ids → dictionary / gazetteer ids; a
@@ -167,5 +198,19 @@ class Answering:
             )
         if not draft.text.strip():
             raise Stop("sin_evidencia", "sin_frases_utilizables", messages.NO_USABLE_SENTENCES)
-        ctx.draft_text = draft.text
+        # a place the passages read name but no quote does: the answer does not speak of it, so the
+        # run is incomplete (the draft's own note, ``writer.unquoted_note``, already says so)
+        unquoted = {r.label for r in draft.unmet if r.kind == "lugar"}
+        ctx.said_uncovered = set()
+        for row in ctx.coverage:
+            if row["tipo"] == "lugar" and row["requisito"] in unquoted and row["cubierto"]:
+                row["cubierto"] = False
+                ctx.said_uncovered.add(row["requisito"])
+        text = draft.text
+        undated = self._years_not_quoted(ctx, draft.sentences)
+        if undated:  # the year dates what is asked: quotes of other years do not answer it
+            ctx.coverage += [{"requisito": y, "tipo": "año", "cubierto": False} for y in undated]
+            ctx.said_uncovered |= set(undated)
+            text = text.rstrip() + "\n\n" + messages.years_not_quoted(undated)
+        ctx.draft_text = text
         return State.VERIFY

@@ -143,6 +143,9 @@ class RunContext:
     model_calls: int = 0
     turn: int = 0
     coverage: list[dict] = field(default_factory=list)
+    # coverage rows without evidence that the draft itself already says (a place named in the
+    # passages read but in no quote: ``writer.unquoted_note``); the coverage note skips them
+    said_uncovered: set[str] = field(default_factory=set)
     used_formulations: list[str] = field(default_factory=list)
     verified: bool = False
     # per-run circuit breaker: the LLMError kind of this run's first provider failure (None = closed)
@@ -195,6 +198,7 @@ class RunContext:
             model_calls=0,
             exclude=set(self.exclude),
             coverage=[],
+            said_uncovered=set(),
             figures=[],
             used_formulations=list(self.used_formulations),
             degraded=list(self.degraded),

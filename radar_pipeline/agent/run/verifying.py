@@ -172,7 +172,8 @@ class Verifying:
         ctx.text = verifier.canonicalize(ctx.draft_text, ctx.toolbox.read)
         if missing:
             ctx.estado, ctx.termination = "incompleta", "cobertura_incompleta"
-            ctx.text += "\n\n" + messages.coverage_note(missing, _span(ctx.plan.requirements))
+            note = messages.coverage_note(_unsaid(ctx, missing), _span(ctx.plan.requirements))
+            ctx.text += "\n\n" + note if note else ""
         else:
             ctx.estado, ctx.termination = "respondida", "respondida"
         return State.GUARD_OUT
@@ -199,9 +200,16 @@ class Verifying:
             draft = verifier.canonicalize(ctx.draft_text, ctx.toolbox.read)
             ctx.text = messages.unverified(ctx.retries, reasons, draft)
         missing = [c for c in ctx.coverage if not c["cubierto"]]
-        if missing:
-            ctx.text += "\n\n" + messages.coverage_note(missing, _span(ctx.plan.requirements))
+        note = messages.coverage_note(_unsaid(ctx, missing), _span(ctx.plan.requirements)) if missing else ""
+        if note:
+            ctx.text += "\n\n" + note
         return State.GUARD_OUT
+
+
+def _unsaid(ctx: RunContext, missing: list[dict]) -> list[dict]:
+    """The coverage rows without evidence that the draft has not said yet (a place the passages read
+    name but no quote does is said by the writer's own note, ``RunContext.said_uncovered``)."""
+    return [c for c in missing if c["requisito"] not in ctx.said_uncovered]
 
 
 def _span(requirements: list[Requirement]) -> tuple[int, int] | None:
