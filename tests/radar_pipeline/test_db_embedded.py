@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from radar_pipeline import db
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_copied_home_starts_its_own_server_not_the_originals(pg_url, tmp_path):
@@ -32,3 +36,37 @@ def test_copied_home_starts_its_own_server_not_the_originals(pg_url, tmp_path):
     # the copy's own server now holds its lock file: it is kept (attach, not a second server)
     assert db.drop_foreign_pidfile(copy) is False and (copy / "postmaster.pid").exists()
     assert db.drop_foreign_pidfile(tmp_path / "absent") is False
+
+
+STOP_THEN_START = """
+import sys
+from pathlib import Path
+import sqlalchemy as sa
+from radar_pipeline import db
+
+pgdata = Path(sys.argv[1])
+for attempt in range(2):  # start, stop, and again in the same process
+    engine = db.create_engine(db.start_embedded_server(pgdata))
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT 1")).scalar() == 1, attempt
+    engine.dispose()
+    assert db.stop_embedded_server(pgdata) is True and db.embedded_server_pid(pgdata) is None
+assert db.stop_embedded_server(pgdata) is False  # nothing left to stop
+print("ok")
+"""
+
+
+def test_a_stopped_server_starts_again_in_the_same_process_and_exit_stops_nothing_twice(tmp_path):
+    """``stop_embedded_server`` drops the process's handle: a later start in the same process gets a
+    running server (not the stopped one's URL), and the process's exit does not stop it again."""
+    run = subprocess.run(
+        [sys.executable, "-c", STOP_THEN_START, str(tmp_path / "pgdata")],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
+    assert "Failed" not in run.stderr and "killing it" not in run.stderr, run.stderr[-3000:]
+    assert db.embedded_server_pid(tmp_path / "pgdata") is None
