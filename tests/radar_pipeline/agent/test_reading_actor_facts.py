@@ -130,6 +130,8 @@ def test_the_rule_reads_the_kind_and_not_its_neighbours():
         "¿Qué actores armados se han registrado en Tumaco?",
         "¿Qué países han sido más citados?",
         "¿Qué actores crecieron en IA militar desde 2020?",
+        "¿Qué frentes se han fortalecido en el Chocó?",
+        "¿Qué grupos se expandieron hacia el Pacífico nariñense?",
         "¿Qué actores se han relacionado con el ELN?",
         "Which actors have grown the most in military AI?",
         "¿Quién es el ELN?",
