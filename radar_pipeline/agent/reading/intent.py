@@ -26,7 +26,14 @@ visualizer validates it against the same closed lists). ``classify(question)`` r
   countries … and when?": rule ``dated_facts``) are ``text``, read as explicit (the learned reader
   keeps it): a list of facts, each with its year, which the timeline (documents per year) cannot
   give. A count or change over time, a chart, or the documents (``dated_facts_counted``), a view
-  named or asked to be shown, and a presence, alerts or actors' view the other words cue stay views.
+  named or asked to be shown, and a presence, alerts or actors' view the other words cue stay views;
+* **which doers did something** ("¿qué países han realizado pruebas antisatélite?", "¿qué empresas
+  lanzaron…?", "which groups attacked…?": rule ``actor_event_facts``, an entity class that acts
+  with an action done) are ``text``, read as explicit: who did what is told in words; the places
+  map of "qué países" only counts documents naming each country. Where it happened ("¿en qué
+  países…?"), a present state ("¿qué grupos operan…?"), being named, present, rising or linked,
+  a count or a distribution (``actor_facts_counted``), a view named or shown, and a view the
+  predicate itself cues stay views.
 
 Before any rule, misspelt trigger words are read as meant (``ViewVocabulary.correct``: "precencia"
 → "presencia") and analysts' shorthand is written out (``expand_shorthand``: "AT" → alertas
@@ -78,6 +85,8 @@ _EVENT_PREDICATE = _RULES.regex("event_predicate")
 _CONTENT = _RULES.pattern("content")
 _DATED_FACTS = _RULES.regex("dated_facts")
 _DATED_COUNTED = _RULES.regex("dated_facts_counted")
+_ACTOR_EVENT_FACTS = _RULES.regex("actor_event_facts")
+_ACTOR_COUNTED = _RULES.regex("actor_facts_counted")
 # the views a dated-facts question keeps when its other words cue them (a presence, the alerts, the
 # actors' views): only the timeline its "y cuándo" cues, or the places map of its head, give way
 _KEPT_BY_DATED_FACTS = frozenset({"mapa_presencia", "mapa_alertas", "red_entidades", "cuadrante", "matriz_calor"})
@@ -398,6 +407,27 @@ def classify(
         # when?": facts, each with its date, asked in words (rule dated_facts); the timeline would
         # draw documents per year and name none of them. Explicit, so the learned reader keeps it.
         return Intent("text", [], ["texto:explícito", "hechos con fecha"])
+    if (
+        not explicit
+        and not show
+        and (facts_at := _ACTOR_EVENT_FACTS.search(folded))
+        and not _ACTOR_COUNTED.search(folded)
+    ):
+        # "¿Qué países han realizado pruebas antisatélite?", "which companies launched …?": which doers
+        # did something (rule actor_event_facts) is answered by facts in words; the places map of "qué
+        # países" counts documents naming each country and says nothing of who did it. A view the
+        # predicate itself cues ("… atacaron Tame y qué dicen las alertas") stays: the predicate is
+        # read on its own, without the head noun, whose class ("grupos armados") is no cue.
+        predicate = classify(
+            folded[facts_at.end() :],
+            has_armed_group=has_armed_group,
+            has_place=has_place,
+            has_country=has_country,
+            _whole=False,
+        )
+        # (a view its words cue, even one a content clause turns into text: "…y qué dicen las alertas")
+        if not any(":" in r and not r.startswith("texto:") for r in predicate.reasons):
+            return Intent("text", [], ["texto:explícito", "hechos de actores"])
     if not comps:
         # a content request ("¿qué dicen los documentos sobre…?", "¿quién es el EMC?") is an explicit
         # text reading (``learned.rule_tier``: never overridden); no cue at all is the fallback
