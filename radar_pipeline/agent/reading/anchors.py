@@ -36,11 +36,14 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
 from radar_pipeline.agent.reading.requirements import Requirement
 from radar_pipeline.agent.reading.rules import rulebook
-from radar_pipeline.agent.reading.understanding import NameSet, name_sets
+from radar_pipeline.agent.reading.understanding import NameSet, _default_shared_dir, name_sets
+from radar_pipeline.config import env
 from radar_pipeline.textfold import fold_question
 
 try:  # the reviewed glossary and the induced lexicon of the retrieval package
@@ -316,15 +319,101 @@ def _names_index(shared_key: int) -> tuple[re.Pattern, dict[str, NameSet]]:
     return re.compile(rf"(?<![\w])(?:{alts})(?![\w])"), by_name
 
 
+def _fold_with_map(text: str) -> tuple[str, list[int]]:
+    """``text`` folded as ``textfold.fold_question`` folds it (compatibility forms, accents and format
+    characters out, lower case, blank runs collapsed, stripped), with, for each folded character, the
+    index in ``text`` of the character it comes from; so a match in the folded text can be read back
+    as written (its case, the word before it)."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if out and out[-1] != " ":
+                out.append(" ")
+                where.append(i)
+            continue
+        if unicodedata.category(ch) == "Cf":
+            continue
+        piece = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", ch))
+        for c in "".join(c for c in piece if not unicodedata.combining(c)).lower():
+            out.append(c)
+            where.append(i)
+    while out and out[-1] == " ":
+        out.pop()
+        where.pop()
+    return "".join(out), where
+
+
+# Where a sentence (or a list item, a quote, a bracket) begins: the word after one is capitalised by
+# position, not because it is part of a name
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;¿¡«“\"(\[\n•*–—-])\s*$")
+_ARTICLES = frozenset({"el", "la", "los", "las", "the", "o", "a", "os", "as", "les", "le"})
+_CAPITALISED = re.compile(r"[A-ZÁÉÍÓÚÑÜÇÂÊÔÃÕÀ][a-záéíóúñüçâêôãõà]+")
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    return _SENTENCE_START.search(text[:start]) is not None
+
+
+@functools.lru_cache(maxsize=4)
+def _lowercase_demonyms(shared_key: int) -> frozenset[str]:
+    """Folded country adjectives that Spanish and Portuguese write in lower case ("mexicanos",
+    "colombiana", "estadounidense", "russo"): those ``places.yaml: demonyms`` lists in lower case
+    (the English ones are listed capitalised: "Mexican", "Russian"), less any word that is also a
+    country's name ("china" is the adjective and the country). Capitalised mid-sentence, such a word is
+    part of a name ("Los Mexicanos", a gang), never the adjective."""
+    from radar_pipeline.precompute.places import load_country_names
+
+    countries = load_country_names(Path(_default_shared_dir(env("RADAR_SHARED_DIR"))) / "geo")
+    names = {fold_question(n) for c in countries for n in c.names}
+    return frozenset(
+        fold_question(d) for c in countries for d in c.demonyms if d == d.lower() and fold_question(d) not in names
+    )
+
+
+def inside_longer_name(text: str, start: int, end: int, ns: NameSet) -> bool:
+    """Whether the mention ``text[start:end]`` of ``ns`` is a word of a longer proper name rather than
+    the country or organisation itself:
+
+    * it follows, with only blanks between, a capitalised word that does not open a sentence —
+      "…los Locos Yam, Los Mexicanos", "New Mexico", "Plan Colombia", "Fuerza Aérea Colombiana"; for
+      an organisation the word must be no article ("los Rastrojos" / "Los Rastrojos" is the group);
+    * or it is a country adjective that Spanish and Portuguese write in lower case
+      (``_lowercase_demonyms``) written capitalised where no sentence begins ("la banda Los
+      Mexicanos", "Mexicanos" opening no sentence).
+
+    Real mentions stay: "the Mexican government", "el gobierno mexicano", "Estados Unidos",
+    "Colombia's army", "Los mexicanos votaron", "de Colombia"."""
+    written = text[start:end]
+    if not written[:1].isupper():
+        return False
+    before = text[:start]
+    m = re.search(r"(\S+)\s+$", before)
+    if m and _CAPITALISED.fullmatch(m.group(1)) and not _sentence_initial(text, m.start(1)):
+        if ns.kind == "country" or fold_question(m.group(1)) not in _ARTICLES:
+            return True
+    if ns.kind == "country" and not _sentence_initial(text, start):
+        first = fold_question(written.split()[0]) if written.split() else ""
+        if first in _lowercase_demonyms(id(name_sets())):
+            return True
+    return False
+
+
 def named_sets(text: str) -> list[NameSet]:
     """The countries and organisations ``text`` names (``NameSet.names``, folded, word boundaries),
-    in order of first mention, each once."""
+    in order of first mention, each once. A word that is part of a longer proper name
+    (``inside_longer_name``: the gang «Los Mexicanos», "New Mexico") does not name the country."""
     rx, by_name = _names_index(id(name_sets()))
+    folded, where = _fold_with_map(text or "")
     out: list[NameSet] = []
-    for m in rx.finditer(fold_question(text or "")):
+    for m in rx.finditer(folded):
         ns = by_name[m.group(0)]
-        if ns not in out:
-            out.append(ns)
+        if ns in out:
+            continue
+        start, end = where[m.start()], where[m.end() - 1] + 1
+        if inside_longer_name(text, start, end, ns):
+            continue
+        out.append(ns)
     return out
 
 
