@@ -288,9 +288,9 @@ class ClaimsFound:
             if self.asked:
                 others = ", ".join(str(y) for y in self.other_years)
                 return (
-                    f"- Radar no registra afirmaciones de {self.asked} sobre esto"
-                    + (f"; las que registra son de otros años ({others})" if others else "")
-                    + ", que no respondo como si fueran del periodo preguntado."
+                    f"- Ninguna afirmación registrada en la capa de conocimiento de Radar sobre esto es de {self.asked}"
+                    + (f" (las que hay son de {others})" if others else "")
+                    + ", así que no las listo como si lo fueran."
                 )
             return ""
         # no heading line of its own (judges read a heading as no statement): each line says what it is

@@ -288,7 +288,7 @@ def test_the_claims_keep_the_question_s_years_and_say_when_none_is_left(pengine,
         assert got == set(), q
         section = found.section()
         assert "Afirmación registrada" not in section and "031-18" not in section, section
-        assert "no registra afirmaciones de 20" in section and "otros años (2018)" in section, section
+        assert "Ninguna afirmación registrada" in section and "(las que hay son de 2018)" in section, section
     # the place: Tumaco's alerts never answer a question about Toribío
     got, _ = codes("¿Qué alertas tempranas emitió la Defensoría para Toribío en 2020?")
     assert got == set()
