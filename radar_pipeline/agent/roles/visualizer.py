@@ -438,7 +438,8 @@ def unrecognised_places(question: str, facts: QuestionFacts, reader: QuestionRea
     place of ``facts``, no country or organisation (``understanding.name_sets``), no dictionary entity,
     and made of at least one word that is no everyday corpus word (``anchors.generic_words``: "en
     Derecho Internacional" is a topic) nor a month or weekday; not an acronym, a world region
-    (``_REGIONS``) or a name ``reader`` (when given) resolves. Such a place cannot be a view's filter
+    (``_REGIONS``) or a name ``reader`` (when given) resolves — unless the question writes it as a
+    place of another country (``facts.places_abroad``: "Marsella, Francia"). Such a place cannot be a view's filter
     (the gazetteer has Colombian departments and municipalities and the countries), and a view
     without it would answer about other places; the caller says so (``figures.not_for_place``).
     Returns the names as written, in order, each once."""
@@ -460,14 +461,15 @@ def unrecognised_places(question: str, facts: QuestionFacts, reader: QuestionRea
         folded = fold_question(name)
         if not folded or folded in known or folded in _REGIONS or any(folded in r or r in folded for r in read if r):
             continue
+        abroad = any(fold_question(a) in folded for a in facts.places_abroad)
         if name.split()[0].replace("-", "").isupper():  # an acronym ("en LEO", "en IA de Oxford Insights")
             continue
         if folded in glossary_terms():  # a domain term written capitalised
             continue
-        if reader is not None and reader.resolve_place(name):
+        if reader is not None and not abroad and reader.resolve_place(name):
             continue  # a place the resolver used as another's qualifier ("Argelia en Antioquia")
         words = [w for w in folded.split() if len(w) > 2 and w not in _NOT_PLACES and w not in known]
-        if not any(w not in generic_words() for w in words):
+        if not abroad and not any(w not in generic_words() for w in words):
             continue
         if name not in out:
             out.append(name)
@@ -546,6 +548,9 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         and place is None
         and entity.category == "country"
         and _located_country(question, comps[0])
+        # on a territorial map, only where the question names no Colombian place: a country read
+        # from a list of municipalities ("Manizales, Pereira y Armenia") is no territory of its own
+        and not (comps[0] in _TERRITORIAL_MAPS and facts.places)
         and not _agent_country(question, entity)
     ):
         # "¿Dónde se nombra a Venezuela?": the country is the territory the map of places shows

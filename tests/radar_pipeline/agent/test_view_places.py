@@ -90,3 +90,32 @@ def test_whether_a_view_answers_without_the_unknown_place(reader):
     assert view_answers_without(q, vis(q))
     q = "Where is the EMC present? I work in Toronto."
     assert view_answers_without(q, vis(q))
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("¿Qué grupos armados hay en la ciudad de Marsella, Francia?", "Marsella"),
+        ("¿Qué bandas operan en Córdoba, Argentina?", "Córdoba"),
+        ("grupos armados en Santa Rosa (Perú)", "Santa Rosa"),
+        ("Which gangs operate in Cartagena, Spain?", "Cartagena"),
+    ],
+)
+def test_a_namesake_written_with_another_country_is_no_colombian_place(reader, question, name):
+    facts = reader.read(question)
+    assert facts.places == [] and facts.places_abroad == [name], (facts.places, facts.places_abroad)
+    assert unrecognised_places(question, facts, reader) == [name]
+
+
+@pytest.mark.parametrize(
+    ("question", "place_id"),
+    [
+        ("¿Qué grupos operan en Cartagena, Bolívar?", "municipality:13001"),
+        ("¿Qué grupos operan en Puerto Asís, Putumayo, Colombia?", "municipality:86568"),
+        ("grupos en Ipiales, frontera con Ecuador", "municipality:52356"),  # a border is no country of its own
+        ("¿Qué grupos operan en Tumaco y en Ecuador?", "municipality:52835"),  # two places, not one abroad
+    ],
+)
+def test_a_colombian_place_next_to_a_country_stays(reader, question, place_id):
+    facts = reader.read(question)
+    assert facts.place is not None and facts.place.place_id == place_id and facts.places_abroad == []
