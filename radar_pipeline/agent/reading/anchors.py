@@ -360,14 +360,20 @@ def _lowercase_demonyms(shared_key: int) -> frozenset[str]:
     """Folded country adjectives that Spanish and Portuguese write in lower case ("mexicanos",
     "colombiana", "estadounidense", "russo"): those ``places.yaml: demonyms`` lists in lower case
     (the English ones are listed capitalised: "Mexican", "Russian"), less any word that is also a
-    country's name ("china" is the adjective and the country). Capitalised mid-sentence, such a word is
+    country's name ("china" is the adjective and the country) or folds like an English adjective
+    ("israelí" and "Israeli"). Capitalised mid-sentence, such a word is
     part of a name ("Los Mexicanos", a gang), never the adjective."""
     from radar_pipeline.precompute.places import load_country_names
 
     countries = load_country_names(Path(_default_shared_dir(env("RADAR_SHARED_DIR"))) / "geo")
     names = {fold_question(n) for c in countries for n in c.names}
+    # an English adjective that folds the same ("Israeli" / "israelí") is capitalised in English text
+    english = {fold_question(d) for c in countries for d in c.demonyms if d != d.lower()}
     return frozenset(
-        fold_question(d) for c in countries for d in c.demonyms if d == d.lower() and fold_question(d) not in names
+        fold_question(d)
+        for c in countries
+        for d in c.demonyms
+        if d == d.lower() and fold_question(d) not in names | english
     )
 
 

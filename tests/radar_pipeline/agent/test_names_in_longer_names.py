@@ -32,6 +32,7 @@ def _labels(text: str) -> list[str]:
         "Smuggling routes through New Mexico grew in 2021.",
         "The gang Los Mexicanos was dismantled in 2022.",
         "Los recursos del Plan Colombia se redujeron.",
+        "expulsó a la congresista del Partido Colombia Democrática",
     ],
 )
 def test_a_country_word_inside_a_longer_name_names_no_country(text):
@@ -51,6 +52,9 @@ def test_a_country_word_inside_a_longer_name_names_no_country(text):
         ("The Russian Federation tested a missile.", "Rusia"),
         ("en la frontera colombo-venezolana, el ejército colombiano", "Colombia"),
         ("- Colombia registró 12 ataques.", "Colombia"),
+        # an English adjective that folds like a Spanish one ("Israeli" / "israelí") stays capitalised
+        ("As of 2024, there is no single Israeli body overseeing defense AI.", "Israel"),
+        ("the Iranian drones reached Ukraine", "Irán"),
     ],
 )
 def test_real_mentions_still_name_the_country(text, label):
