@@ -319,6 +319,15 @@ def _names_index(shared_key: int) -> tuple[re.Pattern, dict[str, NameSet]]:
     return re.compile(rf"(?<![\w])(?:{alts})(?![\w])"), by_name
 
 
+@functools.lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    """One character folded as ``fold_question`` folds it ('' for a format character)."""
+    if unicodedata.category(ch) == "Cf":
+        return ""
+    piece = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", ch))
+    return "".join(c for c in piece if not unicodedata.combining(c)).lower()
+
+
 def _fold_with_map(text: str) -> tuple[str, list[int]]:
     """``text`` folded as ``textfold.fold_question`` folds it (compatibility forms, accents and format
     characters out, lower case, blank runs collapsed, stripped), with, for each folded character, the
@@ -332,10 +341,7 @@ def _fold_with_map(text: str) -> tuple[str, list[int]]:
                 out.append(" ")
                 where.append(i)
             continue
-        if unicodedata.category(ch) == "Cf":
-            continue
-        piece = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", ch))
-        for c in "".join(c for c in piece if not unicodedata.combining(c)).lower():
+        for c in _fold_char(ch):
             out.append(c)
             where.append(i)
     while out and out[-1] == " ":
@@ -346,13 +352,15 @@ def _fold_with_map(text: str) -> tuple[str, list[int]]:
 
 # Where a sentence (or a list item, a quote, a bracket) begins: the word after one is capitalised by
 # position, not because it is part of a name
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;¿¡«“\"(\[\n•*–—-])\s*$")
+_SENTENCE_OPENERS = frozenset('.!?:;¿¡«“"([•*–—-')
 _ARTICLES = frozenset({"el", "la", "los", "las", "the", "o", "a", "os", "as", "les", "le"})
 _CAPITALISED = re.compile(r"[A-ZÁÉÍÓÚÑÜÇÂÊÔÃÕÀ][a-záéíóúñüçâêôãõà]+")
 
 
 def _sentence_initial(text: str, start: int) -> bool:
-    return _SENTENCE_START.search(text[:start]) is not None
+    """Whether the word at ``start`` opens the text, a sentence, a line, a list item, a quote or a bracket."""
+    prefix = text[:start].rstrip()
+    return not prefix or prefix[-1] in _SENTENCE_OPENERS or "\n" in text[len(prefix) : start]
 
 
 @functools.lru_cache(maxsize=4)
@@ -394,10 +402,12 @@ def inside_longer_name(text: str, start: int, end: int, ns: NameSet) -> bool:
     if not written[:1].isupper():
         return False
     before = text[:start]
-    m = re.search(r"(\S+)\s+$", before)
-    if m and _CAPITALISED.fullmatch(m.group(1)) and not _sentence_initial(text, m.start(1)):
-        if ns.kind == "country" or fold_question(m.group(1)) not in _ARTICLES:
-            return True
+    if before[-1:].isspace():
+        word = before.rstrip().rsplit(None, 1)[-1] if before.strip() else ""
+        at = len(before.rstrip()) - len(word)
+        if word and _CAPITALISED.fullmatch(word) and not _sentence_initial(text, at):
+            if ns.kind == "country" or fold_question(word) not in _ARTICLES:
+                return True
     if ns.kind == "country" and not _sentence_initial(text, start):
         first = fold_question(written.split()[0]) if written.split() else ""
         if first in _lowercase_demonyms(id(name_sets())):
@@ -410,9 +420,20 @@ def named_sets(text: str) -> list[NameSet]:
     in order of first mention, each once. A word that is part of a longer proper name
     (``inside_longer_name``: the gang «Los Mexicanos», "New Mexico") does not name the country."""
     rx, by_name = _names_index(id(name_sets()))
-    folded, where = _fold_with_map(text or "")
+    text = text or ""
+    folded = fold_question(text)
+    matches = list(rx.finditer(folded))
+    if not matches:
+        return []
+    if len(folded) != len(text) or re.search(r"\s\s|[^ \S]", text):
+        # folding moved the offsets (blank runs, compatibility forms): fold again, keeping each
+        # character's origin (``_fold_with_map`` folds as ``fold_question`` does)
+        folded, where = _fold_with_map(text)
+        matches = list(rx.finditer(folded))
+    else:
+        where = range(len(text))
     out: list[NameSet] = []
-    for m in rx.finditer(folded):
+    for m in matches:
         ns = by_name[m.group(0)]
         if ns in out:
             continue
