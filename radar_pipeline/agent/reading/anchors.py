@@ -36,11 +36,14 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 
 from radar_pipeline.agent.reading.requirements import Requirement
 from radar_pipeline.agent.reading.rules import rulebook
-from radar_pipeline.agent.reading.understanding import NameSet, name_sets
+from radar_pipeline.agent.reading.understanding import NameSet, _default_shared_dir, name_sets
+from radar_pipeline.config import env
 from radar_pipeline.textfold import fold_question
 
 try:  # the reviewed glossary and the induced lexicon of the retrieval package
@@ -319,15 +322,128 @@ def _names_index(shared_key: int) -> tuple[re.Pattern, dict[str, NameSet]]:
     return re.compile(rf"(?<![\w])(?:{alts})(?![\w])"), by_name
 
 
+@functools.lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    """One character folded as ``fold_question`` folds it ('' for a format character)."""
+    if unicodedata.category(ch) == "Cf":
+        return ""
+    piece = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", ch))
+    return "".join(c for c in piece if not unicodedata.combining(c)).lower()
+
+
+def _fold_with_map(text: str) -> tuple[str, list[int]]:
+    """``text`` folded as ``textfold.fold_question`` folds it (compatibility forms, accents and format
+    characters out, lower case, blank runs collapsed, stripped), with, for each folded character, the
+    index in ``text`` of the character it comes from; so a match in the folded text can be read back
+    as written (its case, the word before it)."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if out and out[-1] != " ":
+                out.append(" ")
+                where.append(i)
+            continue
+        for c in _fold_char(ch):
+            out.append(c)
+            where.append(i)
+    while out and out[-1] == " ":
+        out.pop()
+        where.pop()
+    return "".join(out), where
+
+
+# Where a sentence (or a list item, a quote, a bracket) begins: the word after one is capitalised by
+# position, not because it is part of a name
+_SENTENCE_OPENERS = frozenset('.!?:;¿¡«“"([•*–—-')
+_ARTICLES = frozenset({"el", "la", "los", "las", "the", "o", "a", "os", "as", "les", "le"})
+_CAPITALISED = re.compile(r"[A-ZÁÉÍÓÚÑÜÇÂÊÔÃÕÀ][a-záéíóúñüçâêôãõà]+")
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    """Whether the word at ``start`` opens the text, a sentence, a line, a list item, a quote or a bracket."""
+    prefix = text[:start].rstrip()
+    return not prefix or prefix[-1] in _SENTENCE_OPENERS or "\n" in text[len(prefix) : start]
+
+
+@functools.lru_cache(maxsize=4)
+def _lowercase_demonyms(shared_key: int) -> frozenset[str]:
+    """Folded country adjectives that Spanish and Portuguese write in lower case ("mexicanos",
+    "colombiana", "estadounidense", "russo"): those ``places.yaml: demonyms`` lists in lower case
+    (the English ones are listed capitalised: "Mexican", "Russian"), less any word that is also a
+    country's name ("china" is the adjective and the country) or folds like an English adjective
+    ("israelí" and "Israeli"). Capitalised mid-sentence, such a word is
+    part of a name ("Los Mexicanos", a gang), never the adjective."""
+    from radar_pipeline.precompute.places import load_country_names
+
+    countries = load_country_names(Path(_default_shared_dir(env("RADAR_SHARED_DIR"))) / "geo")
+    names = {fold_question(n) for c in countries for n in c.names}
+    # an English adjective that folds the same ("Israeli" / "israelí") is capitalised in English text
+    english = {fold_question(d) for c in countries for d in c.demonyms if d != d.lower()}
+    return frozenset(
+        fold_question(d)
+        for c in countries
+        for d in c.demonyms
+        if d == d.lower() and fold_question(d) not in names | english
+    )
+
+
+def inside_longer_name(text: str, start: int, end: int, ns: NameSet) -> bool:
+    """Whether the mention ``text[start:end]`` of ``ns`` is a word of a longer proper name rather than
+    the country or organisation itself:
+
+    * it follows, with only blanks between, a capitalised word that does not open a sentence —
+      "…los Locos Yam, Los Mexicanos", "New Mexico", "Plan Colombia", "Fuerza Aérea Colombiana"; for
+      an organisation the word must be no article ("los Rastrojos" / "Los Rastrojos" is the group);
+    * or it is a country adjective that Spanish and Portuguese write in lower case
+      (``_lowercase_demonyms``) written capitalised where no sentence begins ("la banda Los
+      Mexicanos", "Mexicanos" opening no sentence).
+
+    Real mentions stay: "the Mexican government", "el gobierno mexicano", "Estados Unidos",
+    "Colombia's army", "Los mexicanos votaron", "de Colombia"."""
+    written = text[start:end]
+    if not written[:1].isupper():
+        return False
+    before = text[:start]
+    if before[-1:].isspace():
+        word = before.rstrip().rsplit(None, 1)[-1] if before.strip() else ""
+        at = len(before.rstrip()) - len(word)
+        if word and _CAPITALISED.fullmatch(word) and not _sentence_initial(text, at):
+            if ns.kind == "country" or fold_question(word) not in _ARTICLES:
+                return True
+    if ns.kind == "country" and not _sentence_initial(text, start):
+        first = fold_question(written.split()[0]) if written.split() else ""
+        if first in _lowercase_demonyms(id(name_sets())):
+            return True
+    return False
+
+
 def named_sets(text: str) -> list[NameSet]:
     """The countries and organisations ``text`` names (``NameSet.names``, folded, word boundaries),
-    in order of first mention, each once."""
+    in order of first mention, each once. A word that is part of a longer proper name
+    (``inside_longer_name``: the gang «Los Mexicanos», "New Mexico") does not name the country."""
     rx, by_name = _names_index(id(name_sets()))
+    text = text or ""
+    folded = fold_question(text)
+    matches = list(rx.finditer(folded))
+    if not matches:
+        return []
+    if len(folded) != len(text) or re.search(r"\s\s|[^ \S]", text):
+        # folding moved the offsets (blank runs, compatibility forms): fold again, keeping each
+        # character's origin (``_fold_with_map`` folds as ``fold_question`` does)
+        folded, where = _fold_with_map(text)
+        matches = list(rx.finditer(folded))
+    else:
+        where = range(len(text))
     out: list[NameSet] = []
-    for m in rx.finditer(fold_question(text or "")):
+    for m in matches:
         ns = by_name[m.group(0)]
-        if ns not in out:
-            out.append(ns)
+        if ns in out:
+            continue
+        start, end = where[m.start()], where[m.end() - 1] + 1
+        if inside_longer_name(text, start, end, ns):
+            continue
+        out.append(ns)
     return out
 
 

@@ -133,6 +133,28 @@ class QuestionPlaces:
     qualifiers: set[str] = field(default_factory=set)
     corrections: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # names written with another country as their own ("Marsella, Francia", "Córdoba (Argentina)",
+    # "Santa Rosa en Perú"): a place abroad the gazetteer does not hold, never its Colombian namesake
+    abroad: list[str] = field(default_factory=list)
+
+
+# Between a place name and the country it lies in: "Marsella, Francia", "Santa Rosa (Perú)",
+# "Cartagena en España", "Lyon in France"
+_COUNTRY_OF = re.compile(r"\s*(?:,|\(|\s(?:en|in|em|de)\s)\s*(?:(?:el|la|los|las|the)\s+)?$")
+
+
+def _abroad(question: str, hit: PlaceHit, hits: list[PlaceHit]) -> bool:
+    """Whether Colombian name ``hit`` is written as a place of another country: the next name is a
+    country other than Colombia, joined to it by a comma, a bracket or "en"/"in" ("Marsella,
+    Francia": Marseille, not Marsella of Risaralda)."""
+    end = hit.start + len(hit.matched)
+    for h in hits:
+        if h.start < end or h.place is None or h.place.level != "country":
+            continue
+        return (
+            h.place.code != DEFAULT_SCOPE_COUNTRY and _COUNTRY_OF.fullmatch(" " + question[end : h.start]) is not None
+        )
+    return False
 
 
 _FUZZY_CUE = _RULES.regex("fuzzy_cue")
@@ -457,6 +479,9 @@ class PlaceResolver:
         }
         for hit in hits:
             if hit.start in consumed:
+                continue
+            if (hit.place is None or hit.place.level != "country") and _abroad(question, hit, hits):
+                out.abroad.append(hit.matched)  # "Marsella, Francia": no Colombian place
                 continue
             # 2. gazetteer candidates and the question policy
             p = self._question_policy(hit, territorial)

@@ -154,6 +154,9 @@ class QuestionFacts:
     # what the answer owes the user about how a place was read (a subregion's definition, a list of
     # municipalities read as one set): ``place_resolver.QuestionPlaces.notes``
     place_notes: list[str] = field(default_factory=list)
+    # names written as places of another country ("Marsella, Francia"): no gazetteer place, never
+    # the Colombian namesake (``place_resolver.QuestionPlaces.abroad``)
+    places_abroad: list[str] = field(default_factory=list)
     # the learned reader's reading (``agent.learned.LearnedReading``) when the reader has one
     # (``QuestionReader.with_learned``); ``router.plan`` and ``visualizer.propose`` combine it with the rules
     learned: object | None = None
@@ -413,6 +416,7 @@ class QuestionReader:
                     PlaceRef(p.place_id, p.name, p.level, matched, p.department_code, names=names, longer=longer)
                 )
         facts.place_notes.extend(found.notes)
+        facts.places_abroad.extend(found.abroad)
         for matched, cands in found.ambiguous:
             facts.ambiguous.append(
                 AmbiguousPlace(matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))

@@ -15,8 +15,10 @@ cue of its predicate (``lookups``):
 time now), superseded versions included so a corrected validity can be shown as such — under the
 caller's ``AccessScope`` (a restricted key sees a claim only through evidence of its collections,
 and only that evidence, as ``GET /claims``), keeps those whose valid time meets the question's
-period (undated claims too; a named alert's claims whatever the period, so that a premise dating it
-wrongly meets them), and loads the passages its evidence cites (``chunks``, current only).
+period or loose years (``_overlaps``: an open validity, "vigente desde 2018", only when it starts in
+them; undated claims too; a named alert's claims whatever the period, so that a premise dating it
+wrongly meets them) and whose place, when the claim's object is one, lies in a place the question
+names; when none is left it says so (``ClaimsFound.asked``) instead of listing other years; and loads the passages its evidence cites (``chunks``, current only).
 
 ``ClaimsFound.section`` writes the answer's claims: one line per claim, "Afirmación registrada: …",
 with its status in Spanish (afirmada / en disputa / sustituida / retirada), its valid time, and a
@@ -41,6 +43,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from radar_pipeline import db
+from radar_pipeline.agent.reading.periods import year_span
 from radar_pipeline.agent.reading.understanding import QuestionFacts
 from radar_pipeline.claims.store import query_claims
 from radar_pipeline.collection import AccessScope
@@ -130,14 +133,65 @@ def lookups(question: str, facts: QuestionFacts | None, phenomenon: str | None =
     return list(dict.fromkeys(out))
 
 
-def _overlaps(row: dict[str, Any], facts: QuestionFacts | None) -> bool:
-    """Does the claim's valid time meet the question's period (an undated claim always does)?"""
+def _question_years(question: str, facts: QuestionFacts | None) -> list[tuple[int | None, int | None]]:
+    """The question's valid-time windows as ``(first year, last year)`` pairs (None: open end): its
+    period (``facts.period``: "en 2019", "entre 2019 y 2021", "desde 2020"), or else each year it
+    writes loose ("en 2019 y 2021": two windows, 2020 not among them). [] when it states no time."""
     period = facts.period if facts is not None else None
-    if period is None or row["valid_from"] is None:
+    if period is not None and (period.desde is not None or period.hasta is not None):
+        return [(period.desde, period.hasta)]
+    return [(y, y) for y in year_span(question or "")]
+
+
+def _in_window(row: dict[str, Any], lo_year: int | None, hi_year: int | None) -> bool:
+    lo = dt.date(lo_year, 1, 1) if lo_year is not None else dt.date.min
+    hi = dt.date(hi_year, 12, 31) if hi_year is not None else dt.date.max
+    if row["valid_to"] is None:
+        # an open validity ("vigente desde 2018-01-01": an alert, a record with no end) is what its
+        # source stated at its start; the years after are not observed, so it meets the window only
+        # when it starts in it (an alert of 2018 is no alert "en 2019", tester 2026-12-07)
+        return lo <= row["valid_from"] <= hi
+    return row["valid_from"] <= hi and row["valid_to"] >= lo
+
+
+def _overlaps(row: dict[str, Any], windows: list[tuple[int | None, int | None]]) -> bool:
+    """Does the claim's valid time meet one of the question's time ``windows`` (``_question_years``)?
+    No window, or an undated claim: yes (nothing to compare). A closed validity meets a window it
+    overlaps; an open one (``valid_to`` None) only a window its start lies in (``_in_window``)."""
+    if not windows or row["valid_from"] is None:
         return True
-    lo = dt.date(period.desde, 1, 1) if period.desde is not None else dt.date.min
-    hi = dt.date(period.hasta, 12, 31) if period.hasta is not None else dt.date.max
-    return row["valid_from"] <= hi and (row["valid_to"] is None or row["valid_to"] >= lo)
+    return any(_in_window(row, lo, hi) for lo, hi in windows)
+
+
+def _place_ok(row: dict[str, Any], places: list[str]) -> bool:
+    """Whether a claim whose object is a gazetteer place lies in one of the question's ``places``
+    (place ids: the place itself, or a municipality of a named department, by its DIVIPOLA prefix).
+    A claim whose object is no place, or a question naming none, passes."""
+    obj = row.get("object") or ""
+    level, _, code = obj.partition(":")
+    if not places or level not in ("municipality", "department"):
+        return True
+    for p in places:
+        plevel, _, pcode = p.partition(":")
+        if p == obj or (plevel == "department" and level == "municipality" and code.startswith(pcode)):
+            return True
+        if plevel == "municipality" and level == "department" and pcode.startswith(code):
+            return True  # an alert for the department of the municipality asked about
+    return False
+
+
+def _window_text(windows: list[tuple[int | None, int | None]]) -> str:
+    parts = []
+    for lo, hi in windows:
+        if lo is not None and lo == hi:
+            parts.append(str(lo))
+        elif lo is not None and hi is not None:
+            parts.append(f"{lo}–{hi}")
+        elif lo is not None:
+            parts.append(f"desde {lo}")
+        else:
+            parts.append(f"hasta {hi}")
+    return " y ".join(parts)
 
 
 def _clip(text: str, max_chars: int = MAX_QUOTE) -> str:
@@ -180,6 +234,10 @@ class ClaimsFound:
     passages: dict[str, dict] = field(default_factory=dict)
     lookups: list[ClaimLookup] = field(default_factory=list)
     more: int = 0
+    # the question's years ("2019", "2019–2020") when every claim the lookups found lies outside
+    # them (``asked``), and the years of those current claims (``other_years``); else "" and []
+    asked: str = ""
+    other_years: list[int] = field(default_factory=list)
 
     def _evidence(self, row: dict[str, Any], stance: str) -> dict | None:
         for e in row["evidence"]:
@@ -224,8 +282,16 @@ class ClaimsFound:
         return " ".join(parts)
 
     def section(self) -> str:
-        """The answer's claim lines, each opening "- Afirmación registrada:" ('' when no claim was found)."""
+        """The answer's claim lines, each opening "- Afirmación registrada:"; when every claim found lies
+        outside the question's years, one line saying so (``asked``); '' when no claim was found."""
         if not self.claims:
+            if self.asked:
+                others = ", ".join(str(y) for y in self.other_years)
+                return (
+                    f"- Ninguna afirmación registrada en la capa de conocimiento de Radar sobre esto es de {self.asked}"
+                    + (f" (las que hay son de {others})" if others else "")
+                    + ", así que no las listo como si lo fueran."
+                )
             return ""
         # no heading line of its own (judges read a heading as no statement): each line says what it is
         lines = [self.line(r).replace("- ", "- Afirmación registrada: ", 1) for r in self.claims]
@@ -299,6 +365,9 @@ def find_claims(
     if engine is None or not found.lookups:
         return found
     rows: dict[int, dict[str, Any]] = {}
+    windows = _question_years(question, facts)
+    places = [p.place_id for p in facts.places] if facts is not None else []
+    elsewhen: dict[int, dict[str, Any]] = {}
     try:
         for lk in found.lookups:
             for r in query_claims(
@@ -312,8 +381,14 @@ def find_claims(
             ):
                 # a named alert is one claim subject whatever the period the question states (a
                 # wrong date is what the premise check must see); other lookups keep the period
-                if lk.why == "codigo_alerta" or _overlaps(r, facts):
+                if lk.why == "codigo_alerta":
                     rows.setdefault(r["id"], r)
+                elif not _place_ok(r, places):
+                    continue
+                elif _overlaps(r, windows):
+                    rows.setdefault(r["id"], r)
+                else:
+                    elsewhen.setdefault(r["id"], r)
     except sa.exc.SQLAlchemyError as exc:  # claims not materialized, or the database is down
         log.warning("claims unavailable for the answer: %s", exc)
         return found
@@ -326,6 +401,13 @@ def find_claims(
         ),
     )
     found.claims, found.more = ordered[:limit], max(0, len(ordered) - limit)
+    if windows and not rows and elsewhen:
+        # nothing registered in the asked years: say so, with the years there are, rather than
+        # listing claims of other years as if they answered
+        found.asked = _window_text(windows)
+        found.other_years = sorted(
+            {r["valid_from"].year for r in elsewhen.values() if r["status"] in ("asserted", "contested")}
+        )
     ids = [e["chunk_id"] for r in found.claims for e in r["evidence"] if not e["retracted"]]
     try:
         found.passages = _passages(engine, list(dict.fromkeys(ids)))

@@ -33,6 +33,7 @@ from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute import tables as T
 from radar_pipeline.precompute.docsets import DocSets, is_country, place_names
 from radar_pipeline.precompute.filters import Filters
+from radar_pipeline.precompute.places.subregions import municipalities_of
 from radar_pipeline.precompute.reader import NotMaterialized, PrecomputeReader, current
 from radar_pipeline.precompute.view_evidence import ALERT_LABELS, GROUP_LABELS, Evidence
 from radar_pipeline.precompute.views import VIEWS, Views, period_year
@@ -151,8 +152,9 @@ class Figures:
         )
         try:
             out = self.views.view(vista, f)
-            fig.no_aplicados = list(out.get("not_applied") or [])
-            getattr(self, f"_{vista}")(fig, f, out)
+            fig.no_aplicados = list(out.get("not_applied") or []) + self._unplaceable(vista, f)
+            if not self._selecting_unapplied(fig):
+                getattr(self, f"_{vista}")(fig, f, out)
         except NotMaterialized as exc:
             fig.estado = "no_materializado"
             fig.texto = (
@@ -165,7 +167,17 @@ class Figures:
             fig.texto = f"No pude leer las cifras de {fig.titulo}: la base de datos de precómputos no respondió."
         if not fig.estado:
             fig.estado = "con_datos" if fig.filas else "sin_datos"
-        if fig.estado == "sin_datos":
+        if fig.estado == "sin_datos" and self._selecting_unapplied(fig):
+            # the view cannot select what the question is about (Austria on a map of Latin American
+            # municipalities, a non-presence group on the presence map): its rows would answer about
+            # other actors or places, so it states none (tester, 2026-12-07: 987 Brazilian
+            # municipalities stated "con los filtros entidad Austria")
+            fig.texto = (
+                f"Según {fig.titulo}, no hay datos{self._filters_text(f)}: la vista no puede aplicar "
+                + "; ".join(self._selecting_unapplied(fig))
+                + ", y sin ese filtro mostraría otros actores o lugares, así que se mostrará vacía."
+            )
+        elif fig.estado == "sin_datos":
             fig.texto = (
                 f"Según {fig.titulo}, no hay datos{self._filters_text(f)}: la vista se mostrará vacía."
                 + self._not_applied_text(fig)
@@ -268,6 +280,24 @@ class Figures:
         return f" con los filtros {_join(parts)}" if parts else ""
 
     @staticmethod
+    def _selecting_unapplied(fig: Figure) -> list[str]:
+        """The filters of ``fig.no_aplicados`` that select what the rows are about — the entity
+        (``entidad …``) and the territory (``lugar …``) — which the view could not apply. A view left
+        with one has no row about what the question asks (its rows are other actors' or places'), so
+        the figure states none. A period or phenomenon it cannot apply only qualifies the same rows
+        (undated presence records, alerts that are territorial anyway) and is stated as a note."""
+        return [n for n in fig.no_aplicados if n.split(" ", 1)[0] in ("entidad", "lugar")]
+
+    @staticmethod
+    def _unplaceable(vista: str, f: Filters) -> list[str]:
+        """Territory filters a view's rows cannot match that the view itself does not report: the
+        early warnings are the Defensoría's, of Colombian departments only, so another country as the
+        territory selects none of them."""
+        if vista == "alerts_per_department" and f.place and f.place.startswith("country:") and f.place != "country:COL":
+            return ["lugar (las alertas tempranas son de departamentos de Colombia)"]
+        return []
+
+    @staticmethod
     def _not_applied_text(fig: Figure) -> str:
         if not fig.no_aplicados:
             return ""
@@ -325,8 +355,10 @@ class Figures:
     def _alerts_per_department(self, fig: Figure, f: Filters, out: dict) -> None:
         rows = out["rows"]
         if f.place and not f.place.startswith("country:"):
-            dept = f.place.split(":", 1)[1][:2]
-            rows = [r for r in rows if r["department_code"] == dept]
+            # a municipality, a department or a set of municipalities (a subregion): their departments
+            munis = municipalities_of(f.place)
+            codes = {m.split(":", 1)[1][:2] for m in munis} if munis else {f.place.split(":", 1)[1][:2]}
+            rows = [r for r in rows if r["department_code"] in codes]
         if not rows:
             return
         alerts = self.views.alerts()
@@ -375,8 +407,9 @@ class Figures:
             return True
         level, code = place.split(":", 1)
         div = m.get("divipola_code") or ""
-        if level == "municipality":
-            return div == code
+        munis = municipalities_of(place)
+        if munis is not None:  # a municipality, or a set of them (a subregion: "el Catatumbo")
+            return f"municipality:{div}" in munis
         if level == "department":
             return div.startswith(code)
         return m.get("country") == code
@@ -645,6 +678,36 @@ def figures_for(reader: PrecomputeReader | None, vis: dict | None, scope: Access
     return out
 
 
+def not_for_place(fig: Figure, names: list[str], answers: bool) -> Figure:
+    """``fig`` for a question naming places the gazetteer does not know (``names``, as written:
+    ``visualizer.unrecognised_places``), which no view can filter by. ``answers`` False (the view
+    has no place filter at all and is about places: a map of "¿Qué grupos operan en Cancún?"): the
+    figure states none of its rows, since they would be other places' — ``sin_datos`` with a
+    sentence saying the place was not recognised, its citations dropped. ``answers`` True (another
+    place filters it, or the places are the answer: "¿en qué municipios…?"): the rows stay, after a
+    sentence saying the name was not recognised and that the figures are not limited to it. The
+    names are added to ``no_aplicados`` either way. Mutates and returns ``fig``."""
+    quoted = _join([f"«{n}»" for n in names])
+    one = len(names) == 1
+    what = f"{quoted} como un lugar" if one else f"{quoted} como lugares"
+    fig.no_aplicados = list(fig.no_aplicados) + [f"lugar {quoted} (no está en el nomenclátor)"]
+    head = f"No reconozco {what} del nomenclátor de Radar (departamentos y municipios de Colombia, y países)"
+    if not answers and fig.estado in ("con_datos", "sin_datos"):
+        fig.estado = "sin_datos"
+        fig.filas, fig.citas, fig.passages, fig.counted = [], [], {}, set()
+        fig.texto = (
+            f"{head}: {fig.titulo[0].upper() + fig.titulo[1:]} no puede limitarse a "
+            + ("él" if one else "ellos")
+            + ", y sin ese filtro mostraría otros lugares, así que no doy sus cifras."
+        )
+        return fig
+    if fig.has_data:
+        fig.texto = f"{head}: las cifras que siguen no se limitan a {'él' if one else 'ellos'}. " + fig.texto
+    else:
+        fig.texto = f"{head}: la vista no puede limitarse a {'él' if one else 'ellos'}. " + fig.texto
+    return fig
+
+
 def compose(figs: list[Figure]) -> str:
     """The figures' texts, one paragraph each."""
     return "\n\n".join(f.texto for f in figs if f.texto)
@@ -659,4 +722,4 @@ def with_passages(read: dict[str, dict], figs: list[Figure]) -> dict[str, dict]:
     return out
 
 
-__all__ = ["Figure", "Figures", "compose", "figures_for", "trend_of", "with_passages"]
+__all__ = ["Figure", "Figures", "compose", "figures_for", "not_for_place", "trend_of", "with_passages"]

@@ -283,7 +283,12 @@ def _located_country(question: str, first: str) -> bool:
     """Whether a country the question names is the territory of the view: the first view is the map
     of places (``documents_per_place`` filters on a country's ``place_id``; the timeline, network,
     matrix and quadrant have no place column, so a country there is the actor) and the question
-    does not ask for the places named with it."""
+    does not ask for the places named with it; or a territorial map (armed presence, early
+    warnings), whose rows are municipalities and departments with no actor column a country could
+    match: "¿Qué grupos criminales operan en Hallstatt, Austria?" asks for Austria's rows, of which
+    there are none, never for every row under an entity filter the map cannot apply."""
+    if first in _TERRITORIAL_MAPS:
+        return True
     return first == "mapa_lugares" and not _COMENTION.search(fold_question(question))
 
 
@@ -332,6 +337,143 @@ def _written_in(name: str, text: str) -> bool:
 
 
 _TERRITORIAL_MAPS = frozenset({"mapa_presencia", "mapa_alertas"})
+
+# A place written after a locative word: "en Hallstatt", "in Toronto", "cerca de Cancún", "en la
+# ciudad de Lyon", "in the town of Hallstatt" (the level word and its article are no part of the name;
+# an article with no level word makes the phrase no town's name: see ``unrecognised_places``)
+_LOCATIVE = re.compile(
+    r"(?<!\w)(?:en|in|em|cerca de|near|hacia|desde|around|alrededor de)\s+"
+    r"(?P<article>(?:el|la|los|las|the|o|a)\s+)?"
+    r"(?P<level>(?:municipio|ciudad|pueblo|localidad|provincia|estado|region|región|departamento|distrito|barrio|comuna|"
+    r"city|town|village|province|state|region|municipality|district|neighbou?rhood)\s+(?:de|del|of)\s+)?"
+    r"(?=[A-ZÁÉÍÓÚÑ])",
+)
+_PLACE_NAME = re.compile(
+    r"[A-ZÁÉÍÓÚÑ][\wáéíóúñüÁÉÍÓÚÑÜ'’\-]*(?:\s+(?:(?:de|del|la|las|los|el|da|do)\s+)?[A-ZÁÉÍÓÚÑ][\wáéíóúñü'’\-]*)*"
+)
+_NOT_PLACES = frozenset(
+    "enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre "
+    "january february march april may june july august september october november december "
+    "lunes martes miercoles jueves viernes sabado domingo monday tuesday wednesday thursday friday saturday sunday".split()
+)
+
+
+# World regions and continents: written as places, never a gazetteer place either, but a scope the
+# question states in words ("la política de IA en Latinoamérica"), not a town the view drops
+_REGIONS = frozenset(
+    fold_question(w)
+    for w in (
+        "Latinoamérica",
+        "América Latina",
+        "Latin America",
+        "Iberoamérica",
+        "Hispanoamérica",
+        "Sudamérica",
+        "Suramérica",
+        "South America",
+        "Centroamérica",
+        "Central America",
+        "Norteamérica",
+        "North America",
+        "América",
+        "Americas",
+        "Caribe",
+        "Caribbean",
+        "África",
+        "Africa",
+        "Europa",
+        "Europe",
+        "Asia",
+        "Oceanía",
+        "Oceania",
+        "Medio Oriente",
+        "Oriente Medio",
+        "Oriente Próximo",
+        "Middle East",
+        "Sahel",
+        "Amazonía",
+        "Amazonia",
+        "Amazon",
+        "Andes",
+        "Indo-Pacífico",
+        "Indo-Pacific",
+        "Ártico",
+        "Arctic",
+        "Antártida",
+        "Antarctica",
+        "Occidente",
+        "the West",
+        "Global South",
+        "Sur Global",
+    )
+)
+
+
+# The places are what the question asks for ("¿en qué municipios…?", "¿dónde…?", "which
+# municipalities"): a name elsewhere in it is context ("soy profesora en Quito"), the view still answers
+_ASKS_WHERE = re.compile(
+    r"(?<!\w)(?:donde|en que (?:municipios|departamentos|lugares|regiones|paises|zonas|ciudades)|"
+    r"cuales (?:municipios|departamentos|lugares|regiones)|where|which (?:municipalities|departments|places|regions))(?!\w)"
+)
+
+_PLACE_MAPS = frozenset({"mapa_presencia", "mapa_alertas", "mapa_lugares"})
+
+
+def view_answers_without(question: str, vis: dict) -> bool:
+    """Whether the view ``vis`` (``validate``'s proposal) still answers a question whose place was
+    not recognised: it has another place filter, its first component is no map of places (a
+    timeline over the question's topic), or the question asks where ("¿en qué municipios…?"). A map
+    with no place filter for "¿Qué grupos operan en Cancún?" does not: its rows are other places."""
+    first = (vis.get("componentes") or [{}])[0].get("tipo")
+    return (
+        bool((vis.get("filtros") or {}).get("lugar"))
+        or first not in _PLACE_MAPS
+        or bool(_ASKS_WHERE.search(fold_question(question)))
+    )
+
+
+def unrecognised_places(question: str, facts: QuestionFacts, reader: QuestionReader | None = None) -> list[str]:
+    """The names the question writes as a place ("en Hallstatt, Austria", "in Toronto", "en la
+    ciudad de Lyon") that the reading did not resolve: no gazetteer place, subregion or ambiguous
+    place of ``facts``, no country or organisation (``understanding.name_sets``), no dictionary entity,
+    and made of at least one word that is no everyday corpus word (``anchors.generic_words``: "en
+    Derecho Internacional" is a topic) nor a month or weekday; not an acronym, a world region
+    (``_REGIONS``) or a name ``reader`` (when given) resolves — unless the question writes it as a
+    place of another country (``facts.places_abroad``: "Marsella, Francia"). Such a place cannot be a view's filter
+    (the gazetteer has Colombian departments and municipalities and the countries), and a view
+    without it would answer about other places; the caller says so (``figures.not_for_place``).
+    Returns the names as written, in order, each once."""
+    from radar_pipeline.agent.reading.anchors import generic_words, glossary_terms
+    from radar_pipeline.agent.reading.understanding import name_sets
+
+    read = [fold_question(x.matched) for x in (*facts.places, *facts.ambiguous, *facts.entities) if x.matched]
+    known = {n for ns in name_sets() for n in ns.names}
+    out: list[str] = []
+    for cue in _LOCATIVE.finditer(question or ""):
+        if cue.group("article") and not cue.group("level"):
+            # "en el Pacífico", "en la Luna", "en la Mission Shakti": a region, a body or an event
+            # with its article; a town's name takes none unless it is its own ("en La Habana")
+            continue
+        m = _PLACE_NAME.match(question, cue.end())
+        if m is None:
+            continue
+        name = m.group(0).strip()
+        folded = fold_question(name)
+        if not folded or folded in known or folded in _REGIONS or any(folded in r or r in folded for r in read if r):
+            continue
+        abroad = any(fold_question(a) in folded for a in facts.places_abroad)
+        if name.split()[0].replace("-", "").isupper():  # an acronym ("en LEO", "en IA de Oxford Insights")
+            continue
+        if folded in glossary_terms():  # a domain term written capitalised
+            continue
+        if reader is not None and not abroad and reader.resolve_place(name):
+            continue  # a place the resolver used as another's qualifier ("Argelia en Antioquia")
+        words = [w for w in folded.split() if len(w) > 2 and w not in _NOT_PLACES and w not in known]
+        if not abroad and not any(w not in generic_words() for w in words):
+            continue
+        if name not in out:
+            out.append(name)
+    return out
 
 
 def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
@@ -406,6 +548,9 @@ def propose(question: str, facts: QuestionFacts) -> tuple[list[str], dict]:
         and place is None
         and entity.category == "country"
         and _located_country(question, comps[0])
+        # on a territorial map, only where the question names no Colombian place: a country read
+        # from a list of municipalities ("Manizales, Pereira y Armenia") is no territory of its own
+        and not (comps[0] in _TERRITORIAL_MAPS and facts.places)
         and not _agent_country(question, entity)
     ):
         # "¿Dónde se nombra a Venezuela?": the country is the territory the map of places shows

@@ -14,7 +14,7 @@ from radar_pipeline.agent.llm import LLMError
 from radar_pipeline.agent.reading.anchors import missing_anchors, question_anchors
 from radar_pipeline.agent.replies import VisualizerReply
 from radar_pipeline.agent.roles import verifier, visualizer
-from radar_pipeline.agent.roles.figures import Figure, Figures, compose, figures_for
+from radar_pipeline.agent.roles.figures import Figure, Figures, compose, figures_for, not_for_place
 from radar_pipeline.agent.run.state import RunContext, State, Stop
 from radar_pipeline.build_status import building_message
 from radar_pipeline.retrieval.service import IndexUnavailable
@@ -242,6 +242,12 @@ class Viewing:
             ctx.figures = [
                 Figures.unavailable(c["tipo"], c["agregado"], vis.get("filtros") or {}) for c in vis["componentes"]
             ]
+        # a place the question names that the gazetteer does not know ("en Hallstatt", "in Toronto")
+        # is never dropped silently: the figures say so, and a map it leaves unfiltered states no row
+        unplaced = visualizer.unrecognised_places(ctx.question, ctx.facts, self.reader) if ctx.facts and vis else []
+        if unplaced:
+            answers = visualizer.view_answers_without(ctx.question, vis)
+            ctx.figures = [not_for_place(f, unplaced, answers) for f in ctx.figures]
         ctx.step(
             "visualizador",
             State.VISUALIZE,
@@ -250,6 +256,7 @@ class Viewing:
             detail={
                 "fuente": source,
                 "rechazados": rejected,
+                "lugares_no_reconocidos": unplaced or None,
                 "componentes": [c["tipo"] for c in (vis or {}).get("componentes", [])],
                 "cifras": [
                     {"vista": f.vista, "estado": f.estado, "filas": len(f.filas), "citas": len(f.citas)}

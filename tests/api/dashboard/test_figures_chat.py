@@ -400,3 +400,74 @@ def test_a_view_emptied_by_the_period_says_so_then_what_it_shows_without_it(serv
     # a filter other than the period that empties the view gets no such sequel
     none = figs.figure("mapa_presencia", "armed_presence", {"lugar": "municipality:52835"})
     assert none.estado == "sin_datos" and "Sin el filtro" not in none.texto and none.citas == []
+
+
+# --------------------------------------------------------------------------- filters a view cannot apply
+# (tester, 2026-12-07: "¿Qué grupos criminales operan en Hallstatt, Austria?" got the presence map's
+# 987 municipalities "con los filtros entidad Austria": a filter the rows cannot match was dropped)
+@pytest.mark.parametrize(
+    ("view", "filtros"),
+    [
+        ("armed_presence", {"entidad": "country:RUS"}),  # a country is no group of the presence records
+        ("armed_presence", {"entidad": "starlink"}),  # nor is a programme
+        ("armed_presence", {"entidad": "tren_de_aragua"}),  # nor a group the records do not track
+        ("entity_quadrant", {"entidad": "country:RUS"}),  # a country is no point of the quadrant
+        ("entity_quadrant", {"lugar": "department:18"}),  # the quadrant has no territory
+        ("alerts_per_department", {"lugar": "country:VEN"}),  # the alerts are of Colombian departments
+        ("alerts_per_department", {"lugar": "country:AUT", "desde": 2019}),
+    ],
+)
+def test_a_view_that_cannot_apply_the_entity_or_place_states_no_row(service, view, filtros):
+    figs = Figures(service.aggregates())
+    fig = figs.figure(COMPONENT[view], view, filtros)
+    assert fig.estado == "sin_datos" and fig.filas == [] and fig.citas == [], (view, filtros, fig.texto)
+    assert "no hay datos" in fig.texto and "no puede aplicar" in fig.texto, fig.texto
+    assert "Sin el filtro de periodo" not in fig.texto  # the period is not what emptied it
+    # the same view without that filter has rows: the filter, not the data, emptied it
+    bare = {k: v for k, v in filtros.items() if k not in ("entidad", "lugar")}
+    assert figs.figure(COMPONENT[view], view, bare).has_data, (view, bare)
+
+
+def test_filters_a_view_applies_still_give_rows(service):
+    figs = Figures(service.aggregates())
+    for view, filtros in (
+        ("armed_presence", {"entidad": "emc"}),  # a group of the records
+        ("armed_presence", {"lugar": "country:COL"}),  # the country of its rows
+        ("armed_presence", {"desde": 2022}),  # a period it cannot apply only qualifies the same rows
+        ("alerts_per_department", {"lugar": "country:COL"}),
+        ("entity_quadrant", {"entidad": "eln"}),
+    ):
+        fig = figs.figure(COMPONENT[view], view, filtros)
+        assert fig.has_data, (view, filtros, fig.texto)
+    # a country the presence records do not cover: no row, said as such
+    other = figs.figure("mapa_presencia", "armed_presence", {"lugar": "country:AUT"})
+    assert other.estado == "sin_datos" and "no hay datos" in other.texto and "Austria" in other.texto
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        ("¿Qué grupos criminales operan en Hallstatt, Austria?", "Hallstatt"),
+        ("¿Qué grupos armados operan en Cancún?", "Cancún"),
+        ("¿Qué grupos armados hacen presencia en la ciudad de Guayaquil?", "Guayaquil"),
+        ("Which armed groups are present in Toronto, Canada?", "Toronto"),
+    ],
+)
+def test_a_place_the_gazetteer_does_not_know_is_said_and_the_map_states_no_other_place(app, question, place):
+    out = _chat(app, question)
+    text = out["respuesta"]
+    assert f"No reconozco «{place}»" in text, text
+    # the presence map states none of its rows (Puerto Leguízamo's groups are another place's)
+    presence = [c for c in out["cifras"] if c["vista"] == "armed_presence"]
+    assert presence and all(c["estado"] == "sin_datos" and c["filas"] == [] for c in presence), out["cifras"]
+    assert "Puerto Leguízamo" not in text
+
+
+def test_an_unknown_place_that_is_context_keeps_the_view_with_a_note(app):
+    # the places are the answer ("¿en qué municipios…?"); Quito is where the user works
+    out = _chat(app, "Soy profesora en Quito: ¿en qué municipios hace presencia el EMC?")
+    text = out["respuesta"]
+    (cifra,) = [c for c in out["cifras"] if c["vista"] == "armed_presence"]
+    assert cifra["estado"] == "con_datos" and cifra["filas"], out["cifras"]
+    assert "No reconozco «Quito»" in text and "no se limitan a él" in text, text
+    assert "Puerto Leguízamo" in text

@@ -243,3 +243,65 @@ def test_the_premise_check_reads_a_claims_passage(pengine, config, offline_servi
     assert res.respuesta.startswith("La pregunta da por sentado que la alerta temprana 045-23 se emitió en 2019, pero")
     assert "(fecha el mismo hecho en otro año)" in res.respuesta.split("\n\n")[0]
     assert f"{doc}-0" in [c["chunk_id"] for c in res.citas]
+
+
+# --------------------------------------------------------------------------- the question's years
+def _alert(engine, code: str, date: str, where: str) -> str:
+    text = f"Alerta Temprana de Inminencia No. {code} para el municipio de {where}. El ELN y las AGC disputan el territorio."
+    return add_document(engine, f"radar/territorial/alertas/AT_{code}_{date}.txt", [text])
+
+
+def test_the_claims_keep_the_question_s_years_and_say_when_none_is_left(pengine, config, reader):
+    """An alert's validity is open ("vigente desde" its date): it answers a question about its own
+    year, never one about a later year (tester, 2026-12-07: alerts of 2018 listed for "en 2019")."""
+    _alert(pengine, "018-18", "2018-04-02", "Tumaco, Nariño")
+    _alert(pengine, "045-20", "2020-03-10", "Tumaco, Nariño")
+    _alert(pengine, "031-18", "2018-06-01", "Toribío, Cauca")
+    run_precomputes(pengine, config)
+    materialize_claims(pengine, now=at("2026-11-01"))
+
+    def codes(q):
+        found = _find(pengine, reader, q)
+        return {c["subject"] for c in found.claims}, found
+
+    # one year, Spanish and English: only that year's alerts
+    got, _ = codes("¿Qué alertas tempranas emitió la Defensoría para Tumaco en 2020?")
+    assert got == {"alert:045-20"}
+    got, _ = codes("Which early warnings were issued for Tumaco in 2018?")
+    assert got == {"alert:018-18"}
+    # loose years and a range
+    got, _ = codes("alertas tempranas para Tumaco en 2018 y 2020")
+    assert got == {"alert:018-18", "alert:045-20"}
+    got, _ = codes("¿Qué alertas tempranas hubo en Tumaco entre 2019 y 2021?")
+    assert got == {"alert:045-20"}
+    got, _ = codes("¿Qué alertas tempranas hubo en Tumaco desde 2019?")
+    assert got == {"alert:045-20"}
+    # no year: every alert of the place
+    got, _ = codes("¿Qué alertas tempranas emitió la Defensoría para Tumaco?")
+    assert got == {"alert:018-18", "alert:045-20"}
+    # a year with none: no other year's line; a sentence that says so, with the years there are
+    for q in (
+        "¿Qué riesgos señalaron las alertas tempranas en Toribío en 2019?",
+        "What did the early warnings for Toribío say in 2021?",
+    ):
+        got, found = codes(q)
+        assert got == set(), q
+        section = found.section()
+        assert "Afirmación registrada" not in section and "031-18" not in section, section
+        assert "Ninguna afirmación registrada" in section and "(las que hay son de 2018)" in section, section
+    # the place: Tumaco's alerts never answer a question about Toribío
+    got, _ = codes("¿Qué alertas tempranas emitió la Defensoría para Toribío en 2020?")
+    assert got == set()
+
+
+def test_an_open_validity_meets_a_window_only_from_its_start():
+    from radar_pipeline.agent.roles.claims_answer import _overlaps
+
+    open_2018 = {"valid_from": dt.date(2018, 1, 1), "valid_to": None}
+    closed_2018_2020 = {"valid_from": dt.date(2018, 1, 1), "valid_to": dt.date(2020, 12, 31)}
+    undated = {"valid_from": None, "valid_to": None}
+    assert _overlaps(open_2018, [(2018, 2018)]) and not _overlaps(open_2018, [(2019, 2019)])
+    assert _overlaps(open_2018, [(None, 2019)]) and not _overlaps(open_2018, [(2019, None)])
+    assert _overlaps(open_2018, [(2016, 2016), (2018, 2018)])
+    assert _overlaps(closed_2018_2020, [(2019, 2019)]) and not _overlaps(closed_2018_2020, [(2021, 2022)])
+    assert _overlaps(undated, [(2019, 2019)]) and _overlaps(open_2018, [])
