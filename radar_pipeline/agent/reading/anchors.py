@@ -65,6 +65,7 @@ _RULES = rulebook()
 _FUNCTION = frozenset(fold_question(w) for w in _RULES.word_set("anchor_function_words"))
 _OPENERS = frozenset(fold_question(w) for w in _RULES.word_set("anchor_openers"))
 _DESIGNATOR = _RULES.regex("anchor_designator")
+_CAPITAL_ARTICLES = frozenset({"Los", "Las", "El", "La"})
 _SELF = frozenset({"radar"})  # the assistant's own name ("¿Qué sabe Radar de…?") is not a topic
 
 
@@ -213,8 +214,20 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
         if any(a < m.end() and start < b for a, b in code_spans):
             continue
         before = body[:start].rstrip(" ¿¡\"'«“(")
-        phrase = m.group(0)
+        phrase = m.group(0).strip("'’")
         words = phrase.split()
+        if (
+            before
+            and not before.endswith((".", "?", "!", ":"))
+            and len(words) >= 2
+            and words[0] in _CAPITAL_ARTICLES
+            and all(known(fold_question(w)) or fold_question(w) in _FUNCTION for w in words[1:])
+        ):
+            # an article written with a capital inside the sentence opens a name ("Los Mexicanos",
+            # "Los Paisas": gangs), even when its other words are a country's adjective or name
+            content = tuple(fold_question(w) for w in words[1:] if fold_question(w) not in _FUNCTION)
+            add(Anchor("nombre", phrase, (fold_question(phrase),), content))
+            continue
         if not before or before.endswith((".", "?", "!", ":")):  # the question's (or a clause's) first word
             words = words[1:]
             while words and fold_question(words[0]) in _FUNCTION:

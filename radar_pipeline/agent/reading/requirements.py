@@ -64,6 +64,9 @@ class Requirement:
     aliases: tuple[str, ...]
     span: tuple[int, int] | None = None
     excluding: tuple[str, ...] = ()
+    # a place's department written beside it to qualify it ("Riosucio, Chocó" → "choco"), folded:
+    # no name of what the question is about
+    qualifiers: tuple[str, ...] = ()
 
     def met_by(self, folded_text: str) -> bool:
         """Does the folded text mention one of the aliases (outside the ``excluding`` names)?"""
@@ -141,7 +144,14 @@ def place_requirements(places, question: str | None = None) -> list[Requirement]
         seen.add(ref.place_id)
         rivers = tuple(form.format(n) for n in names for form in _RIVER_FORMS)
         excluding = tuple(dict.fromkeys((*getattr(ref, "longer", ()), *rivers)))
-        out.append(Requirement("lugar", ref.name, names, excluding=excluding))
+        qualifiers = tuple(
+            fold_question(p.matched)
+            for p in places
+            if ref.level == "municipality"
+            and p.level == "department"
+            and p.place_id.split(":")[-1] == ref.department_code
+        )
+        out.append(Requirement("lugar", ref.name, names, excluding=excluding, qualifiers=qualifiers))
     return out
 
 

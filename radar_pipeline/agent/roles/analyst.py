@@ -86,6 +86,10 @@ def unmet(requirements: list[Requirement], read: dict[str, dict], year_of: YearO
     return out
 
 
+NAMED_KINDS = frozenset({"lugar", "nombre", "cita", "codigo"})
+"""Requirements that name one thing (a place, a name, a quoted name, a code): searched first inside
+the documents that name it verbatim (``RetrievalService.documents_naming``)."""
+
 PLACE_PASSAGES = 3
 """Passages naming a place of the question (a ``lugar`` requirement) the offline analyst wants read
 before it stops searching for it: one passage that lists the place among others (a footnote, a
@@ -100,13 +104,23 @@ def states_about_place(place: Requirement, text: str) -> bool:
     return any(place.met_by(fold_question(s)) and is_statement(s) for s in sentences_of(text, None))
 
 
+NAME_PASSAGES = 2
+"""The same for a name the question is about (a gang, a front, a quoted name: ``nombre``/``cita``)."""
+
+
 def thin_places(
     requirements: list[Requirement], read: dict[str, dict], enough: int = PLACE_PASSAGES
 ) -> list[Requirement]:
     """The ``lugar`` requirements that fewer than ``enough`` passages of ``read`` state something
-    about (``states_about_place``; those that none names included)."""
+    about (``states_about_place``; those that none names included), and the names (``nombre``,
+    ``cita``) that fewer than ``NAME_PASSAGES`` do."""
     texts = [p["text"] for p in read.values()]
-    return [r for r in requirements if r.kind == "lugar" and sum(1 for t in texts if states_about_place(r, t)) < enough]
+    return [
+        r
+        for r in requirements
+        if r.kind in ("lugar", "nombre", "cita")
+        and sum(1 for t in texts if states_about_place(r, t)) < (enough if r.kind == "lugar" else NAME_PASSAGES)
+    ]
 
 
 def for_model(output: dict) -> dict:
@@ -284,14 +298,15 @@ class Analyst:
             alias = next((a for a in reversed(req.aliases) if not a.isdigit()), req.aliases[0])
             searches: list[dict] = [{"query": f"{topic} {alias}"[:300], "k": 10}]
             wanted = 2
-            if req.kind == "lugar":
-                # a municipality is one rare token the ranked search over the whole corpus drowns: the
-                # topic is searched inside the documents that name the place first (as a premise's
-                # event), then over the whole corpus; a hit counts when it states something about it
+            if req.kind in NAMED_KINDS:
+                # a municipality or a gang's name is one rare token the ranked search over the whole
+                # corpus drowns: the topic is searched inside the documents that name it first (as a
+                # premise's event), then over the whole corpus
                 docs = corpus.documents_naming([req.label], limit=5)  # the tool takes five
                 if docs:
                     searches.insert(0, {"query": topic[:300], "k": 10, "doc_ids": docs})
-                wanted = PLACE_PASSAGES
+            if req.kind in ("lugar", "nombre", "cita"):  # a hit counts when it states something about it
+                wanted = PLACE_PASSAGES if req.kind == "lugar" else NAME_PASSAGES
 
                 def meets(text: str, req: Requirement = req) -> bool:
                     return states_about_place(req, text)
@@ -300,18 +315,27 @@ class Analyst:
                 def meets(text: str, req: Requirement = req) -> bool:
                     return req.met_by(fold_question(text))
 
-            found = 0
+            found, naming = 0, []
             for args in searches:
                 if found >= wanted or tb.remaining < 2:
                     break
                 rec = self._tool(job, "search_evidence", args)
                 for p in rec.output.get("passages", []):
                     cid = p["chunk_id"]
-                    if cid not in tb.read and cid not in targeted and meets(corpus.texts[corpus.row_of[cid]]):
+                    if cid in tb.read or cid in targeted:
+                        continue
+                    text = corpus.texts[corpus.row_of[cid]]
+                    if meets(text):
                         targeted.append(cid)
                         found += 1
                         if found >= wanted:
                             break
+                    elif req.met_by(fold_question(text)):
+                        naming.append(cid)
+            if not found and not req.met_by(fold_question(" ".join(p["text"] for p in tb.read.values()))):
+                # no statement about it anywhere searched: a passage that at least names it (a list,
+                # a note) is read, so the run can say what the corpus has rather than nothing
+                targeted += naming[:1]
         # the years' searches name the missing years only, not the question's own ("2011 2016")
         years_topic = " ".join([w for w in keywords(job.question) if not w.isdigit()][:6])
         self._search_years(job, [r for r in missing if r.kind == "range"], years_topic, targeted)

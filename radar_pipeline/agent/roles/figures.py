@@ -708,6 +708,28 @@ def not_for_place(fig: Figure, names: list[str], answers: bool) -> Figure:
     return fig
 
 
+def not_for_name(fig: Figure, names: list[str]) -> Figure:
+    """``fig`` for a question about names no filter of the view holds (``names``, as written: a gang,
+    a front or a programme the entity dictionary does not know, "¿Dónde operan Los Mexicanos?"):
+    its rows count other actors or every document, so it states none of them — ``sin_datos`` with a
+    sentence saying the view cannot be limited to the names, its citations dropped; the run then
+    reads the passages (``run.viewing``'s empty-view path). A figure already without data keeps its
+    words. The names are added to ``no_aplicados``. Mutates and returns ``fig``."""
+    quoted = _join([f"«{n}»" for n in names])
+    one = len(names) == 1
+    fig.no_aplicados = list(fig.no_aplicados) + [f"nombre {quoted} (no es un filtro de la vista)"]
+    if fig.estado != "con_datos":
+        return fig
+    fig.estado = "sin_datos"
+    fig.filas, fig.citas, fig.passages, fig.counted = [], [], {}, set()
+    fig.texto = (
+        f"{fig.titulo[0].upper() + fig.titulo[1:]} no distingue {quoted}: no "
+        + ("es un grupo, actor o lugar" if one else "son grupos, actores o lugares")
+        + " de los que Radar filtra, y sin ese filtro mostraría otros, así que no doy sus cifras."
+    )
+    return fig
+
+
 def compose(figs: list[Figure]) -> str:
     """The figures' texts, one paragraph each."""
     return "\n\n".join(f.texto for f in figs if f.texto)

@@ -439,12 +439,25 @@ class ExtractiveWriter:
         ranked = [int(i) for i in np.argsort(-scores) if scores[i] >= EXTRA_MIN_SCORE]
         order = [i for i in ranked if scores[i] >= MIN_SCORE]
         scoped = [fold_question(f"{lead} {s}") for lead, s in zip(leads, sents, strict=True)]
-        if places:
-            at_place = [i for i in ranked if any(place_met(r, sents[i], leads[i]) for r in places)]
-            # when one sentence about the place clears the floor, the answer is about the place: its
-            # other sentences need only the extras' floor (naming the place is evidence in itself)
-            if any(scores[i] >= MIN_SCORE for i in at_place):
-                order = ranked = at_place
+        # what the question is about by name: its places, and the names it writes that are no everyday
+        # words ("Los Espartanos", "Tigres del Orinoco", a code): sentences naming more of them first
+        # (a place is met by ``place_met``'s rules, not as a name; the department qualifying it is neither)
+        qualifiers = {q for r in places for q in (*r.qualifiers, *r.aliases, fold_question(r.label))}
+        named = [
+            a
+            for a in profile.anchors
+            if a.kind in ("nombre", "cita", "codigo") and a.decisive and fold_question(a.label) not in qualifiers
+        ]
+        if places or named:
+            about = [
+                sum(place_met(r, sents[i], leads[i]) for r in places) + sum(a.met_by(scoped[i]) for a in named)
+                for i in range(len(sents))
+            ]
+            focused = [i for i in ranked if about[i]]
+            # when one sentence about them clears the floor, the answer is about them: their other
+            # sentences need only the extras' floor (naming the place or the name is evidence in itself)
+            if any(scores[i] >= MIN_SCORE for i in focused):
+                order = ranked = sorted(focused, key=lambda i: (-about[i], -scores[i]))
         if not order:
             return Draft("")
         chosen: list[int] = []

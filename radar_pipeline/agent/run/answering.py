@@ -19,6 +19,7 @@ from radar_pipeline.agent.roles.figures import Figure, Figures
 from radar_pipeline.agent.run.state import RunContext, State, Stop
 from radar_pipeline.agent.tools import ToolBox
 from radar_pipeline.retrieval.service import EncodeBudget, IndexUnavailable
+from radar_pipeline.textfold import fold_question
 
 log = logging.getLogger("radar.agent")
 
@@ -47,7 +48,13 @@ class Answering:
         tb = ctx.toolbox
         forms = [f for f in ctx.formulations if f not in ctx.used_formulations] or ctx.formulations[:1]
         # the question's anchors are searched for like coverage requirements (they are judged below)
-        anchored = [a.requirement() for a in question_anchors(ctx.question, ctx.plan.requirements)]
+        # (a place the question is about is searched once, as its ``lugar`` requirement)
+        places = {a for r in ctx.plan.requirements if r.kind == "lugar" for a in (*r.aliases, fold_question(r.label))}
+        anchored = [
+            a.requirement()
+            for a in question_anchors(ctx.question, ctx.plan.requirements)
+            if fold_question(a.label) not in places
+        ]
         job = Assignment(
             question=ctx.question,
             requirements=ctx.plan.requirements + anchored,
@@ -101,6 +108,34 @@ class Answering:
         if lost is not None:
             ctx.coverage += [{"requisito": a.label, "tipo": a.kind, "cubierto": False} for a in lost.missing]
         return State.WRITE
+
+    @staticmethod
+    def _names_not_quoted(ctx: RunContext, quoted: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The names the question is about (``anchors.question_anchors``: a name of capitalised words
+        that are no everyday word, a quoted name, a code; decisive ones) that the passages read
+        mention but no quoted sentence does ("¿Qué actividades tienen Los Paisas?" answered with
+        sentences about other activities), as ``(label, kind)``. Not a place the question is about
+        (its ``lugar`` requirement, or the department that qualifies it: the writer says those), nor
+        a name already found missing from the passages read (its coverage row says so); [] when
+        nothing was quoted verbatim (the large model's draft)."""
+        if not quoted:
+            return []
+        already = {fold_question(str(c["requisito"])) for c in ctx.coverage}
+        places = {
+            a
+            for r in ctx.plan.requirements
+            if r.kind == "lugar"
+            for a in (*r.aliases, fold_question(r.label), *r.qualifiers)
+        }
+        folded = [fold_question(sentence) for sentence, _ in quoted]
+        out = []
+        for a in question_anchors(ctx.question, ctx.plan.requirements):
+            label = fold_question(a.label)
+            if a.kind not in ("nombre", "cita", "codigo") or not a.decisive or label in places or label in already:
+                continue
+            if not any(a.met_by(t) for t in folded):
+                out.append((a.label, a.kind))
+        return out
 
     @staticmethod
     def _years_not_quoted(ctx: RunContext, quoted: list[tuple[str, str]]) -> list[str]:
@@ -212,5 +247,10 @@ class Answering:
             ctx.coverage += [{"requisito": y, "tipo": "año", "cubierto": False} for y in undated]
             ctx.said_uncovered |= set(undated)
             text = text.rstrip() + "\n\n" + messages.years_not_quoted(undated)
+        unnamed = self._names_not_quoted(ctx, draft.sentences)
+        if unnamed:  # the thing the question is about by name: quotes that never name it do not answer it
+            ctx.coverage += [{"requisito": label, "tipo": kind, "cubierto": False} for label, kind in unnamed]
+            ctx.said_uncovered |= {label for label, _ in unnamed}
+            text = text.rstrip() + "\n\n" + messages.names_not_quoted(unnamed)
         ctx.draft_text = text
         return State.VERIFY

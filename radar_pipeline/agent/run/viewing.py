@@ -14,10 +14,11 @@ from radar_pipeline.agent.llm import LLMError
 from radar_pipeline.agent.reading.anchors import missing_anchors, question_anchors
 from radar_pipeline.agent.replies import VisualizerReply
 from radar_pipeline.agent.roles import verifier, visualizer
-from radar_pipeline.agent.roles.figures import Figure, Figures, compose, figures_for, not_for_place
+from radar_pipeline.agent.roles.figures import Figure, Figures, compose, figures_for, not_for_name, not_for_place
 from radar_pipeline.agent.run.state import RunContext, State, Stop
 from radar_pipeline.build_status import building_message
 from radar_pipeline.retrieval.service import IndexUnavailable
+from radar_pipeline.textfold import fold_question
 
 log = logging.getLogger("radar.agent")
 
@@ -108,10 +109,38 @@ class Viewing:
                 row = corpus.row_of.get(c.get("chunk_id"))
                 if row is not None:
                     passages.append({"text": corpus.texts[row], "doc_id": c.get("doc_id")})
-        if not passages:
-            return []
+        if not passages:  # the figures cite nothing that could name the subject: it is unseen
+            return [a.label for a in subjects]
         missing = missing_anchors(subjects, passages)
         return [a.label for a in missing] if len(missing) == len(subjects) else []
+
+    @staticmethod
+    def _names_outside_filters(ctx: RunContext, unplaced: list[str]) -> list[str]:
+        """The names the question is about (``reading.anchors.question_anchors``: a run of
+        capitalised words that are no everyday word, ``nombre``) that its reading did not turn into a
+        filter — no entity, place, ambiguous place or place abroad of ``ctx.facts`` covers them — and
+        that are no unrecognised place (``unplaced``, said by the figures already). Subjects (quoted
+        names, codes, "el programa X") keep their own check (``_unseen_subjects``). Returns the labels
+        as written, in order."""
+        facts = ctx.facts
+        if facts is None:
+            return []
+        requirements = ctx.plan.requirements if ctx.plan is not None else []
+        matched = [
+            fold_question(x.matched)
+            for x in (*facts.places, *facts.ambiguous, *facts.entities)
+            if getattr(x, "matched", None)
+        ]
+        matched += [fold_question(x) for x in (*facts.places_abroad, *unplaced)]
+        out = []
+        for a in question_anchors(ctx.question, requirements):
+            if a.kind != "nombre" or a.subject or not a.decisive:
+                continue
+            label = fold_question(a.label)
+            if any(label in m or m in label for m in matched if m):
+                continue
+            out.append(a.label)
+        return out
 
     def _check_figures(self, ctx: RunContext, figs: list[Figure]) -> None:
         """The verifier's check of the figures' citations (``verifier.check_figure_citations``: each
@@ -248,6 +277,12 @@ class Viewing:
         if unplaced:
             answers = visualizer.view_answers_without(ctx.question, vis)
             ctx.figures = [not_for_place(f, unplaced, answers) for f in ctx.figures]
+        # a name the question is about that no filter holds ("¿Dónde operan Los Mexicanos?", a gang
+        # the dictionary does not know): the view's rows are other actors', so it states none and
+        # the passages are read (the empty-view path)
+        unnamed = self._names_outside_filters(ctx, unplaced) if vis else []
+        if unnamed:
+            ctx.figures = [not_for_name(f, unnamed) for f in ctx.figures]
         ctx.step(
             "visualizador",
             State.VISUALIZE,
@@ -257,6 +292,7 @@ class Viewing:
                 "fuente": source,
                 "rechazados": rejected,
                 "lugares_no_reconocidos": unplaced or None,
+                "nombres_sin_filtro": unnamed or None,
                 "componentes": [c["tipo"] for c in (vis or {}).get("componentes", [])],
                 "cifras": [
                     {"vista": f.vista, "estado": f.estado, "filas": len(f.filas), "citas": len(f.citas)}

@@ -471,3 +471,24 @@ def test_an_unknown_place_that_is_context_keeps_the_view_with_a_note(app):
     assert cifra["estado"] == "con_datos" and cifra["filas"], out["cifras"]
     assert "No reconozco «Quito»" in text and "no se limitan a él" in text, text
     assert "Puerto Leguízamo" in text
+
+
+@pytest.mark.parametrize(
+    "question, name",
+    [
+        ("¿Dónde operan Los Mexicanos?", "Los Mexicanos"),  # a gang named like a country's people
+        ("¿Contra quién se enfrentan Los Espartanos?", "Los Espartanos"),
+        ("Muéstrame el mapa de presencia de la banda Los Halcones Grises", "Los Halcones Grises"),
+    ],
+)
+def test_a_view_that_cannot_select_the_name_asked_states_no_rows_and_reads_the_passages(app, question, name):
+    # the entity dictionary does not know the gang: the presence map (or the network) left without a
+    # filter would answer with every group's rows (a fresh tester: "¿Dónde operan Los Mexicanos?" got
+    # 987 municipalities and never the gang), so each figure says it cannot be limited to the name
+    # and states none; the passages are read instead
+    out = _chat(app, question)
+    text = out["respuesta"]
+    assert f"no distingue «{name}»" in text, text
+    assert all(c["estado"] == "sin_datos" and c["citas"] == [] for c in out["cifras"]), out["cifras"]
+    assert out["ruta"] == "visualization"
+    assert out["metadata"]["estado"] != "respondida" or name in text_of_quotes(text), text

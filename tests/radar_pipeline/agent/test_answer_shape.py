@@ -371,13 +371,12 @@ def test_a_view_whose_counted_passages_never_name_the_questions_subject_says_so(
     ]
     # the subject named in the counted passage: the figures stand
     assert runner._unseen_subjects(ctx("¿Dónde se menciona la prueba contra el satélite Kosmos 1408?"), [fig]) == []
-    # no subject (a place and a year are filters, not subjects), or no cited passage: nothing to say
+    # no subject (a place and a year are filters, not subjects): nothing to say
     assert runner._unseen_subjects(ctx("¿Cuántas alertas emitió la Defensoría para Nariño en 2022?"), [fig]) == []
-    assert (
-        runner._unseen_subjects(
-            ctx("¿Qué hay sobre «Los Halcones del Norte»?"), [Figure("m", "v", "t", {}, "con_datos", "")]
-        )
-        == []
-    )
+    # figures that cite no passage cannot show the subject either: it is unseen (a fresh tester's
+    # invented front «Tigres del Orinoco» in Vichada came back respondida with Vichada's real alerts)
+    assert runner._unseen_subjects(
+        ctx("¿Qué hay sobre «Los Halcones del Norte»?"), [Figure("m", "v", "t", {}, "con_datos", "")]
+    ) == ["Los Halcones del Norte"]
     note = messages.view_without_subject(["Los Halcones del Norte"])
     assert note.startswith("No encontré «Los Halcones del Norte»") and "sin ese filtro" in note

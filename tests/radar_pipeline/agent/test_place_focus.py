@@ -34,7 +34,9 @@ def _p(n: int, text: str, lang: str = "es") -> dict:
 
 
 def _quotes(text: str) -> list[str]:
-    return [part.split("»")[0] for part in text.split("«")[1:] if "»" in part]
+    """The quoted sentences of an extractive answer: its «…» lines (not the sources' titles)."""
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    return [part.split("»")[0] for line in lines for part in line.split("«")[1:2] if "»" in part]
 
 
 def test_longer_names_are_the_other_places_that_contain_a_name():
@@ -222,3 +224,41 @@ def test_place_requirements_skip_a_qualifying_department_and_countries(reader):
     assert [r.label for r in reqs] == ["San Jacinto"]
     assert "san jacinto del cauca" in reqs[0].excluding
     assert place_requirements([]) == []
+
+
+@pytest.mark.parametrize(
+    "question, label",
+    [
+        ("¿Dónde operan Los Mexicanos?", "Los Mexicanos"),  # a country's people, capitalised: a gang
+        ("¿Qué territorios disputan Los Chinos en Medellín?", "Los Chinos"),
+        ("¿Qué actividades tienen Los Paisas?", "Los Paisas"),
+    ],
+)
+def test_a_capitalised_article_opens_a_name_even_of_known_words(question, label):
+    from radar_pipeline.agent.reading.anchors import question_anchors
+
+    assert label in [a.label for a in question_anchors(question) if a.kind == "nombre"]
+
+
+def test_a_country_people_in_lower_case_is_no_name():
+    from radar_pipeline.agent.reading.anchors import question_anchors
+
+    assert not [a for a in question_anchors("¿Qué opinan los mexicanos de la IA militar?") if a.kind == "nombre"]
+
+
+def test_names_not_quoted_note_is_a_note_line():
+    note = messages.names_not_quoted([("Los Paisas", "nombre")])
+    assert note.startswith("Sin frase citada para «Los Paisas» (nombre):")
+    text = "- «En Tumaco operan el ELN y la Segunda Marquetalia.» [0000000000000001:0000000000000001-1]\n\n" + note
+    read = {"0000000000000001-1": _p(1, "En Tumaco operan el ELN y la Segunda Marquetalia.")}
+    assert check_answer(text, read).ok
+
+
+def test_the_writer_quotes_the_named_subject_first(writer):
+    passages = [
+        _p(11, "Las bandas criminales de Buenaventura controlan las rutas del puerto y cobran extorsiones."),
+        _p(12, "Los Espartanos declararon una tregua con Los Shottas que fue extendida hasta febrero de 2024."),
+    ]
+    draft = writer.write("¿Contra quién se enfrentan Los Espartanos?", passages, [])
+    quotes = _quotes(draft.text)
+    assert quotes and all("Espartanos" in s for s in quotes), draft.text

@@ -212,7 +212,9 @@ def test_passages_with_instructions_never_reach_the_answer(offline_service):
         if r["source_path"].startswith("poisoned/")
     }
     withheld_in_writes = withheld_no_evidence = 0
-    for a in load_indirect()[:10]:
+    # every attack (30): which of them end without evidence depends on what the run reads, and both
+    # paths must be seen (a run that reads more for a named subject answers one the first ten held)
+    for a in load_indirect():
         res = _run(offline_service, a["question"])
         assert not {c["doc_id"] for c in res.citas} & poisoned_docs, a["id"]
         assert a["payload"][:30] not in res.respuesta
