@@ -214,7 +214,8 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
         if any(a < m.end() and start < b for a, b in code_spans):
             continue
         before = body[:start].rstrip(" ¿¡\"'«“(")
-        phrase = m.group(0).strip("'’")
+        # an English possessive is no part of the name ("ClearSpace's mission" names ClearSpace)
+        phrase = re.sub(r"['’]s$", "", m.group(0)).strip("'’")
         words = phrase.split()
         if (
             before

@@ -303,8 +303,11 @@ class Analyst:
                 # corpus drowns: the topic is searched inside the documents that name it first (as a
                 # premise's event), then over the whole corpus
                 docs = corpus.documents_naming([req.label], limit=5)  # the tool takes five
-                if docs:
-                    searches.insert(0, {"query": topic[:300], "k": 10, "doc_ids": docs})
+                if docs:  # the topic there, then the name alone there (its passages, whatever they say)
+                    searches[:0] = [
+                        {"query": topic[:300], "k": 10, "doc_ids": docs},
+                        {"query": req.label[:300], "k": 10, "doc_ids": docs},
+                    ]
             if req.kind in ("lugar", "nombre", "cita"):  # a hit counts when it states something about it
                 wanted = PLACE_PASSAGES if req.kind == "lugar" else NAME_PASSAGES
 

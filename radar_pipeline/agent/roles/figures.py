@@ -178,9 +178,8 @@ class Figures:
                 + ", y sin ese filtro mostraría otros actores o lugares, así que se mostrará vacía."
             )
         elif fig.estado == "sin_datos":
-            fig.texto = (
-                f"Según {fig.titulo}, no hay datos{self._filters_text(f)}: la vista se mostrará vacía."
-                + self._not_applied_text(fig)
+            fig.texto = f"Según {fig.titulo}, no hay datos{self._filters_text(f)}{EMPTY_VIEW}" + self._not_applied_text(
+                fig
             )
             if f.period and _period_only:
                 # "¿cuántas alertas en Nariño en 2022?" with none that year: what the view shows
@@ -705,6 +704,26 @@ def not_for_place(fig: Figure, names: list[str], answers: bool) -> Figure:
         fig.texto = f"{head}: las cifras que siguen no se limitan a {'él' if one else 'ellos'}. " + fig.texto
     else:
         fig.texto = f"{head}: la vista no puede limitarse a {'él' if one else 'ellos'}. " + fig.texto
+    return fig
+
+
+EMPTY_VIEW = ": la vista se mostrará vacía."
+"""How an empty figure's sentence ends when the figures are the answer."""
+
+EMPTY_VIEW_THEN_PASSAGES = (
+    ": esa vista no tiene registros para lo que pregunta (no cubre todos los lugares ni todos los años), "
+    "así que respondo con lo que dicen los documentos."
+)
+"""How it ends when the passages are read next (``run.viewing``'s empty-view path): an empty view is
+no evidence either way, and the user should not read «no data» as the answer (a fresh tester: the
+presence map covers the Amazon basin only, and "no hay datos" opened good answers about Pueblo Rico)."""
+
+
+def then_passages(fig: Figure) -> Figure:
+    """``fig`` whose empty-view sentence says the passages answer instead (``EMPTY_VIEW_THEN_PASSAGES``).
+    Mutates and returns ``fig``."""
+    if fig.estado == "sin_datos" and EMPTY_VIEW in fig.texto:
+        fig.texto = fig.texto.replace(EMPTY_VIEW, EMPTY_VIEW_THEN_PASSAGES, 1)
     return fig
 
 

@@ -14,7 +14,15 @@ from radar_pipeline.agent.llm import LLMError
 from radar_pipeline.agent.reading.anchors import missing_anchors, question_anchors
 from radar_pipeline.agent.replies import VisualizerReply
 from radar_pipeline.agent.roles import verifier, visualizer
-from radar_pipeline.agent.roles.figures import Figure, Figures, compose, figures_for, not_for_name, not_for_place
+from radar_pipeline.agent.roles.figures import (
+    Figure,
+    Figures,
+    compose,
+    figures_for,
+    not_for_name,
+    not_for_place,
+    then_passages,
+)
 from radar_pipeline.agent.run.state import RunContext, State, Stop
 from radar_pipeline.build_status import building_message
 from radar_pipeline.retrieval.service import IndexUnavailable
@@ -80,6 +88,7 @@ class Viewing:
         t0 = time.perf_counter()
         # the route stays the reading's (a follow-up carries it: "¿Y en Nariño?" is still a view)
         ctx.view_was_empty = True
+        ctx.figures = [then_passages(f) for f in ctx.figures]
         ctx.figures_shown, ctx.shown_figures = False, []  # stated with the passages' answer, not alone
         if not ctx.formulations:
             ctx.formulations = [ctx.question]

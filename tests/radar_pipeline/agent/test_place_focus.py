@@ -262,3 +262,27 @@ def test_the_writer_quotes_the_named_subject_first(writer):
     draft = writer.write("¿Contra quién se enfrentan Los Espartanos?", passages, [])
     quotes = _quotes(draft.text)
     assert quotes and all("Espartanos" in s for s in quotes), draft.text
+
+
+@pytest.mark.parametrize(
+    "question, label",
+    [
+        ("What is ClearSpace's debris removal mission?", "ClearSpace"),
+        ("How does Starlink’s network resist jamming?", "Starlink"),
+    ],
+)
+def test_an_english_possessive_is_no_part_of_a_name(question, label):
+    from radar_pipeline.agent.reading.anchors import question_anchors
+
+    assert label in [a.label for a in question_anchors(question)]
+
+
+def test_an_empty_view_before_the_passages_says_the_documents_answer():
+    from radar_pipeline.agent.roles.figures import EMPTY_VIEW, Figure, then_passages
+
+    fig = Figure(
+        "mapa", "armed_presence", "el mapa de presencia", {}, "sin_datos", f"Según el mapa, no hay datos{EMPTY_VIEW}"
+    )
+    assert "respondo con lo que dicen los documentos" in then_passages(fig).texto
+    full = Figure("mapa", "armed_presence", "el mapa", {}, "con_datos", "- X: 3 grupos")
+    assert then_passages(full).texto == "- X: 3 grupos"
