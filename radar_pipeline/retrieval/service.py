@@ -117,6 +117,21 @@ def _written_names(query: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_NAME_CONNECTORS = frozenset({"de", "del", "la", "las", "los", "el", "y", "of", "the"})
+
+
+def _whole_name(query: str) -> list[str]:
+    """The query itself when it is one proper name of 1-6 words, each capitalised or a connector
+    ("San Onofre", "Los Paisas", "Frente Oliver Sinisterra"): searched inside the documents that
+    name it, its passages are those naming it verbatim (case aside), whatever else they say."""
+    words = (query or "").split()
+    if not 1 <= len(words) <= 6 or not words[0][:1].isupper():  # "Los Paisas" opens with a capital
+        return []
+    if all(w[:1].isupper() or w.lower() in _NAME_CONNECTORS for w in words):
+        return [" ".join(words)]
+    return []
+
+
 class RetrievalService:
     """Read-only view over a ``Searcher`` (thread-safe: lookups are immutable, caches are locked)."""
 
@@ -295,7 +310,8 @@ class RetrievalService:
     ) -> list[dict]:
         """Top passages for ``query`` (the retrieval policy's ranking) with ``similarity`` = raw
         cosine. With ``doc_ids``, ranks only those documents' passages: those naming a designation of the
-        query verbatim first (``_codes``: "1408", "018-18"; ``_written_names``: "KaGeM", "MSS"), then by cosine. ``budget``: the
+        query verbatim first (``_codes``: "1408", "018-18"; ``_written_names``: "KaGeM", "MSS"; a query that
+        is one proper name, ``_whole_name``: "San Onofre"), then by cosine. ``budget``: the
         caller's ``EncodeBudget`` of query-time re-ranker encodings (None: the per-search limit
         alone). Raises ``ValueError`` on an empty query."""
         if not query or not query.strip():
@@ -309,6 +325,8 @@ class RetrievalService:
             codes = [re.compile(rf"(?<![\w]){re.escape(c)}(?![\w])", re.IGNORECASE) for c in _codes(query)]
             # so does a name written as no common word is ("KaGeM", "MSS"), matched as written
             codes += [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])") for n in _written_names(query)]
+            # and a query that is one proper name ("San Onofre"): its passages, case aside
+            codes += [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])", re.IGNORECASE) for n in _whole_name(query)]
             first = {r for r in rows if codes and any(c.search(self.texts[r]) for c in codes)}
             order = sorted(zip(rows, sims, strict=False), key=lambda t: (t[0] not in first, -t[1]))[:k]
             return [{"rank": i, **self.record(r), "score": s, "similarity": s} for i, (r, s) in enumerate(order, 1)]
