@@ -256,6 +256,44 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
     return out
 
 
+# the words that introduce who says something rather than what it is about: "según el estudio del
+# Defense AI Observatory", "en el informe de Andrew Lohn (CSET)", "according to RAND's report"
+_SOURCE_CUE = re.compile(
+    r"(?:seg[uú]n|de acuerdo con|conforme a|according to|estudio|informe|reporte|report|study|paper|"
+    r"an[aá]lisis|art[ií]culo|publicaci[oó]n|documento|encuesta|survey|bolet[ií]n|brief|autor[ae]?s?|author)"
+    r"(?:\s+(?:de|del|de la|de los|el|la|los|las|the|of|by|a|an|que publica|publicado por|elaborado por))*\s*[\"«“(]?$",
+    re.IGNORECASE,
+)
+
+
+_SOURCE_WORD = re.compile(
+    r"(?<!\w)(?:seg[uú]n|according to|estudio|informe|reporte|report|study|paper|an[aá]lisis|art[ií]culo|"
+    r"publicaci[oó]n|documento|encuesta|survey|bolet[ií]n)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def names_a_source(question: str, anchor: Anchor) -> bool:
+    """Does the question name ``anchor`` as the source of what it asks ("según el estudio del Defense
+    AI Observatory", "en el informe de Andrew Lohn (CSET)", "(CSET)" right after such a name) rather
+    than as what it is about? The answer is in that source's sentences, which need not repeat its
+    name (they state the findings), so the writer does not put sentences naming it first."""
+    q = " ".join((question or "").split())
+    at = q.find(anchor.label)
+    if at < 0:
+        return False
+    before = q[max(0, at - 60) : at]
+    # the anchor may be the end of a longer name whose first words are everyday ones ("Defense AI
+    # Observatory" keeps "Observatory"): the cue comes before the whole name
+    before = re.sub(r"(?:[A-ZÁÉÍÓÚÑ][\w’'-]*\s+)+$", "", before)
+    if _SOURCE_CUE.search(before):
+        return True
+    # an acronym in brackets after a source's author ("el estudio de Andrew Lohn (CSET)") is the
+    # source too: a source cue shortly before the bracket
+    prev = q[:at].rstrip()
+    return prev.endswith("(") and _SOURCE_WORD.search(prev[max(0, len(prev) - 60) : -1]) is not None
+
+
 def missing_anchors(anchors: list[Anchor], passages: list[dict], year_of=None) -> list[Anchor]:
     """The anchors no passage meets; ``passages`` carry ``text`` and ``doc_id``; ``year_of`` maps a
     ``doc_id`` to its publication year (None when undated)."""

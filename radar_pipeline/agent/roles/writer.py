@@ -47,7 +47,7 @@ import numpy as np
 
 from radar_pipeline.agent import prompts
 from radar_pipeline.agent.guards import scan_passage
-from radar_pipeline.agent.reading.anchors import YEAR_RE, generic_words, named_sets
+from radar_pipeline.agent.reading.anchors import YEAR_RE, generic_words, named_sets, names_a_source
 from radar_pipeline.agent.reading.requirements import Requirement, glossary_terms
 from radar_pipeline.agent.roles.selection import (  # noqa: F401 - re-exported: the writer's public names before the split
     EXTRA_MIN_SCORE,
@@ -446,7 +446,10 @@ class ExtractiveWriter:
         named = [
             a
             for a in profile.anchors
-            if a.kind in ("nombre", "cita", "codigo") and a.decisive and fold_question(a.label) not in qualifiers
+            if a.kind in ("nombre", "cita", "codigo")
+            and a.decisive
+            and fold_question(a.label) not in qualifiers
+            and not names_a_source(question, a)  # "según el estudio del X": X's findings need not name X
         ]
         if places or named:
             about = [
@@ -487,8 +490,8 @@ class ExtractiveWriter:
                 chosen.append(extra)
         # a sentence that names each anchor the passages name (itself, or the heading it sits under)
         for anchor in profile.anchors:
-            if any(anchor.met_by(scoped[i]) for i in chosen):
-                continue
+            if names_a_source(question, anchor) or any(anchor.met_by(scoped[i]) for i in chosen):
+                continue  # (a source's findings need not name it: no sentence is added for its name)
             extra = next((i for i in ranked if i not in chosen and anchor.met_by(scoped[i])), None)
             if extra is not None:
                 chosen.append(extra)

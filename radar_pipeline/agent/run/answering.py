@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from radar_pipeline.agent import messages
 from radar_pipeline.agent.llm import LLMError
-from radar_pipeline.agent.reading.anchors import anchor_gaps, question_anchors, topic_met
+from radar_pipeline.agent.reading.anchors import anchor_gaps, names_a_source, question_anchors, topic_met
 from radar_pipeline.agent.roles import visualizer
 from radar_pipeline.agent.roles.analyst import Assignment, unmet
 from radar_pipeline.agent.roles.figures import Figure, Figures
@@ -132,6 +132,8 @@ class Answering:
         for a in question_anchors(ctx.question, ctx.plan.requirements):
             label = fold_question(a.label)
             if a.kind not in ("nombre", "cita", "codigo") or not a.decisive or label in places or label in already:
+                continue
+            if names_a_source(ctx.question, a):  # the source asked about: its findings need not name it
                 continue
             if not any(a.met_by(t) for t in folded):
                 out.append((a.label, a.kind))

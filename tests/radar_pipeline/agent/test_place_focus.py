@@ -286,3 +286,30 @@ def test_an_empty_view_before_the_passages_says_the_documents_answer():
     assert "respondo con lo que dicen los documentos" in then_passages(fig).texto
     full = Figure("mapa", "armed_presence", "el mapa", {}, "con_datos", "- X: 3 grupos")
     assert then_passages(full).texto == "- X: 3 grupos"
+
+
+@pytest.mark.parametrize(
+    "question, label, source",
+    [
+        (
+            "¿Cuánto ha asignado Israel a la IA de defensa según el estudio del Defense AI Observatory?",
+            "Observatory",
+            True,
+        ),
+        (
+            "En el estudio de Andrew Lohn (CSET) sobre IA y ciberespacio, ¿cuántos argumentos recopila?",
+            "Andrew Lohn",
+            True,
+        ),
+        ("En el estudio de Andrew Lohn (CSET) sobre IA y ciberespacio, ¿cuántos argumentos recopila?", "CSET", True),
+        ("According to RAND, how does Starlink resist jamming?", "RAND", True),
+        ("According to RAND, how does Starlink resist jamming?", "Starlink", False),
+        ("¿Qué dice el informe sobre Los Paisas?", "Los Paisas", False),
+        ("¿Contra quién se enfrentan Los Espartanos?", "Los Espartanos", False),
+    ],
+)
+def test_a_name_given_as_the_source_is_not_what_the_question_is_about(question, label, source):
+    from radar_pipeline.agent.reading.anchors import names_a_source, question_anchors
+
+    (anchor,) = [a for a in question_anchors(question) if a.label == label]
+    assert names_a_source(question, anchor) is source
