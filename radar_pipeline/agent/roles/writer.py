@@ -440,7 +440,7 @@ class ExtractiveWriter:
         order = [i for i in ranked if scores[i] >= MIN_SCORE]
         scoped = [fold_question(f"{lead} {s}") for lead, s in zip(leads, sents, strict=True)]
         # what the question is about by name: its places, and the names it writes that are no everyday
-        # words ("Los Espartanos", "Tigres del Orinoco", a code): sentences naming more of them first
+        # words ("Los Espartanos", "Tigres del Orinoco", a code): only sentences naming one of them
         # (a place is met by ``place_met``'s rules, not as a name; the department qualifying it is neither)
         qualifiers = {q for r in places for q in (*r.qualifiers, *r.aliases, fold_question(r.label))}
         named = [
@@ -460,7 +460,7 @@ class ExtractiveWriter:
             # when one sentence about them clears the floor, the answer is about them: their other
             # sentences need only the extras' floor (naming the place or the name is evidence in itself)
             if any(scores[i] >= MIN_SCORE for i in focused):
-                order = ranked = sorted(focused, key=lambda i: (-about[i], -scores[i]))
+                order = ranked = focused  # by score: naming one of them qualifies, naming more is no merit
         if not order:
             return Draft("")
         chosen: list[int] = []
