@@ -260,7 +260,10 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
 # Defense AI Observatory", "en el informe de Andrew Lohn (CSET)", "according to RAND's report"
 _SOURCE_CUE = re.compile(
     r"(?:seg[uú]n|de acuerdo con|conforme a|according to|estudio|informe|reporte|report|study|paper|"
-    r"an[aá]lisis|art[ií]culo|publicaci[oó]n|documento|encuesta|survey|bolet[ií]n|brief|autor[ae]?s?|author)"
+    r"an[aá]lisis|art[ií]culo|publicaci[oó]n|documento|encuesta|survey|bolet[ií]n|brief|autor[ae]?s?|author|"
+    r"memorando|memorandum|gu[ií]a|guide|recoge|recopila|publica|public[oó]|señala|reporta|advierte)"
+    # up to two words qualifying the document ("el informe ambiental de la ESA 2025")
+    r"(?:\s+[a-záéíóúñ]{3,}){0,2}?"
     r"(?:\s+(?:de|del|de la|de los|el|la|los|las|the|of|by|a|an|que publica|publicado por|elaborado por))*\s*[\"«“(]?$",
     re.IGNORECASE,
 )

@@ -112,8 +112,8 @@ class Answering:
     @staticmethod
     def _names_not_quoted(ctx: RunContext, quoted: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """The names the question is about (``anchors.question_anchors``: a name of capitalised words
-        that are no everyday word, a quoted name, a code; decisive ones) that the passages read
-        mention but no quoted sentence does ("¿Qué actividades tienen Los Paisas?" answered with
+        that are no everyday word, or a quoted name; decisive ones; not a code nor a name given as
+        the source) when no quoted sentence names any of them, though the passages read mention them ("¿Qué actividades tienen Los Paisas?" answered with
         sentences about other activities), as ``(label, kind)``. Not a place the question is about
         (its ``lugar`` requirement, or the department that qualifies it: the writer says those), nor
         a name already found missing from the passages read (its coverage row says so); [] when
@@ -131,12 +131,15 @@ class Answering:
         out = []
         for a in question_anchors(ctx.question, ctx.plan.requirements):
             label = fold_question(a.label)
-            if a.kind not in ("nombre", "cita", "codigo") or not a.decisive or label in places or label in already:
+            # (a code mostly designates the document asked about, "la AT 016-18", "ESA 2025": its
+            # findings need not repeat it; so does a name given as the source)
+            if a.kind not in ("nombre", "cita") or not a.decisive or label in places or label in already:
                 continue
-            if names_a_source(ctx.question, a):  # the source asked about: its findings need not name it
+            if names_a_source(ctx.question, a):
                 continue
-            if not any(a.met_by(t) for t in folded):
-                out.append((a.label, a.kind))
+            if any(a.met_by(t) for t in folded):
+                return []  # the quotes name something the question is about by name
+            out.append((a.label, a.kind))
         return out
 
     @staticmethod
