@@ -263,7 +263,7 @@ _SOURCE_CUE = re.compile(
     r"an[aá]lisis|art[ií]culo|publicaci[oó]n|documento|encuesta|survey|bolet[ií]n|brief|autor[ae]?s?|author|"
     r"memorando|memorandum|gu[ií]a|guide|recoge|recopila|publica|public[oó]|señala|reporta|advierte)"
     # up to two words qualifying the document ("el informe ambiental de la ESA 2025")
-    r"(?:\s+[a-záéíóúñ]{3,}){0,2}?"
+    r"(?:\s+(?!(?:sobre|acerca|about|regarding|para|con|contra|entre|tras|hacia)(?![a-záéíóúñ]))[a-záéíóúñ]{3,}){0,2}?"
     r"(?:\s+(?:de|del|de la|de los|el|la|los|las|the|of|by|a|an|que publica|publicado por|elaborado por))*\s*[\"«“(]?$",
     re.IGNORECASE,
 )

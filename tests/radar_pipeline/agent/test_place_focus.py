@@ -313,3 +313,19 @@ def test_a_name_given_as_the_source_is_not_what_the_question_is_about(question, 
 
     (anchor,) = [a for a in question_anchors(question) if a.label == label]
     assert names_a_source(question, anchor) is source
+
+
+@pytest.mark.parametrize(
+    "question, label, source",
+    [
+        ("¿Cuántos objetos rastrean según el informe ambiental de la ESA 2025?", "ESA 2025", True),
+        ("¿Cuántas pruebas del sistema ruso Nudol recoge la Secure World Foundation?", "Secure World Foundation", True),
+        ("¿Cuántas pruebas del sistema ruso Nudol recoge la Secure World Foundation?", "Nudol", False),
+        ("¿Qué publicó el informe acerca de Los Espartanos?", "Los Espartanos", False),
+    ],
+)
+def test_reporting_verbs_and_qualified_documents_name_a_source(question, label, source):
+    from radar_pipeline.agent.reading.anchors import names_a_source, question_anchors
+
+    (anchor,) = [a for a in question_anchors(question) if a.label == label]
+    assert names_a_source(question, anchor) is source
