@@ -86,6 +86,27 @@ VIEWS_KEPT = [
 ]
 
 
+# (question, the view beside the explained answer): a topic asked in a clause of its own beside a
+# count, a map or a view is both
+TOPIC_AND_VIEW = [
+    ("riesgo de reclutamiento en Tumaco y cuántas alertas hay", "mapa_alertas"),
+    ("¿Cuántas alertas hay en Tumaco y cuál es el riesgo de reclutamiento?", "mapa_alertas"),
+    ("amenazas a líderes en Cauca 2021, con el mapa de alertas", "mapa_alertas"),
+    ("situación de seguridad en Arauca y muéstrame el mapa", "mapa_lugares"),
+    ("desplazamiento forzado en Nariño en 2022 y en qué municipios se concentra", "mapa_lugares"),
+    ("¿Cómo está la seguridad en Quibdó? muéstrame la línea de tiempo", "linea_tiempo"),
+    ("situación humanitaria en el Catatumbo; ¿qué grupos armados hay allí?", "mapa_presencia"),
+    ("security situation in Arauca in 2020, show it on a map", "mapa_lugares"),
+]
+
+# one noun phrase, not two requests: the view alone
+NOT_TWO_REQUESTS = [
+    ("riesgo de reclutamiento y desplazamiento en Tumaco por año", "linea_tiempo"),
+    ("¿En qué municipios hay presencia y riesgo de reclutamiento?", "mapa_presencia"),
+    ("¿Qué pasó en 2021 con los documentos sobre drones en el Cauca? Muéstralo en el tiempo", "linea_tiempo"),
+]
+
+
 def _sure(component: str):
     """A learned reader that reads every question as ``component`` with probability 1."""
     th = L.LearnedReader(mode="rules").thresholds
@@ -129,6 +150,22 @@ def test_views_really_asked_for_stay_views(reader, question, component):
     route, comps, _, _ = read_question(reader, question)
     assert route in ("visualization", "both") and comps[:1] == [component], (question, route, comps)
     assert "hechos de un tema" not in _classified(reader, question).reasons
+
+
+@pytest.mark.parametrize(("question", "component"), TOPIC_AND_VIEW)
+def test_a_topic_beside_a_view_is_both(reader, question, component):
+    route, comps, _, _ = read_question(reader, question)
+    assert route == "both" and comps[:1] == [component], (question, route, comps)
+    read = _classified(reader, question)
+    assert "hechos de un tema" in read.reasons and L.rule_tier(read.reasons) == "explicit", read.reasons
+    # the route is kept against a learned reader sure of a view alone
+    assert read_question(reader.with_learned(_sure("mapa_lugares")), question)[0] == "both", question
+
+
+@pytest.mark.parametrize(("question", "component"), NOT_TWO_REQUESTS)
+def test_one_noun_phrase_with_a_view_stays_the_view(reader, question, component):
+    route, comps, _, _ = read_question(reader, question)
+    assert route == "visualization" and comps[:1] == [component], (question, route, comps)
 
 
 def test_the_rule_needs_a_place_or_a_time():
