@@ -191,6 +191,12 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
         f = fold_question(tok)
         if YEAR_RE.fullmatch(tok) or not re.search(r"[A-Za-z]", tok) or known(f):
             continue
+        if (word_year := re.fullmatch(r"([A-Za-z]+) (\d+)", tok)) and YEAR_RE.fullmatch(word_year.group(2)):
+            if not word_year.group(1).isupper():
+                # a capitalised word then a year ("situación en Guaviare 2019", "Tumaco 2021") is a
+                # word and a year, each read on its own (a place, a name, the year), not one code;
+                # an acronym dated by a year ("ESA 2025") stays one
+                continue
         if tok.isupper() or re.search(r"\d", tok):
             if len(tok) >= 2 and not (tok.isalpha() and tok.capitalize() == tok):
                 code_spans.append(m.span())

@@ -33,7 +33,18 @@ visualizer validates it against the same closed lists). ``classify(question)`` r
   map of "qué países" only counts documents naming each country. Where it happened ("¿en qué
   países…?"), a present state ("¿qué grupos operan…?"), being named, present, rising or linked,
   a count or a distribution (``actor_facts_counted``), a view named or shown, and a view the
-  predicate itself cues stay views.
+  predicate itself cues stay views;
+* **what is said about a topic at a place or time** ("riesgo de reclutamiento en <municipio>",
+  "situación de seguridad en <departamento> 2019", "¿qué pasa en…?", "¿quién controla <municipio>?",
+  "security situation in Arauca in 2020": rule ``topic_facts``, applied where a place or a time
+  (``topic_when``) qualifies it) is ``text``, read as explicit: the alerts or places map counts
+  documents there and cannot say what the risk is. A count or distribution, a view named or shown,
+  places as the answer ("¿en qué municipios…?"), a head a view counts ("alertas…", "¿qué grupos
+  armados hay…?"), a view the rest of the question cues, and "¿quién manda?" beside armed groups or
+  presence (``armed_presence_words``) stay views. A topic asked in a clause of its own beside a
+  count, a map or a view ("riesgo de reclutamiento en X y cuántas alertas hay", "¿cuántas alertas
+  hay en X y cuál es el riesgo?": ``topic_then_view``, ``topic_asked_after``) is ``both``, its
+  route explicit; the documents themselves (``topic_is_documents``) are no topic.
 
 Before any rule, misspelt trigger words are read as meant (``ViewVocabulary.correct``: "precencia"
 → "presencia") and analysts' shorthand is written out (``expand_shorthand``: "AT" → alertas
@@ -87,6 +98,12 @@ _DATED_FACTS = _RULES.regex("dated_facts")
 _DATED_COUNTED = _RULES.regex("dated_facts_counted")
 _ACTOR_EVENT_FACTS = _RULES.regex("actor_event_facts")
 _ACTOR_COUNTED = _RULES.regex("actor_facts_counted")
+_TOPIC_FACTS = _RULES.regex("topic_facts")
+_TOPIC_WHEN = _RULES.regex("topic_when")
+_TOPIC_THEN_VIEW = _RULES.regex("topic_then_view")
+_TOPIC_ASKED_AFTER = _RULES.regex("topic_asked_after")
+_TOPIC_IS_DOCUMENTS = _RULES.regex("topic_is_documents")
+_ARMED_PRESENCE_WORDS = _RULES.regex("armed_presence_words")
 # the views a dated-facts question keeps when its other words cue them (a presence, the alerts, the
 # actors' views): only the timeline its "y cuándo" cues, or the places map of its head, give way
 _KEPT_BY_DATED_FACTS = frozenset({"mapa_presencia", "mapa_alertas", "red_entidades", "cuadrante", "matriz_calor"})
@@ -428,6 +445,51 @@ def classify(
         # (a view its words cue, even one a content clause turns into text: "…y qué dicen las alertas")
         if not any(":" in r and not r.startswith("texto:") for r in predicate.reasons):
             return Intent("text", [], ["texto:explícito", "hechos de actores"])
+    if _whole and comps and (has_place or has_country or _TOPIC_WHEN.search(folded)):
+        # "riesgo de reclutamiento en Tumaco y ¿cuántas alertas hay?", "¿cuántas alertas hay en Tumaco y
+        # cuál es el riesgo?": a topic asked in a clause of its own beside a view is both (rules
+        # topic_facts, topic_then_view, topic_asked_after); the topic clause alone cues no view
+        clause = None
+        if (head := _TOPIC_FACTS.search(folded)) and not head.group(0).lstrip(" ,;:?.!¿¡").startswith(("quien", "who")):
+            brk = _TOPIC_THEN_VIEW.search(folded, head.end())
+            clause = folded[head.start() : brk.start()] if brk is not None else None
+        elif (after := _TOPIC_ASKED_AFTER.search(folded)) and after.start() > 0:
+            clause = folded[after.start() :]
+        if clause is not None and not _TOPIC_IS_DOCUMENTS.search(clause):
+            alone = classify(
+                clause, has_armed_group=has_armed_group, has_place=has_place, has_country=has_country, _whole=False
+            )
+            if not any(":" in r and not r.startswith("texto:") for r in alone.reasons):
+                # (the text part is explicit, so the learned reader keeps the route; each view keeps
+                # its own reason, which is what the combination of components judges)
+                return Intent("both", comps[:3], ["texto:explícito", *reasons, "hechos de un tema"])
+    if (
+        _whole
+        and not explicit
+        and not show
+        and (has_place or has_country or _TOPIC_WHEN.search(folded))
+        and (topic_at := _TOPIC_FACTS.search(folded))
+        and not _ACTOR_COUNTED.search(folded)
+        and not _TOPIC_IS_DOCUMENTS.search(folded)
+        # "¿quién manda en X? ¿qué grupos hay?": armed actors present are the presence map's answer
+        and not (
+            topic_at.group(0).lstrip(" ,;:?.!¿¡").startswith(("quien", "who"))
+            and (has_armed_group or _ARMED_PRESENCE_WORDS.search(folded))
+        )
+    ):
+        # "riesgo de reclutamiento de niños en <municipio>", "situación de seguridad en <depto> 2019",
+        # "¿quién controla <municipio>?": what the sources say about a topic at a place or time (rule
+        # topic_facts); a view counts documents or alerts there and says nothing of the risk. The rest
+        # of the question, read without its head, keeps a view it cues ("… y cuántas alertas hay").
+        rest = classify(
+            folded[: topic_at.start()] + " " + folded[topic_at.end() :],
+            has_armed_group=has_armed_group,
+            has_place=has_place,
+            has_country=has_country,
+            _whole=False,
+        )
+        if not any(":" in r and not r.startswith("texto:") for r in rest.reasons):
+            return Intent("text", [], ["texto:explícito", "hechos de un tema"])
     if not comps:
         # a content request ("¿qué dicen los documentos sobre…?", "¿quién es el EMC?") is an explicit
         # text reading (``learned.rule_tier``: never overridden); no cue at all is the fallback
