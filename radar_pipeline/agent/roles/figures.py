@@ -692,14 +692,12 @@ def not_for_place(fig: Figure, names: list[str], answers: bool) -> Figure:
     fig.no_aplicados = list(fig.no_aplicados) + [f"lugar {quoted} (no está en el nomenclátor)"]
     head = f"No reconozco {what} del nomenclátor de Radar (departamentos y municipios de Colombia, y países)"
     if not answers and fig.estado in ("con_datos", "sin_datos"):
-        fig.estado = "sin_datos"
-        fig.filas, fig.citas, fig.passages, fig.counted = [], [], {}, set()
-        fig.texto = (
-            f"{head}: {fig.titulo[0].upper() + fig.titulo[1:]} no puede limitarse a "
+        return _no_rows(
+            fig,
+            f"{head}: {_capital(fig.titulo)} no puede limitarse a "
             + ("él" if one else "ellos")
-            + ", y sin ese filtro mostraría otros lugares, así que no doy sus cifras."
+            + ", y sin ese filtro mostraría otros lugares, así que no doy sus cifras.",
         )
-        return fig
     if fig.has_data:
         fig.texto = f"{head}: las cifras que siguen no se limitan a {'él' if one else 'ellos'}. " + fig.texto
     else:
@@ -739,13 +737,23 @@ def not_for_name(fig: Figure, names: list[str]) -> Figure:
     fig.no_aplicados = list(fig.no_aplicados) + [f"nombre {quoted} (no es un filtro de la vista)"]
     if fig.estado != "con_datos":
         return fig
+    return _no_rows(
+        fig,
+        f"{_capital(fig.titulo)} no distingue {quoted}: no "
+        + ("es un grupo, actor o lugar" if one else "son grupos, actores o lugares")
+        + " de los que Radar filtra, y sin ese filtro mostraría otros, así que no doy sus cifras.",
+    )
+
+
+def _capital(title: str) -> str:
+    return title[:1].upper() + title[1:]
+
+
+def _no_rows(fig: Figure, texto: str) -> Figure:
+    """``fig`` stating no row (``sin_datos``, rows, citations and counted passages dropped) with ``texto``."""
     fig.estado = "sin_datos"
     fig.filas, fig.citas, fig.passages, fig.counted = [], [], {}, set()
-    fig.texto = (
-        f"{fig.titulo[0].upper() + fig.titulo[1:]} no distingue {quoted}: no "
-        + ("es un grupo, actor o lugar" if one else "son grupos, actores o lugares")
-        + " de los que Radar filtra, y sin ese filtro mostraría otros, así que no doy sus cifras."
-    )
+    fig.texto = texto
     return fig
 
 
