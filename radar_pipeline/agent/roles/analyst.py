@@ -302,7 +302,8 @@ class Analyst:
                 # a municipality or a gang's name is one rare token the ranked search over the whole
                 # corpus drowns: the topic is searched inside the documents that name it first (as a
                 # premise's event), then over the whole corpus
-                docs = corpus.documents_naming([req.label], limit=5)  # the tool takes five
+                # every name it goes by ("San Andrés de Tumaco" is written "Tumaco"); the tool takes five
+                docs = corpus.documents_naming(list(dict.fromkeys((req.label, *req.aliases))), limit=5)
                 if docs:  # the topic there, then the name alone there (its passages, whatever they say)
                     searches[:0] = [
                         {"query": topic[:300], "k": 10, "doc_ids": docs},
