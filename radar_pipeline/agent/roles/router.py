@@ -112,6 +112,48 @@ def _second_clause(question: str) -> str | None:
     return f"{m.group(1)} {m.group(2)} {topic}".strip()
 
 
+# the cues of a view that a question's own words fire without asking for a view: the question is
+# about the alerts, a presence, a change, relations or places, and the view counts them; the words
+# that ask for the view itself (named, shown, charted) or count documents and mentions are not here
+_TOLD_CUES = ("alertas", "presencia", "grupo y lugar", "evolución", "relaciones", "dónde", "pide lugares")
+_QUESTION_OPENER = _RULES.regex("question_opener")
+_COUNTED_TEXTS = re.compile(
+    r"(?<!\w)(?:" + _RULES.pattern("doc_nouns") + r"|docs?|mencion\w*|nombra\w*|citad[oa]s?|veces)(?!\w)"
+)
+_CHART = _RULES.regex("chart_words")
+
+
+def also_told(question: str, facts: QuestionFacts | None = None) -> bool:
+    """Should a question read as a view (route ``visualization``) get the passages' answer too
+    (route ``both``)? True when it is asked as a question (a question word opens it, or it ends in
+    "?"), its view is cued by what it asks about (the alerts, a presence, a change over time,
+    relations, places: ``_TOLD_CUES``) rather than named, shown or charted, and it counts no
+    documents or mentions.
+
+    Why (issue 22, "answers an analyst can use"): an analyst's question about a fact that a view's
+    words cue ("¿Cuándo se emitió la alerta temprana … y cuándo sesionó la CIPRAT?", "¿Qué grupos
+    armados convergen en Maicao según la alerta?", "¿Cuándo apareció por primera vez … y qué
+    institución publicó ese trabajo?") got figures only: the view counts alerts, presences or
+    documents, and what the documents say — the date, the groups, the institution — was never read.
+    The route the question was read with stays what ``plan`` returns (the reading's measure); this
+    decides how the run answers it. False for any other route."""
+    q = " ".join(question.split())
+    folded = re.sub(r"^[\W_]+", "", fold_question(q))
+    read = intent.classify(
+        q,
+        has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
+        has_place=bool(facts and (facts.places or facts.ambiguous)),
+        has_country=bool(facts) and any(e.category == "country" for e in facts.entities),
+    )
+    if read.route != "visualization" or not read.reasons:
+        return False
+    cues = [r.split(":", 1)[1] if ":" in r else r for r in read.reasons]
+    if not all(c in _TOLD_CUES for c in cues):
+        return False
+    asked = q.rstrip().endswith("?") or _QUESTION_OPENER.match(folded) is not None
+    return asked and not _COUNTED_TEXTS.search(folded) and not _CHART.search(folded)
+
+
 def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     """Route and decompose ``question`` with rules (offline orchestrator). ``facts``: what
     ``understanding.QuestionReader`` read in it (places, entities), which the route rules use, and
@@ -210,6 +252,14 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     english = []
     for _, eng, _ in glossary_terms(q):
         english += eng[:1]
+    # the countries and actors the question names, by the entity dictionary's name ("Corea del Sur"
+    # → "South Korea", "iraní" → "Iran"): the mostly English corpus writes them so, and a Spanish
+    # name or demonym is no term the lexical stage can match (issue 26, cross-lingual gap); the
+    # Colombian armed groups keep the Spanish the corpus writes them in
+    for e in facts.entities if facts is not None else ():
+        name = re.sub(r"\s*\([^)]*\)", "", e.name).strip()
+        if e.category != "armed_group" and name and fold_question(name) != fold_question(e.matched):
+            english.append(name)
     kw = keywords(q)
     # "los últimos cinco años": the resolved years, which the question's words do not carry
     years = (

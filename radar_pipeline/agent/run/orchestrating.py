@@ -78,6 +78,18 @@ class Orchestrating:
                     "mantiene": list(ctx.followup.carried),
                     "cambia": list(ctx.followup.changed),
                 }
+        if (
+            kind == "question"
+            and ruta == "visualization"
+            and not by_model
+            and ctx.followup is None
+            and router.also_told(ctx.question, ctx.facts)
+        ):
+            # a question whose words cue a view ("¿qué grupos convergen en Maicao según la alerta?"):
+            # the view's figures and what the passages say, not the figures alone (router.also_told)
+            ruta, ctx.view_question = "both", True
+            if ctx.steps:
+                ctx.steps[-1].detail["ruta_de_la_lectura"] = "visualization"
         ctx.ruta = ruta if kind == "question" else "text"
         ctx.formulations = forms
         if kind in ("greeting", "thanks", "capabilities"):

@@ -159,6 +159,9 @@ class RunContext:
     figures_shown: bool = False  # the figures' words are in ``text`` already
     # a visualization route whose view had nothing to show went on to the passages: what they say sets the estado
     view_was_empty: bool = False
+    # a question read as a view that the passages answer too (route both by ``router.also_told``):
+    # its figures answer it when the passages have nothing to quote
+    view_question: bool = False
     shown_figures: list[Figure] = field(default_factory=list)  # every figure stated, in order
     claims: claims_answer.ClaimsFound | None = None  # the knowledge layer's claims the question touches
 

@@ -205,8 +205,23 @@ class Viewing:
         if not has_data and ctx.estado == "respondida" and not ctx.view_was_empty:
             empty = all(f.estado == "sin_datos" for f in ctx.figures)
             ctx.estado, ctx.termination = "incompleta", "vista_sin_datos" if empty else "cifras_no_disponibles"
+        elif has_data and ctx.estado == "sin_evidencia" and ctx.view_question:
+            # a question read as a view: its figures answer it, as on route visualization; the
+            # passages had no sentence to add, which is no gap in the answer
+            unseen = self._unseen_subjects(ctx, ctx.figures)
+            if unseen:  # the figures count what their filters select, not the question's own subject
+                ctx.estado, ctx.termination = "incompleta", "vista_sin_sujeto"
+                ctx.text = messages.view_without_subject(unseen) + "\n\n" + words
+            else:
+                ctx.estado, ctx.termination, ctx.text = "respondida", "visualizacion", words
         elif has_data and ctx.estado == "sin_evidencia":
             ctx.estado, ctx.termination = "incompleta", "solo_cifras"
+        elif ctx.estado == "sin_evidencia" and not all(f.estado == "sin_datos" for f in ctx.figures):
+            # no passage, and a view that could not be read (not materialized, no database): the
+            # question is left incomplete, as on route visualization; only an empty view is no evidence
+            not_built = all(f.estado == "no_materializado" for f in ctx.figures)
+            ctx.estado = "incompleta"
+            ctx.termination = "agregados_no_materializados" if not_built else "cifras_no_disponibles"
 
     def _visualize_and_retrieve(self, ctx: RunContext) -> State:
         """Route ``both``: the visualizer and the analyst's retrieval at once, each in a branch of the

@@ -247,3 +247,56 @@ def test_named_country_is_on_topic_but_trivia_about_it_is_not():
     assert router.plan("¿Cuál es la capital de Francia?").kind == "off_topic"
     assert router.plan("Dame una receta de pasta italiana").kind == "off_topic"
     assert router.plan("¿Cuál es la capital de Rusia y qué doctrina militar tiene?").kind == "question"
+
+
+# A question whose own words cue a view (the alerts, a presence, a change, relations, places) is
+# answered with the view and the passages (route both); a view named, shown or charted, or a count
+# of documents or mentions, stays the view alone. Examples written for the kind, none from a set.
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué grupos armados se disputan el control de Tibú según la alerta temprana?",
+        "¿Cuándo emitió la Defensoría la alerta temprana para Briceño?",
+        "¿Qué grupos armados operan en Puerto Asís?",
+        "¿En qué municipios tiene presencia la Segunda Marquetalia?",
+        "¿Con qué actores se relaciona el Tren de Aragua?",
+        "¿Dónde opera el Clan del Golfo?",
+        "cuántas alertas tempranas hubo para el Cauca en 2020?",
+    ],
+)
+def test_a_question_a_view_cues_is_also_answered_from_the_passages(reader, question):
+    facts = reader.read(question)
+    assert router.plan(question, facts).ruta == "visualization"  # the reading's route is unchanged
+    assert router.also_told(question, facts)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Muéstrame el mapa de alertas tempranas del Cauca",
+        "mapa de presencia del ELN en Arauca",
+        "¿Cuántos documentos mencionan a Tumaco por año?",
+        "¿Qué países se mencionan más en los documentos sobre IA militar?",
+        "línea de tiempo de las pruebas antisatélite",
+        "¿Qué actores ganan protagonismo en la seguridad espacial?",
+        "grafica la presencia armada en Puerto Asís",
+        "¿Qué es la basura espacial?",  # a text question: not a view at all
+    ],
+)
+def test_a_view_asked_for_or_a_count_of_documents_stays_the_view(reader, question):
+    assert not router.also_told(question, reader.read(question))
+
+
+def test_the_keyword_formulation_names_countries_and_actors_as_the_corpus_does(reader):
+    """A demonym or a Spanish country name is no term the mostly English corpus writes: the keyword
+    formulation carries the entity dictionary's name; Colombian armed groups keep their Spanish."""
+    cases = {
+        "¿Qué presupuesto de defensa tenía Corea del Sur en 2023?": "South Korea",
+        "¿Qué dice el discurso iraní sobre la IA de defensa?": "Iran",
+        "¿Qué contratos de IA adjudicó el Ejército Popular de Liberación chino?": "People's Liberation Army",
+    }
+    for question, name in cases.items():
+        forms = router.plan(question, reader.read(question)).formulations
+        assert len(forms) <= 3 and name in forms[-1], forms
+    forms = router.plan("¿Dónde opera el ELN en Arauca?", reader.read("¿Dónde opera el ELN en Arauca?")).formulations
+    assert not any("National Liberation Army" in f for f in forms)

@@ -398,3 +398,17 @@ def test_evaluation_output_withholds_flagged_text_in_every_shape(payload):
     assert evaluation_output(search | {"passages": search["passages"][2:]}, set()) == {
         "passages": search["passages"][2:]
     }
+
+
+def test_a_question_that_cues_a_view_is_answered_with_the_view_and_the_passages(offline_service):
+    """The reading routes "¿dónde…?" to a map; asked as a question, the run reads the passages too
+    (route both): the answer quotes them, cited, and the view goes out beside it. The trace keeps
+    the reading's route."""
+    q = "¿Dónde financia la minería ilegal de oro a los grupos armados?"
+    res = _run(offline_service, q)
+    assert res.ruta == "both" and res.visualizacion and res.citas
+    assert "«" in res.respuesta  # quoted sentences, not only the figures' words
+    orchestrate = next(s for s in res.steps if s.role == "orquestador")
+    assert orchestrate.detail["ruta"] == "visualization" and orchestrate.detail["ruta_de_la_lectura"] == "visualization"
+    shown = _run(offline_service, "Muéstrame un mapa de las alertas tempranas en Chocó desde 2019")
+    assert shown.ruta == "visualization" and not shown.citas
