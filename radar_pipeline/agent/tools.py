@@ -90,11 +90,13 @@ class SearchDocumentsArgs(_Args):
 
 
 class SearchEvidenceArgs(_Args):
-    """Find passages that answer a query; optionally only inside given documents."""
+    """Find passages that answer a query; optionally only inside given documents, or inside one
+    source collection (the publisher's code, as in list_publications: e.g. CSET, ESA, SIPRI)."""
 
     query: Query
     k: int = Field(8, ge=1, le=10)
     doc_ids: list[DocId] = Field(default_factory=list, max_length=5)
+    coleccion: Annotated[str, StringConstraints(min_length=1, max_length=80)] | None = None
 
 
 class ReadChunksArgs(_Args):
@@ -451,7 +453,13 @@ class ToolBox:
         return out
 
     def _run_search_evidence(self, a: SearchEvidenceArgs) -> dict:
-        hits = self.corpus.search_passages(a.query, a.k, a.doc_ids or None, budget=self.encode_budget)
+        hits = self.corpus.search_passages(
+            a.query,
+            a.k,
+            a.doc_ids or None,
+            budget=self.encode_budget,
+            collections=[a.coleccion] if a.coleccion else None,
+        )
         self.known_docs.update(h["doc_id"] for h in hits)
         for rank, h in enumerate(hits, 1):
             self.discovered[h["chunk_id"]] = max(self.discovered.get(h["chunk_id"], -1.0), h["similarity"])

@@ -283,20 +283,22 @@ class RetrievalService:
         return out
 
     # -- search
-    def _search(self, query: str, budget: EncodeBudget | None = None):
+    def _search(self, query: str, budget: EncodeBudget | None = None, collections: frozenset[str] | None = None):
         """The searcher's ``SearchResult`` for ``query`` in this view, cached per (scope, query,
-        query-time encoding limit). With ``budget``, the limit is the budget's grant for the query
-        and what the search encoded is spent from it (nothing on a cache hit)."""
+        query-time encoding limit, collections). With ``budget``, the limit is the budget's grant for
+        the query and what the search encoded is spent from it (nothing on a cache hit). With
+        ``collections`` (already intersected with the view's scope), only their rows are ranked."""
         cfg = self.searcher.config
         limit = cfg.rerank_encode_limit if budget is None else budget.grant(query, cfg.rerank_encode_limit)
-        key = (self.scope.cache_key, query, limit)
+        key = (self.scope.cache_key, query, limit, tuple(sorted(collections)) if collections is not None else None)
         with self._lock:
             if key in self._scache:
                 self._scache.move_to_end(key)
                 return self._scache[key]
         if limit != cfg.rerank_encode_limit:
             cfg = cfg.with_(rerank_encode_limit=limit)
-        res = self.searcher.search(query, cfg, allowed=self._mask)
+        mask = self._mask if collections is None else self.searcher.row_mask(collections)
+        res = self.searcher.search(query, cfg, allowed=mask)
         if budget is not None:
             budget.spend(getattr(res, "rerank_encoded", 0))
         with self._lock:
@@ -306,16 +308,29 @@ class RetrievalService:
         return res
 
     def search_passages(
-        self, query: str, k: int = 10, doc_ids: list[str] | None = None, budget: EncodeBudget | None = None
+        self,
+        query: str,
+        k: int = 10,
+        doc_ids: list[str] | None = None,
+        budget: EncodeBudget | None = None,
+        collections: list[str] | None = None,
     ) -> list[dict]:
         """Top passages for ``query`` (the retrieval policy's ranking) with ``similarity`` = raw
         cosine. With ``doc_ids``, ranks only those documents' passages: those naming a designation of the
         query verbatim first (``_codes``: "1408", "018-18"; ``_written_names``: "KaGeM", "MSS"; a query that
-        is one proper name, ``_whole_name``: "San Onofre"), then by cosine. ``budget``: the
-        caller's ``EncodeBudget`` of query-time re-ranker encodings (None: the per-search limit
-        alone). Raises ``ValueError`` on an empty query."""
+        is one proper name, ``_whole_name``: "San Onofre"), then by cosine. With ``collections``
+        (source collections: the institution code of a Codefest id, "CSET", "ESA"), the same ranking
+        over those collections' passages only, inside this view's scope (a collection the scope
+        does not allow adds nothing; none left: ``[]``). ``budget``: the caller's ``EncodeBudget``
+        of query-time re-ranker encodings (None: the per-search limit alone). Raises ``ValueError``
+        on an empty query."""
         if not query or not query.strip():
             raise ValueError("empty query")
+        wanted = None
+        if collections:
+            wanted = frozenset(c for c in collections if self.scope.allows(c))
+            if not wanted:
+                return []
         qvec = self.query_vector(query)
         if doc_ids:
             rows = [r for d in doc_ids for r in self.doc_rows.get(d, []) if self._served(r)]
@@ -330,7 +345,7 @@ class RetrievalService:
             first = {r for r in rows if codes and any(c.search(self.texts[r]) for c in codes)}
             order = sorted(zip(rows, sims, strict=False), key=lambda t: (t[0] not in first, -t[1]))[:k]
             return [{"rank": i, **self.record(r), "score": s, "similarity": s} for i, (r, s) in enumerate(order, 1)]
-        res = self._search(query, budget)
+        res = self._search(query, budget, wanted)
         hits = [p for p in res.passages if p["doc_id"] not in self.withdrawn][:k]
         rows = [self.row_of[p["chunk_id"]] for p in hits]
         sims = self.similarity(qvec, rows)

@@ -283,3 +283,19 @@ def test_the_analyst_reads_in_the_order_of_the_retrieval_ranking(offline_service
     assert ranks == sorted(ranks)  # rank order, whatever the cosine
     same_rank = [c for c in picked if tb.discovered_rank[c] == 1]
     assert [tb.discovered[c] for c in same_rank] == sorted((tb.discovered[c] for c in same_rank), reverse=True)
+
+
+def test_search_evidence_inside_one_collection(offline_service):
+    """``coleccion``: the search ranks only that source collection's passages (the test index's
+    collections are its top folders); an unknown collection finds nothing, without error."""
+    tb = ToolBox(offline_service.corpus(), max_calls=9)
+    corpus = offline_service.corpus()
+    colls = dict(zip(corpus.chunk_ids, corpus.collections, strict=True))
+    out = tb.call("search_evidence", {"query": "minería ilegal y grupos armados", "coleccion": "space_security"})
+    assert out.ok and out.output["passages"]
+    assert {colls[p["chunk_id"]] for p in out.output["passages"]} == {"space_security"}
+    assert all(p["politica"]["coleccion"] == "space_security" for p in out.output["passages"])
+    none = tb.call("search_evidence", {"query": "minería ilegal y grupos armados", "coleccion": "CSET"})
+    assert none.ok and none.output["passages"] == []
+    bad = tb.call("search_evidence", {"query": "minería ilegal", "coleccion": ""})
+    assert bad.output["error"]["code"] == "invalid_arguments"

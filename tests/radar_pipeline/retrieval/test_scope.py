@@ -85,3 +85,21 @@ def test_manifest_overrides_the_default(tmp_path):
     except ValueError:
         pass
     assert collection_of("suelto.pdf") is None
+
+
+def test_a_search_inside_named_collections_ranks_only_their_passages(agent_index, use_encoder):  # noqa: F811
+    """``search_passages(collections=…)``: the publisher a question names (reading.publishers) is
+    searched inside its own collection; the caller's scope still bounds it."""
+    svc = RetrievalService(_searcher(agent_index, use_encoder))
+    colls = dict(zip(svc.chunk_ids, svc.collections, strict=True))
+    plain = svc.search_passages(QUERY, 5)
+    assert plain and all(colls[p["chunk_id"]] != "territorial" for p in plain)  # the whole index: space first
+    inside = svc.search_passages(QUERY, 5, collections=["territorial"])
+    assert inside and {colls[p["chunk_id"]] for p in inside} == {"territorial"}
+    assert [p["rank"] for p in inside] == list(range(1, len(inside) + 1))
+    assert svc.search_passages(QUERY, 5, collections=["CSET"]) == []  # a collection with no passage here
+    # a scope that does not allow the collection: nothing, never a passage the caller may not read
+    view = svc.for_scope(AccessScope.of(["space_security"], "k1"))
+    assert view.search_passages(QUERY, 5, collections=["territorial"]) == []
+    both = view.search_passages(QUERY, 5, collections=["territorial", "space_security"])
+    assert both and {colls[p["chunk_id"]] for p in both} == {"space_security"}
