@@ -771,7 +771,9 @@ _GENITIVE_AGENT = frozenset({"probar", "atacar", "hackear", "lanzar", "desplegar
 _ARTICLES = set(
     "un una unos unas el la los las lo al del de the a an of o os as um uma uns umas do da dos das "
     "unico unica single sole solo sola "
-    "su sus its their his her seu sua seus suas este esta estos estas ese esa esos esas this that these those".split()
+    "su sus its their his her seu sua seus suas este esta estos estas ese esa esos esas this that these those "
+    # an ordinal before the object's noun is no head: "su primera estrategia nacional de IA" is a strategy
+    "primer primera primeros primeras primeiro primeira first segundo segunda second tercer tercera third".split()
 )
 _INSTRUMENT = {"con", "with", "com", "mediante", "using"}
 # a preposition that opens the target of a nominal action ("ciberataque contra Viasat", "attack on …")

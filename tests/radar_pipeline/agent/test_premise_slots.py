@@ -292,3 +292,20 @@ def test_a_sentence_about_another_event_is_no_evidence():
     # the actor's name right at the noun does ("an Indian satellite")
     assert judge_sentence(p, "In 2019 India destroyed a satellite, months after a Chinese delegation visited.") is None
     assert judge_sentence(p, "In March 2019 India destroyed Microsat-R, an Indian satellite.") == "objeto_distinto"
+
+
+@pytest.mark.parametrize(
+    "question, head",
+    [
+        ("¿Por qué Corea del Sur esperó hasta 2022 para lanzar su primera estrategia nacional de IA?", "estrategia"),
+        ("Dado que Irán lanzó en 2015 su primer satélite militar, ¿qué órbita alcanzó?", "satelite"),
+        ("Why did Japan launch its first satellite in 2010?", "satellite"),
+        ("¿Por qué Brasil lanzó en 2020 su segunda estrategia de defensa?", "estrategia"),
+    ],
+)
+def test_an_ordinal_before_the_object_is_no_head_noun(question, head):
+    """ "su primera estrategia" is a strategy: the object a passage must name is the noun, not the
+    ordinal (a passage about "the first national AI strategy" names no "primera")."""
+    premise = extract_premise(question)
+    assert premise is not None and premise.slots is not None
+    assert premise.slots.describe()["objeto"] == head
