@@ -163,6 +163,10 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     period = facts.period if facts is not None else None
     reqs = extract_requirements(q, period)
     if facts is not None:  # the Colombian places it is about: a quote must name them (writer, coverage)
+        # a country's name that the reader resolved as a Colombian place ("el municipio de Argelia
+        # (Cauca)", "Argelia, Cauca"; the country would be an entity then) is the place, not the country
+        as_places = {fold_question(p.matched) for p in facts.places}
+        reqs = [r for r in reqs if not (r.kind == "country" and as_places & {fold_question(r.label), *r.aliases})]
         listed = {fold_question(r.label) for r in reqs}
         reqs += [r for r in place_requirements(facts.places, q) if fold_question(r.label) not in listed]
     phen = classify_phenomenon(q)

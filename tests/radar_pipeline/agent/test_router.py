@@ -300,3 +300,23 @@ def test_the_keyword_formulation_names_countries_and_actors_as_the_corpus_does(r
         assert len(forms) <= 3 and name in forms[-1], forms
     forms = router.plan("¿Dónde opera el ELN en Arauca?", reader.read("¿Dónde opera el ELN en Arauca?")).formulations
     assert not any("National Liberation Army" in f for f in forms)
+
+
+@pytest.mark.parametrize(
+    "question, place",
+    [
+        ("¿Cuándo se emitió la alerta temprana para el municipio de Argelia (Cauca)?", "Argelia"),
+        ("¿Qué grupos operan en Argelia, Cauca?", "Argelia"),
+        ("riesgos en Argelia (Antioquia) según la Defensoría", "Argelia"),
+    ],
+)
+def test_a_country_name_read_as_a_colombian_place_is_the_place(reader, question, place):
+    """Argelia is a country and three Colombian municipalities: where the reader resolved the
+    municipality (a level cue, a department beside it), the requirement is the place, not Algeria."""
+    reqs = router.plan(question, reader.read(question)).requirements
+    assert ("lugar", place) in [(r.kind, r.label) for r in reqs]
+    assert not any(r.kind == "country" for r in reqs)
+    algeria = router.plan(
+        "¿Qué dice Argelia sobre la IA militar?", reader.read("¿Qué dice Argelia sobre la IA militar?")
+    )
+    assert [(r.kind, r.label) for r in algeria.requirements] == [("country", "Argelia")]
