@@ -209,18 +209,30 @@ _BASIS_ES = {
 }
 
 
+def _day(d: Any, *, end: bool = False) -> str:
+    """A valid-time bound as the reader should see it: a year's first day (or, as an end, its last)
+    is the year the source gives, written as the year ("2018", not "2018-01-01": an alert dated by its
+    year alone starts its validity on 1 January, a day no passage states); any other day in full."""
+    if (d.month, d.day) == ((12, 31) if end else (1, 1)):
+        return str(d.year)
+    return d.isoformat()
+
+
 def _valid_time(row: dict[str, Any]) -> str:
-    """``vigencia 2023-01-01 a 2023-12-31 (según …)``, ``vigente desde …`` or ``sin fecha``."""
+    """``vigencia 2023 (según …)``, ``vigencia 2023-03-01 a 2023-09-30``, ``vigente desde 2018`` or
+    ``sin fecha`` (bounds written by ``_day``)."""
     vf, vt = row["valid_from"], row["valid_to"]
     basis = _BASIS_ES.get(row.get("valid_basis") or "")
     tail = f" ({basis})" if basis else ""
     if vf is None:
         return "vigencia sin fecha declarada por la fuente"
     if vt is None:
-        return f"vigente desde {vf.isoformat()}{tail}"
+        return f"vigente desde {_day(vf)}{tail}"
     if vf == vt:
         return f"vigencia {vf.isoformat()}{tail}"
-    return f"vigencia {vf.isoformat()} a {vt.isoformat()}{tail}"
+    if (vf.month, vf.day, vt.month, vt.day) == (1, 1, 12, 31) and vf.year == vt.year:
+        return f"vigencia {vf.year}{tail}"
+    return f"vigencia {_day(vf)} a {_day(vt, end=True)}{tail}"
 
 
 @dataclass

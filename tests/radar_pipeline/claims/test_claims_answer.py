@@ -83,7 +83,8 @@ def test_an_asserted_presence_claim_with_its_valid_time_and_citation(pengine, co
     assert claim["subject"] == "entity:eln" and claim["status"] == "asserted"
     section = found.section()
     assert section.startswith("- Afirmación registrada: ")
-    assert "afirmada; vigencia 2023-01-01 a 2023-12-31 (según la fecha de publicación de la fuente)" in section
+    # a year's validity is written as the year: no passage states "2023-01-01"
+    assert "afirmada; vigencia 2023 (según la fecha de publicación de la fuente)" in section
     ev = claim["evidence"][0]
     assert f"[{doc}:{ev['chunk_id']}]" in section and ev["chunk_id"] in found.passages
     # the quote is verbatim from the passage it cites (whitespace aside); the valid time says its basis
@@ -205,7 +206,7 @@ def test_the_answer_carries_the_claims_section(pengine, config, offline_service)
     res = _runner(offline_service, pengine).run(PRESENCE_Q)
     assert res.estado in ("respondida", "incompleta", "sin_evidencia", "no_verificada"), res.respuesta
     text = res.respuesta
-    assert "Afirmación registrada" in text and "afirmada; vigencia 2023-01-01 a 2023-12-31" in text, text
+    assert "Afirmación registrada" in text and "afirmada; vigencia 2023 " in text, text
     # the claim's passage is in the source list, with its path
     cited = {c["chunk_id"]: c for c in res.citas}
     chunk = next(iter(c for c in cited if c.startswith(doc)))
@@ -305,3 +306,22 @@ def test_an_open_validity_meets_a_window_only_from_its_start():
     assert _overlaps(open_2018, [(2016, 2016), (2018, 2018)])
     assert _overlaps(closed_2018_2020, [(2019, 2019)]) and not _overlaps(closed_2018_2020, [(2021, 2022)])
     assert _overlaps(undated, [(2019, 2019)]) and _overlaps(open_2018, [])
+
+
+def test_valid_time_bounds_are_written_as_precise_as_the_source():
+    """An alert dated by its year starts its validity on 1 January, a day no passage states (two
+    blind judges marked "vigente desde 2018-01-01" unsupported where the alert was of 9 April 2018):
+    a year's first or last day is written as the year; any other day in full."""
+    import datetime as dt
+
+    from radar_pipeline.agent.roles.claims_answer import _valid_time
+
+    d = dt.date
+    basis = {"valid_basis": "alert_publication_date"}
+    assert _valid_time({"valid_from": d(2018, 1, 1), "valid_to": None, **basis}) == (
+        "vigente desde 2018 (desde la fecha de la alerta)"
+    )
+    assert _valid_time({"valid_from": d(2018, 4, 9), "valid_to": None, **basis}).startswith("vigente desde 2018-04-09")
+    assert _valid_time({"valid_from": d(2019, 1, 1), "valid_to": d(2020, 12, 31)}) == "vigencia 2019 a 2020"
+    assert _valid_time({"valid_from": d(2019, 3, 1), "valid_to": d(2019, 9, 30)}) == "vigencia 2019-03-01 a 2019-09-30"
+    assert _valid_time({"valid_from": None, "valid_to": None}) == "vigencia sin fecha declarada por la fuente"
