@@ -139,8 +139,12 @@ _PRESCRIPTIVE = re.compile(
     r"deber[ií]a(?:n)?|debe(?:n)?|se recomienda|recomienda(?:n)? que|es necesario|es preciso|"
     r"deve(?:m|ria(?:m)?)?|recomenda-se)(?!\w)"
 )
+# a bare number is a figure only as a word of its own: not a clock time ("6:10 am"), an ordinal or a
+# number glued to letters ("12th Street", "21st Century", "800km"), a part of a path or code ("/18",
+# "#12", "AT-018"); two blind judges marked "la cifra 10" (from "6:10 am") and "12 y 21" unsupported
 _FIGURE = re.compile(
-    r"(?<![\w.,])\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?%?(?![\w])|(?<![\w.,])\d+(?:[.,]\d+)?\s?%|(?<![\w.,])\d{2,}(?![\w.,]\d)"
+    r"(?<![\w.,])\d{1,3}(?:[.,]\d{3})+(?:[.,]\d+)?%?(?![\w])|(?<![\w.,])\d+(?:[.,]\d+)?\s?%"
+    r"|(?<![\w.,:/#-])\d{2,}(?!\d|[\w.,:]\d|[^\W\d_])"
 )
 # counts written in words state a quantity as much as digits do ("eleven known or suspected flight
 # tests, at least eight of which…"); English, Spanish and Portuguese cardinals above two

@@ -252,7 +252,8 @@ def opening(question: str, quotes: list[Quote]) -> str:
     that every name, year and figure in it occurs in a quote citing the same passage.
 
     e.g. «Los pasajes citados nombran a China (2007), India (2019) y Rusia (2021) en relación con
-    pruebas antisatélite; mencionan también los años 2008 y 2022 [d1:c1] [d2:c2].»"""
+    pruebas antisatélite; mencionan también los años 2008 y 2022 [d1:c1] [d2:c2].» '' when the quotes
+    name none of these."""
     names: list = []
     years_of: dict[str, list[str]] = {}
     loose_years: list[str] = []
@@ -297,9 +298,10 @@ def opening(question: str, quotes: list[Quote]) -> str:
     cites = " ".join(dict.fromkeys(q.citation() for q in (used or quotes)))
     if parts:
         return "Los pasajes citados " + "; ".join(parts) + f" {cites}."
-    if topic:
-        return f"Los pasajes citados tratan de {topic} sin nombrar países, organizaciones, años ni cifras {cites}."
-    return f"Los pasajes citados no nombran países, organizaciones, años ni cifras {cites}."
+    # nothing to list: no opening at all. "Los pasajes citados no nombran países, organizaciones, años
+    # ni cifras" spoke of the quotes while a reader takes it for the passages, which often do name them
+    # (two blind judges marked it unsupported); a sentence that states nothing adds nothing
+    return ""
 
 
 class _VectorCache:
@@ -504,10 +506,11 @@ class ExtractiveWriter:
         groups, unmet = group_by_requirement(quotes, requirements or [], year_of)
         # a place is met by a quote under a heading that names it too
         unmet = [r for r in unmet if not (r.kind == "lugar" and any(place_met(r, sents[i], leads[i]) for i in chosen))]
-        lines = [opening(question, quotes), ""]
+        first = opening(question, quotes)
+        lines = [first, ""] if first else []
         unspoken = [r for r in unmet if r.kind == "lugar"]
         if unspoken:  # said before the quotes, which are about other places
-            lines[-1:] = ["", place_not_spoken(unspoken), ""]
+            lines = [first, "", place_not_spoken(unspoken), ""] if first else [place_not_spoken(unspoken), ""]
         for label, members in groups:
             lines += [q.line(label) for q in members]
         # a requirement the passages read meet but no quotable sentence does: said here (one the
