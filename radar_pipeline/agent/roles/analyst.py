@@ -33,6 +33,7 @@ from typing import Any
 from radar_pipeline.agent import prompts
 from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.agent.llm import LLMClient, LLMReply
+from radar_pipeline.agent.reading.publishers import publishers_named
 from radar_pipeline.agent.reading.requirements import Requirement, keywords
 from radar_pipeline.agent.roles import premise as premises
 from radar_pipeline.agent.roles import substitution
@@ -90,6 +91,10 @@ NAMED_KINDS = frozenset({"lugar", "nombre", "cita", "codigo"})
 """Requirements that name one thing (a place, a name, a quoted name, a code): searched first inside
 the documents that name it verbatim (``RetrievalService.documents_naming``)."""
 
+# the publishers a question names searched inside their collections (``_publisher_reads``); two covers
+# "compare what the CSET and the Atlantic Council say"; each one's best two passages are read
+PUBLISHER_SEARCHES = 2
+PUBLISHER_READS = 2
 PLACE_PASSAGES = 3
 """Passages naming a place of the question (a ``lugar`` requirement) the offline analyst wants read
 before it stops searching for it: one passage that lists the place among others (a footnote, a
@@ -233,6 +238,7 @@ class Analyst:
                 continue
             self._tool(job, "search_evidence", {"query": f, "k": 10})
         ids = self._pick_unread(tb, self.max_read)
+        ids = self._publisher_reads(job, forms[0], ids)
         if ids and tb.remaining > 0:
             self._tool(job, "read_chunks", {"chunk_ids": ids, "window": 0})
         pending = self._search_premise(job) if job.premise is not None and tb.remaining >= 2 else []
@@ -240,6 +246,32 @@ class Analyst:
         missing += [r for r in thin_places(job.requirements, tb.read) if r not in missing]
         if missing or pending:
             self._read_for_coverage(job, missing, pending)
+
+    def _publisher_reads(self, job: Assignment, query: str, ids: list[str]) -> list[str]:
+        """``ids`` (the passages picked for reading), with the publisher the question names read too.
+
+        For each collection the question names (``reading.publishers``, at most
+        ``PUBLISHER_SEARCHES``) whose passages none of ``ids`` is from, one ``search_evidence``
+        inside it; its best unread hits above ``min_similarity`` (``PUBLISHER_READS``) take the
+        places of the last picks. A named publisher already among the picks costs no call. Why: a
+        fresh tester's "Según el CSIS, ¿qué capacidades contraespaciales…?" was answered from Secure
+        World Foundation reports alone, the CSIS's own on the subject outranked."""
+        tb, corpus = job.toolbox, job.corpus
+        picked = {corpus.collections[corpus.row_of[c]] for c in ids if c in corpus.row_of}
+        first: list[str] = []
+        for code in publishers_named(job.question)[:PUBLISHER_SEARCHES]:
+            if code in picked or tb.remaining <= 2:
+                continue
+            rec = self._tool(job, "search_evidence", {"query": query, "k": 10, "coleccion": code})
+            hits = [
+                p["chunk_id"]
+                for p in rec.output.get("passages", [])
+                if p["similarity"] >= self.min_similarity and p["chunk_id"] not in tb.read and p["chunk_id"] not in ids
+            ]
+            first += hits[:PUBLISHER_READS]
+        if not first:
+            return ids
+        return first + ids[: max(0, self.max_read - len(first))]
 
     def _search_premise(self, job: Assignment, k: int = 10, limit: int = 4) -> list[str]:
         """One ``search_evidence`` for the premise; the unread hits with a sentence about it (≤ ``limit``:
