@@ -44,7 +44,8 @@ def test_every_code_once_and_a_name_belongs_to_one_publisher(tmp_path):
     assert len(codes) == len(set(codes)) >= 19
     bad = tmp_path / "p.toml"
     bad.write_text(
-        PUBLISHERS_PATH.read_text(encoding="utf-8") + '\n[[publisher]]\ncode = "OTRO"\nacronyms = []\nnames = ["SIPRI"]\n',
+        PUBLISHERS_PATH.read_text(encoding="utf-8")
+        + '\n[[publisher]]\ncode = "OTRO"\nacronyms = []\nnames = ["SIPRI"]\n',
         encoding="utf-8",
     )
     with pytest.raises(ValueError, match="also SIPRI"):
@@ -59,7 +60,9 @@ def test_the_analyst_searches_a_named_publisher_absent_from_its_picks(offline_se
     """The test index's collections are its top folders: the CSIS's collection is none of the
     passages picked, so the run searches inside it (once; it holds nothing here) and answers from
     the others, with no error and no passage from outside the scope."""
-    res = offline_service.runner().run("Según el CSIS, ¿qué cambios doctrinales ha tenido Corea del Norte en el espacio?")
+    res = offline_service.runner().run(
+        "Según el CSIS, ¿qué cambios doctrinales ha tenido Corea del Norte en el espacio?"
+    )
     calls = [s.arguments for s in res.steps if s.tool == "search_evidence"]
     assert sum(c.get("coleccion") == "CSIS" for c in calls) == 1, calls
     assert res.estado in ("respondida", "incompleta") and res.citas
