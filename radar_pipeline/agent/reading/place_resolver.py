@@ -136,6 +136,9 @@ class QuestionPlaces:
     # names written with another country as their own ("Marsella, Francia", "Córdoba (Argentina)",
     # "Santa Rosa en Perú"): a place abroad the gazetteer does not hold, never its Colombian namesake
     abroad: list[str] = field(default_factory=list)
+    # a municipality placed in a department that holds none of that name ("Miranda, en Nariño"): the
+    # question's premise about where it lies, corrected from the gazetteer ("Nota: no hay…")
+    misplaced: list[str] = field(default_factory=list)
 
 
 # Between a place name and the country it lies in: "Marsella, Francia", "Santa Rosa (Perú)",
@@ -508,6 +511,9 @@ class PlaceResolver:
                 # 4. the level written after the name: "Arauca capital", "Córdoba, el departamento"
                 # (not a place name next to it: "Risaralda (Pueblo Rico y Mistrató)")
                 p = self._level_apposition(question, hit, p)
+            misplaced = self._misplaced(hit, p, selects.get(hit.start, set()))
+            if misplaced is not None and misplaced not in out.misplaced:
+                out.misplaced.append(misplaced)
             aside = sets_aside.get(hit.start, set())
             if aside:
                 p = self._without(hit, p, aside)
@@ -713,6 +719,33 @@ class PlaceResolver:
             if code is not None:
                 selects.setdefault(h.start, set()).add(code)
         return selects, sets_aside, consumed
+
+    def _misplaced(self, hit: PlaceHit, p: Place | None, depts: set[str]) -> str | None:
+        """The note when the department written as ``hit``'s qualifier ("Miranda, en Nariño", "Tumaco
+        (Cauca)") holds none of the municipalities of that name, while the gazetteer knows it
+        elsewhere: the question places it wrongly, a premise the answer corrects (blind4: "el
+        municipio de Miranda, en Nariño" for the Miranda of Cauca went unremarked). None otherwise
+        (no qualifier, a department of the name, or a name that is no municipality)."""
+        if not depts or p is None or p.level != "municipality":
+            return None
+        places = self.gazetteer.places
+        munis = [places[c] for c in hit.candidates if c in places and places[c].level == "municipality"]
+        if not munis or any(m.department_code in depts for m in munis):
+            return None
+        named = [places.get(f"department:{c}") for c in sorted(depts)]
+        where = sorted(
+            {
+                places[f"department:{m.department_code}"].name
+                for m in munis
+                if f"department:{m.department_code}" in places
+            }
+        )
+        if not where or not all(named):
+            return None
+        return (
+            f"Nota: no hay un municipio «{hit.matched}» en {' ni en '.join(d.name for d in named)}; "
+            f"el nomenclátor de municipios (DIVIPOLA) lo sitúa en {' y en '.join(where)}."
+        )
 
     def _qualified_by_department(self, hit: PlaceHit, depts: set[str]) -> Place | None:
         """The one municipality among ``hit``'s candidates whose department the question also names."""

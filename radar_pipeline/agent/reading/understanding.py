@@ -157,6 +157,9 @@ class QuestionFacts:
     # names written as places of another country ("Marsella, Francia"): no gazetteer place, never
     # the Colombian namesake (``place_resolver.QuestionPlaces.abroad``)
     places_abroad: list[str] = field(default_factory=list)
+    # a municipality the question places in a department that holds none of that name, corrected
+    # (``place_resolver.QuestionPlaces.misplaced``): said first in the answer
+    places_misplaced: list[str] = field(default_factory=list)
     # the learned reader's reading (``agent.learned.LearnedReading``) when the reader has one
     # (``QuestionReader.with_learned``); ``router.plan`` and ``visualizer.propose`` combine it with the rules
     learned: object | None = None
@@ -417,6 +420,7 @@ class QuestionReader:
                 )
         facts.place_notes.extend(found.notes)
         facts.places_abroad.extend(found.abroad)
+        facts.places_misplaced.extend(found.misplaced)
         for matched, cands in found.ambiguous:
             facts.ambiguous.append(
                 AmbiguousPlace(matched, tuple(c.place_id for c in cands), tuple(_label(c) for c in cands))

@@ -29,7 +29,8 @@ class Finishing:
         withheld = {cid for cid, p in read.items() if p.get("suspicious")}
         shown = ctx.estado not in ("bloqueada", "error")
         if shown and ctx.plan is not None and ctx.plan.kind == "question" and ctx.facts is not None:
-            ctx.text = _with_reading_notes(ctx.text, ctx.facts)
+            premise_first = ctx.premise_verdict is not None and ctx.premise_verdict.estado == "falsa"
+            ctx.text = _with_reading_notes(ctx.text, ctx.facts, after_premise=premise_first)
         # the source list numbers the analyst's passages, the figures' (checked against what each
         # view counted, ``_check_figures``) and the claims' passages alike
         cited = {**read, **ctx.claims.passages} if ctx.claims is not None else read
@@ -122,10 +123,12 @@ def evaluation_output(output, withheld: set[str]):
     return out
 
 
-def _with_reading_notes(text: str, facts: QuestionFacts) -> str:
+def _with_reading_notes(text: str, facts: QuestionFacts, *, after_premise: bool = False) -> str:
     """``text`` plus what the reading of the question decided that the user must know: a relative
     period resolved against the newest dated document, a place name left ambiguous, and the
-    definition of the subregion (or the list of municipalities) read as the place."""
+    definition of the subregion (or the list of municipalities) read as the place; before it all
+    (after the premise sentence when ``after_premise``: a premise found false opens the answer), a
+    municipality the question placed in the wrong department."""
     notes = []
     if facts.period is not None and facts.period.relative:
         if facts.period.reference_year is not None:
@@ -137,7 +140,17 @@ def _with_reading_notes(text: str, facts: QuestionFacts) -> str:
     if facts.place is not None and facts.place.level == "subregion":
         notes.extend(facts.place_notes)  # which definition of the subregion, or the list read as a set
     notes = [n for n in notes if n and n not in text]
-    return (text.rstrip() + "\n\n" + " ".join(notes)).strip() if notes else text
+    text = (text.rstrip() + "\n\n" + " ".join(notes)).strip() if notes else text
+    # where the question places a municipality wrongly ("Miranda, en Nariño"): said first, a premise
+    # the answer corrects before anything it quotes
+    misplaced = [n for n in facts.places_misplaced if n not in text]
+    if not misplaced:
+        return text
+    if after_premise and "\n\n" in text:
+        # the premise found false opens the answer (its sentence cites the passage): the place's note follows it
+        head, rest = text.split("\n\n", 1)
+        return f"{head}\n\n{' '.join(misplaced)}\n\n{rest}"
+    return (" ".join(misplaced) + "\n\n" + text).strip()
 
 
 def _citations(text: str, read: dict[str, dict]) -> list[dict]:

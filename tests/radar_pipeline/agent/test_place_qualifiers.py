@@ -215,3 +215,35 @@ def test_joined_and_articleless_guards(reader, question):
     assert not str(_place(reader, question) or "").startswith(("municipality:", "department:"))
     found = reader.places.resolve(question, [], case_known=any(c.isupper() for c in question[1:]))
     assert found.corrections == [], found.corrections
+
+
+@pytest.mark.parametrize(
+    ("question", "typed", "written", "actual"),
+    [
+        ("¿Qué dijo la alerta temprana para el municipio de Miranda, en Nariño?", "Miranda", "Nariño", "Cauca"),
+        ("¿Qué grupos armados operan en Tumaco, Cauca?", "Tumaco", "Cauca", "Nariño"),
+        ("Riesgos en Toribío (Nariño) según la Defensoría", "Toribío", "Nariño", "Cauca"),
+    ],
+)
+def test_a_municipality_placed_in_the_wrong_department_is_corrected(reader, question, typed, written, actual):
+    """The department written as the name's qualifier holds no municipality of that name: the
+    question's premise about where it lies is wrong, and the reading says where the gazetteer puts it
+    (blind4: "el municipio de Miranda, en Nariño" for the Miranda of Cauca went unremarked)."""
+    facts = reader.read(question)
+    assert facts.places_misplaced == [
+        f"Nota: no hay un municipio «{typed}» en {written}; el nomenclátor de municipios (DIVIPOLA) lo sitúa en {actual}."
+    ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué grupos armados operan en Toribío, Cauca?",
+        "Alertas en Argelia (Antioquia)",
+        "Presencia armada en La Unión, al sur de Nariño",
+        "¿Qué pasa en Nariño y en el Cauca?",  # two departments, no municipality qualified
+        "¿Qué grupos hay en Puerto Rico, Meta?",
+    ],
+)
+def test_a_municipality_in_its_own_department_needs_no_correction(reader, question):
+    assert reader.read(question).places_misplaced == []

@@ -412,3 +412,13 @@ def test_a_question_that_cues_a_view_is_answered_with_the_view_and_the_passages(
     assert orchestrate.detail["ruta"] == "visualization" and orchestrate.detail["ruta_de_la_lectura"] == "visualization"
     shown = _run(offline_service, "Muéstrame un mapa de las alertas tempranas en Chocó desde 2019")
     assert shown.ruta == "visualization" and not shown.citas
+
+
+def test_a_municipality_placed_in_the_wrong_department_is_corrected_first(offline_service):
+    """The answer opens with the correction of the question's premise about where the place lies,
+    whatever else it says (a view, passages, or no evidence)."""
+    res = _run(offline_service, "¿Qué grupos armados operan en Tumaco, Cauca?")
+    assert res.respuesta.startswith("Nota: no hay un municipio «Tumaco» en Cauca"), res.respuesta
+    assert res.respuesta.count("Nota: no hay un municipio") == 1
+    plain = _run(offline_service, "¿Qué grupos armados operan en Tumaco, Nariño?")
+    assert "no hay un municipio" not in plain.respuesta
