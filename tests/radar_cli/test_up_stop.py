@@ -161,6 +161,9 @@ def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(t
         # the code server's gRPC server waits 5 min for a heartbeat (Dagster's default: 30 s), so a
         # loaded machine does not make it stop itself
         assert any("dagster api grpc" in cmd and "--heartbeat-timeout 300" in cmd for cmd in seen.values()), seen
+        # the runs in progress right before the signal: the one seen first may have finished since
+        # (a quiet machine builds the test corpus's partitions in seconds), so the check is on these
+        live = {rid: st for rid, st, launched in _runs(info.get_uri()) if st in ("STARTED", "STARTING") and launched}
         t0 = time.monotonic()
         up.send_signal(signal.SIGTERM)
         if how == "timeout make up":  # coreutils timeout: the child, then the whole group
@@ -188,7 +191,13 @@ def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(t
     uri = db.start_embedded_server(pgdata)
     try:
         status = {rid: st for rid, st, _ in _runs(uri)}
-        assert status[running] == "CANCELED"
+        # each run started at the signal is canceled, or finished on its own in the instant before
+        # the signal reached it; one still starting is interrupted during its start-up, which Dagster
+        # records as PIPELINE_CANCELING then PIPELINE_FAILURE (seen in this test's event log): it is
+        # finished either way. At least one was canceled (the output's "canceled N run(s)")
+        ended = {"STARTED": ("CANCELED", "SUCCESS"), "STARTING": ("CANCELED", "SUCCESS", "FAILURE")}
+        assert all(status[rid] in ended[st] for rid, st in live.items()), (live, status)
+        assert "CANCELED" in status.values(), status
         assert not [rid for rid, st in status.items() if st in ("STARTED", "STARTING", "CANCELING")]
     finally:
         db.stop_embedded_server(pgdata)
