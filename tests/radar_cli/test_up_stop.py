@@ -194,10 +194,10 @@ def test_sigterm_on_radar_up_cancels_the_run_in_progress_and_leaves_no_process(t
         # each run started at the signal is canceled, or finished on its own in the instant before
         # the signal reached it; one still starting is interrupted during its start-up, which Dagster
         # records as PIPELINE_CANCELING then PIPELINE_FAILURE (seen in this test's event log): it is
-        # finished either way. At least one was canceled (the output's "canceled N run(s)")
+        # finished either way (under load the only run in progress may be a starting one, so no
+        # CANCELED status is required; the output's "canceled N run(s)" says the stop asked)
         ended = {"STARTED": ("CANCELED", "SUCCESS"), "STARTING": ("CANCELED", "SUCCESS", "FAILURE")}
         assert all(status[rid] in ended[st] for rid, st in live.items()), (live, status)
-        assert "CANCELED" in status.values(), status
         assert not [rid for rid, st in status.items() if st in ("STARTED", "STARTING", "CANCELING")]
     finally:
         db.stop_embedded_server(pgdata)
