@@ -97,6 +97,9 @@ class Plan:
     requirements: list[Requirement] = field(default_factory=list)
     phenomenon: str | None = None
     reason: str = ""
+    # the route rules' reading of a question (``intent.classify``; before the learned reader is
+    # combined), which ``also_told`` reuses; None for greetings, thanks and off-topic plans
+    reading: intent.Intent | None = None
 
 
 def _second_clause(question: str) -> str | None:
@@ -115,15 +118,35 @@ def _second_clause(question: str) -> str | None:
 # the cues of a view that a question's own words fire without asking for a view: the question is
 # about the alerts, a presence, a change, relations or places, and the view counts them; the words
 # that ask for the view itself (named, shown, charted) or count documents and mentions are not here
-_TOLD_CUES = ("alertas", "presencia", "grupo y lugar", "evolución", "relaciones", "dónde", "pide lugares")
+_TOLD_CUES = (
+    "alertas",
+    "presencia",
+    "grupo y lugar",
+    "evolución",
+    "relaciones",
+    "dónde",
+    "pide lugares",
+    "pregunta de contenido",
+)
 _QUESTION_OPENER = _RULES.regex("question_opener")
 _COUNTED_TEXTS = re.compile(
     r"(?<!\w)(?:" + _RULES.pattern("doc_nouns") + r"|docs?|mencion\w*|nombra\w*|citad[oa]s?|veces)(?!\w)"
 )
 _CHART = _RULES.regex("chart_words")
+_TOLD_REQUEST = _RULES.regex("told_request")
 
 
-def also_told(question: str, facts: QuestionFacts | None = None) -> bool:
+def _rules_reading(q: str, facts: QuestionFacts | None) -> intent.Intent:
+    """``intent.classify`` of the whitespace-normalised question ``q`` with what ``facts`` found."""
+    return intent.classify(
+        q,
+        has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
+        has_place=bool(facts and (facts.places or facts.ambiguous)),  # "¿qué grupos hay en Miraflores?" (two of them)
+        has_country=bool(facts) and any(e.category == "country" for e in facts.entities),
+    )
+
+
+def also_told(question: str, facts: QuestionFacts | None = None, read: intent.Intent | None = None) -> bool:
     """Should a question read as a view (route ``visualization``) get the passages' answer too
     (route ``both``)? True when it is asked as a question (a question word opens it, or it ends in
     "?"), its view is cued by what it asks about (the alerts, a presence, a change over time,
@@ -136,21 +159,28 @@ def also_told(question: str, facts: QuestionFacts | None = None) -> bool:
     institución publicó ese trabajo?") got figures only: the view counts alerts, presences or
     documents, and what the documents say — the date, the groups, the institution — was never read.
     The route the question was read with stays what ``plan`` returns (the reading's measure); this
-    decides how the run answers it. False for any other route."""
+    decides how the run answers it. False for any other route. ``read``: the rules' reading
+    ``plan`` made of the same question and facts (``Plan.reading``); classified here when None."""
     q = " ".join(question.split())
     folded = re.sub(r"^[\W_]+", "", fold_question(q))
-    read = intent.classify(
-        q,
-        has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
-        has_place=bool(facts and (facts.places or facts.ambiguous)),
-        has_country=bool(facts) and any(e.category == "country" for e in facts.entities),
-    )
+    if read is None:
+        read = _rules_reading(q, facts)
+    if read.route == "text" and "pregunta de contenido" in read.reasons:
+        # the rules read an explained answer beside a view's cue ("…quién se impuso entre … y cómo se
+        # compara con la presencia del ELN?") where the learned reader read the view: both
+        return True
     if read.route != "visualization" or not read.reasons:
         return False
     cues = [r.split(":", 1)[1] if ":" in r else r for r in read.reasons]
     if not all(c in _TOLD_CUES for c in cues):
         return False
-    asked = q.rstrip().endswith("?") or _QUESTION_OPENER.match(folded) is not None
+    # asked as a question, or as a request to be told ("Compara la AT 038-18 y la AT 040-19…",
+    # "grupos en disputa en Bahía Solano según la alerta"): rule told_request
+    asked = (
+        q.rstrip().endswith("?")
+        or _QUESTION_OPENER.match(folded) is not None
+        or _TOLD_REQUEST.search(folded) is not None
+    )
     return asked and not _COUNTED_TEXTS.search(folded) and not _CHART.search(folded)
 
 
@@ -218,12 +248,7 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
         return Plan("off_topic", "text", reason="fuera de tema")
     if _LEISURE.search(folded):
         return Plan("off_topic", "text", reason="fuera de tema")  # "¿me recomiendas una película de guerra…?"
-    read = intent.classify(
-        q,
-        has_armed_group=bool(facts) and any(e.category == "armed_group" for e in facts.entities),
-        has_place=bool(facts and (facts.places or facts.ambiguous)),  # "¿qué grupos hay en Miraflores?" (two of them)
-        has_country=bool(facts) and any(e.category == "country" for e in facts.entities),
-    )
+    read = _rules_reading(q, facts)
     ruta = read.route
     if facts is not None and facts.learned is not None:
         ruta = combine_route(ruta, read.reasons, facts.learned)  # the learned reader, where the rules are weak
@@ -274,4 +299,4 @@ def plan(question: str, facts: QuestionFacts | None = None) -> Plan:
     keyword_form = " ".join(dict.fromkeys((" ".join(english).split() + kw[:8])[: 16 - len(years)] + years))
     if keyword_form and fold_question(keyword_form) != fold_question(forms[0]):
         forms.append(keyword_form)
-    return Plan("question", ruta, forms[:3], reqs, phen, reason="pregunta")
+    return Plan("question", ruta, forms[:3], reqs, phen, reason="pregunta", reading=read)

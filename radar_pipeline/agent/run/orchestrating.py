@@ -83,7 +83,7 @@ class Orchestrating:
             and ruta == "visualization"
             and not by_model
             and ctx.followup is None
-            and router.also_told(ctx.question, ctx.facts)
+            and router.also_told(ctx.question, ctx.facts, plan.reading)
         ):
             # a question whose words cue a view ("¿qué grupos convergen en Maicao según la alerta?"):
             # the view's figures and what the passages say, not the figures alone (router.also_told)

@@ -262,6 +262,12 @@ def test_named_country_is_on_topic_but_trivia_about_it_is_not():
         "¿Con qué actores se relaciona el Tren de Aragua?",
         "¿Dónde opera el Clan del Golfo?",
         "cuántas alertas tempranas hubo para el Cauca en 2020?",
+        # asked as a request to be told, with no question mark: a comparison, what a source says, typed fast
+        "Compara las alertas tempranas 012-19 y 044-20 de Tumaco: fechas, población en riesgo y grupos",
+        "grupos armados en disputa en Tumaco según la alerta de la Defensoría",
+        "q grupos armados hay en Tibú segun la defensoria",
+        # "se ubica" is where a thing is, not a request to map it
+        "¿Qué comunidades indígenas amenaza el ELN en Arauca y en qué municipios se ubican sus resguardos?",
     ],
 )
 def test_a_question_a_view_cues_is_also_answered_from_the_passages(reader, question):
@@ -281,6 +287,8 @@ def test_a_question_a_view_cues_is_also_answered_from_the_passages(reader, quest
         "¿Qué actores ganan protagonismo en la seguridad espacial?",
         "grafica la presencia armada en Puerto Asís",
         "¿Qué es la basura espacial?",  # a text question: not a view at all
+        "ubica en el mapa los municipios con alertas tempranas del Cauca",
+        "compárame en un gráfico las alertas de Nariño y Cauca por año",
     ],
 )
 def test_a_view_asked_for_or_a_count_of_documents_stays_the_view(reader, question):
@@ -320,3 +328,15 @@ def test_a_country_name_read_as_a_colombian_place_is_the_place(reader, question,
         "¿Qué dice Argelia sobre la IA militar?", reader.read("¿Qué dice Argelia sobre la IA militar?")
     )
     assert [(r.kind, r.label) for r in algeria.requirements] == [("country", "Argelia")]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Cuántas empresas respondieron la encuesta y qué sector tuvo más empresas en la muestra?",
+        "¿De qué tamaño fue la muestra del estudio sobre uso de IA en las fuerzas armadas?",
+    ],
+)
+def test_a_sample_is_no_request_to_show(reader, question):
+    """The noun "la muestra" (a survey's sample) is a noun, not "muestra" (show): a text question."""
+    assert router.plan(question, reader.read(question)).ruta == "text"
