@@ -111,6 +111,18 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("dado_que", re.compile(rf"^(?:{_GIVEN_NOUN})\s+{_CLAUSE}{_REST}")),
     ("dado_que", re.compile(rf"^(?P<rest>.{{3,}}?)\s*,\s*(?:{_GIVEN})\s+(?P<p>[^;?¿]{{6,}})$")),
     ("desde_que", re.compile(rf"^(?:{_AFTER})\s+{_CLAUSE}{_REST}")),
+    # a figure taken for granted in a fronted adjunct: "Con apenas unos 200 proyectos Erasmus desde
+    # 2021, ¿qué piden…?", "With only 12 countries signing, what…?" (checked by its figure, rule 5 of
+    # ``substitution``)
+    (
+        "cifra",
+        re.compile(
+            r"^(?:con|with|com)\s+(?P<p>(?:(?:apenas|solo|solamente|tan solo|unos|unas|cerca de|casi|mas de|menos de|"
+            r"alrededor de|al menos|only|just|about|around|nearly|almost|more than|fewer than|less than|at least|"
+            r"apenas|so|cerca de|quase|mais de)\s+)*(?:el\s+|the\s+|o\s+)?\d[^,;?¿]{4,}?)"
+            rf"{_REST}"
+        ),
+    ),
     ("si", re.compile(rf"^(?:si|if)\s+{_CLAUSE}{_REST}")),
     (
         "por_que",
@@ -372,7 +384,9 @@ class Premise:
     antisatélite"); ``polarity``: ``negativa`` (nunca, jamás, ningún, no ha …) or ``positiva``;
     ``terms``: folded content terms (negations and light verbs out); ``years``: years it names;
     ``kind``: the phrasing (``por_que``, ``dado_que``, ``si``, ``dejo_de``, ``desde_que``,
-    ``consecuencias``, ``cuando``, ``como``, ``confirmacion``, and the triggers ``motivos``, ``tras``,
+    ``consecuencias``, ``cuando``, ``como``, ``confirmacion``, ``cifra`` (a figure in a fronted "Con
+    apenas 200 proyectos…, ¿…?"), ``incrustada`` (a relative clause or a dated participle:
+    ``embedded_premise_text``), and the triggers ``motivos``, ``tras``,
     ``reaccion``); ``language``: ``es`` | ``en`` | ``pt`` (by its function words);
     ``concepts``: the terms grouped into ``Concept``s with their cross-language aliases; ``slots``:
     the checkable who/what/when/where of a positive premise (``extract_slots``), None when it has
@@ -466,6 +480,7 @@ class PremiseVerdict:
 # which slot a cited passage contradicts, said in the verdict's sentence
 _WHICH_SLOT = {
     "conflicto_de_anio": " (fecha el mismo hecho en otro año)",
+    "cifra_distinta": " (da otra cifra para lo mismo)",
     "actor_distinto": " (atribuye el mismo hecho a otro actor)",
     "objeto_distinto": " (describe de otro modo el objeto del hecho)",
     "lugar_distinto": " (sitúa el mismo hecho en otro lugar)",
@@ -1632,8 +1647,136 @@ def extract_premise(question: str) -> Premise | None:
             concepts=concepts,
             slots=slots,
             implicit=implicit,
-            nominal=kind in _TRIGGER_KINDS and _nominal(ptext, slots),
+            nominal=kind == "cifra" or (kind in _TRIGGER_KINDS and _nominal(ptext, slots)),
         )
+    return _embedded_premise(question)
+
+
+def _embedded_premise(question: str) -> Premise | None:
+    """The implicit premise a relative clause or a dated participle asserts (``embedded_premise_text``),
+    with its slots when it has an action verb; None when there is none or it has fewer than two
+    content terms."""
+    ptext = embedded_premise_text(question)
+    if ptext is None or _PREMISE_NEGATION.search(_NOT_NEGATION.sub(" ", fold_spans(ptext))):
+        return None
+    ptext = without_insults(ptext)
+    concepts = _concepts(ptext)
+    if len(concepts) < 2:
+        return None
+    slots = extract_slots(ptext)
+    if slots is not None and not slots.checkable:
+        slots = None
+    folded = fold_spans(ptext)
+    return Premise(
+        text=ptext,
+        polarity="positiva",
+        terms=tuple(c.term for c in concepts),
+        years=tuple(int(y) for y in dict.fromkeys(_YEAR.findall(folded))),
+        kind="incrustada",
+        language=_language(folded),
+        concepts=concepts,
+        slots=slots,
+        implicit=True,
+    )
+
+
+# --------------------------------------------------------------------------- embedded premises
+# A question presupposes what its noun phrases assert, wherever they sit (Levinson 1983, §4.2:
+# non-restrictive relative clauses and appositives are presupposition triggers): "¿Qué salió del
+# Space Salon que el GeoTech Center coorganizó con Microsoft en julio de 2020?" takes for granted that
+# the GeoTech Center co-organised it with Microsoft; "… la IAWN y el SMPAG, las dos redes creadas en
+# 2018?" that they were created in 2018. Read when no phrasing of ``_PATTERNS`` matched, on the
+# original spelling (a preterite is told by its accent: "coorganizó", "presentó"; "-aron"/"-ieron"),
+# and only with something to check it by (a year, a figure or a name); implicit: said only with a
+# verdict from a passage read.
+_PRETERITE = re.compile(
+    r"(?<![\w])(?:[a-záéíóúñ]{3,}(?:ó|aron|ieron)|(?:ha|han|había|habían)\s+[a-záéíóúñ]{3,}(?:ado|ido)s?)(?![\w])"
+)
+_RELATIVE = re.compile(
+    r"(?<![\w])(?P<np>(?:el|la|los|las|del|al)\s+(?:[^\s,;:¿?]+\s+){0,7}?[^\s,;:¿?]+)"
+    r"(?:\s+\([^)]{1,30}\))?\s+que\s+(?P<cl>[^,;:¿?]{6,160})"
+)
+_PARTICIPLE_WHEN = re.compile(
+    r"(?<![\w])(?P<part>[a-záéíóúñ]{3,}(?:ad|id)[oa]s?)\s+(?P<when>(?:en|desde|durante|in|since)\s+(?:[a-záéíóúñ]+\s+de\s+)?(?:19|20)\d\d)(?![\w])"
+)
+_NP_AFTER_PREP = re.compile(
+    r"(?:^|\s)(?:de|del|sobre|con|entre|a|al|para|respecto de|respecto a|acerca de)\s+(?P<np>(?:el|la|los|las)\s+[^,;:¿?]{2,80})$"
+)
+_CAPITALISED_NAME = re.compile(
+    r"(?<![\w])(?:(?:el|la)\s+(?:senador|senadora|ministro|ministra|presidente|presidenta|general|director|directora|secretario|secretaria)\s+)?"
+    r"[A-ZÁÉÍÓÚÑ][\w.-]+(?:\s+(?:de\s+|del\s+)?[A-ZÁÉÍÓÚÑ][\w.-]+)*"
+)
+
+
+def _trailing_name_phrase(text: str) -> str | None:
+    """The names that end ``text``, with their articles and "y"/"e" between them ("¿Qué funciones
+    cumplen la IADC y la SPARK" → "la IADC y la SPARK"); None unless it has a capitalised word."""
+    words = text.split()
+    i = len(words)
+    while i > 0 and (words[i - 1][:1].isupper() or words[i - 1].lower() in ("el", "la", "los", "las", "y", "e")):
+        i -= 1
+    while i < len(words) and words[i].lower() in ("y", "e"):
+        i += 1
+    tail = words[i:]
+    if not tail or i == 0 and tail[0][:1] in "¿¡" or not any(w[:1].isupper() for w in tail):
+        return None
+    return " ".join(tail)
+
+
+def _definite(np: str) -> str:
+    """ "del Space Salon" → "el Space Salon"; "al X" → "el X"."""
+    return re.sub(r"^(?:del|al)\s", "el ", np)
+
+
+def _checkable(text: str) -> bool:
+    """A year, a figure or a capitalised name (not the first word) to check an embedded premise by."""
+    return bool(_YEAR.search(text) or re.search(r"\d", text) or re.search(r"(?<=\s)[A-ZÁÉÍÓÚÑ][\w-]{2,}", text))
+
+
+def embedded_premise_text(question: str) -> str | None:
+    """The proposition a relative clause or a dated participle of ``question`` asserts, restated as a
+    clause ("el GeoTech Center coorganizó el Space Salon con Microsoft en julio de 2020", "la IAWN y
+    el SMPAG, las dos redes de defensa planetaria, fueron creadas en 2018"), or None.
+
+    A relative clause counts when it has a preterite and something to check it by (``_checkable``);
+    a clause opening with its verb takes as subject the last capitalised name before it ("el senador
+    Ted Cruz … la Act que presentó en 2019"). A participle counts when a year follows it ("creadas en
+    2018"); its subject is the noun phrase it qualifies, or the one before the comma of an appositive."""
+    q = " ".join(question.replace("¿", " ").replace("?", " ").split())
+    for m in _RELATIVE.finditer(q):
+        np, cl = m.group("np"), m.group("cl").strip()
+        # the noun phrase the clause qualifies is the last one before "que" ("la senadora X con la Act
+        # que…": the Act)
+        inner = list(re.finditer(r"(?<=\s)(?:el|la|los|las|del|al)\s", np))
+        np_start = m.start("np") + (inner[-1].start() if inner else 0)
+        np = _definite(np[inner[-1].start() :] if inner else np)
+        verb = _PRETERITE.search(cl)
+        if verb is None or not _checkable(cl + " " + np):
+            continue
+        subject, rest = cl[: verb.start()].strip(), cl[verb.end() :].strip()
+        if not subject or subject.lower() in ("se", "lo", "la", "los", "las", "le", "les"):
+            names = [n for n in _CAPITALISED_NAME.finditer(q[:np_start]) if n.start() > 0]
+            if not names:
+                continue
+            subject = f"{subject} {names[-1].group(0)}".strip() if subject.lower() == "se" else names[-1].group(0)
+        return " ".join(f"{subject} {verb.group(0)} {np} {rest}".split())
+    m = _PARTICIPLE_WHEN.search(q)
+    if m is not None:
+        head = q[: m.start()].rstrip()
+        segment = re.split(r"[,;:]", head)[-1].strip()
+        prev = head[: len(head) - len(segment)].rstrip(" ,;:")
+        lead = (
+            _trailing_name_phrase(prev) if prev and re.match(r"(?:el|la|los|las|un|una|unos|unas)\s", segment) else None
+        )
+        if lead:  # an appositive: "la IAWN y el SMPAG, las dos redes … creadas en 2018"
+            subject = f"{lead}, {segment},"
+        else:
+            at = _NP_AFTER_PREP.search(" " + segment)
+            subject = at.group("np") if at is not None else segment
+        plural = m.group("part").endswith("s")
+        copula = "fueron" if plural else "fue"
+        if len(subject.split()) >= 2 and _checkable(subject + " " + m.group("when")):
+            return " ".join(f"{subject} {copula} {m.group('part')} {m.group('when')}".split())
     return None
 
 
@@ -1866,6 +2009,10 @@ def assess(premise: Premise, read: dict[str, dict]) -> PremiseVerdict:
                 if why is not None:
                     substituted.append((p, unit, why))
                     break
+    # a sentence that meets the premise's words with another figure for them contradicts it: it is no
+    # support as well ("el 60 % del gasto militar" / "only 12 percent of military spending")
+    refigured = {u for _p, unit, why in substituted if why == "cifra_distinta" for u in unit}
+    support = [t for t in support if not set(t[1]) & refigured]
     if support and substituted:
         return PremiseVerdict(premise, "no_verificada", reason="evidencia_en_conflicto")
     against += substituted

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from radar_pipeline.agent.reading.requirements import glossary_terms
 from radar_pipeline.agent.reading.understanding import name_set_patterns
+from radar_pipeline.retrieval.glossary import load_induced_lexicon
 from radar_pipeline.textfold import fold_question, fold_spans
 
 __all__ = ["Anchor", "anchor_names", "anchors", "judge", "names_anchor"]
@@ -391,6 +392,157 @@ def _after_number(folded: str, number: str) -> list[str]:
     return out
 
 
+# (5) a figure of the premise stated otherwise: "cerca del 40 % de los empleos de datos e IA" / "26
+# percent of workers in data and AI roles"; "unos 200 proyectos Erasmus" / "nearly 2.000 Erasmus
+# projects". A number with its unit (a share, or a count of the words after it), thousands written
+# "2.000", "2,000" or "2 000"; a year, a designation ("S. 584", "035-18", "N.º 12") or a day of a
+# date is no figure.
+_PERCENT_UNIT = r"(?:%|por ?ciento|percent|per cent|pct|porcento)"
+_FIGURE = re.compile(
+    r"(?<![\w.,/-])(\d{1,3}(?:(?:[.,]| (?=\d{3}(?!\d)))\d{3})+|\d+(?:[.,]\d+)?)(?![\w/-]|[.,]\d)\s*("
+    + _PERCENT_UNIT
+    + r"(?!\w))?"
+)
+_NUMBER_WORDS = {"docena": 12, "veintena": 20, "centenar": 100, "millar": 1000, "dozen": 12, "hundred": 100}
+_NUMBER_WORD = re.compile(r"(?<!\w)(?:una|un|a|one)\s+(docena|veintena|centenar|millar|dozen|hundred)(?!\w)")
+# counts written in words, two to ninety-nine ("twenty-nine countries", "veintinueve países", "dos
+# redes"); "one"/"uno"/"una" are left out (a pronoun or an article far more often than a count)
+_UNITS_EN = "two three four five six seven eight nine".split()
+_TEENS_EN = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS_EN = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_UNITS_ES = "dos tres cuatro cinco seis siete ocho nueve".split()
+_TEENS_ES = "diez once doce trece catorce quince dieciseis diecisiete dieciocho diecinueve".split()
+_TENS_ES = "veinte treinta cuarenta cincuenta sesenta setenta ochenta noventa".split()
+_WORD_VALUES: dict[str, int] = {}
+for _i, _w in enumerate(_UNITS_EN + _UNITS_ES):
+    _WORD_VALUES[_w] = 2 + _i % 8
+for _i, _w in enumerate(_TEENS_EN + _TEENS_ES):
+    _WORD_VALUES[_w] = 10 + _i % 10
+for _i, _w in enumerate(_TENS_EN + _TENS_ES):
+    _WORD_VALUES[_w] = 20 + 10 * (_i % 8)
+for _u, _v in zip(["uno", "un", "una", *_UNITS_ES], [1, 1, 1, *range(2, 10)], strict=True):
+    _WORD_VALUES["veinti" + _u] = 20 + _v
+_COUNT_WORD = re.compile(
+    r"(?<![\w-])(" + "|".join(sorted(_WORD_VALUES, key=len, reverse=True)) + r")"
+    r"(?:(?:-| y | )(one|uno|una|" + "|".join(_UNITS_EN + _UNITS_ES) + r"))?(?![\w-])"
+)
+_DATE_WORD = re.compile(
+    r"^\s*(?:de\s+)?(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|"
+    r"diciembre|january|february|march|april|may|june|july|august|september|october|november|december)(?!\w)"
+)
+_FIGURE_WINDOW = 60  # characters after a figure read as what it counts
+_FIGURE_TOLERANCE = 0.15  # two figures within 15 % of the larger are the same figure ("cerca del 40 %" / "38 %")
+
+
+def _figure_value(raw: str) -> float | None:
+    """``"2.000"`` / ``"2,000"`` / ``"2 000"`` → 2000.0; ``"3,5"`` / ``"3.5"`` → 3.5; None if unreadable."""
+    t = raw.replace(" ", "")
+    if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", t):
+        return float(re.sub(r"[.,]", "", t))
+    try:
+        return float(t.replace(",", "."))
+    except ValueError:
+        return None
+
+
+def figures(text: str) -> list[tuple[float, str, str]]:
+    """The figures of a text as ``(value, unit, what)``: ``unit`` ``"%"`` for a share, ``"n"`` for a
+    count; ``what`` the folded text after it (``_FIGURE_WINDOW`` characters), which says what it
+    counts. Left out: years (1800–2099 written plainly), the day of a date, and designations — a
+    number after a capitalised word ("Alerta Temprana 036", "Cosmos 1408"), with a leading zero
+    ("036"), after "S.", "N.º", "No." or before "-18". ``text`` as written (its case is read) or folded."""
+    folded = fold_spans(text)  # same offsets as ``text``
+    out: list[tuple[float, str, str]] = []
+    for m in _FIGURE.finditer(folded):
+        raw, unit = m.group(1), "%" if m.group(2) else "n"
+        before = folded[max(0, m.start() - 4) : m.start()]
+        after = folded[m.end() : m.end() + _FIGURE_WINDOW]
+        if unit == "n" and (_YEAR.fullmatch(raw) or _DATE_WORD.match(after)):
+            continue
+        if re.search(r"(?:\bs|\bn|no|nro|num)\W{0,2}$", before) or re.match(r"\s*[-–]\s*\d", after):
+            continue  # "S. 584", "N.º 12", "035-18": a designation
+        prev = re.search(r"([^\W\d_][\w-]*)\s+$", text[max(0, m.start() - 40) : m.start()])
+        if unit == "n" and (raw[:1] == "0" and len(raw) > 1 or prev is not None and prev.group(1)[:1].isupper()):
+            continue  # "Alerta Temprana 036", "Cosmos 1408": a name's number
+        value = _figure_value(raw)
+        if value is not None:
+            out.append((value, unit, after))
+    for m in _NUMBER_WORD.finditer(folded):
+        out.append((float(_NUMBER_WORDS[m.group(1)]), "n", folded[m.end() : m.end() + _FIGURE_WINDOW]))
+    for m in _COUNT_WORD.finditer(folded):
+        value = _WORD_VALUES[m.group(1)]
+        if m.group(2) and value >= 20 and value % 10 == 0:
+            value += {"one": 1, "uno": 1, "una": 1}.get(m.group(2), _WORD_VALUES.get(m.group(2), 0))
+        elif m.group(2):
+            continue  # "dos tres": no number
+        after = folded[m.end() : m.end() + _FIGURE_WINDOW]
+        if re.match(r"\s*(?:%|por ?ciento|percent)", after):
+            out.append((float(value), "%", after))
+        elif re.match(r"\s*[a-z]", after):  # a count of the words after it
+            out.append((float(value), "n", after))
+    return out
+
+
+def _same_figure(a: float, b: float) -> bool:
+    return abs(a - b) <= _FIGURE_TOLERANCE * max(abs(a), abs(b), 1e-9)
+
+
+def _word_matchers(folded: str, predicate: tuple[Callable[[str], bool], ...] = ()) -> list[Callable[[str], bool]]:
+    """One matcher per content word of a folded Spanish/Portuguese/English text (two letters or more,
+    no function word): true on a folded text holding the word's first five letters, or those of its
+    English translation in the induced lexicon (``retrieval.glossary.load_induced_lexicon``:
+    "mujeres" → "women", "empleos" → "jobs"), or meeting a ``predicate`` concept the word itself
+    meets (its glossary aliases: "datos" → "data")."""
+    lexicon = load_induced_lexicon()
+    out = []
+    for w in dict.fromkeys(re.findall(r"[a-z]{2,}", folded)):
+        if w in _FUNCTION or len(w) < 4 and w not in lexicon:
+            continue
+        stems = {w[:5], *(t[:5] for t in (lexicon.get(w) or "").split() if len(t) >= 2)}
+        pat = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(x) for x in sorted(stems)) + ")")
+        own = tuple(f for f in predicate if f(w))
+        out.append(lambda text, pat=pat, own=own: pat.search(text) is not None or any(f(text) for f in own))
+    return out
+
+
+def other_figure(
+    premise_text: str, sentence: str, predicate: tuple[Callable[[str], bool], ...], strong: set[str]
+) -> bool:
+    """Rule (5): the premise (as written) gives a figure, the sentence gives another for
+    the same thing and never the premise's. The same thing: what follows the sentence's figure meets
+    a matcher (a ``predicate`` concept, a word of the premise or its lexicon translation, a ``strong``
+    anchor token) that what follows the premise's figure meets, and the sentence meets at least two
+    of the premise's word matchers (or a strong anchor) in all; the units agree (a share with a
+    share, a count with a count)."""
+    p_figs = figures(premise_text)
+    if not p_figs:
+        return False
+    s_figs = figures(sentence)
+    p, s = fold_spans(premise_text), fold_question(sentence)
+    if not s_figs or _NEGATED.search(s) and len(s_figs) == 1:
+        return False
+    words = _word_matchers(p, predicate)
+    matchers = [*predicate, *words]
+    names_in_s = any(re.search(rf"(?<!\w){re.escape(t)}(?!\w)", s) for t in strong)
+    if sum(1 for f in words if f(s)) < 2 and not names_in_s:
+        return False
+    for value, unit, what in p_figs:
+        if any(u == unit and _same_figure(v, value) for v, u, _ in s_figs):
+            continue  # the premise's figure is there
+        counted = [f for f in matchers if f(what)]
+        names = {t for t in strong if re.search(rf"(?<!\w){re.escape(t)}(?!\w)", what)}
+        if not counted and not names:
+            continue
+        for v, u, s_what in s_figs:
+            if u != unit or _same_figure(v, value):
+                continue
+            if any(f(s_what) for f in counted) or any(
+                re.search(rf"(?<!\w){re.escape(t)}(?!\w)", s_what) for t in names
+            ):
+                return True
+    return False
+
+
 def judge(
     premise_text: str,
     years: tuple[int, ...],
@@ -417,7 +569,7 @@ def judge(
     but a pair in a dispute still has its partner compared (2b).
     See the module docstring for the guards."""
     s = fold_question(sentence)
-    if _MODAL.search(s):
+    if _MODAL.search(fold_question(_MONTH_MAY.sub(" ", sentence))):  # "in May" is a month, not a modal
         return None
     p = fold_spans(premise_text)  # same length as the text: an anchor's span reads the same
     s_years = {int(y) for y in _YEAR.findall(s)}
@@ -447,6 +599,10 @@ def judge(
             names = sentence_names(sentence)
             if any(any(ch.isdigit() for ch in w) or w in names for w in s_next if w not in p_next):
                 return "objeto_distinto"
+    # (5) a figure of the premise stated otherwise, for the same thing (``other_figure``)
+    strong = {t for a in anchors(premise_text) for t in a.strong if not t.isdigit()}
+    if other_figure(premise_text, sentence, predicate, strong):
+        return "cifra_distinta"
     found = [(a, a.found(s)) for a in anchors(premise_text)]
     found = [(a, sp) for a, sp in found if sp is not None]
     if not found:
@@ -459,6 +615,15 @@ def judge(
         s_bound = _sentence_bound_years(sentence, a, sp, s)
         if p_bound and s_bound and not (p_bound & s_bound) and not (set(years) & s_years):
             return "conflicto_de_anio"
+    # (1b) the year something named began, otherwise: "la IAWN y el SMPAG … fueron creadas en 2018" /
+    # "two entities established in 2014: the International Asteroid Warning Network (IAWN) and …": the
+    # premise's beginning verb with its year, the sentence's beginning verb with another year within
+    # ``_BEGUN_WINDOW`` characters before the name or 60 after it, the premise's year nowhere in it
+    if years and not (set(years) & s_years) and _ACTION_RE["inicio"].search(p):
+        for _a, (a_start, a_end) in found:
+            window = s[max(0, a_start - _BEGUN_WINDOW) : a_end + 60]
+            if _BEGUN_IN.search(window) and not negated((a_start, a_end)):
+                return "conflicto_de_anio"
     if any(negated(sp) for _, sp in found):
         return None
     # (2) another actor of the same kind in the anchor's sentence
@@ -484,6 +649,15 @@ def judge(
                 third = [k for k, (kind, _) in s_actors.items() if kind == b_kind and k not in p_actors]
                 if third and (a_key in s_actors or not set(p_actors) & set(s_actors)):
                     return "actor_distinto"
+    # (2c) a titled person swapped: "el senador Ted Cruz presentó la Act…" / "Senator Cornyn (R-TX)
+    # introduced … the Act": the sentence at the name gives the title to another person and never
+    # names the premise's
+    if _other_person(premise_text, sentence, s):
+        return "actor_distinto"
+    # (2d) the partner of a joint act swapped: "el GeoTech Center coorganizó el Space Salon con
+    # Microsoft" / "the GeoTech Center and Amazon Web Services (AWS) jointly hosted … Space Salon"
+    if _other_partner(premise_text, sentence, s):
+        return "actor_distinto"
     # (3) the opposite action at the name
     for fam, pat in _ACTION_RE.items():
         if pat.search(p) and not pat.search(s) and _ACTION_RE[_OPPOSITE[fam]].search(s):
@@ -491,6 +665,85 @@ def judge(
                 return None
             return "accion_opuesta"
     return None
+
+
+_MONTH_MAY = re.compile(r"(?<=[\s(])May(?=[\s.,;)]|$)")
+_BEGUN_WINDOW = 120
+_BEGUN_IN = re.compile(
+    rf"(?<!\w)(?:{_ACTIONS['inicio']})\W+(?:\w+\W+){{0,2}}?(?:in|en|em|since|desde)\W+(?:\w+\W+){{0,2}}?(?:1[89]\d\d|20\d\d)(?!\d)"
+)
+_TITLES = {
+    "senador": "senator", "senadora": "senator", "senator": "senator", "sen.": "senator",
+    "ministro": "minister", "ministra": "minister", "minister": "minister",
+    "presidente": "president", "presidenta": "president", "president": "president",
+    "representante": "representative", "representative": "representative", "rep.": "representative",
+    "congresista": "representative", "congressman": "representative", "congresswoman": "representative",
+    "gobernador": "governor", "gobernadora": "governor", "governor": "governor",
+    "secretario": "secretary", "secretaria": "secretary", "secretary": "secretary",
+    "general": "general", "almirante": "admiral", "admiral": "admiral",
+    "director": "director", "directora": "director", "embajador": "ambassador", "ambassador": "ambassador",
+}  # fmt: skip
+_TITLED = re.compile(
+    r"(?<![\w.])((?i:" + "|".join(re.escape(t) for t in sorted(_TITLES, key=len, reverse=True)) + r"))\s+"
+    r"((?:[A-ZÁÉÍÓÚÑ][\w'’-]+\s+){0,2}[A-ZÁÉÍÓÚÑ][\w'’-]+)"
+)
+_CAPS_NAME = re.compile(r"(?<![\w-])[A-ZÁÉÍÓÚÑ][\w&.-]*(?:\s+(?:of\s+|de\s+|del\s+)?[A-ZÁÉÍÓÚÑ][\w&.-]*)*")
+_PARTNER_CUE = re.compile(r"(?<!\w)(?:con|junto con|junto a|with|together with|along with|com)\s+$")
+_JOINT = re.compile(
+    r"(?<!\w)(?:jointly|together|co-?\w+|junto|conjunt\w*|in (?:partnership|collaboration|cooperation) with|"
+    r"en (?:colaboraci[oó]n|alianza|asociaci[oó]n) con|partner\w*)(?!\w)"
+)
+
+
+def _titled_people(text: str) -> set[tuple[str, str]]:
+    """``(title, surname)`` of each titled person a text names ("Senator Cornyn" → ("senator",
+    "cornyn"), "el senador Ted Cruz" → ("senator", "cruz")): the title in English, the last
+    capitalised word folded."""
+    out = set()
+    for m in _TITLED.finditer(text):
+        words = m.group(2).split()
+        if words and words[-1][:1].isupper():
+            out.add((_TITLES[m.group(1).lower()], fold_question(words[-1])))
+    return out
+
+
+def _other_person(premise_text: str, sentence: str, folded: str) -> bool:
+    """Rule (2c): the premise's titled people, none named in the sentence, and the sentence gives one
+    of their titles to someone else."""
+    mine = _titled_people(premise_text)
+    if not mine or any(re.search(rf"(?<!\w){re.escape(sur)}(?!\w)", folded) for _, sur in mine):
+        return False
+    titles = {t for t, _ in mine}
+    return any(t in titles for t, _ in _titled_people(sentence))
+
+
+def _other_partner(premise_text: str, sentence: str, folded: str) -> bool:
+    """Rule (2d): the premise names a partner after "con"/"with" ("… con Microsoft"), the sentence
+    never names it, says the act was joint (``_JOINT``) and pairs one of the premise's other names
+    with a name the premise does not have ("the GeoTech Center and Amazon Web Services")."""
+    partners, others = [], []
+    for m in _CAPS_NAME.finditer(premise_text):
+        if m.start() == 0:
+            continue
+        key = fold_question(m.group(0))
+        (partners if _PARTNER_CUE.search(premise_text[: m.start()]) else others).append(key)
+    if not partners or not others or not _JOINT.search(folded):
+        return False
+    if any(re.search(rf"(?<!\w){re.escape(p.split()[0])}(?!\w)", folded) for p in partners):
+        return False
+    premise_folded = fold_question(premise_text)
+    for o in others:
+        at = folded.find(o)
+        if at < 0:
+            continue
+        tail = sentence[at + len(o) : at + len(o) + 80]
+        m = re.match(
+            r"\s*(?:,\s*)?(?:and|y|e|with|con|together with)\s+(?:the\s+|el\s+|la\s+)?([A-ZÁÉÍÓÚÑ][\w&.-]*(?:\s+[A-ZÁÉÍÓÚÑ][\w&.-]*)*)",
+            tail,
+        )
+        if m and fold_question(m.group(1)).split()[0] not in premise_folded:
+            return True
+    return False
 
 
 def sentence_names(sentence: str) -> set[str]:
