@@ -197,6 +197,11 @@ class PgSearcher(Searcher):
 
         return top, exact
 
+    @property
+    def encodes_at_query_time(self) -> bool:
+        """False: the vectors are read from PostgreSQL."""
+        return False
+
     def dense_vectors(self, rows: list[int]) -> np.ndarray:
         """First-stage vectors of ``rows`` from the ``embeddings`` table."""
         got = vectors_by_sha(self.engine, self.encoder.name, [self._shas[r] for r in rows])

@@ -569,6 +569,12 @@ class Searcher:
             return np.zeros(0, dtype=np.float32)
         return self.dense_vectors(rows) @ qvec
 
+    @property
+    def encodes_at_query_time(self) -> bool:
+        """True while only the lexical stage is live: ``dense_vectors`` encodes each row it is asked
+        for now (``passage_vectors``), so a caller scoring many rows should score fewer."""
+        return self.vectors is None
+
     def dense_vectors(self, rows: list[int]) -> np.ndarray:
         """The dense (first-stage) vectors of ``rows``, float32 ``(len(rows), dim)``: here from the
         FAISS index in memory (encoded now while only the lexical stage is live,

@@ -29,6 +29,7 @@ from radar_pipeline.collection import AccessScope
 from radar_pipeline.precompute.reader import PrecomputeReader
 from radar_pipeline.retrieval.identifiers import naming_needles, naming_pattern
 from radar_pipeline.retrieval.publications import PublicationQuery, list_publications
+from radar_pipeline.textfold import fold_question
 
 _HYPHENS = re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d\u2043]")
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff\\s]")
@@ -130,6 +131,11 @@ def _whole_name(query: str) -> list[str]:
     if all(w[:1].isupper() or w.lower() in _NAME_CONNECTORS for w in words):
         return [" ".join(words)]
     return []
+
+
+ONTHEFLY_ROWS = 48
+"""Passages of a documents-restricted search scored by cosine while only the lexical stage is live
+(each one's vector encoded at query time: USE ~7–20 ms a passage on one thread)."""
 
 
 class RetrievalService:
@@ -334,7 +340,6 @@ class RetrievalService:
         qvec = self.query_vector(query)
         if doc_ids:
             rows = [r for d in doc_ids for r in self.doc_rows.get(d, []) if self._served(r)]
-            sims = self.similarity(qvec, rows)
             # a designation the query names ("Cosmos 1408", "018-18") found verbatim in a passage of
             # these documents puts it first: one rare token weighs little in a sentence embedding
             codes = [re.compile(rf"(?<![\w]){re.escape(c)}(?![\w])", re.IGNORECASE) for c in _codes(query)]
@@ -343,6 +348,8 @@ class RetrievalService:
             # and a query that is one proper name ("San Onofre"): its passages, case aside
             codes += [re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])", re.IGNORECASE) for n in _whole_name(query)]
             first = {r for r in rows if codes and any(c.search(self.texts[r]) for c in codes)}
+            rows = self._encodable(query, rows, first)
+            sims = self.similarity(qvec, rows)
             order = sorted(zip(rows, sims, strict=False), key=lambda t: (t[0] not in first, -t[1]))[:k]
             return [{"rank": i, **self.record(r), "score": s, "similarity": s} for i, (r, s) in enumerate(order, 1)]
         res = self._search(query, budget, wanted)
@@ -361,6 +368,18 @@ class RetrievalService:
             }
             for p, r, s in zip(hits, rows, sims, strict=False)
         ]
+
+    def _encodable(self, query: str, rows: list[int], first: set[int]) -> list[int]:
+        """``rows`` to score by cosine, at most ``ONTHEFLY_ROWS`` of them while the dense index is not
+        built (the searcher encodes each row's vector at query time then: a long document's 300
+        passages took 86–200 s on 2 cores). Those kept: the rows naming the query's designations
+        (``first``), then those sharing the most of the query's words (five-letter stems, folded),
+        in document order among equals. All rows when the vectors are in memory or in PostgreSQL."""
+        if len(rows) <= ONTHEFLY_ROWS or not getattr(self.searcher, "encodes_at_query_time", False):
+            return rows
+        stems = {w[:5] for w in re.findall(r"\w{4,}", fold_question(query))}
+        overlap = {r: len(stems & {w[:5] for w in re.findall(r"\w{4,}", fold_question(self.texts[r]))}) for r in rows}
+        return sorted(rows, key=lambda r: (r not in first, -overlap[r]))[:ONTHEFLY_ROWS]
 
     def question_identifiers(self, query: str) -> list[dict]:
         """The identifiers ``query`` names exactly (``Searcher.identifiers``: ``{text, kind, key}``),
