@@ -254,8 +254,20 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
         content = [w for w in folded_words if w not in _FUNCTION and len(w) > 2]
         distinctive = tuple(w for w in content if w not in generic_words())
         designated = _DESIGNATOR.search(fold_question(body[:start])) is not None
+        # a designator written as the name's capitalised head, with words of its own after it ("el
+        # Acuerdo de Tallin", "la Declaración de Bletchley Park"): a name, met where its distinctive
+        # words are (the head is written in the passage's language: "the Bletchley Park Declaration")
+        own = tuple(w for w in distinctive if w != folded_words[0])
+        headed = (
+            len(folded_words) >= 2
+            and words[0][:1].isupper()
+            and _DESIGNATOR.search(folded_words[0] + " ") is not None
+            and bool(own)
+        )
         # a name: introduced by a designator noun, or made only of words that are no everyday word
-        if designated and content:
+        if headed:
+            add(Anchor("nombre", phrase, (f,), own, subject=True))
+        elif designated and content:
             add(Anchor("nombre", phrase, (f,), tuple(content), subject=True))
         elif distinctive and len(distinctive) == len(content):
             add(Anchor("nombre", phrase, (f,), distinctive))

@@ -205,6 +205,32 @@ def test_question_anchors_by_kind(question, kind, label):
 
 
 @pytest.mark.parametrize(
+    ("question", "label", "met", "unmet"),
+    [
+        # a document named by its capitalised head and a place or name: the name is what is asked
+        # about, met in the passages' language by its own words ("the Riga Accord"), not by the head
+        (
+            "¿Qué países suscribieron el Acuerdo de Riga sobre drones autónomos?",
+            "Acuerdo de Riga",
+            "Nine states signed the Riga Accord on autonomous drones in 2031.",
+            "The Tallinn Manual discusses autonomous drones and cyber operations.",
+        ),
+        (
+            "¿Qué compromisos fija la Declaración de Punta Arenas sobre la órbita baja?",
+            "Declaración de Punta Arenas",
+            "The Punta Arenas Declaration sets voluntary limits on debris.",
+            "A conference on orbital debris took place in Chile.",
+        ),
+    ],
+)
+def test_a_document_named_by_its_head_is_an_anchor_met_by_its_own_words(question, label, met, unmet):
+    anchors = [a for a in question_anchors(question, extract_requirements(question)) if a.label == label]
+    assert anchors and anchors[0].subject, question_anchors(question)
+    assert anchors[0].met_by(fold_question(met))
+    assert not anchors[0].met_by(fold_question(unmet))
+
+
+@pytest.mark.parametrize(
     "question",
     [
         # generic capitalised terms, glossary terms, countries and listed items are no anchors

@@ -111,7 +111,10 @@ def test_both_route_answers_and_visualizes(offline_service):
     assert res.respuesta.startswith("No pude leer las cifras de la línea de tiempo")
 
 
-def test_missing_index_is_error_not_no_evidence(tmp_path, use_encoder):
+def test_missing_index_is_error_not_no_evidence(tmp_path, use_encoder, monkeypatch):
+    # a home of its own: a `radar up` building in the default home publishes a build status there,
+    # which turns a missing index into "being built" (incompleta), rightly
+    monkeypatch.setenv("RADAR_HOME", str(tmp_path / "home"))
     svc = AgentService(
         ServiceSettings(index_dir=tmp_path / "nothing", use_database=False, llm=LLMSettings(**OFFLINE_LLM)),
         encoder=use_encoder,
