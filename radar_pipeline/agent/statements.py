@@ -69,10 +69,18 @@ _MONTHS = (
 _YEAR = r"(?:1[89]\d\d|20[0-4]\d)"
 
 # -- citation apparatus (each pattern one feature; a reference shows several)
+# the words that go on with prose after a date ("…, July 8, 2020, the GeoTech Center hosted…")
+_PROSE_NEXT = r"(?:the|a|an|it|its|they|we|he|she|this|el|la|los|las|un|una|se)"
 _CITE_FEATURES = (
-    re.compile(rf",\s*(?:\d{{1,2}}\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}},?)?\s+{_YEAR}\b", re.I),  # ", December 27, 2019"
+    # ", December 27, 2019" — not a date opening prose that goes on ("On Wednesday, July 8, 2020, the
+    # GeoTech Center and AWS hosted…": an article or a pronoun after it)
     re.compile(
-        rf"\(\s*{_YEAR}[a-z]?\s*\)|,\s*{_YEAR}[a-z]?\s*[.,)]|:\s*[^:]{{0,40}}{_YEAR}\)"
+        rf",\s*(?:\d{{1,2}}\s+)?(?:{_MONTHS})\.?(?:\s+\d{{1,2}},?)?\s+{_YEAR}\b"
+        rf"(?!,\s+{_PROSE_NEXT}\s)",
+        re.I,
+    ),
+    re.compile(
+        rf"\(\s*{_YEAR}[a-z]?\s*\)|,\s*{_YEAR}[a-z]?\s*(?:[.)]|,(?!\s+{_PROSE_NEXT}\s))|:\s*[^:]{{0,40}}{_YEAR}\)"
     ),  # (2019) | , 2019. | (…: 2015)
     re.compile(r"[“\"‘'][A-Z¿¡][^“”\"]{8,}[,.?!]?[”\"’']"),  # a quoted title
     re.compile(r"(?:^|[\s,(])[A-Z]\.\s*,|,\s*[A-Z]\.(?:\s*[A-Z]\.)*(?:,|\s+(?:and|y|e|&))"),  # initials "Gallese, C.,"

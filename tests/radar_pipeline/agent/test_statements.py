@@ -13,6 +13,8 @@ STATEMENTS = [
     "In November 2021 a Russian direct-ascent missile test forced the crew of the International Space Station to shelter.",
     "Pakistan has not officially confirmed using AI in its military weaponry and defences.",
     "AI learns from the data it is trained on.",
+    # a date clause opening prose, and a quoted event name: no citation
+    "On Tuesday, March 3, 2031, the Orbit Council and Helios Labs jointly hosted a public forum, “Safe Orbits for All.”",
     "El escenario de riesgo se configura por la disputa territorial entre las AGC y el ELN en el sur de Bolívar.",
     "La minería ilegal de oro financia la expansión territorial de los grupos armados en Chocó.",
     "Es probable que las facciones disidentes ejecuten nuevos hechos violentos contra la población civil.",
