@@ -26,7 +26,7 @@ from radar_pipeline.textfold import fold_question
 
 PUBLISHERS_PATH = Path(__file__).with_name("data") / "publishers.toml"
 
-__all__ = ["PUBLISHERS_PATH", "Publisher", "load_publishers", "publishers_named"]
+__all__ = ["PUBLISHERS_PATH", "Publisher", "display_name", "load_publishers", "publishers_named"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +88,12 @@ def publishers_named(question: str, path: Path = PUBLISHERS_PATH) -> list[str]:
         if starts:
             found.append((min(starts), code))
     return [code for _, code in sorted(found)]
+
+
+def display_name(code: str, path: Path = PUBLISHERS_PATH) -> str:
+    """How an answer names the collection ``code``: its first acronym, else its first name, else the
+    code itself (``"CSIS"``, ``"Atlantic Council"``; an unknown code is returned as given)."""
+    for p in load_publishers(path):
+        if p.code == code:
+            return (p.acronyms or p.names or (code,))[0]
+    return code

@@ -251,16 +251,19 @@ class Analyst:
         """``ids`` (the passages picked for reading), with the publisher the question names read too.
 
         For each collection the question names (``reading.publishers``, at most
-        ``PUBLISHER_SEARCHES``) whose passages none of ``ids`` is from, one ``search_evidence``
-        inside it; its best unread hits above ``min_similarity`` (``PUBLISHER_READS``) take the
-        places of the last picks. A named publisher already among the picks costs no call. Why: a
+        ``PUBLISHER_SEARCHES``) with fewer than ``PUBLISHER_READS`` of ``ids`` from it, one
+        ``search_evidence`` inside it; its best unread hits above ``min_similarity`` (up to
+        ``PUBLISHER_READS`` picks from it in all) take the places of the last picks. A named publisher
+        with ``PUBLISHER_READS`` picks already costs no call (one pick of it was enough before; the
+        ranked search's one pick is often another of its documents than the one asked about). Why: a
         fresh tester's "Según el CSIS, ¿qué capacidades contraespaciales…?" was answered from Secure
         World Foundation reports alone, the CSIS's own on the subject outranked."""
         tb, corpus = job.toolbox, job.corpus
-        picked = {corpus.collections[corpus.row_of[c]] for c in ids if c in corpus.row_of}
+        picked = [corpus.collections[corpus.row_of[c]] for c in ids if c in corpus.row_of]
         first: list[str] = []
         for code in publishers_named(job.question)[:PUBLISHER_SEARCHES]:
-            if code in picked or tb.remaining <= 2:
+            wanted = PUBLISHER_READS - picked.count(code)
+            if wanted <= 0 or tb.remaining <= 2:
                 continue
             rec = self._tool(job, "search_evidence", {"query": query, "k": 10, "coleccion": code})
             hits = [
@@ -268,7 +271,7 @@ class Analyst:
                 for p in rec.output.get("passages", [])
                 if p["similarity"] >= self.min_similarity and p["chunk_id"] not in tb.read and p["chunk_id"] not in ids
             ]
-            first += hits[:PUBLISHER_READS]
+            first += hits[:wanted]
         if not first:
             return ids
         return first + ids[: max(0, self.max_read - len(first))]

@@ -48,7 +48,7 @@ import numpy as np
 from radar_pipeline.agent import prompts
 from radar_pipeline.agent.guards import scan_passage
 from radar_pipeline.agent.reading.anchors import YEAR_RE, generic_words, named_sets, names_a_source
-from radar_pipeline.agent.reading.publishers import publishers_named
+from radar_pipeline.agent.reading.publishers import display_name, publishers_named
 from radar_pipeline.agent.reading.requirements import Requirement, glossary_terms
 from radar_pipeline.agent.roles.selection import (  # noqa: F401 - re-exported: the writer's public names before the split
     EXTRA_MIN_SCORE,
@@ -114,6 +114,21 @@ def place_not_spoken(places: list[Requirement]) -> str:
         f"Sin frase citada para {named} (lugar): ninguna frase citable de los pasajes leídos habla de "
         f"{'ese lugar' if one else 'esos lugares'}; las que siguen tratan de la pregunta en otros lugares."
     )
+
+
+def publisher_not_quoted(codes: list[str], read_from: set[str | None]) -> str:
+    """«Sin frase citada para «CSIS» (fuente): no se leyó ningún pasaje de esa fuente sobre la
+    pregunta; las frases que siguen son de otras fuentes.» — said before the quotes when the question
+    names a publisher (``reading.publishers``) and no quote comes from its collection; ``read_from``
+    (the collections of the passages read) tells "none of its passages was read" from "its passages
+    read answer nothing quotable". A «Sin frase citada para …:» line: the verifier's note."""
+    named = _join([f"«{display_name(c)}»" for c in codes])
+    one = len(codes) == 1
+    if any(c in read_from for c in codes):
+        why = f"los pasajes leídos de {'esa fuente' if one else 'esas fuentes'} no responden en una frase citable"
+    else:
+        why = f"no se leyó ningún pasaje de {'esa fuente' if one else 'esas fuentes'} sobre la pregunta"
+    return f"Sin frase citada para {named} ({'fuente' if one else 'fuentes'}): {why}; las frases que siguen son de otras fuentes."
 
 
 REDUNDANCY_COS = 0.85
@@ -471,6 +486,15 @@ class ExtractiveWriter:
             # sentences need only the extras' floor (naming the place or the name is evidence in itself)
             if any(scores[i] >= MIN_SCORE for i in focused):
                 order = ranked = focused  # by score: naming one of them qualifies, naming more is no merit
+        # the publisher the question names ("según el CSIS", "el informe del CSET"): when one of its
+        # own sentences clears the floor, only its sentences are quoted; what another publisher says
+        # on the topic is not what the named one found (blind sets: 62 of 78 questions naming a
+        # publisher were written from one of its documents)
+        pub_of = [(p.get("politica") or {}).get("coleccion") for _, p in cands]
+        if named_pubs:
+            own = [i for i in ranked if pub_of[i] in named_pubs]
+            if any(scores[i] >= MIN_SCORE for i in own):
+                order, ranked = [i for i in order if pub_of[i] in named_pubs], own
         if not order:
             return Draft("")
         chosen: list[int] = []
@@ -519,6 +543,10 @@ class ExtractiveWriter:
         unspoken = [r for r in unmet if r.kind == "lugar"]
         if unspoken:  # said before the quotes, which are about other places
             lines = [first, "", place_not_spoken(unspoken), ""] if first else [place_not_spoken(unspoken), ""]
+        unheard = [c for c in publishers_named(question) if not any(pub_of[i] == c for i in chosen)]
+        if unheard:  # said before the quotes, which come from other publishers
+            read_from = {(p.get("politica") or {}).get("coleccion") for p in passages}
+            lines += [publisher_not_quoted(unheard, read_from), ""]
         for label, members in groups:
             lines += [q.line(label) for q in members]
         # a requirement the passages read meet but no quotable sentence does: said here (one the
