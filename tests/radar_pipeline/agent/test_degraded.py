@@ -115,7 +115,8 @@ def test_one_role_failing_falls_back_from_there_on(fake, offline_service, role, 
         assert resp.ruta == "both" and resp.visualizacion is not None  # the rules' proposal
         assert [c.tipo for c in resp.visualizacion.componentes] == ["linea_tiempo"]
     if role in ("guardia", "orquestador", "analista", "redactor"):
-        assert resp.respuesta.startswith("Los pasajes citados")  # the extractive writer's opening sentence
+        # the extractive writer's answer: verbatim quotes, each with its citation
+        assert resp.respuesta.lstrip().startswith(("- «", "Los pasajes citados")) and "» [" in resp.respuesta
 
 
 def test_the_rule_guard_still_blocks_while_the_model_is_down(fake, offline_service):

@@ -109,7 +109,8 @@ def test_provider_timeout_in_the_writer_falls_back_to_extractive(fake, make_runn
     resp = _contract(res)
     assert resp.metadata.estado in ("respondida", "incompleta"), resp.respuesta
     assert _degraded(resp) == [("redactor", "timeout", False), ("verificador", "timeout", True)]
-    assert resp.respuesta.startswith("Los pasajes citados") and resp.citas  # the extractive writer's opening
+    # the extractive writer's answer: verbatim quotes, each with its citation
+    assert resp.respuesta.lstrip().startswith(("- «", "Los pasajes citados")) and "» [" in resp.respuesta and resp.citas
     assert not fake.calls("verificador")
 
 

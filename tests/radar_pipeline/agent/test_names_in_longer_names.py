@@ -77,7 +77,7 @@ def test_the_opening_and_its_check_agree():
     government = Quote(
         "The Mexican government sent 3,000 troops to Cancún in 2019.", "00000000000000b2", "00000000000000b2-0"
     )
-    second = opening("¿Qué hizo el gobierno en Cancún?", [government])
+    second = opening("¿Qué hizo el gobierno de México en Cancún?", [government])
     assert "México" in second, second
     # the verifier reads the opening's names the same way: each is met by its evidence
     for line, q in ((first, gang), (second, government)):
