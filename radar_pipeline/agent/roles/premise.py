@@ -1708,6 +1708,16 @@ _CAPITALISED_NAME = re.compile(
 )
 
 
+# an appositive that gives a named person or group a role in an organisation: "alias “Joel”,
+# cabecilla del Clan del Golfo en Pelaya" takes for granted that Joel led the Clan del Golfo there
+_ROLE_APPOSITIVE = re.compile(
+    r"(?P<name>(?:alias\s+)?[“\"«][^”\"»]{2,40}[”\"»]|(?<![\w])[A-ZÁÉÍÓÚÑ][\w-]+(?:\s+[A-ZÁÉÍÓÚÑ][\w-]+){0,3})"
+    r",\s+(?P<desc>(?:el|la|un|una)?\s*(?:cabecilla|l[ií]der|jefe|jefa|comandante|fundador|fundadora|"
+    r"cofundador|director|directora|presidente|presidenta|miembro|integrante|portavoz|vocero|vocera|"
+    r"ministro|ministra|senador|senadora)\s+(?:de|del|de la|de los|de las)\s+[^,;:¿?]{3,80})"
+)
+
+
 def _trailing_name_phrase(text: str) -> str | None:
     """The names that end ``text``, with their articles and "y"/"e" between them ("¿Qué funciones
     cumplen la IADC y la SPARK" → "la IADC y la SPARK"); None unless it has a capitalised word."""
@@ -1760,6 +1770,9 @@ def embedded_premise_text(question: str) -> str | None:
                 continue
             subject = f"{subject} {names[-1].group(0)}".strip() if subject.lower() == "se" else names[-1].group(0)
         return " ".join(f"{subject} {verb.group(0)} {np} {rest}".split())
+    m = _ROLE_APPOSITIVE.search(q)
+    if m is not None and m.start() > 0:
+        return f"{m.group('name').strip()} era {m.group('desc').strip()}"
     m = _PARTICIPLE_WHEN.search(q)
     if m is not None:
         head = q[: m.start()].rstrip()

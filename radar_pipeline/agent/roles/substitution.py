@@ -626,7 +626,13 @@ def judge(
                 return "conflicto_de_anio"
     if any(negated(sp) for _, sp in found):
         return None
-    # (2) another actor of the same kind in the anchor's sentence
+    # (2) another actor of the same kind in the anchor's sentence; for a role in an organisation
+    # ("alias “Joel” era cabecilla del Clan del Golfo"), the organisation is who, and any role word
+    # at the name ("un presunto miembro del EPL, conocido bajo el alias de “Joel”") shares the predicate
+    role = _ROLE_IN.search(p)
+    if agents is None and role is not None:
+        agents = tuple(k for k, (_, spans) in p_actors.items() if any(st >= role.start() for st, _ in spans))
+        predicate = (*predicate, lambda text: _ROLE_IN_WORDS.search(text) is not None)
     if agents is None:
         first = min((a.span[0] for a in anchors(premise_text)), default=len(p))
         agents = tuple(k for k, (_, spans) in p_actors.items() if any(e <= first for _, e in spans))
@@ -667,6 +673,13 @@ def judge(
     return None
 
 
+_ROLE_WORDS = (
+    r"cabecilla|lider|jefe|jefa|comandante|fundador|fundadora|cofundador|director|directora|presidente|"
+    r"presidenta|miembro|integrante|portavoz|vocero|vocera|member|leader|head|commander|founder|spokesman|"
+    r"spokesperson|militante|combatiente|alias"
+)
+_ROLE_IN = re.compile(rf"(?<!\w)era (?:el |la |un |una )?(?:{_ROLE_WORDS})(?!\w)")
+_ROLE_IN_WORDS = re.compile(rf"(?<!\w)(?:{_ROLE_WORDS})(?!\w)")
 _MONTH_MAY = re.compile(r"(?<=[\s(])May(?=[\s.,;)]|$)")
 _BEGUN_WINDOW = 120
 _BEGUN_IN = re.compile(

@@ -31,6 +31,11 @@ def _verdict(question: str, text: str, language: str = "en"):
             "¿Qué buscaba la senadora Ana Gómez con la Drone Safety Act que presentó en 2021?",
             "la senadora Ana Gómez presentó la Drone Safety Act en 2021",
         ),
+        # an appositive giving a named person a role in an organisation
+        (
+            "¿Cómo valoró la Defensoría la captura de alias “Mono”, cabecilla del ELN en Tame?",
+            "alias “Mono” era cabecilla del ELN en Tame",
+        ),
         # a dated participle in an appositive: the noun phrase before the comma is what it qualifies
         (
             "¿Qué funciones cumplen la IADC y la SPARK, las dos redes creadas en 2019?",
@@ -93,6 +98,12 @@ def test_a_fronted_figure_is_a_premise():
             "¿Qué se discutió en el Orbit Forum que la Agencia Espacial coorganizó con Boeing en 2022?",
             "In 2022 the Agencia Espacial and Airbus jointly hosted the Orbit Forum in Lima.",
             "In 2022 the Agencia Espacial and Boeing jointly hosted the Orbit Forum in Lima.",
+            "actor_distinto",
+        ),
+        (  # the organisation of a named person swapped
+            "¿Cómo valoró la Defensoría la captura de alias “Mono”, cabecilla del ELN en Tame?",
+            "Se registró la captura de un presunto integrante de las disidencias de las FARC conocido como alias “Mono”.",
+            "Se registró la captura de un presunto integrante del ELN conocido como alias “Mono”.",
             "actor_distinto",
         ),
         (  # the year a named thing began
