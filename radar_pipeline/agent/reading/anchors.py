@@ -66,6 +66,17 @@ _FUNCTION = frozenset(fold_question(w) for w in _RULES.word_set("anchor_function
 _OPENERS = frozenset(fold_question(w) for w in _RULES.word_set("anchor_openers"))
 _DESIGNATOR = _RULES.regex("anchor_designator")
 _CAPITAL_ARTICLES = frozenset({"Los", "Las", "El", "La"})
+# the English heads of documents and agreements named after a place or a person ("el Acuerdo de
+# Valdivia" = "the Valdivia Agreement"); a head not listed is met by the name's own words
+_HEAD_NAMES = {
+    "acuerdo": ("agreement", "accord", "accords"),
+    "tratado": ("treaty",),
+    "declaracion": ("declaration",),
+    "convencion": ("convention",),
+    "protocolo": ("protocol",),
+    "pacto": ("pact",),
+    "cumbre": ("summit",),
+}
 _SELF = frozenset({"radar"})  # the assistant's own name ("¿Qué sabe Radar de…?") is not a topic
 
 
@@ -266,7 +277,21 @@ def question_anchors(question: str, requirements=()) -> list[Anchor]:
         )
         # a name: introduced by a designator noun, or made only of words that are no everyday word
         if headed:
-            add(Anchor("nombre", phrase, (f,), own, subject=True))
+            # met by the name as a document's name in either language ("el Acuerdo de Valdivia" /
+            # "the Valdivia Agreement"), not by its place alone: a passage about the municipality of
+            # Valdivia is no evidence about an accord named after it (blind5-20, an invented accord)
+            heads = _HEAD_NAMES.get(folded_words[0])
+            if heads:
+                rest = " ".join(w for w in folded_words[1:] if w not in ("de", "del", "la", "el", "los", "las"))
+                forms = [
+                    f,
+                    *(f"{rest} {h}" for h in heads),
+                    *(f"{h} of {rest}" for h in heads),
+                    *(f"{h} of the {rest}" for h in heads),
+                ]
+                add(Anchor("nombre", phrase, tuple(dict.fromkeys(forms)), (), subject=True))
+            else:
+                add(Anchor("nombre", phrase, (f,), own, subject=True))
         elif designated and content:
             add(Anchor("nombre", phrase, (f,), tuple(content), subject=True))
         elif distinctive and len(distinctive) == len(content):
