@@ -487,19 +487,27 @@ def _same_figure(a: float, b: float) -> bool:
     return abs(a - b) <= _FIGURE_TOLERANCE * max(abs(a), abs(b), 1e-9)
 
 
-def _word_matchers(folded: str, predicate: tuple[Callable[[str], bool], ...] = ()) -> list[Callable[[str], bool]]:
-    """One matcher per content word of a folded Spanish/Portuguese/English text (two letters or more,
-    no function word): true on a folded text holding the word's first five letters, or those of its
-    English translation in the induced lexicon (``retrieval.glossary.load_induced_lexicon``:
-    "mujeres" → "women", "empleos" → "jobs"), or meeting a ``predicate`` concept the word itself
-    meets (its glossary aliases: "datos" → "data")."""
+@functools.lru_cache(maxsize=256)
+def _word_patterns(folded: str) -> tuple[tuple[str, re.Pattern], ...]:
+    """``(word, pattern)`` per content word of a folded text (two letters or more, no function
+    word): the pattern finds the word's first five letters, or those of its English translation in
+    the induced lexicon (``retrieval.glossary.load_induced_lexicon``: "mujeres" → "women", "empleos"
+    → "jobs"). Cached: the premise judge asks it once per sentence read."""
     lexicon = load_induced_lexicon()
     out = []
     for w in dict.fromkeys(re.findall(r"[a-z]{2,}", folded)):
         if w in _FUNCTION or len(w) < 4 and w not in lexicon:
             continue
         stems = {w[:5], *(t[:5] for t in (lexicon.get(w) or "").split() if len(t) >= 2)}
-        pat = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(x) for x in sorted(stems)) + ")")
+        out.append((w, re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(x) for x in sorted(stems)) + ")")))
+    return tuple(out)
+
+
+def _word_matchers(folded: str, predicate: tuple[Callable[[str], bool], ...] = ()) -> list[Callable[[str], bool]]:
+    """One matcher per content word of a folded text (``_word_patterns``), also true on a text
+    meeting a ``predicate`` concept the word itself meets (its glossary aliases: "datos" → "data")."""
+    out = []
+    for w, pat in _word_patterns(folded):
         own = tuple(f for f in predicate if f(w))
         out.append(lambda text, pat=pat, own=own: pat.search(text) is not None or any(f(text) for f in own))
     return out

@@ -23,3 +23,14 @@ def read_question(reader, question: str) -> tuple[str, list[str], dict, list[str
         {k: v for k, v in vis["filtros"].items() if v},
         ambiguous,
     )
+
+
+def premise_verdict(question: str, text: str, language: str = "en"):
+    """The premise judge's verdict (``premise.assess``) on the premise of ``question`` against one
+    passage ``text`` (chunk ``c1`` of document ``d1``); fails the test when the question has no premise."""
+    from radar_pipeline.agent.roles.premise import assess, extract_premise
+
+    premise = extract_premise(question)
+    assert premise is not None, question
+    read = {"c1": {"doc_id": "d1", "chunk_id": "c1", "text": text, "language": language}}
+    return assess(premise, read)

@@ -8,14 +8,10 @@ from __future__ import annotations
 import pytest
 
 from radar_pipeline.agent.roles import substitution
-from radar_pipeline.agent.roles.premise import assess, embedded_premise_text, extract_premise
+from radar_pipeline.agent.roles.premise import embedded_premise_text, extract_premise
+from tests.radar_pipeline.agent.support_reading import premise_verdict
 
-
-def _verdict(question: str, text: str, language: str = "en"):
-    premise = extract_premise(question)
-    assert premise is not None, question
-    read = {"c1": {"doc_id": "d1", "chunk_id": "c1", "text": text, "language": language}}
-    return assess(premise, read)
+_verdict = premise_verdict
 
 
 @pytest.mark.parametrize(
